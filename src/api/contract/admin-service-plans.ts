@@ -1,0 +1,3 @@
+// Placeholder: filled in by the contract work.
+import type { AnyEndpoint } from './common.js';
+export const servicePlanEndpoints: AnyEndpoint[] = [];

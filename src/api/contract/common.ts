@@ -1,0 +1,259 @@
+/**
+ * Building blocks of the API contract. Every endpoint of both specification documents is
+ * declared once with `endpoint()`; the client validates input with these schemas before
+ * sending, the sandbox validates the same input with the same schemas, and the CLI derives
+ * its flags (`foo_bar` -> `--foo-bar`) from them.
+ *
+ * Conventions:
+ * - `params` (path) and `query` values arrive as strings on the wire, so their numbers and
+ *   booleans coerce (`q.int()`, `q.bool()`); body fields are strictly typed JSON (`z.number()`,
+ *   `z.boolean()`), and the CLI converts flag text to those types before validating.
+ * - Response schemas describe `data` inside the envelope and are lenient: every object is
+ *   `z.looseObject` (unknown fields pass through) and every field is optional.
+ */
+import { z } from 'zod';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/**
+ * Who may call an endpoint (decided by the sandbox where the specification is silent;
+ * see README "Sandbox decisions"):
+ * - public: no token needed
+ * - user: any signed-in account
+ * - staff: support, agent, manager, admin, superadmin
+ * - admin: admin, superadmin (manager too on read-only admin lists)
+ * - superadmin: superadmin only
+ */
+export type Access = 'public' | 'user' | 'staff' | 'admin' | 'superadmin';
+
+/** How a list endpoint pages, so `--all`, `--limit` and the console can walk it. */
+export interface Paging {
+  /** Query parameter holding the page number: page_number or page. */
+  page: string;
+  /** Query parameter holding the page size: page_size or limit. */
+  size: string;
+  /** Key of the item array inside `data` ('' when `data` is itself the array). */
+  items: string;
+  /** Key of the object inside `data` holding total_pages / total_records ('' = `data` itself). */
+  info: string;
+  /** The page size the server uses when none is sent. */
+  defaultSize: number;
+  /** The largest page size the contract allows. */
+  maxSize: number;
+}
+
+export interface Endpoint<
+  P extends z.ZodObject | undefined = z.ZodObject | undefined,
+  Q extends z.ZodObject | undefined = z.ZodObject | undefined,
+  B extends z.ZodObject | undefined = z.ZodObject | undefined,
+  R extends z.ZodType = z.ZodType,
+> {
+  /** Stable dotted name, unique: `services.list`, `cms.roles.delete`, `user.wallet.topup`. */
+  name: string;
+  /** Which specification document declares it. */
+  area: 'admin' | 'user';
+  method: Method;
+  /** Path with `{param}` placeholders, exactly as in the specification. */
+  path: string;
+  summary: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Schema of `data` inside the envelope. */
+  response: R;
+  access: Access;
+  /** Extra request headers the endpoint requires: `X-Device-ID` for the CMS login and register. */
+  deviceId?: boolean;
+  /** HTTP status of success when it is not 200 (POST /users answers 201). */
+  successStatus?: number;
+  paging?: Paging;
+}
+
+export type AnyEndpoint = Endpoint<z.ZodObject | undefined, z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType>;
+
+/** Declares one endpoint; the identity function, kept for inference and as the one place to grep. */
+export function endpoint<const P extends z.ZodObject | undefined, const Q extends z.ZodObject | undefined, const B extends z.ZodObject | undefined, const R extends z.ZodType>(
+  e: Endpoint<P, Q, B, R>,
+): Endpoint<P, Q, B, R> {
+  return e;
+}
+
+export type InputOf<E extends AnyEndpoint> = {
+  params?: E['params'] extends z.ZodObject ? z.input<E['params']> : undefined;
+  query?: E['query'] extends z.ZodObject ? z.input<E['query']> : undefined;
+  body?: E['body'] extends z.ZodObject ? z.input<E['body']> : undefined;
+};
+export type DataOf<E extends AnyEndpoint> = z.output<E['response']>;
+
+// ---------------------------------------------------------------------------------------------
+// Field helpers
+
+const booleanKinds = new WeakSet<z.ZodType>();
+const dateKinds = new WeakSet<z.ZodType>();
+const listKinds = new WeakSet<z.ZodType>();
+
+/** Query/path values: strings on the wire, typed values from the CLI; both accepted. */
+export const q = {
+  /** Integer, from a number or its decimal text. */
+  int: () => z.coerce.number<unknown>().int(),
+  /** Any number, from a number or its text. */
+  num: () => z.coerce.number<unknown>(),
+  /** Boolean, from true/false or their text (`true`, `false`, `1`, `0`). */
+  bool: () => {
+    const s = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);
+    booleanKinds.add(s);
+    return s;
+  },
+  /** Calendar date, YYYY-MM-DD. */
+  date: () => date(),
+};
+
+/** A calendar date written YYYY-MM-DD (the specification's date filter format). */
+export function date() {
+  const s = z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'Invalid date: expected YYYY-MM-DD' })
+    .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), {
+      message: 'Invalid date: expected YYYY-MM-DD',
+    });
+  dateKinds.add(s);
+  return s;
+}
+
+/** A list of strings; on the command line a comma-separated value (`--new-roles support,agent`). */
+export function stringList(item: z.ZodString = z.string()) {
+  const s = z.array(item);
+  listKinds.add(s);
+  return s;
+}
+
+/** Page size bounded by the contract's maximum, with its default. */
+export function pageSize(def: number, max = 100) {
+  return q.int().min(1).max(max).default(def);
+}
+export function pageNumber() {
+  return q.int().min(1).default(1);
+}
+export const SortOrder = z.enum(['ASC', 'DESC']);
+
+// ---------------------------------------------------------------------------------------------
+// Responses
+
+/** Lenient object: unknown keys kept, listed keys optional (a field the server omits is no crash). */
+export function loose<T extends z.ZodRawShape>(shape: T) {
+  const partial: Record<string, z.ZodType> = {};
+  for (const [k, v] of Object.entries(shape)) partial[k] = (v as z.ZodType).optional().nullable();
+  return z.looseObject(partial as { [K in keyof T]: z.ZodOptional<z.ZodNullable<T[K]>> });
+}
+
+/** Lenient value of any JSON type. */
+export const anything = z.unknown();
+/** A lenient array of lenient objects. */
+export function listOf<T extends z.ZodType>(item: T) {
+  return z.array(item);
+}
+
+export const num = z.number();
+export const str = z.string();
+export const bool = z.boolean();
+/** Server date-times come as ISO strings. */
+export const dateTime = z.string();
+
+/** Pagination block of the admin lists. */
+export const Pagination = loose({
+  current_page: num,
+  page_size: num,
+  total_pages: num,
+  total_records: num,
+  has_next_page: bool,
+  has_previous_page: bool,
+});
+
+/** The response envelope: status, message, data, error, meta (some variants omit status). */
+export const Envelope = z.looseObject({
+  status: z.boolean().optional(),
+  message: z.string().nullable().optional(),
+  data: z.unknown().optional(),
+  error: z.unknown().optional(),
+  meta: z.unknown().optional(),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Introspection, for the CLI's flags and the bulk engine's column conversion
+
+export type FieldKind = 'string' | 'integer' | 'number' | 'boolean' | 'enum' | 'date' | 'list' | 'object' | 'unknown';
+
+export interface FieldInfo {
+  kind: FieldKind;
+  optional: boolean;
+  defaultValue?: unknown;
+  values?: readonly string[];
+  min?: number;
+  max?: number;
+  description?: string;
+}
+
+type Def = { type: string; innerType?: z.ZodType; in?: z.ZodType; out?: z.ZodType; options?: z.ZodType[]; defaultValue?: unknown; entries?: Record<string, string> };
+const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
+
+/** What kind of value a field takes, looking through optional/default/nullable/pipe wrappers. */
+export function describeField(schema: z.ZodType): FieldInfo {
+  let s = schema;
+  let optional = false;
+  let defaultValue: unknown;
+  for (let i = 0; i < 10; i++) {
+    const d = defOf(s);
+    if (d.type === 'optional' || d.type === 'nullable') {
+      optional = true;
+      s = d.innerType!;
+    } else if (d.type === 'default' || d.type === 'prefault') {
+      optional = true;
+      defaultValue = typeof d.defaultValue === 'function' ? (d.defaultValue as () => unknown)() : d.defaultValue;
+      s = d.innerType!;
+    } else if (d.type === 'pipe') {
+      s = d.in!;
+    } else break;
+  }
+  const info = (kind: FieldKind, extra: Partial<FieldInfo> = {}): FieldInfo => ({ kind, optional, defaultValue, ...extra });
+  if (booleanKinds.has(s)) return info('boolean');
+  if (dateKinds.has(s)) return info('date');
+  if (listKinds.has(s)) return info('list');
+  const d = defOf(s);
+  const bag = (s as unknown as { _zod: { bag: { minimum?: number; maximum?: number; minLength?: number; maxLength?: number; format?: string } } })._zod.bag;
+  switch (d.type) {
+    case 'string':
+      return info('string', { min: bag.minLength, max: bag.maxLength });
+    case 'number':
+      return info(bag.format === 'safeint' || bag.format === 'int32' ? 'integer' : 'number', { min: bag.minimum, max: bag.maximum });
+    case 'boolean':
+      return info('boolean');
+    case 'enum':
+      return info('enum', { values: Object.values(d.entries ?? {}) });
+    case 'array':
+      return info('list');
+    case 'object':
+      return info('object');
+    default:
+      return info('unknown');
+  }
+}
+
+/** The fields of an object schema with their kinds, in declaration order. */
+export function describeObject(schema: z.ZodObject | undefined): Array<[string, FieldInfo]> {
+  if (!schema) return [];
+  return Object.entries(schema.shape).map(([k, v]) => [k, describeField(v as z.ZodType)]);
+}
+
+/** `service_code` -> `--service-code`. */
+export function flagName(field: string): string {
+  return `--${field.replace(/_/g, '-')}`;
+}
+
+/** `service-code` or `serviceCode` (Commander's attribute name) -> `service_code`. */
+export function fieldName(flagOrAttr: string): string {
+  return flagOrAttr
+    .replace(/^--/, '')
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/-/g, '_')
+    .toLowerCase();
+}
