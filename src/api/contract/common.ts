@@ -219,12 +219,14 @@ export function describeField(schema: z.ZodType): FieldInfo {
   if (dateKinds.has(s)) return info('date');
   if (listKinds.has(s)) return info('list');
   const d = defOf(s);
-  const bag = (s as unknown as { _zod: { bag: { minimum?: number; maximum?: number; minLength?: number; maxLength?: number; format?: string } } })._zod.bag;
+  // zod 4 exposes bounds as getters on the schema itself (its internal `bag` stays empty).
+  const b = s as unknown as { minLength?: number | null; maxLength?: number | null; minValue?: number | null; maxValue?: number | null; isInt?: boolean; format?: string | null };
+  const n = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? undefined : v);
   switch (d.type) {
     case 'string':
-      return info('string', { min: bag.minLength, max: bag.maxLength });
+      return info('string', { min: n(b.minLength), max: n(b.maxLength) });
     case 'number':
-      return info(bag.format === 'safeint' || bag.format === 'int32' ? 'integer' : 'number', { min: bag.minimum, max: bag.maximum });
+      return info(b.isInt || b.format === 'safeint' || b.format === 'int32' ? 'integer' : 'number', { min: n(b.minValue), max: n(b.maxValue) });
     case 'boolean':
       return info('boolean');
     case 'enum':

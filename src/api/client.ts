@@ -1,0 +1,689 @@
+/**
+ * The shared API client (DESIGN.md section 3): every request of every command goes through it.
+ *
+ * - JSON in and out; the base address may carry a path prefix (`https://h/api`).
+ * - Input is validated against the contract before anything is sent (exit 2, names the field).
+ * - Each attempt is abandoned `timeoutMs` after it started, headers and body together: undici's
+ *   `headersTimeout`/`bodyTimeout` measure inactivity, so a trickling server would never trip them.
+ * - Only GET is retried (network error, time-out, 408, 429, 5xx), after 1 s, 2 s, 4 s ... capped
+ *   at 30 s, or after `Retry-After` within that cap. The loop is ours, not undici's retry
+ *   interceptor: that one ignores an abort during its backoff wait and turns a POST's 503 into a
+ *   `RequestRetryError`. Ctrl-C (the signal) ends an attempt or a wait at once.
+ * - Redirects are refused, not followed: the session header would travel to another host.
+ * - `http://` only to loopback.
+ * - `log` (`--verbose`) gets each attempt with secrets masked.
+ */
+import type { Dispatcher } from 'undici';
+import type { z } from 'zod';
+import { version } from '../../package.json';
+import type { AnyEndpoint, DataOf, InputOf } from './contract/common.js';
+import {
+  BadResponseError,
+  CliError,
+  ExitCode,
+  HttpError,
+  InterruptedError,
+  NetworkError,
+  RefusedError,
+  UsageError,
+  ValidationError,
+  type FieldProblem,
+} from './errors.js';
+import { redactBodyText, redactHeaders, redactUrl } from './redact.js';
+import { createDispatcher, sendRequest } from './transport.js';
+
+export interface ClientOptions {
+  /** e.g. `http://127.0.0.1:8080`; a path prefix (`https://h/api`) is kept. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Sent as `X-Session-ID`. */
+  sessionId?: string;
+  /** Sent as `X-Device-ID` on endpoints declaring `deviceId: true`. */
+  deviceId?: string;
+  /** Per attempt, headers and body together; default 10000. 0 disables the time-out. */
+  timeoutMs?: number;
+  /** Retries of a failed GET; default 3 (so at most 4 attempts). */
+  retries?: number;
+  /** Injected transport; default `createDispatcher(env)`, created on first use. */
+  dispatcher?: Dispatcher;
+  /** For proxy and CA decisions; default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Ctrl-C: aborts the attempt in flight and any backoff wait -> InterruptedError. */
+  signal?: AbortSignal;
+  /** `--verbose` sink: one line per call. */
+  log?: (line: string) => void;
+  /** Injectable for tests; must reject (or be raced) when `signal` aborts. Default: abortable timer. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Default `subctl/<version>`. */
+  userAgent?: string;
+  /** Largest response body read; default 64 MiB. */
+  maxResponseBytes?: number;
+}
+
+export type ResponseHeaders = Record<string, string | string[] | undefined>;
+
+export interface FullResponse<D> {
+  status: number;
+  headers: ResponseHeaders;
+  /** The parsed JSON body as received (undefined for an empty body). */
+  envelope: unknown;
+  data: D;
+  /** The envelope's `message`, when it has one. */
+  message?: string;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface RawRequestInit {
+  query?: Record<string, unknown>;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A 3xx answer: refused, because following it would send the credentials elsewhere. Exit 6. */
+export class RedirectError extends CliError {
+  readonly location?: string;
+  constructor(status: number, message: string, location?: string) {
+    super('redirect', ExitCode.server, message, {
+      status,
+      hint: location
+        ? `if the platform has moved, point the base URL at the new address (--base-url or \`subctl config set base_url ...\`)`
+        : undefined,
+    });
+    this.location = location;
+  }
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_RETRIES = 3;
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+const BACKOFF_BASE_MS = 1_000;
+const BACKOFF_CAP_MS = 30_000;
+
+/** Backoff before retry number `retry` (1-based): 1000, 2000, 4000 ... capped at 30000 ms. */
+export function backoffDelay(retry: number): number {
+  return Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, retry - 1));
+}
+
+/**
+ * `Retry-After` in ms (seconds or an HTTP date), capped at 30 s; undefined when absent or unreadable.
+ * @example parseRetryAfter('2') // 2000
+ */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const v = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!v) return undefined;
+  let ms: number;
+  if (/^\d+(\.\d+)?$/.test(v)) ms = Number(v) * 1000;
+  else {
+    const at = Date.parse(v);
+    if (Number.isNaN(at)) return undefined;
+    ms = Math.max(0, at - now);
+  }
+  return Math.min(BACKOFF_CAP_MS, Math.round(ms));
+}
+
+/** True for 127.0.0.0/8, ::1 (also IPv4-mapped loopback) and `localhost`. */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (/^127(\.\d{1,3}){3}$/.test(h)) return true;
+  if (h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
+  const mapped = /^::ffff:(.+)$/.exec(h);
+  if (mapped) {
+    const rest = mapped[1];
+    if (/^127(\.\d{1,3}){3}$/.test(rest)) return true;
+    // URL normalises ::ffff:127.0.0.1 to ::ffff:7f00:1
+    if (/^7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(rest)) return true;
+  }
+  return false;
+}
+
+function issueProblems(issues: readonly z.core.$ZodIssue[], prefix = ''): FieldProblem[] {
+  return issues.map((i) => {
+    const path = i.path.map((p) => String(p)).join('.');
+    return { field: prefix && path ? `${prefix}.${path}` : prefix || path, message: i.message };
+  });
+}
+
+/** Keys of `given` that the caller actually set (not undefined), taken from the validated `parsed`. */
+function onlyGiven(parsed: Record<string, unknown>, given: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (!given || typeof given !== 'object') return out;
+  for (const [k, v] of Object.entries(given as Record<string, unknown>)) {
+    if (v === undefined) continue;
+    if (k in parsed) out[k] = parsed[k];
+  }
+  return out;
+}
+
+/**
+ * Validates input against an endpoint's schemas; throws ValidationError listing every bad
+ * field (nothing is sent). Query and body keep only the keys the caller gave: defaults
+ * declared in the contract are the server's business (and a PUT must not reset fields).
+ * @example validateInput(servicesGet, { query: {} }) // ValidationError: invalid input: service_code: Invalid input: expected string, received undefined
+ */
+export function validateInput(
+  ep: AnyEndpoint,
+  input: { params?: unknown; query?: unknown; body?: unknown },
+): { params: Record<string, unknown>; query: Record<string, unknown>; body: Record<string, unknown> | undefined } {
+  const problems: FieldProblem[] = [];
+  const check = (schema: z.ZodObject | undefined, value: unknown): Record<string, unknown> => {
+    if (!schema) return {};
+    const r = schema.safeParse(value ?? {});
+    if (!r.success) {
+      problems.push(...issueProblems(r.error.issues));
+      return {};
+    }
+    return r.data as Record<string, unknown>;
+  };
+  const params = check(ep.params, input.params);
+  const query = check(ep.query, input.query);
+  const body = ep.body ? check(ep.body, input.body) : undefined;
+  for (const m of ep.path.matchAll(/\{([^}]+)\}/g)) {
+    const name = m[1];
+    const given = (input.params as Record<string, unknown> | undefined)?.[name];
+    if ((params[name] ?? given) === undefined && !problems.some((p) => p.field === name)) {
+      problems.push({ field: name, message: 'Invalid input: expected a value for the path parameter' });
+    }
+  }
+  if (problems.length) throw new ValidationError(problems);
+  return {
+    params: { ...(input.params as Record<string, unknown> | undefined), ...params },
+    query: onlyGiven(query, input.query),
+    body: body === undefined ? undefined : onlyGiven(body, input.body),
+  };
+}
+
+function queryValue(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+function appendQuery(url: URL, query: Record<string, unknown> | undefined): void {
+  if (!query) return;
+  for (const [k, v] of Object.entries(query)) {
+    const values = Array.isArray(v) ? v : [v];
+    for (const item of values) {
+      const s = queryValue(item);
+      if (s !== undefined) url.searchParams.append(k, s);
+    }
+  }
+}
+
+function fillPath(template: string, params: Record<string, unknown>): string {
+  return template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(params[name])));
+}
+
+const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+/** One signal that aborts when any of `signals` does; `dispose` removes the listeners. */
+function linkSignals(signals: Array<AbortSignal | undefined>): { signal: AbortSignal; dispose: () => void } {
+  const ac = new AbortController();
+  const live = signals.filter((s): s is AbortSignal => !!s);
+  const onAbort = (e: Event) => ac.abort((e.target as AbortSignal).reason);
+  for (const s of live) {
+    if (s.aborted) {
+      ac.abort(s.reason);
+      break;
+    }
+    s.addEventListener('abort', onAbort, { once: true });
+  }
+  return { signal: ac.signal, dispose: () => live.forEach((s) => s.removeEventListener('abort', onAbort)) };
+}
+
+function errCode(e: unknown): string | undefined {
+  let cur = e as { code?: unknown; cause?: unknown } | undefined;
+  for (let i = 0; i < 4 && cur; i++) {
+    if (typeof cur.code === 'string' && cur.code !== 'UND_ERR_SOCKET' && !/^UND_ERR_(ABORTED|REQ_CONTENT)/.test(cur.code)) return cur.code;
+    cur = cur.cause as typeof cur;
+  }
+  return (e as { code?: string } | undefined)?.code;
+}
+
+const TLS_CODE = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ALTNAME/i;
+
+/** A transport failure in words; TLS failures are final (retrying does not fix a certificate). */
+function describeNetworkError(e: unknown, host: string): { message: string; retryable: boolean; code?: string; hint?: string } {
+  const code = errCode(e);
+  const base = (e as Error)?.message ?? String(e);
+  switch (code) {
+    case 'ECONNREFUSED':
+      return { message: `connection refused by ${host} (ECONNREFUSED)`, retryable: true, code };
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_SOCKET':
+    case 'UND_ERR_CLOSED':
+      return { message: `connection to ${host} closed before the answer was complete (${code})`, retryable: true, code };
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return { message: `cannot resolve host ${host.replace(/:\d+$/, '')} (${code})`, retryable: true, code, hint: 'check the base URL (--base-url) and your network' };
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'ETIMEDOUT':
+      return { message: `connecting to ${host} timed out (${code})`, retryable: true, code };
+    default:
+      if (code && TLS_CODE.test(code)) {
+        return {
+          message: `TLS connection to ${host} failed: ${base} (${code})`,
+          retryable: false,
+          code,
+          hint: 'if the platform uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate file',
+        };
+      }
+      return { message: `request to ${host} failed: ${base}${code ? ` (${code})` : ''}`, retryable: true, code };
+  }
+}
+
+function snippet(text: string, n = 80): string {
+  const s = text.replace(/\s+/g, ' ').trim();
+  return s.length > n ? `${s.slice(0, n)}...` : s;
+}
+
+function asRecord(v: unknown): Record<string, unknown> | undefined {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+/** Is this JSON object the platform's envelope (`{status, message, data, error, meta}`, status optional)? */
+function isEnvelope(v: unknown): v is Record<string, unknown> {
+  const o = asRecord(v);
+  return !!o && ('data' in o || typeof o.status === 'boolean');
+}
+
+/** The server's words for an error answer: envelope message, else error.message, else the error string. */
+function errorFromBody(status: number, body: unknown): HttpError {
+  const o = asRecord(body);
+  const error = o?.error;
+  const errObj = asRecord(error);
+  const pickStr = (v: unknown) => (typeof v === 'string' && v.trim() ? v : undefined);
+  const message =
+    pickStr(o?.message) ?? pickStr(errObj?.message) ?? pickStr(error) ?? pickStr(o?.detail) ?? pickStr(o?.title) ?? `HTTP ${status}`;
+  const rawCode = errObj?.code ?? (typeof o?.code === 'string' ? o.code : undefined);
+  const code = rawCode === undefined || rawCode === null ? undefined : String(rawCode);
+  const details = errObj ?? (typeof error === 'string' && error !== message ? error : undefined);
+  return new HttpError(status, message, { code, details, hint: hintFor(status) });
+}
+
+function hintFor(status: number): string | undefined {
+  if (status === 401) return 'sign in with `subctl auth login` (or set SUBCTL_TOKEN), then run the command again';
+  if (status === 403) return 'the signed-in account may not do this; `subctl auth status` shows who you are';
+  if (status === 429) return 'the server is rate-limiting; wait a moment and run the command again';
+  return undefined;
+}
+
+const isRetryableStatus = (s: number) => s === 408 || s === 429 || s >= 500;
+
+interface Exchange {
+  status: number;
+  headers: ResponseHeaders;
+  envelope: unknown;
+  data: unknown;
+  message?: string;
+}
+
+interface Attempt {
+  ok?: Exchange;
+  error?: CliError;
+  retryable?: boolean;
+  retryAfterMs?: number;
+  why?: string;
+}
+
+interface Outgoing {
+  method: string;
+  url: URL;
+  headers: Record<string, string>;
+  body?: unknown;
+}
+
+const SLOT = Symbol('interrupted');
+
+export class ApiClient {
+  readonly baseUrl: string;
+  readonly #opts: ClientOptions;
+  readonly #timeoutMs: number;
+  readonly #retries: number;
+  readonly #maxBytes: number;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  #dispatcher: Dispatcher | undefined;
+  readonly #ownsDispatcher: boolean;
+
+  constructor(opts: ClientOptions) {
+    let u: URL;
+    try {
+      u = new URL(opts.baseUrl);
+    } catch {
+      throw new UsageError(`invalid base URL: ${JSON.stringify(opts.baseUrl)}`, { hint: 'give an address like https://api.example.com (--base-url)' });
+    }
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') {
+      throw new UsageError(`unsupported base URL scheme ${u.protocol} (use https://)`);
+    }
+    if (u.username || u.password) {
+      throw new UsageError('the base URL must not carry credentials', { hint: 'use SUBCTL_TOKEN or `subctl auth login`' });
+    }
+    if (u.protocol === 'http:' && !isLoopbackHost(u.hostname)) {
+      throw new RefusedError(
+        `refusing plain http:// to ${u.host}: credentials would travel unencrypted`,
+        `use https://${u.host}${u.pathname === '/' ? '' : u.pathname}; plain http:// is allowed only to loopback (127.0.0.1, ::1, localhost)`,
+      );
+    }
+    this.baseUrl = `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isFinite(timeoutMs) || timeoutMs < 0) throw new UsageError(`invalid time-out ${timeoutMs}: give milliseconds, e.g. --timeout 10000`);
+    const retries = opts.retries ?? DEFAULT_RETRIES;
+    if (!Number.isInteger(retries) || retries < 0) throw new UsageError(`invalid retries ${retries}: give a whole number >= 0`);
+    this.#opts = opts;
+    this.#timeoutMs = timeoutMs;
+    this.#retries = retries;
+    this.#maxBytes = opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+    this.#sleep = opts.sleep ?? defaultSleep;
+    this.#dispatcher = opts.dispatcher;
+    this.#ownsDispatcher = !opts.dispatcher;
+  }
+
+  get #transport(): Dispatcher {
+    this.#dispatcher ??= createDispatcher(this.#opts.env ?? process.env);
+    return this.#dispatcher;
+  }
+
+  /**
+   * Validates, sends (with the retry rules), unwraps the envelope and returns `data` parsed with
+   * the endpoint's response schema.
+   * @example await client.call(adminServicesList, { query: { page_size: 5 } }) // { pagination, services }
+   */
+  async call<E extends AnyEndpoint>(ep: E, input?: InputOf<E>, opts?: CallOptions): Promise<DataOf<E>> {
+    return (await this.callFull(ep, input, opts)).data;
+  }
+
+  /** Like `call`, with status, headers, the raw envelope and its message. */
+  async callFull<E extends AnyEndpoint>(ep: E, input?: InputOf<E>, opts?: CallOptions): Promise<FullResponse<DataOf<E>>> {
+    const v = validateInput(ep, input ?? {});
+    const url = this.#url(fillPath(ep.path, v.params));
+    appendQuery(url, v.query);
+    const headers: Record<string, string> = {};
+    if (ep.deviceId && this.#opts.deviceId) headers['x-device-id'] = this.#opts.deviceId;
+    const res = await this.#exchange({ method: ep.method, url, headers, body: v.body }, opts?.signal);
+    const data = this.#parseData(ep, res);
+    return { ...res, data };
+  }
+
+  /**
+   * A raw call (`subctl api METHOD PATH`): the same headers, time-out, retries (GET), redirect
+   * refusal and envelope errors, without validation.
+   * @example await client.request('GET', '/admin/services', { query: { page_size: '5' } })
+   */
+  async request(method: string, path: string, init: RawRequestInit = {}, opts?: CallOptions): Promise<FullResponse<unknown>> {
+    const m = method.toUpperCase();
+    if (!/^[A-Z]+$/.test(m)) throw new UsageError(`invalid HTTP method ${JSON.stringify(method)}`);
+    let rel = path;
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(rel)) {
+      if (!rel.startsWith(`${this.baseUrl}/`) && rel !== this.baseUrl) {
+        throw new UsageError(`${redactUrl(rel)} is not under the base URL ${this.baseUrl}`, { hint: 'give a path such as /admin/services' });
+      }
+      rel = rel.slice(this.baseUrl.length) || '/';
+    }
+    const url = this.#url(rel);
+    appendQuery(url, init.query);
+    const headers: Record<string, string> = {};
+    for (const [k, val] of Object.entries(init.headers ?? {})) headers[k.toLowerCase()] = val;
+    return this.#exchange({ method: m, url, headers, body: init.body }, opts?.signal);
+  }
+
+  /** Closes the dispatcher when the client created it (an injected one belongs to the caller). */
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher && this.#dispatcher) {
+      const d = this.#dispatcher;
+      this.#dispatcher = undefined;
+      await d.close();
+    }
+  }
+
+  #url(path: string): URL {
+    const [p, q] = path.split(/\?(.*)/s, 2);
+    const url = new URL(`${this.baseUrl}${p.startsWith('/') ? p : `/${p}`}`);
+    if (q) url.search = q;
+    return url;
+  }
+
+  #parseData<E extends AnyEndpoint>(ep: E, res: Exchange): DataOf<E> {
+    const r = ep.response.safeParse(res.data);
+    if (r.success) return r.data as DataOf<E>;
+    // Lenient: an answer without `data` at all (empty body, 204) is not a contract breach.
+    if (res.data === undefined || res.data === null) return res.data as DataOf<E>;
+    const problems = issueProblems(r.error.issues, 'data');
+    const first = problems[0];
+    throw new BadResponseError(
+      `unexpected answer from ${ep.method} ${ep.path} (HTTP ${res.status}): ${first.field}: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`,
+      { status: res.status, details: problems },
+    );
+  }
+
+  #log(line: string): void {
+    this.#opts.log?.(line);
+  }
+
+  /** The attempt loop: send, classify, wait, send again (GET only), then answer or throw. */
+  async #exchange(req: Outgoing, callSignal?: AbortSignal): Promise<Exchange> {
+    const { signal, dispose } = linkSignals([this.#opts.signal, callSignal]);
+    try {
+      const max = req.method === 'GET' ? this.#retries + 1 : 1;
+      const headers: Record<string, string> = {
+        accept: 'application/json',
+        'user-agent': this.#opts.userAgent ?? `subctl/${version}`,
+      };
+      if (this.#opts.token) headers.authorization = `Bearer ${this.#opts.token}`;
+      if (this.#opts.sessionId) headers['x-session-id'] = this.#opts.sessionId;
+      Object.assign(headers, req.headers);
+      let payload: string | undefined;
+      if (req.body !== undefined) {
+        payload = JSON.stringify(req.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      for (let attempt = 1; ; attempt++) {
+        if (signal.aborted) throw new InterruptedError();
+        const a = await this.#attempt(req, headers, payload, attempt, max, signal);
+        if (a.ok) return a.ok;
+        const err = a.error!;
+        if (!a.retryable || attempt >= max) {
+          if (attempt > 1 && err instanceof NetworkError) err.message = `${err.message} (after ${attempt} attempts)`;
+          throw err;
+        }
+        const delay = a.retryAfterMs ?? backoffDelay(attempt);
+        this.#log(`! ${a.why}; retry ${attempt + 1}/${max} in ${delay} ms${a.retryAfterMs !== undefined ? ' (Retry-After)' : ''}`);
+        const interrupted = await raceAbort(this.#sleep(delay, signal), signal);
+        if (interrupted === SLOT || signal.aborted) throw new InterruptedError();
+      }
+    } finally {
+      dispose();
+    }
+  }
+
+  async #attempt(req: Outgoing, headers: Record<string, string>, payload: string | undefined, attempt: number, max: number, signal: AbortSignal): Promise<Attempt> {
+    const shownUrl = redactUrl(req.url);
+    const started = performance.now();
+    const ms = () => Math.round(performance.now() - started);
+    this.#log(`> ${req.method} ${shownUrl} (attempt ${attempt}/${max})`);
+    for (const [k, v] of Object.entries(redactHeaders(headers))) this.#log(`>   ${k}: ${v}`);
+    if (payload !== undefined) this.#log(`>   ${redactBodyText(payload)}`);
+
+    const ac = new AbortController();
+    let timedOut = false;
+    const timer =
+      this.#timeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            ac.abort(new Error(`timed out after ${this.#timeoutMs} ms`));
+          }, this.#timeoutMs)
+        : undefined;
+    const onAbort = () => ac.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+
+    let res: Dispatcher.ResponseData | undefined;
+    let text: string;
+    try {
+      res = await sendRequest(this.#transport, {
+        origin: req.url.origin,
+        path: `${req.url.pathname}${req.url.search}`,
+        method: req.method as Dispatcher.HttpMethod,
+        headers,
+        body: payload,
+        signal: ac.signal,
+      });
+      text = await this.#readBody(res, req);
+    } catch (e) {
+      res?.body.destroy();
+      if (signal.aborted && !timedOut) {
+        this.#log(`< interrupted ${req.method} ${shownUrl} ${ms()} ms`);
+        throw new InterruptedError();
+      }
+      if (e instanceof CliError) {
+        this.#log(`< ${res?.statusCode ?? 'error'} ${req.method} ${shownUrl} ${ms()} ms: ${e.message}`);
+        return { error: e, retryable: false };
+      }
+      if (timedOut) {
+        const msg = `${req.method} ${shownUrl} timed out after ${this.#timeoutMs} ms`;
+        this.#log(`< timeout ${req.method} ${shownUrl} ${ms()} ms`);
+        return {
+          error: new NetworkError(msg, { code: 'ETIMEDOUT', hint: 'the server is slow or unreachable; --timeout MS allows more time' }),
+          retryable: true,
+          why: `timed out after ${this.#timeoutMs} ms`,
+        };
+      }
+      const d = describeNetworkError(e, req.url.host);
+      this.#log(`< error ${req.method} ${shownUrl} ${ms()} ms: ${d.message}`);
+      return {
+        error: new NetworkError(`${req.method} ${shownUrl}: ${d.message}`, { code: d.code, hint: d.hint, cause: e }),
+        retryable: d.retryable,
+        why: d.message,
+      };
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    }
+
+    const status = res.statusCode;
+    const resHeaders = res.headers as ResponseHeaders;
+    this.#log(`< ${status} ${req.method} ${shownUrl} ${ms()} ms`);
+    for (const [k, v] of Object.entries(redactHeaders(resHeaders))) this.#log(`<   ${k}: ${v}`);
+    if (text) this.#log(`<   ${redactBodyText(text)}`);
+    return this.#classify(req, status, resHeaders, text);
+  }
+
+  /** Reads the whole body under the per-attempt signal, refusing more than the cap. */
+  async #readBody(res: Dispatcher.ResponseData, req: Outgoing): Promise<string> {
+    const tooBig = () =>
+      new BadResponseError(
+        `the answer to ${req.method} ${redactUrl(req.url)} (HTTP ${res.statusCode}) is larger than ${Math.round(this.#maxBytes / 1024 / 1024)} MiB; refusing to read it`,
+        { status: res.statusCode },
+      );
+    const declared = Number(res.headers['content-length']);
+    if (Number.isFinite(declared) && declared > this.#maxBytes) throw tooBig();
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for await (const chunk of res.body) {
+      total += (chunk as Buffer).length;
+      if (total > this.#maxBytes) throw tooBig();
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks, total).toString('utf8');
+  }
+
+  #classify(req: Outgoing, status: number, headers: ResponseHeaders, text: string): Attempt {
+    const where = `${req.method} ${redactUrl(req.url)}`;
+    if (status >= 300 && status < 400) {
+      const loc = Array.isArray(headers.location) ? headers.location[0] : headers.location;
+      let target: string | undefined;
+      if (loc) {
+        try {
+          target = redactUrl(new URL(loc, req.url));
+        } catch {
+          target = loc;
+        }
+      }
+      const msg = target
+        ? `the server redirected ${where} to ${target} (HTTP ${status}); subctl does not follow redirects`
+        : `the server answered ${where} with HTTP ${status} (a redirect without a Location); subctl does not follow redirects`;
+      return { error: new RedirectError(status, msg, target) };
+    }
+
+    let body: unknown;
+    let parsed = true;
+    if (text.trim() === '') body = undefined;
+    else {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        parsed = false;
+      }
+    }
+    const retryable = isRetryableStatus(status);
+    const retryAfterMs = retryable ? parseRetryAfter(headers['retry-after']) : undefined;
+
+    if (!parsed) {
+      const shown = snippet(text);
+      const ctype = String(headers['content-type'] ?? 'no content type');
+      if (status >= 400 && retryable) {
+        return {
+          error: new HttpError(status, `HTTP ${status} from ${where} (not JSON, ${ctype}): ${shown}`, { hint: hintFor(status) }),
+          retryable,
+          retryAfterMs,
+          why: `HTTP ${status}`,
+        };
+      }
+      return {
+        error: new BadResponseError(`HTTP ${status} from ${where} is not JSON (${ctype}): ${shown}`, { status }),
+      };
+    }
+
+    if (status >= 400 || status < 200) {
+      return { error: errorFromBody(status, body), retryable, retryAfterMs, why: `HTTP ${status}` };
+    }
+
+    const env = isEnvelope(body) ? body : undefined;
+    if (env && env.status === false) {
+      // A 2xx that says it failed: the server rejected the request (exit 5), in its words.
+      return { error: errorFromBody(400, env) };
+    }
+    const message = env && typeof env.message === 'string' ? env.message : undefined;
+    return { ok: { status, headers, envelope: body, data: env ? env.data : body, message } };
+  }
+}
+
+/** Resolves with `SLOT` as soon as `signal` aborts, whether or not `p` honours the signal. */
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T | typeof SLOT> {
+  if (signal.aborted) {
+    p.catch(() => {});
+    return Promise.resolve(SLOT);
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(SLOT);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) resolve(SLOT);
+        else reject(e);
+      },
+    );
+  });
+}

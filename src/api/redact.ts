@@ -1,0 +1,122 @@
+/**
+ * Masking of secrets before anything reaches a log line (`--verbose`) or an error message.
+ * Credentials must never be printed: bearer tokens, session ids, cookies, passwords and the
+ * one-time tokens of the auth flows. The device id is not a secret and stays visible.
+ */
+
+export const MASK = '***';
+
+/** Header names (lower case) whose values are secrets. */
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-session-id', 'cookie', 'set-cookie', 'x-api-key']);
+
+/**
+ * Body and query keys whose values are secrets, compared after lower-casing and dropping
+ * everything but letters and digits (`new_password`, `newPassword` and `New-Password` all match).
+ */
+const SECRET_KEYS = new Set([
+  'password',
+  'oldpassword',
+  'newpassword',
+  'currentpassword',
+  'confirmpassword',
+  'token',
+  'accesstoken',
+  'resettoken',
+  'refreshtoken',
+  'idtoken',
+  'sessionid',
+  'secret',
+  'clientsecret',
+  'apikey',
+]);
+
+const normalise = (key: string): string => key.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/** True when a body/query key names a secret (`password`, `reset_token`, `session_id` ...). */
+export function isSecretKey(key: string): boolean {
+  const k = normalise(key);
+  return SECRET_KEYS.has(k) || k.includes('password');
+}
+
+/**
+ * Headers as printable strings, secrets masked; the scheme of `authorization` stays visible.
+ * @example redactHeaders({ authorization: 'Bearer abc', 'x-device-id': 'd1' })
+ *   // { authorization: 'Bearer ***', 'x-device-id': 'd1' }
+ */
+export function redactHeaders(h: Record<string, string | string[] | number | undefined | null> | undefined | null): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!h) return out;
+  for (const [name, value] of Object.entries(h)) {
+    if (value === undefined || value === null) continue;
+    const lower = name.toLowerCase();
+    const text = Array.isArray(value) ? value.join(', ') : String(value);
+    if (SECRET_HEADERS.has(lower)) {
+      const scheme = /^(bearer|basic|token)\s+/i.exec(text);
+      out[lower] = scheme && (lower === 'authorization' || lower === 'proxy-authorization') ? `${scheme[1]} ${MASK}` : MASK;
+    } else {
+      out[lower] = text;
+    }
+  }
+  return out;
+}
+
+/**
+ * A deep copy of a JSON value with the values of secret keys replaced by `***`.
+ * @example redactBody({ username: 'ann', password: 'pw' }) // { username: 'ann', password: '***' }
+ */
+export function redactBody(value: unknown): unknown {
+  return walk(value, 0);
+}
+
+function walk(value: unknown, depth: number): unknown {
+  if (depth > 50 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => walk(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    out[k] = isSecretKey(k) && v !== null && v !== undefined && v !== '' ? MASK : walk(v, depth + 1);
+  }
+  return out;
+}
+
+/**
+ * A URL fit for a log line: credentials in the authority and secret query values masked.
+ * @example redactUrl('https://h/api/x?token=abc&page=2') // 'https://h/api/x?token=***&page=2'
+ */
+export function redactUrl(url: string | URL): string {
+  let u: URL;
+  try {
+    u = new URL(String(url));
+  } catch {
+    return String(url);
+  }
+  if (u.username) u.username = MASK;
+  if (u.password) u.password = MASK;
+  let changed = false;
+  for (const key of [...new Set(u.searchParams.keys())]) {
+    if (isSecretKey(key)) {
+      const n = u.searchParams.getAll(key).length;
+      u.searchParams.delete(key);
+      for (let i = 0; i < n; i++) u.searchParams.append(key, MASK);
+      changed = true;
+    }
+  }
+  // URLSearchParams re-encodes `*`; keep the mask readable.
+  return changed ? u.toString().replace(/%2A%2A%2A/g, MASK) : u.toString();
+}
+
+/**
+ * Text of a body for a log line: JSON is parsed, redacted and re-serialised; anything else is
+ * cut short. Never longer than `max` characters.
+ */
+export function redactBodyText(text: string, max = 2000): string {
+  if (!text) return '';
+  let shown: string;
+  try {
+    shown = JSON.stringify(redactBody(JSON.parse(text)));
+  } catch {
+    shown = text.replace(/\s+/g, ' ');
+    // Not JSON: a form-encoded or text body could still carry `password=...`.
+    shown = shown.replace(/((?:^|[?&\s"'])([A-Za-z_-]*(?:password|token|session_?id|secret)[A-Za-z_-]*)["']?\s*[=:]\s*["']?)[^&\s"',}]+/gi, `$1${MASK}`);
+  }
+  return shown.length > max ? `${shown.slice(0, max)}... (${shown.length} chars)` : shown;
+}

@@ -1,0 +1,249 @@
+/**
+ * What every command's `run` receives: IO, the parsed globals, the abort signal, and lazy
+ * access to configuration and the API client (created only when a command needs it, so that
+ * local commands never pay for the HTTP stack).
+ */
+import { createInterface } from 'node:readline';
+import type { Dispatcher } from 'undici';
+import { ApiClient } from '../api/client.js';
+import { RefusedError, UsageError } from '../api/errors.js';
+import type { CredentialStore } from '../config/credentials.js';
+import type { Paths } from '../config/paths.js';
+import type { ConfigStore, Profile } from '../config/store.js';
+import type { IO } from '../io.js';
+import { useColor } from '../io.js';
+import type { GlobalOptions } from './globals.js';
+
+export interface Target {
+  profile: string;
+  baseUrl: string;
+  /** Embedded sandbox in this process. */
+  sandbox: boolean;
+}
+
+export interface Ctx {
+  io: IO;
+  globals: GlobalOptions;
+  signal: AbortSignal;
+  now: () => Date;
+  paths(): Paths;
+  config(): ConfigStore;
+  credentials(): CredentialStore;
+  profileName(): string;
+  profile(): Profile | undefined;
+  /** The API client for the active profile (starting the embedded sandbox when that is the target). */
+  api(): Promise<ApiClient>;
+  /** Where requests go, once api() has run. */
+  target(): Target | undefined;
+  /** A note on stderr (suppressed by --quiet). */
+  note(text: string): void;
+  /** A warning on stderr (shown even with --quiet). */
+  warn(text: string): void;
+  /** Whether prompting is allowed: stdin and stdout are terminals and --no-input is not set. */
+  interactive(): boolean;
+  /** Asks a yes/no question on a terminal; refuses off one unless --yes. `what` names the target. */
+  confirm(what: string): Promise<void>;
+  /** Reads a secret: a masked prompt on a terminal, else refuses naming the stdin flag. */
+  promptSecret(label: string, stdinFlag: string): Promise<string>;
+  /** Reads a plain line from a terminal prompt. */
+  promptLine(label: string): Promise<string>;
+  color(stream: 'stdout' | 'stderr'): boolean;
+  /** Closes what was opened (HTTP pool, embedded sandbox). */
+  close(): Promise<void>;
+}
+
+export interface CtxDeps {
+  io: IO;
+  globals: GlobalOptions;
+  signal: AbortSignal;
+  dispatcher?: Dispatcher;
+  now?: () => Date;
+}
+
+export function createContext(deps: CtxDeps): Ctx {
+  const { io, globals, signal } = deps;
+  let paths: Paths | undefined;
+  let store: ConfigStore | undefined;
+  let creds: CredentialStore | undefined;
+  let client: ApiClient | undefined;
+  let target: Target | undefined;
+  let closeSandbox: (() => Promise<void>) | undefined;
+  const mods = {
+    paths: undefined as typeof import('../config/paths.js') | undefined,
+    store: undefined as typeof import('../config/store.js') | undefined,
+    creds: undefined as typeof import('../config/credentials.js') | undefined,
+  };
+
+  const ctx: Ctx = {
+    io,
+    globals,
+    signal,
+    now: deps.now ?? (() => new Date()),
+    paths() {
+      if (!paths) paths = configModules().paths.resolvePaths(io.env);
+      return paths;
+    },
+    config() {
+      if (!store) store = new (configModules().store.ConfigStore)(ctx.paths());
+      return store;
+    },
+    credentials() {
+      if (!creds) creds = new (configModules().creds.CredentialStore)(ctx.paths(), ctx.config(), { warn: (m: string) => ctx.warn(m) });
+      return creds;
+    },
+    profileName() {
+      return ctx.config().activeProfileName(globals.profile, io.env);
+    },
+    profile() {
+      return ctx.config().getProfile(ctx.profileName());
+    },
+    target: () => target,
+    async api() {
+      if (client) return client;
+      const name = ctx.profileName();
+      const profile = ctx.profile();
+      const { resolveToken, resolveSessionId } = configModules().creds;
+      let baseUrl = globals.baseUrl ?? profile?.base_url;
+      const wantSandbox = globals.sandbox || (!globals.baseUrl && (profile?.base_url === 'sandbox' || (!profile?.base_url && ctx.config().isUnconfigured())));
+      const stored = ctx.credentials().get(name);
+      let { token } = resolveToken(io.env, globals.tokenFile, stored);
+      if (wantSandbox) {
+        const { startEmbeddedSandbox } = await import('../sandbox/embedded.js');
+        const sb = await startEmbeddedSandbox({ dataDir: ctx.paths().dataDir, quiet: globals.quiet === true });
+        closeSandbox = sb.close;
+        baseUrl = sb.url;
+        if (!token) token = sb.adminToken;
+        if (!globals.quiet) {
+          io.stderr.write(`[sandbox] local platform at ${sb.url} (data ${sb.dataFile})${token === sb.adminToken ? '; signed in as admin' : ''}\n`);
+        }
+        target = { profile: name, baseUrl: sb.url, sandbox: true };
+      } else {
+        if (!baseUrl) {
+          throw new UsageError(`profile '${name}' has no base address`, {
+            hint: `set one with \`subctl config set base-url https://... --profile ${name}\`, pass --base-url, or use --sandbox`,
+          });
+        }
+        target = { profile: name, baseUrl, sandbox: false };
+      }
+      client = new ApiClient({
+        baseUrl: baseUrl!,
+        token,
+        sessionId: resolveSessionId(io.env, stored),
+        deviceId: profile?.device_id,
+        timeoutMs: globals.timeout ?? profile?.timeout ?? 10_000,
+        retries: globals.retries ?? profile?.retries ?? 3,
+        dispatcher: deps.dispatcher,
+        env: io.env,
+        signal,
+        log: globals.verbose ? (line: string) => io.stderr.write(`${line}\n`) : undefined,
+      });
+      return client;
+    },
+    note(text) {
+      if (!globals.quiet) io.stderr.write(`${text}\n`);
+    },
+    warn(text) {
+      io.stderr.write(`${text}\n`);
+    },
+    interactive() {
+      return io.stdinIsTTY && io.stdoutIsTTY && !globals.noInput && io.env.TERM !== 'dumb';
+    },
+    async confirm(what) {
+      if (globals.yes) return;
+      if (!ctx.interactive()) {
+        throw new RefusedError(`--yes required when not running interactively (${what})`, 'add --yes to confirm, after checking the profile and the target');
+      }
+      const where = target ? `${target.profile} (${target.sandbox ? 'SANDBOX' : target.baseUrl})` : ctx.profileName();
+      const answer = await ctx.promptLine(`${what}\n  profile: ${where}\nProceed? [y/N] `);
+      if (!/^y(es)?$/i.test(answer.trim())) throw new RefusedError('cancelled: nothing was changed');
+    },
+    async promptLine(label) {
+      if (!ctx.interactive()) throw new UsageError(`cannot prompt for ${label.trim()} when not running interactively`);
+      const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true });
+      try {
+        return await new Promise<string>((resolve, reject) => {
+          const onAbort = () => reject(signal.reason ?? new Error('interrupted'));
+          signal.addEventListener('abort', onAbort, { once: true });
+          rl.question(label, (a) => {
+            signal.removeEventListener('abort', onAbort);
+            resolve(a);
+          });
+        });
+      } finally {
+        rl.close();
+      }
+    },
+    async promptSecret(label, stdinFlag) {
+      if (!ctx.interactive()) {
+        throw new UsageError(`${label} must come from a terminal prompt or standard input`, { hint: `pipe it in with ${stdinFlag}` });
+      }
+      return readMasked(io, `${label}: `, signal);
+    },
+    color(stream) {
+      return useColor(io, stream, globals.noColor);
+    },
+    async close() {
+      await client?.close();
+      await closeSandbox?.();
+    },
+  };
+
+  function configModules() {
+    // Loaded synchronously on first use: they are small and import only node builtins.
+    return {
+      paths: mods.paths ?? (mods.paths = requireConfig().paths),
+      store: mods.store ?? (mods.store = requireConfig().store),
+      creds: mods.creds ?? (mods.creds = requireConfig().creds),
+    };
+  }
+  return ctx;
+}
+
+import * as pathsModule from '../config/paths.js';
+import * as storeModule from '../config/store.js';
+import * as credsModule from '../config/credentials.js';
+function requireConfig() {
+  return { paths: pathsModule, store: storeModule, creds: credsModule };
+}
+
+/** A masked prompt: echoes '*' per character, Enter ends, Ctrl-C aborts. */
+async function readMasked(io: IO, label: string, signal: AbortSignal): Promise<string> {
+  const stdin = io.stdin as NodeJS.ReadStream;
+  io.stderr.write(label);
+  const wasRaw = stdin.isRaw;
+  stdin.setRawMode?.(true);
+  stdin.resume();
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      let value = '';
+      const onAbort = () => finish(new Error('interrupted'));
+      const onData = (buf: Buffer) => {
+        for (const ch of buf.toString('utf8')) {
+          if (ch === '\r' || ch === '\n') return finish();
+          if (ch === '\u0003') return finish(new Error('interrupted'));
+          if (ch === '\u007f' || ch === '\b') {
+            if (value.length) {
+              value = value.slice(0, -1);
+              io.stderr.write('\b \b');
+            }
+          } else {
+            value += ch;
+            io.stderr.write('*');
+          }
+        }
+      };
+      function finish(err?: Error) {
+        stdin.off('data', onData);
+        signal.removeEventListener('abort', onAbort);
+        io.stderr.write('\n');
+        if (err) reject(err);
+        else resolve(value);
+      }
+      stdin.on('data', onData);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  } finally {
+    stdin.setRawMode?.(wasRaw ?? false);
+    stdin.pause();
+  }
+}

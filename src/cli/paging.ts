@@ -1,0 +1,150 @@
+/**
+ * Lists: one page by default, every page with `--all`, at most N rows with `--limit N`.
+ * Pages are fetched ahead of the printer (a few in flight) but printed strictly in order;
+ * rows are streamed to the printer, so memory stays flat for millions of rows.
+ */
+import type { ApiClient } from '../api/client.js';
+import type { AnyEndpoint } from '../api/contract/common.js';
+import { BadResponseError } from '../api/errors.js';
+import { printList } from '../output/index.js';
+import type { Ctx } from './context.js';
+
+export interface PageInfo {
+  page: number;
+  size: number;
+  totalPages?: number;
+  totalRecords?: number;
+}
+
+/** Blocks besides the rows (usage-code and wallet summaries): given the first page's data. */
+export type ListExtras = (data: Record<string, unknown>, ctx: Ctx) => Promise<void> | void;
+
+type Call = { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: Record<string, unknown> };
+
+export function itemsOf(ep: AnyEndpoint, data: unknown): Record<string, unknown>[] {
+  const key = ep.paging?.items ?? '';
+  const arr = key ? (data as Record<string, unknown> | null)?.[key] : data;
+  if (arr === undefined || arr === null) return [];
+  if (!Array.isArray(arr)) throw new BadResponseError(`expected a list under '${key || 'data'}' in the answer of ${ep.method} ${ep.path}`);
+  return arr as Record<string, unknown>[];
+}
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined);
+
+export function pageInfoOf(ep: AnyEndpoint, data: unknown, page: number, size: number): PageInfo {
+  const key = ep.paging?.info ?? '';
+  const src = (key ? (data as Record<string, unknown> | null)?.[key] : data) as Record<string, unknown> | undefined;
+  if (!src || typeof src !== 'object') return { page, size };
+  return {
+    page,
+    size,
+    totalPages: num(src.total_pages),
+    totalRecords: num(src.total_records ?? src.total_count ?? src.total_items ?? src.total_rows),
+  };
+}
+
+/**
+ * Every row from `startPage` on, in order, fetching up to `ahead` pages concurrently.
+ * Stops at the last page the server reports, or at the first short or empty page.
+ */
+export async function* walkPages(
+  api: ApiClient,
+  ep: AnyEndpoint,
+  call: Call,
+  opts: { startPage: number; size: number; ahead: number; signal: AbortSignal; onFirst?: (data: unknown, info: PageInfo) => void },
+): AsyncGenerator<Record<string, unknown>> {
+  const paging = ep.paging!;
+  const fetchPage = (page: number) =>
+    api.call(ep, { ...call, query: { ...call.query, [paging.page]: page, [paging.size]: opts.size } } as never, { signal: opts.signal });
+  let next = opts.startPage;
+  let lastPage = Infinity;
+  const inflight: Array<{ page: number; promise: Promise<unknown> }> = [];
+  const fill = () => {
+    while (inflight.length < opts.ahead && next <= lastPage) {
+      const page = next++;
+      const promise = fetchPage(page);
+      promise.catch(() => {}); // observed when awaited in order
+      inflight.push({ page, promise });
+    }
+  };
+  // The first page alone: it tells how many pages there are.
+  inflight.push({ page: next, promise: fetchPage(next++) });
+  let first = true;
+  while (inflight.length) {
+    const { page, promise } = inflight.shift()!;
+    const data = await promise;
+    const info = pageInfoOf(ep, data, page, opts.size);
+    if (info.totalPages !== undefined) lastPage = Math.min(lastPage, Math.max(info.totalPages, opts.startPage));
+    if (first) {
+      opts.onFirst?.(data, info);
+      first = false;
+    }
+    const items = itemsOf(ep, data);
+    if (items.length < opts.size) lastPage = Math.min(lastPage, page);
+    // Pages past the last one are dropped without printing.
+    for (let i = inflight.length - 1; i >= 0; i--) if (inflight[i].page > lastPage) inflight.splice(i, 1);
+    fill();
+    for (const it of items) yield it;
+    if (page >= lastPage) break;
+  }
+}
+
+export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { columns?: string[]; extras?: ListExtras }): Promise<number> {
+  const api = await ctx.api();
+  const g = ctx.globals;
+  const paging = ep.paging!;
+  const out = { format: g.output, fields: g.fields, columns: opts.columns, io: ctx.io, noColor: g.noColor };
+  const givenPage = call.query?.[paging.page] as number | undefined;
+  const givenSize = call.query?.[paging.size] as number | undefined;
+
+  if (!g.all && g.limit === undefined) {
+    const data = (await api.call(ep, call as never, { signal: ctx.signal })) as Record<string, unknown>;
+    const items = itemsOf(ep, data);
+    const page = givenPage ?? 1;
+    const info = pageInfoOf(ep, data, page, givenSize ?? paging.defaultSize);
+    await printList(items, out);
+    await opts.extras?.(data, ctx);
+    if (ctx.io.stderrIsTTY && ctx.io.stdoutIsTTY && !g.quiet) {
+      const total = info.totalRecords;
+      const more = info.totalPages !== undefined ? page < info.totalPages : total !== undefined && page * info.size < total;
+      if (more) {
+        const from = (page - 1) * info.size + 1;
+        ctx.note(
+          `showing rows ${from}-${from + items.length - 1}${total !== undefined ? ` of ${total}` : ''}; --page-number ${page + 1} for the next page, --all for every row`,
+        );
+      }
+    }
+    return 0;
+  }
+
+  // --all / --limit: the largest page size the contract allows, unless one was given.
+  const size = givenSize ?? paging.maxSize;
+  const limit = g.limit ?? Infinity;
+  let firstData: Record<string, unknown> | undefined;
+  let total: number | undefined;
+  const rows = walkPages(api, ep, call, {
+    startPage: givenPage ?? 1,
+    size,
+    ahead: g.limit !== undefined ? Math.max(1, Math.min(4, Math.ceil(g.limit / size))) : 4,
+    signal: ctx.signal,
+    onFirst: (d, info) => {
+      firstData = d as Record<string, unknown>;
+      total = info.totalRecords;
+    },
+  });
+  async function* limited() {
+    let n = 0;
+    if (n >= limit) return;
+    for await (const r of rows) {
+      yield r;
+      if (++n >= limit) break;
+    }
+  }
+  const printed = await printList(limited(), out);
+  await rows.return(undefined);
+  if (firstData) await opts.extras?.(firstData, ctx);
+  if (g.limit !== undefined && total !== undefined && printed < total && ctx.io.stderrIsTTY && !g.quiet) {
+    ctx.note(`showing ${printed} of ${total} rows (--limit ${g.limit}); --all for every row`);
+  }
+  return 0;
+}

@@ -1,0 +1,219 @@
+/**
+ * Commands from the contract. A verb names its endpoint; its flags come from the endpoint's
+ * schemas (`foo_bar` -> `--foo-bar`), its input is checked by the client against the same
+ * schemas before anything is sent, and its output goes through the shared printers.
+ *
+ * Example: `defineVerb({ name: 'update', endpoint: servicesUpdate, args: ['id'] })` gives
+ * `subctl services update <id> [--service-name ...] ...`.
+ */
+import { Command, Option } from 'commander';
+import type { AnyEndpoint, FieldInfo } from '../api/contract/common.js';
+import { describeObject, flagName } from '../api/contract/common.js';
+import { UsageError } from '../api/errors.js';
+import { printObject } from '../output/index.js';
+import type { Ctx } from './context.js';
+import { addGlobalOptions, GLOBAL_FLAGS } from './globals.js';
+import { runList, type ListExtras } from './paging.js';
+import type { Action } from './run.js';
+
+export interface VerbInput {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: Record<string, unknown>;
+}
+
+export interface VerbSpec {
+  name: string;
+  endpoint: AnyEndpoint;
+  summary?: string;
+  aliases?: string[];
+  /** Positional arguments, by contract field name (path param, query or body field); `?` suffix = optional. */
+  args?: string[];
+  /** list: paged output; get: one object; action: a mutation. Default from the endpoint. */
+  kind?: 'list' | 'get' | 'action';
+  /** Asks for confirmation (or --yes off a terminal) before sending. */
+  destructive?: boolean;
+  /** What the confirmation names, e.g. `delete service GPT4`. */
+  describe?: (input: VerbInput) => string;
+  /** Default table/csv columns for lists. */
+  columns?: string[];
+  /** Values the verb sets itself (e.g. the action of a shortcut verb). */
+  fixed?: Partial<VerbInput>;
+  /** Contract fields not offered as flags. */
+  hide?: string[];
+  /** Extra flags the verb handles itself in `prepare`. */
+  extraOptions?: Option[];
+  /** Fills derived values and checks cross-field rules before validation. */
+  prepare?: (input: VerbInput, ctx: Ctx, opts: Record<string, unknown>) => void | Promise<void>;
+  /** Custom rendering of the answer's data (default: the shared object printer). */
+  render?: (data: any, ctx: Ctx, input: VerbInput) => Promise<void> | void;
+  /** Lists: blocks printed besides the rows (summaries). */
+  extras?: ListExtras;
+}
+
+interface FieldPlace {
+  field: string;
+  place: 'params' | 'query' | 'body';
+  info: FieldInfo;
+}
+
+function fieldsOf(ep: AnyEndpoint): FieldPlace[] {
+  const out: FieldPlace[] = [];
+  for (const place of ['params', 'query', 'body'] as const) {
+    for (const [field, info] of describeObject(ep[place])) out.push({ field, place, info });
+  }
+  return out;
+}
+
+function describeInfo(info: FieldInfo): string {
+  const parts: string[] = [];
+  if (info.kind === 'enum' && info.values) parts.push(info.values.join('|'));
+  else if (info.kind === 'date') parts.push('YYYY-MM-DD');
+  else if (info.kind === 'list') parts.push('comma-separated');
+  else if (info.kind !== 'string' && info.kind !== 'unknown') parts.push(info.kind);
+  if (info.kind === 'string' && info.max !== undefined) parts.push(info.min ? `${info.min}-${info.max} chars` : `max ${info.max} chars`);
+  else if (info.kind === 'string' && info.min) parts.push(`min ${info.min} chars`);
+  if ((info.kind === 'integer' || info.kind === 'number') && (info.min !== undefined || info.max !== undefined)) {
+    parts.push(`${info.min ?? ''}..${info.max ?? ''}`);
+  }
+  if (info.defaultValue !== undefined) parts.push(`default ${String(info.defaultValue)}`);
+  if (!info.optional) parts.push('required');
+  return parts.join(', ');
+}
+
+/** Converts command-line text to the field's JSON type; leaves it as text when it does not parse, so validation names it. */
+export function convertValue(raw: unknown, info: FieldInfo): unknown {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'string') return raw;
+  switch (info.kind) {
+    case 'integer':
+      return /^[-+]?\d+$/.test(raw.trim()) ? Number(raw) : raw;
+    case 'number':
+      return raw.trim() !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+    case 'boolean': {
+      const v = raw.trim().toLowerCase();
+      if (['true', 'yes', '1', 'on'].includes(v)) return true;
+      if (['false', 'no', '0', 'off'].includes(v)) return false;
+      return raw;
+    }
+    case 'list':
+      return raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+    default:
+      return raw;
+  }
+}
+
+/** Builds the Commander command for a verb and binds its action. */
+export function buildVerb(parent: Command, spec: VerbSpec, bind: (a: Action) => (raw: Record<string, unknown>) => void): Command {
+  const ep = spec.endpoint;
+  const kind = spec.kind ?? (ep.method === 'GET' ? (ep.paging ? 'list' : 'get') : 'action');
+  const cmd = parent.command(spec.name).description(spec.summary ?? ep.summary);
+  if (spec.aliases) cmd.aliases(spec.aliases);
+  const positional = (spec.args ?? []).map((a) => ({ field: a.replace(/\?$/, ''), optional: a.endsWith('?') }));
+  for (const p of positional) cmd.argument(p.optional ? `[${p.field}]` : `<${p.field}>`);
+
+  const hidden = new Set([...(spec.hide ?? []), ...Object.keys(spec.fixed?.body ?? {}), ...Object.keys(spec.fixed?.query ?? {})]);
+  const pagingFields = new Set(ep.paging ? [ep.paging.page, ep.paging.size] : []);
+  const fields = fieldsOf(ep).filter((f) => !hidden.has(f.field) && !pagingFields.has(f.field));
+  const byAttr = new Map<string, FieldPlace>();
+  const seen = new Set<string>();
+  for (const f of fields) {
+    const flag = flagName(f.field);
+    const bare = flag.slice(2);
+    if (seen.has(bare)) continue; // a field named in two places (path and body) is one flag
+    seen.add(bare);
+    if (GLOBAL_FLAGS.includes(bare)) throw new Error(`contract field ${f.field} of ${ep.name} clashes with a global option`);
+    const desc = describeInfo(f.info);
+    const isPositional = positional.some((p) => p.field === f.field);
+    if (isPositional) continue;
+    let opt: Option;
+    if (f.info.kind === 'boolean') {
+      opt = new Option(`${flag} [bool]`, `${desc}; --no-${bare} for false`);
+      cmd.addOption(opt);
+      cmd.addOption(new Option(`--no-${bare}`).hideHelp());
+    } else {
+      opt = new Option(`${flag} <value>`, desc);
+      cmd.addOption(opt);
+    }
+    byAttr.set(opt.attributeName(), f);
+  }
+  if (ep.paging) {
+    cmd.addOption(new Option('--page-number <n>', `page to show (default 1); sent as ${ep.paging.page}`));
+    cmd.addOption(new Option('--page <n>', 'same as --page-number').hideHelp());
+    cmd.addOption(new Option('--page-size <n>', `rows per page (default ${ep.paging.defaultSize}, max ${ep.paging.maxSize}); sent as ${ep.paging.size}`));
+  }
+  for (const o of spec.extraOptions ?? []) cmd.addOption(o);
+  addGlobalOptions(cmd);
+
+  cmd.action((...args: unknown[]) => {
+    const command = args[args.length - 1] as Command;
+    const opts = command.optsWithGlobals() as Record<string, unknown>;
+    const posValues = args.slice(0, positional.length) as Array<string | undefined>;
+    bind(async (ctx) => {
+      const input: VerbInput = { params: {}, query: {}, body: {} };
+      const placeOf = (field: string): FieldPlace | undefined => fieldsOf(ep).find((f) => f.field === field);
+      positional.forEach((p, i) => {
+        const value = posValues[i];
+        if (value === undefined) return;
+        const fp = placeOf(p.field);
+        if (!fp) throw new Error(`verb ${spec.name}: positional ${p.field} is not a field of ${ep.name}`);
+        input[fp.place][p.field] = convertValue(value, fp.info);
+        // A path id that the body repeats (plans.update's plan_id) is filled from the path.
+      });
+      for (const [attr, f] of byAttr) {
+        const v = convertValue(opts[attr] === true && f.info.kind !== 'boolean' ? '' : opts[attr], f.info);
+        if (v !== undefined) input[f.place][f.field] = v;
+      }
+      if (ep.paging) {
+        const page = opts.pageNumber ?? opts.page;
+        if (page !== undefined) input.query[ep.paging.page] = convertValue(page, { kind: 'integer', optional: true });
+        if (opts.pageSize !== undefined) input.query[ep.paging.size] = convertValue(opts.pageSize, { kind: 'integer', optional: true });
+      }
+      Object.assign(input.body, spec.fixed?.body);
+      Object.assign(input.query, spec.fixed?.query);
+      await spec.prepare?.(input, ctx, opts);
+      return executeVerb(ctx, spec, kind, input);
+    })(opts);
+  });
+  return cmd;
+}
+
+async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'action', input: VerbInput): Promise<number> {
+  const ep = spec.endpoint;
+  const call = {
+    params: ep.params ? input.params : undefined,
+    query: ep.query ? input.query : undefined,
+    body: ep.body ? input.body : undefined,
+  };
+  // Validate before anything else (even before a confirmation prompt or the sandbox start).
+  const { validateInput } = await import('../api/client.js');
+  validateInput(ep, call);
+  if (kind === 'list') {
+    return runList(ctx, ep, call, { columns: spec.columns, extras: spec.extras });
+  }
+  const api = await ctx.api();
+  if (spec.destructive) {
+    await ctx.confirm(spec.describe ? spec.describe(input) : `${ep.method} ${ep.path}`);
+  }
+  const res = await api.callFull(ep, call as never, { signal: ctx.signal });
+  if (spec.render) {
+    await spec.render(res.data, ctx, input);
+    return 0;
+  }
+  const data = res.data === null || res.data === undefined ? { message: res.message ?? 'done' } : res.data;
+  if (kind === 'action' && res.message && ctx.globals.output === 'table' && ctx.io.stdoutIsTTY) ctx.note(res.message);
+  await printObject(data, { format: ctx.globals.output, fields: ctx.globals.fields, io: ctx.io, noColor: ctx.globals.noColor });
+  return 0;
+}
+
+/** A command group made of verbs. */
+export function verbsBuilder(specs: () => VerbSpec[]) {
+  return (cmd: Command, bind: (a: Action) => (raw: Record<string, unknown>) => void) => {
+    for (const s of specs()) buildVerb(cmd, s, bind);
+  };
+}
+
+export { UsageError };

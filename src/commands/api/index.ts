@@ -1,0 +1,120 @@
+/**
+ * `subctl api METHOD PATH [-f key=value ...] [--input FILE|-]`: any call with the shared client
+ * rules; `subctl api endpoints`: the whole contract.
+ */
+import { readFileSync } from 'node:fs';
+import { Option } from 'commander';
+import { endpoints, matchEndpoint } from '../../api/contract/index.js';
+import { UsageError } from '../../api/errors.js';
+import type { Ctx } from '../../cli/context.js';
+import { addGlobalOptions } from '../../cli/globals.js';
+import { printList, printObject } from '../../output/index.js';
+import type { Group } from '../types.js';
+
+/** `-f key=value`: numbers, booleans and null as such, `key:=json` for raw JSON, text otherwise. */
+export function parseField(spec: string): [string, unknown] {
+  const raw = spec.indexOf(':=');
+  const eq = spec.indexOf('=');
+  if (raw > 0 && raw < eq) {
+    const key = spec.slice(0, raw);
+    try {
+      return [key, JSON.parse(spec.slice(raw + 2))];
+    } catch {
+      throw new UsageError(`-f ${spec}: the value after := is not JSON`);
+    }
+  }
+  if (eq <= 0) throw new UsageError(`-f expects key=value, got '${spec}'`);
+  const key = spec.slice(0, eq);
+  const v = spec.slice(eq + 1);
+  if (/^-?\d+(\.\d+)?$/.test(v) && !/^-?0\d/.test(v)) return [key, Number(v)];
+  if (v === 'true' || v === 'false') return [key, v === 'true'];
+  if (v === 'null') return [key, null];
+  return [key, v];
+}
+
+async function readInput(ctx: Ctx, file: string): Promise<unknown> {
+  let text: string;
+  if (file === '-') {
+    const chunks: Buffer[] = [];
+    for await (const c of ctx.io.stdin) chunks.push(Buffer.from(c as Buffer));
+    text = Buffer.concat(chunks).toString('utf8');
+  } else {
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new UsageError(`--input ${file}: ${(e as Error).message}`);
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(`--input ${file}: not valid JSON`);
+  }
+}
+
+async function listEndpoints(ctx: Ctx) {
+  const rows = endpoints.map((e) => ({ method: e.method, path: e.path, name: e.name, area: e.area, access: e.access, summary: e.summary }));
+  await printList(rows, {
+    format: ctx.globals.output,
+    fields: ctx.globals.fields,
+    columns: ['method', 'path', 'name', 'summary'],
+    io: ctx.io,
+    noColor: ctx.globals.noColor,
+  });
+  return 0;
+}
+
+export const apiGroup: Group = {
+  name: 'api',
+  summary: 'raw API calls with the shared client rules; `api endpoints` lists the contract',
+  build(cmd, bind) {
+    cmd
+      .argument('<method>', 'GET, POST, PUT, DELETE (or `endpoints`)')
+      .argument('[path]', 'path under the base address, e.g. /admin/services')
+      .addOption(new Option('-f, --field <key=value>', 'a query (GET) or body field; repeatable; key:=JSON for raw JSON').argParser((v, prev: string[] = []) => [...prev, v]))
+      .addOption(new Option('--input <file>', 'JSON body from FILE, or - for stdin'))
+      .addOption(new Option('-H, --header <name:value>', 'an extra request header; repeatable').argParser((v, prev: string[] = []) => [...prev, v]));
+    addGlobalOptions(cmd);
+    cmd.action((method: string, path: string | undefined, _o, command) => {
+      const opts = command.optsWithGlobals() as Record<string, unknown>;
+      bind(async (ctx) => {
+        if (method === 'endpoints') return listEndpoints(ctx);
+        const m = method.toUpperCase();
+        if (!['GET', 'POST', 'PUT', 'DELETE', 'PATCH'].includes(m)) throw new UsageError(`unknown method '${method}': use GET, POST, PUT or DELETE`);
+        if (!path) throw new UsageError('missing the PATH argument, e.g. subctl api GET /admin/services');
+        if (!path.startsWith('/')) path = `/${path}`;
+        const [pathOnly, qs] = path.split('?');
+        const fields = Object.fromEntries(((opts.field as string[] | undefined) ?? []).map(parseField));
+        const query: Record<string, unknown> = Object.fromEntries(new URLSearchParams(qs ?? '').entries());
+        let body: unknown;
+        if (opts.input !== undefined) body = await readInput(ctx, String(opts.input));
+        if (m === 'GET') Object.assign(query, fields);
+        else if (Object.keys(fields).length || body === undefined) body = { ...(body as object | undefined), ...fields };
+        const headers: Record<string, string> = {};
+        for (const h of (opts.header as string[] | undefined) ?? []) {
+          const i = h.indexOf(':');
+          if (i <= 0) throw new UsageError(`-H expects name:value, got '${h}'`);
+          headers[h.slice(0, i).trim()] = h.slice(i + 1).trim();
+        }
+        // A path of the contract gets the contract's checks before anything is sent.
+        const match = matchEndpoint(m, pathOnly);
+        if (match) {
+          const { validateInput } = await import('../../api/client.js');
+          validateInput(match.endpoint, {
+            params: match.endpoint.params ? match.params : undefined,
+            query: match.endpoint.query ? query : undefined,
+            body: match.endpoint.body ? (body ?? {}) : undefined,
+          });
+        }
+        const api = await ctx.api();
+        const res = await api.request(m, pathOnly, { query, body, headers }, { signal: ctx.signal });
+        const format = ctx.globals.outputExplicit ? ctx.globals.output : 'json';
+        const out = { format, fields: ctx.globals.fields, io: ctx.io, noColor: ctx.globals.noColor };
+        const data = res.data === undefined ? res.envelope : res.data;
+        if (Array.isArray(data) && format !== 'json') await printList(data as Record<string, unknown>[], out);
+        else await printObject(data ?? null, out);
+        return 0;
+      })(opts);
+    });
+  },
+};

@@ -1,0 +1,119 @@
+/**
+ * `subctl config`: profiles (base address, defaults) stored in 0600 files in a 0700 directory.
+ */
+import { UsageError } from '../../api/errors.js';
+import type { Ctx } from '../../cli/context.js';
+import { addGlobalOptions } from '../../cli/globals.js';
+import { parseSetting } from '../../config/store.js';
+import { printList, printObject } from '../../output/index.js';
+import type { Group } from '../types.js';
+
+function out(ctx: Ctx) {
+  return { format: ctx.globals.output, fields: ctx.globals.fields, io: ctx.io, noColor: ctx.globals.noColor };
+}
+
+export const configGroup: Group = {
+  name: 'config',
+  summary: 'profiles: base address, output and network defaults',
+  build(cmd, bind) {
+    addGlobalOptions(
+      cmd
+        .command('list')
+        .alias('ls')
+        .description('every profile, the active one marked')
+        .action((_o, c) => {
+          bind(async (ctx) => {
+            const store = ctx.config();
+            const data = store.load();
+            const active = ctx.profileName();
+            const rows = Object.entries(data.profiles).map(([name, p]) => ({
+              active: name === active ? '*' : '',
+              name,
+              base_url: p.base_url ?? '',
+              output: p.output ?? '',
+              username: p.username ?? '',
+              role: p.role ?? '',
+              credential: ctx.credentials().get(name) ? ctx.credentials().where(name) : '',
+            }));
+            await printList(rows, { ...out(ctx), columns: ['active', 'name', 'base_url', 'username', 'role', 'credential'] });
+            if (!rows.length) ctx.note(`no profiles yet: commands use the embedded sandbox; add one with \`subctl config set base-url https://... --profile NAME\``);
+          })(c.optsWithGlobals());
+        }),
+    );
+    addGlobalOptions(
+      cmd
+        .command('use')
+        .argument('<name>', 'profile name')
+        .description('make a profile the default')
+        .action((name: string, _o, c) => {
+          bind(async (ctx) => {
+            ctx.config().useProfile(name);
+            ctx.note(`active profile: ${name}`);
+          })(c.optsWithGlobals());
+        }),
+    );
+    addGlobalOptions(
+      cmd
+        .command('set')
+        .argument('<key>', 'base-url | output | timeout | retries')
+        .argument('<value>')
+        .description('set a value of the active profile (or --profile NAME), creating it if needed')
+        .action((key: string, value: string, _o, c) => {
+          bind(async (ctx) => {
+            const [field, v] = parseSetting(key, value);
+            const name = ctx.profileName();
+            ctx.config().upsertProfile(name, { [field]: v });
+            ctx.note(`${name}: ${String(field)} = ${String(v)}`);
+          })(c.optsWithGlobals());
+        }),
+    );
+    addGlobalOptions(
+      cmd
+        .command('get')
+        .argument('[key]', 'one value; all of the profile when left out')
+        .description('show a value of the active profile')
+        .action((key: string | undefined, _o, c) => {
+          bind(async (ctx) => {
+            const name = ctx.profileName();
+            const p = ctx.config().getProfile(name);
+            if (!p) throw new UsageError(`no profile named '${name}'`, { hint: 'list them with `subctl config list`' });
+            if (key === undefined) {
+              await printObject({ name, ...p }, out(ctx));
+              return 0;
+            }
+            const [field] = parseSetting(key, sampleValue(key));
+            const v = (p as Record<string, unknown>)[field as string];
+            if (v === undefined) return 4;
+            ctx.io.stdout.write(`${String(v)}\n`);
+            return 0;
+          })(c.optsWithGlobals());
+        }),
+    );
+    addGlobalOptions(
+      cmd
+        .command('unset')
+        .argument('<key>')
+        .description('remove a value from the active profile')
+        .action((key: string, _o, c) => {
+          bind(async (ctx) => {
+            const [field] = parseSetting(key, sampleValue(key));
+            const name = ctx.profileName();
+            const p = ctx.config().getProfile(name);
+            if (!p) throw new UsageError(`no profile named '${name}'`);
+            const data = ctx.config().load();
+            delete (data.profiles[name] as Record<string, unknown>)[field as string];
+            ctx.config().save(data);
+            ctx.note(`${name}: ${String(field)} unset`);
+          })(c.optsWithGlobals());
+        }),
+    );
+  },
+};
+
+/** A valid value for a key, to reuse parseSetting's key check where no value is given. */
+function sampleValue(key: string): string {
+  const k = key.replace(/-/g, '_');
+  if (k === 'base_url') return 'https://example.invalid';
+  if (k === 'output') return 'json';
+  return '1';
+}

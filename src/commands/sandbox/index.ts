@@ -1,0 +1,79 @@
+/**
+ * `subctl sandbox serve|reset`: the local platform (DESIGN.md section 4) for anyone, curl included.
+ */
+import { join } from 'node:path';
+import { Option } from 'commander';
+import { UsageError } from '../../api/errors.js';
+import { addGlobalOptions } from '../../cli/globals.js';
+import { ensurePrivateDir } from '../../config/paths.js';
+import type { Group } from '../types.js';
+
+function scaleOf(v: unknown): number {
+  if (v === undefined) return 1;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new UsageError(`--scale expects a whole number from 1 to 1000, got '${String(v)}'`);
+  return n;
+}
+
+export const sandboxGroup: Group = {
+  name: 'sandbox',
+  summary: 'the local sandbox platform: serve it, reset it',
+  build(cmd, bind) {
+    addGlobalOptions(
+      cmd
+        .command('serve')
+        .description('serve the whole API on a loopback port until Ctrl-C; prints the URL and the seeded accounts')
+        .addOption(new Option('--port <n>', 'port (0 picks a free one)').default('8080'))
+        .addOption(new Option('--host <addr>', 'address to listen on').default('127.0.0.1'))
+        .addOption(new Option('--data <file>', 'SQLite data file (default: sandbox.db in the data directory)'))
+        .addOption(new Option('--scale <n>', 'multiply the seed data (100 = a million wallet transactions) when the file is new'))
+        .addOption(new Option('--chaos <spec>', 'fault injection, e.g. latency=0-50,5xx=0.2,reset=0.05,hang=0.02,429=0.05'))
+        .action((_o, c) => {
+          const opts = c.optsWithGlobals() as Record<string, unknown>;
+          bind(async (ctx) => {
+            const port = Number(opts.port);
+            if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port expects 0-65535, got '${String(opts.port)}'`);
+            const { startSandbox, parseChaos, SEEDED_ACCOUNTS } = await import('../../sandbox/index.js');
+            const dataDir = ctx.paths().dataDir;
+            ensurePrivateDir(dataDir);
+            const dataFile = (opts.data as string | undefined) ?? join(dataDir, 'sandbox.db');
+            const chaos = opts.chaos ? parseChaos(String(opts.chaos)) : undefined;
+            const sb = await startSandbox({ dataFile, port, host: String(opts.host), scale: scaleOf(opts.scale), chaos, quiet: ctx.globals.quiet });
+            ctx.io.stdout.write(`${sb.url}\n`);
+            ctx.note(`sandbox serving ${sb.url} (data ${dataFile})${chaos ? ` with chaos ${String(opts.chaos)}` : ''}`);
+            ctx.note('seeded accounts (username / password / role):');
+            for (const a of SEEDED_ACCOUNTS) ctx.note(`  ${a.username.padEnd(12)} ${a.password.padEnd(20)} ${a.role}`);
+            ctx.note(`try: curl -s ${sb.url}/admin/services -H "Authorization: Bearer $(subctl api POST /auth/login -f username=admin -f password=sandbox-admin --base-url ${sb.url} --fields token -o csv | tail -1)"`);
+            ctx.note('Ctrl-C stops it');
+            await new Promise<void>((resolve) => {
+              if (ctx.signal.aborted) resolve();
+              ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+            });
+            await sb.close();
+            return 0;
+          })(opts);
+        }),
+    );
+    addGlobalOptions(
+      cmd
+        .command('reset')
+        .description('delete the sandbox data and seed it again')
+        .addOption(new Option('--data <file>', 'SQLite data file (default: sandbox.db in the data directory)'))
+        .addOption(new Option('--scale <n>', 'multiply the seed data'))
+        .action((_o, c) => {
+          const opts = c.optsWithGlobals() as Record<string, unknown>;
+          bind(async (ctx) => {
+            const { resetDatabase } = await import('../../sandbox/index.js');
+            const dataDir = ctx.paths().dataDir;
+            ensurePrivateDir(dataDir);
+            const dataFile = (opts.data as string | undefined) ?? join(dataDir, 'sandbox.db');
+            await ctx.confirm(`reset the sandbox data in ${dataFile}`);
+            const started = Date.now();
+            await resetDatabase(dataFile, { scale: scaleOf(opts.scale) });
+            ctx.note(`sandbox data reset in ${((Date.now() - started) / 1000).toFixed(1)} s: ${dataFile}`);
+            return 0;
+          })(opts);
+        }),
+    );
+  },
+};

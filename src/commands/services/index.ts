@@ -1,0 +1,93 @@
+/**
+ * `subctl services`: /admin/services* (spec/admin-area.md point 7, "Services").
+ */
+import {
+  servicesCreate,
+  servicesDelete,
+  servicesDetail,
+  servicesList,
+  servicesReport,
+  servicesUpdate,
+} from '../../api/contract/admin-services.js';
+import { UsageError } from '../../api/errors.js';
+import type { Ctx } from '../../cli/context.js';
+import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
+import { printList, printObject, sparkline } from '../../output/index.js';
+import type { Group } from '../types.js';
+
+export const SERVICE_COLUMNS = ['service_id', 'service_code', 'service_name', 'service_type', 'is_active', 'active_subscriptions_count'];
+
+function needsIdentifier(where: Record<string, unknown>, what: string) {
+  if (where.service_id === undefined && where.service_code === undefined) {
+    throw new UsageError(`${what} needs --service-code or --service-id`);
+  }
+}
+
+/** Prints an array under a heading on a terminal table, or as-is for machine formats. */
+export async function section(ctx: Ctx, title: string, rows: unknown, columns?: string[]) {
+  const list = Array.isArray(rows) ? (rows as Record<string, unknown>[]) : [];
+  ctx.io.stdout.write(`\n${ctx.color('stdout') ? `\u001b[1m${title}\u001b[22m` : title} (${list.length})\n`);
+  if (list.length) await printList(list, { format: 'table', columns, io: ctx.io, noColor: ctx.globals.noColor });
+}
+
+/** The service detail: its five parts, readable on a terminal; one object for json/ndjson/csv. */
+async function renderDetail(data: Record<string, unknown>, ctx: Ctx) {
+  const g = ctx.globals;
+  if (g.output !== 'table') {
+    await printObject(data, { format: g.output, fields: g.fields, io: ctx.io, noColor: g.noColor });
+    return;
+  }
+  await printObject(data.service_info ?? {}, { format: 'table', fields: g.fields, io: ctx.io, noColor: g.noColor });
+  await section(ctx, 'Plans', data.service_plans, ['service_plan_id', 'plan_code', 'plan_name', 'price', 'currency', 'duration', 'duration_unit', 'is_available', 'active_subscriptions']);
+  await section(ctx, 'Active subscriptions', data.active_subscriptions, ['subscription_id', 'username', 'plan_code', 'status', 'end_date', 'remaining_credits']);
+  await section(ctx, 'Top users', data.top_users, ['user_id', 'username', 'full_name', 'active_subscriptions', 'total_usage', 'last_usage_date']);
+  const stats = Array.isArray(data.usage_statistics) ? (data.usage_statistics as Record<string, number | string>[]) : [];
+  if (ctx.io.stdoutIsTTY && stats.length) {
+    const sorted = [...stats].sort((a, b) => String(a.stat_date).localeCompare(String(b.stat_date)));
+    ctx.io.stdout.write(`\nUsage ${String(sorted[0].stat_date).slice(0, 10)} .. ${String(sorted[sorted.length - 1].stat_date).slice(0, 10)}\n`);
+    ctx.io.stdout.write(`  usage         ${sparkline(sorted.map((s) => Number(s.total_usage) || 0))}  max ${Math.max(...sorted.map((s) => Number(s.total_usage) || 0))}\n`);
+    ctx.io.stdout.write(`  unique users  ${sparkline(sorted.map((s) => Number(s.unique_users) || 0))}  max ${Math.max(...sorted.map((s) => Number(s.unique_users) || 0))}\n`);
+  } else {
+    await section(ctx, 'Usage statistics', stats, ['stat_date', 'stat_type', 'total_usage', 'unique_users', 'new_subscriptions', 'active_subscriptions']);
+  }
+}
+
+export const servicesGroup: Group = {
+  name: 'services',
+  summary: 'services offered through plans (/admin/services)',
+  build: verbsBuilder(() => [
+    { name: 'list', endpoint: servicesList, columns: SERVICE_COLUMNS, aliases: ['ls'] },
+    {
+      name: 'get',
+      endpoint: servicesDetail,
+      summary: 'one service: its details, plans, active subscriptions, top users and usage',
+      args: ['service_code?'],
+      prepare: (input) => needsIdentifier(input.query, 'services get'),
+      render: renderDetail,
+    },
+    {
+      name: 'report',
+      endpoint: servicesReport,
+      render: async (data, ctx) => {
+        await printList(Array.isArray(data) ? data : [], {
+          format: ctx.globals.output,
+          fields: ctx.globals.fields,
+          columns: [...SERVICE_COLUMNS, 'today_usage_count'],
+          io: ctx.io,
+          noColor: ctx.globals.noColor,
+        });
+      },
+    },
+    { name: 'create', endpoint: servicesCreate },
+    { name: 'update', endpoint: servicesUpdate, args: ['id'] },
+    {
+      name: 'delete',
+      endpoint: servicesDelete,
+      args: ['service_code?'],
+      destructive: true,
+      prepare: (input) => needsIdentifier(input.body, 'services delete'),
+      describe: (input: VerbInput) =>
+        `delete service ${String(input.body.service_code ?? `#${input.body.service_id}`)}${input.body.force_delete ? ' (force)' : ''}${input.body.delete_related_data ? ' with its related data' : ''}`,
+    },
+  ]),
+};

@@ -1,0 +1,13 @@
+import type { Command } from 'commander';
+import type { Ctx } from '../cli/context.js';
+import type { Action } from '../cli/run.js';
+
+/** A command group (`subctl <group> <verb>`). `build` is called only when the group is used. */
+export interface Group {
+  name: string;
+  summary: string;
+  aliases?: string[];
+  build(cmd: Command, bind: (a: Action) => (raw: Record<string, unknown>) => void): void;
+  /** What a bare `subctl` runs on a terminal (the console group only). */
+  bare?: (ctx: Ctx) => Promise<number>;
+}

@@ -1,0 +1,184 @@
+/**
+ * An exclusive lock file, so that two cron runs of the same command never overlap.
+ *
+ * Taken by creating the file with O_EXCL ('wx') and writing {pid, started_at, command, host,
+ * nonce}. A lock whose pid is not alive (process.kill(pid, 0) -> ESRCH) on this host is stale and
+ * taken over silently; the take-over itself runs under a short-lived guard file
+ * (`<lock>.takeover`), so that two processes finding the same stale lock cannot both win.
+ */
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { CliError, ExitCode } from '../api/errors.js';
+import { ensurePrivateDir, FILE_MODE, type Paths } from './paths.js';
+
+export interface Lock {
+  path: string;
+  release(): void;
+}
+
+export interface LockInfo {
+  pid: number;
+  started_at: string;
+  command: string;
+  host?: string;
+  nonce?: string;
+}
+
+/** Another live process holds the lock. Exit 5 ("rejected"): nothing was done. */
+export class LockHeldError extends CliError {
+  readonly holder: Partial<LockInfo>;
+  readonly lockPath: string;
+  constructor(lockPath: string, holder: Partial<LockInfo>) {
+    const pid = holder.pid !== undefined ? String(holder.pid) : 'unknown';
+    const since = holder.started_at ? `, since ${holder.started_at}` : '';
+    const host = holder.host && holder.host !== os.hostname() ? ` on ${holder.host}` : '';
+    const what = holder.command ? `subctl ${holder.command}` : 'subctl command';
+    super('locked', ExitCode.rejected, `another ${what} is running (pid ${pid}${host}${since}); lock: ${lockPath}`, {
+      hint: `wait for it, or remove ${lockPath} if pid ${pid} is not running`,
+      details: { lock: lockPath, pid: holder.pid ?? null, started_at: holder.started_at ?? null, command: holder.command ?? null },
+    });
+    this.holder = holder;
+    this.lockPath = lockPath;
+  }
+}
+
+/** `<stateDir>/<name>.lock`, e.g. lockPath(paths, 'cleanup'). */
+export function lockPath(paths: Paths, name: string): string {
+  return path.join(paths.stateDir, `${name}.lock`);
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** Alive per process.kill(pid, 0): ESRCH means gone; EPERM means alive (another user's). */
+export function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+type Observed = { kind: 'missing' } | { kind: 'info'; info: Partial<LockInfo>; raw: string; mtimeMs: number } | { kind: 'unreadable'; raw: string; mtimeMs: number };
+
+function observe(file: string): Observed {
+  let raw: string;
+  let mtimeMs: number;
+  try {
+    mtimeMs = fs.statSync(file).mtimeMs;
+    raw = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
+    throw e;
+  }
+  try {
+    const v = JSON.parse(raw) as unknown;
+    if (typeof v === 'object' && v !== null && typeof (v as LockInfo).pid === 'number') return { kind: 'info', info: v as Partial<LockInfo>, raw, mtimeMs };
+  } catch {
+    /* being written, or garbage */
+  }
+  return { kind: 'unreadable', raw, mtimeMs };
+}
+
+/** A lock file that no live process can be holding. */
+function isStale(o: Observed, now: number): boolean {
+  if (o.kind === 'missing') return false;
+  if (o.kind === 'unreadable') return now - o.mtimeMs > UNREADABLE_GRACE_MS; // a holder between open and write is quick
+  if (o.info.host !== undefined && o.info.host !== os.hostname()) return false; // cannot check another host's pids
+  return !pidAlive(o.info.pid as number);
+}
+
+const UNREADABLE_GRACE_MS = 5_000;
+const GUARD_STALE_MS = 10_000;
+const MAX_ATTEMPTS = 200; // x 10-25 ms of waiting at most
+
+export function acquireLock(lockFile: string, info: { command: string }): Lock {
+  const file = path.resolve(lockFile);
+  ensurePrivateDir(path.dirname(file));
+  const mine: LockInfo = {
+    pid: process.pid,
+    started_at: new Date().toISOString(),
+    command: info.command,
+    host: os.hostname(),
+    nonce: randomBytes(8).toString('hex'),
+  };
+  const content = JSON.stringify(mine) + '\n';
+
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(file, 'wx', FILE_MODE);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    if (fd !== undefined) {
+      try {
+        fs.writeSync(fd, content);
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      return makeLock(file, mine);
+    }
+
+    const seen = observe(file);
+    if (seen.kind === 'missing') continue; // released meanwhile: try again at once
+    if (seen.kind === 'info' && !isStale(seen, Date.now())) throw new LockHeldError(file, seen.info);
+    if (seen.kind === 'unreadable' && !isStale(seen, Date.now())) {
+      sleepSync(10); // a holder between its open and its write
+      continue;
+    }
+    // Stale: remove it under the guard, then race for it again with O_EXCL.
+    if (!takeOver(file, seen)) sleepSync(10 + Math.floor(Math.random() * 15));
+  }
+  const last = observe(file);
+  throw new LockHeldError(file, last.kind === 'info' ? last.info : {});
+}
+
+/** Removes the stale lock `seen` if it is still that very file. false when another process holds the guard. */
+function takeOver(file: string, seen: Observed): boolean {
+  const guard = `${file}.takeover`;
+  let gfd: number;
+  try {
+    gfd = fs.openSync(guard, 'wx', FILE_MODE);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    try {
+      if (Date.now() - fs.statSync(guard).mtimeMs > GUARD_STALE_MS) fs.rmSync(guard, { force: true }); // its owner died mid-take-over
+    } catch {
+      /* gone meanwhile */
+    }
+    return false;
+  }
+  fs.closeSync(gfd);
+  try {
+    const now = observe(file);
+    if (now.kind !== 'missing' && 'raw' in seen && now.raw === seen.raw && isStale(now, Date.now())) fs.rmSync(file, { force: true });
+  } finally {
+    fs.rmSync(guard, { force: true });
+  }
+  return true;
+}
+
+function makeLock(file: string, mine: LockInfo): Lock {
+  let released = false;
+  const release = (): void => {
+    if (released) return;
+    released = true;
+    process.removeListener('exit', onExit);
+    try {
+      const o = observe(file);
+      if (o.kind === 'info' && o.info.pid === mine.pid && o.info.nonce === mine.nonce) fs.rmSync(file, { force: true });
+    } catch {
+      /* nothing we can do; the next run sees a dead pid */
+    }
+  };
+  const onExit = (): void => release();
+  process.on('exit', onExit);
+  return { path: file, release };
+}

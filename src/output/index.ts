@@ -1,0 +1,157 @@
+/**
+ * The output layer: every result a command prints goes through `printList` or `printObject`,
+ * in the format of `-o` (table, json, ndjson, csv), with `--fields`, colour rules and a closed
+ * pipe handled once here. cli-table3 and csv-stringify are loaded only when a terminal table or
+ * csv is asked for, so `-o json` never loads them.
+ */
+import { useColor, type IO } from '../io.js';
+import { JsonArrayEncoder, NdjsonEncoder, pump, TsvEncoder, type Row } from './encoders.js';
+import {
+  escapeControls,
+  formatCell,
+  isPlainObject,
+  pickFields,
+  resolveColumns,
+  type OutputOptions,
+} from './format.js';
+import { guardPipe, writeText } from './pipe.js';
+import { keyStyle } from './style.js';
+
+export { OUTPUT_FORMATS, parseOutputFormat, pickFields, getPath, formatCell, escapeControls } from './format.js';
+export type { OutputFormat, OutputOptions } from './format.js';
+export { guardPipe, type PipeGuard } from './pipe.js';
+export { note, warn } from './messages.js';
+export { sparkline, bars } from './charts.js';
+export { displayWidth, truncateWidth } from './width.js';
+
+/** Terminal width when the IO does not say. */
+const DEFAULT_COLUMNS = 80;
+
+function fieldsOf(opts: OutputOptions): string[] | undefined {
+  return opts.fields && opts.fields.length > 0 ? opts.fields : undefined;
+}
+
+/**
+ * Prints a list in the chosen format and returns how many rows were written.
+ *
+ * Consumes `rows` lazily: the next row is pulled only when stdout has room (it waits for
+ * 'drain'), so `subctl wallet list --all -o ndjson` over a million rows runs in flat memory and
+ * fetches the next page only when the reader has caught up. When the reader goes away
+ * (`| head -1`) it stops pulling, lets the source clean up, and resolves quietly.
+ *
+ * - json: a JSON array (`[]` when empty), pretty-printed, streamed item by item.
+ * - ndjson: one compact object a line.
+ * - csv: header row then records (`escape_formulas`), columns = --fields, else the command's
+ *   columns, else the first row's keys.
+ * - table: on a terminal, aligned and fitted to its width (sized on the first 1000 rows); off a
+ *   terminal, the same columns tab-separated, nothing cut, one line a row.
+ */
+export async function printList(
+  rows: AsyncIterable<Record<string, unknown>> | Iterable<Record<string, unknown>>,
+  opts: OutputOptions,
+): Promise<number> {
+  const { io } = opts;
+  const stream = io.stdout;
+  const guard = guardPipe(stream);
+  if (guard.closed()) return 0;
+  const fields = fieldsOf(opts);
+  switch (opts.format) {
+    case 'json':
+      return pump(rows, new JsonArrayEncoder(fields), stream, guard);
+    case 'ndjson':
+      return pump(rows, new NdjsonEncoder(fields), stream, guard);
+    case 'csv': {
+      const { CsvEncoder } = await import('./csv.js');
+      return pump(rows, new CsvEncoder(resolveColumns(opts, undefined)), stream, guard);
+    }
+    case 'table': {
+      const color = useColor(io, 'stdout', opts.noColor ?? false);
+      const columns = resolveColumns(opts, undefined);
+      if (!io.stdoutIsTTY) return pump(rows, new TsvEncoder(columns, color), stream, guard);
+      const { TtyTableEncoder } = await import('./table.js');
+      const onHidden = (hidden: string[]): void => {
+        io.stderr.write(
+          `note: ${hidden.length} column${hidden.length === 1 ? '' : 's'} not shown to fit the terminal (${hidden.join(', ')}); choose with --fields or use -o json\n`,
+        );
+      };
+      return pump(rows, new TtyTableEncoder(columns, io.columns ?? DEFAULT_COLUMNS, color, onHidden), stream, guard);
+    }
+    default:
+      throw new Error(`unknown output format: ${String(opts.format)}`);
+  }
+}
+
+/** `key<TAB>value` lines, nested objects flattened to dotted keys (`created_by.username	ana`). */
+function keyValueLines(obj: Record<string, unknown>, prefix: string, color: boolean, out: string[]): void {
+  for (const [k, v] of Object.entries(obj)) {
+    const key = prefix === '' ? k : `${prefix}.${k}`;
+    if (isPlainObject(v) && Object.keys(v).length > 0) keyValueLines(v, key, color, out);
+    else out.push(`${keyStyle(escapeControls(key), color)}\t${escapeControls(formatCell(v, { tty: false }))}`);
+  }
+}
+
+/**
+ * Prints one object.
+ *
+ * - json: pretty JSON (2 spaces) and a newline; ndjson: one line.
+ * - csv: a header and one row, nested objects JSON-encoded in their cell.
+ * - table: on a terminal a key/value view (nested objects as indented sections, arrays of
+ *   objects as sub-tables) fitted to its width; off a terminal `key<TAB>value` lines.
+ *
+ * `--fields` (or the command's `columns`, for table and csv) choose and order the keys.
+ * An array is printed as a list.
+ */
+export async function printObject(obj: unknown, opts: OutputOptions): Promise<void> {
+  const { io } = opts;
+  if (Array.isArray(obj) && (opts.format === 'table' || opts.format === 'csv')) {
+    await printList(obj as Row[], opts);
+    return;
+  }
+  const stream = io.stdout;
+  const guard = guardPipe(stream);
+  if (guard.closed()) return;
+  const fields = fieldsOf(opts);
+  const record = isPlainObject(obj) ? obj : undefined;
+  let text: string;
+  switch (opts.format) {
+    case 'json': {
+      const value = record && fields ? pickFields(record, fields) : obj;
+      text = (JSON.stringify(value, null, 2) ?? 'null') + '\n';
+      break;
+    }
+    case 'ndjson': {
+      const value = record && fields ? pickFields(record, fields) : obj;
+      text = (JSON.stringify(value) ?? 'null') + '\n';
+      break;
+    }
+    case 'csv': {
+      const { csvOfObject } = await import('./csv.js');
+      const row = record ?? { value: obj };
+      text = csvOfObject(row, resolveColumns(opts, row) ?? []);
+      break;
+    }
+    case 'table': {
+      const color = useColor(io, 'stdout', opts.noColor ?? false);
+      if (!record) {
+        text = escapeControls(formatCell(obj, { tty: io.stdoutIsTTY })) + '\n';
+        break;
+      }
+      const keys = fields ?? (opts.columns && opts.columns.length > 0 ? opts.columns : undefined);
+      const view = keys ? pickFields(record, keys) : record;
+      if (io.stdoutIsTTY) {
+        const { renderObject } = await import('./table.js');
+        text = renderObject(view, io.columns ?? DEFAULT_COLUMNS, color);
+      } else {
+        const lines: string[] = [];
+        keyValueLines(view, '', color, lines);
+        text = lines.length === 0 ? '' : lines.join('\n') + '\n';
+      }
+      break;
+    }
+    default:
+      throw new Error(`unknown output format: ${String(opts.format)}`);
+  }
+  await writeText(stream, guard, text);
+  const failure = guard.error();
+  if (failure) throw failure;
+}

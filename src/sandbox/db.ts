@@ -1,0 +1,95 @@
+/**
+ * The sandbox's SQLite file: opened in WAL mode so that several processes (a `sandbox serve`,
+ * the CLI's in-process sandbox, a test) can share it, with the schema migrated on open.
+ */
+import Database from 'better-sqlite3';
+import { coreMigrations } from './schema-core.js';
+import { userMigrations } from './schema-user.js';
+import { adminMigrations } from './schema-admin.js';
+import type { DB, Migration } from './types.js';
+
+/** Every migration, in the order they apply: core, then the user area, then the admin area. */
+export function allMigrations(): Migration[] {
+  return [...coreMigrations, ...userMigrations, ...adminMigrations];
+}
+
+/**
+ * Opens (creating if needed) the sandbox database and applies pending migrations.
+ *
+ * Two processes opening the same new file at once is safe: the migration check and the
+ * migrations run under `BEGIN IMMEDIATE`, so the second waits (busy_timeout) and then finds
+ * them applied.
+ */
+export function openDatabase(file: string): DB {
+  const db = new Database(file);
+  try {
+    db.pragma('busy_timeout = 5000');
+    // Switching a new file to WAL needs a moment alone with it; another process doing the
+    // same answers SQLITE_BUSY despite busy_timeout on some paths, so retry briefly.
+    retryBusy(() => db.pragma('journal_mode = WAL'));
+    db.pragma('foreign_keys = ON');
+    db.pragma('synchronous = NORMAL');
+    migrate(db, allMigrations());
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+function retryBusy<T>(fn: () => T, tries = 50): T {
+  for (let i = 0; ; i++) {
+    try {
+      return fn();
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? '';
+      if (!code.startsWith('SQLITE_BUSY') || i >= tries) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
+}
+
+/** Applies each migration not yet recorded in schema_migrations, in order, in one transaction. */
+export function migrate(db: DB, migrations: Migration[]): string[] {
+  const applied: string[] = [];
+  retryBusy(() => db.exec('BEGIN IMMEDIATE'));
+  try {
+    db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
+    const done = new Set((db.prepare('SELECT id FROM schema_migrations').all() as Array<{ id: string }>).map((r) => r.id));
+    const record = db.prepare('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)');
+    for (const m of migrations) {
+      if (done.has(m.id)) continue;
+      db.exec(m.sql);
+      record.run(m.id, new Date().toISOString());
+      applied.push(m.id);
+    }
+    db.exec('COMMIT');
+  } catch (err) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw err;
+  }
+  return applied;
+}
+
+const caches = new WeakMap<DB, Map<string, Database.Statement>>();
+
+/**
+ * A prepared statement for `sql`, prepared once per connection and reused: preparing costs
+ * more than running most of the sandbox's queries.
+ */
+export function prep(db: DB, sql: string): Database.Statement {
+  let cache = caches.get(db);
+  if (!cache) {
+    cache = new Map();
+    caches.set(db, cache);
+  }
+  let st = cache.get(sql);
+  if (!st) {
+    st = db.prepare(sql);
+    // Dynamic SQL (filters combine) could grow the cache without bound; the combinations
+    // actually used stay few, but keep a ceiling anyway.
+    if (cache.size > 2000) cache.clear();
+    cache.set(sql, st);
+  }
+  return st;
+}

@@ -1,0 +1,22 @@
+/**
+ * The embedded sandbox: with `--sandbox`, or on a machine with no profile configured, subctl
+ * serves the local platform inside its own process on a loopback port, over the data file in
+ * the user's data directory, and signs in as the seeded admin.
+ */
+import { join } from 'node:path';
+import { ensurePrivateDir } from '../config/paths.js';
+import { startSandbox } from './server.js';
+
+export interface EmbeddedSandbox {
+  url: string;
+  dataFile: string;
+  adminToken: string;
+  close(): Promise<void>;
+}
+
+export async function startEmbeddedSandbox(opts: { dataDir: string; quiet?: boolean; dataFile?: string }): Promise<EmbeddedSandbox> {
+  ensurePrivateDir(opts.dataDir);
+  const dataFile = opts.dataFile ?? join(opts.dataDir, 'sandbox.db');
+  const sb = await startSandbox({ dataFile, port: 0, host: '127.0.0.1', quiet: true });
+  return { url: sb.url, dataFile, adminToken: sb.tokenFor('admin'), close: () => sb.close() };
+}

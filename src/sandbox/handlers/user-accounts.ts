@@ -1,0 +1,441 @@
+/**
+ * Account handlers: /users, the superadmin user list, the CMS profile and devices.
+ */
+import { hashPassword, revokeToken } from '../auth.js';
+import { SandboxError, type HandlerContext, type HandlerTable } from '../types.js';
+import {
+  bool,
+  caller,
+  DAY_MS,
+  daysBetween,
+  getRoleByName,
+  getUser,
+  grantedPermissions,
+  HELD_ROLES_CTE,
+  isAdminRole,
+  likeAny,
+  mustGetUser,
+  nowIso,
+  paging,
+  revokeAllTokens,
+  setRoles,
+  userDetail,
+  type UserRow,
+} from './user-common.js';
+
+/** The one list filter naming Suspended reads it as Banned. */
+function statusFilter(s: string | undefined): string | undefined {
+  return s === 'Suspended' ? 'Banned' : s;
+}
+
+function knownRole(ctx: HandlerContext, role: string) {
+  const r = getRoleByName(ctx.db, role);
+  if (!r) throw new SandboxError(400, `unknown role '${role}'`, 'UNKNOWN_ROLE', [{ field: 'role', message: 'unknown role' }]);
+  if (!r.is_active) throw new SandboxError(400, `role '${r.role_name}' is not active`, 'ROLE_INACTIVE', [{ field: 'role', message: 'inactive role' }]);
+  return r;
+}
+
+/** Only a superadmin may create, change or delete superadmin accounts or grant superadmin. */
+function guardSuperadmin(ctx: HandlerContext, what: string) {
+  if (caller(ctx).role !== 'superadmin') throw new SandboxError(403, `only a superadmin may ${what}`, 'FORBIDDEN');
+}
+
+function uniqueness(ctx: HandlerContext, username: string | undefined, email: string | undefined, exceptId?: number) {
+  if (username !== undefined) {
+    const hit = ctx.db.prepare('SELECT user_id FROM users WHERE username = ? AND user_id <> ?').get(username, exceptId ?? -1);
+    if (hit) throw new SandboxError(409, 'username is already taken', 'USERNAME_TAKEN', [{ field: 'username', message: 'already taken' }]);
+  }
+  if (email !== undefined) {
+    const hit = ctx.db.prepare('SELECT user_id FROM users WHERE email = ? AND user_id <> ?').get(email, exceptId ?? -1);
+    if (hit) throw new SandboxError(409, 'email is already taken', 'EMAIL_TAKEN', [{ field: 'email', message: 'already taken' }]);
+  }
+}
+
+function activityStatus(last: string | null, now: Date): string {
+  if (!last) return 'Never logged in';
+  const days = (now.getTime() - Date.parse(last)) / DAY_MS;
+  if (days < 1) return 'Active today';
+  if (days < 7) return 'Active this week';
+  if (days < 30) return 'Active this month';
+  if (days < 90) return 'Inactive 30+ days';
+  return 'Dormant';
+}
+
+export const accountHandlers: HandlerTable = {
+  'users.create': (ctx) => {
+    const me = caller(ctx);
+    const b = ctx.body;
+    const role = knownRole(ctx, b.role);
+    if (role.role_name === 'superadmin') guardSuperadmin(ctx, 'create a superadmin');
+    const at = nowIso(ctx);
+    return ctx.db.transaction(() => {
+      uniqueness(ctx, b.username, b.email);
+      const r = ctx.db
+        .prepare(
+          `INSERT INTO users (username, email, full_name, password_hash, role, status, chatgpt_user_id, is_verified, created_by, created_date)
+           VALUES (?, ?, ?, ?, ?, 'Active', ?, 1, ?, ?)`,
+        )
+        .run(b.username, b.email, b.full_name ?? null, hashPassword(b.password), role.role_name, b.chatgpt_user_id ?? null, me.user_id, at);
+      const id = Number(r.lastInsertRowid);
+      setRoles(ctx.db, id, [role.role_name], me.user_id, at);
+      const u = getUser(ctx.db, id)!;
+      ctx.audit('users', 'create', { user_id: id, username: u.username, email: u.email, role: u.role });
+      return {
+        status: 201,
+        message: 'user created',
+        data: { user_id: id, username: u.username, email: u.email, full_name: u.full_name, role: u.role, status: u.status },
+      };
+    })();
+  },
+
+  'users.list': (ctx) => {
+    const { page, page_size, role, status } = ctx.query;
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (role) {
+      where.push('role = ?');
+      args.push(role);
+    }
+    const st = statusFilter(status);
+    if (st) {
+      where.push('status = ?');
+      args.push(st);
+    }
+    const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const total = (ctx.db.prepare(`SELECT COUNT(*) AS n FROM users ${w}`).get(...args) as { n: number }).n;
+    const { offset, total_pages } = paging(total, page, page_size);
+    const rows = ctx.db
+      .prepare(`SELECT * FROM users ${w} ORDER BY created_date DESC, user_id DESC LIMIT ? OFFSET ?`)
+      .all(...args, page_size, offset) as UserRow[];
+    return {
+      data: {
+        users: rows.map((u) => userDetail(ctx.db, u)),
+        current_page: page,
+        page_size,
+        total_count: total,
+        total_pages,
+      },
+    };
+  },
+
+  'users.get': (ctx) => {
+    const u = mustGetUser(ctx.db, ctx.params.id);
+    const detail = userDetail(ctx.db, u, true);
+    return { data: { user: detail, permissions: detail.permissions } };
+  },
+
+  'users.update': (ctx) => {
+    const me = caller(ctx);
+    const b = ctx.body;
+    if (b.user_id !== ctx.params.id) {
+      throw new SandboxError(400, 'user_id in the body must match the id in the path', 'USER_ID_MISMATCH', [{ field: 'user_id', message: 'does not match the path id' }]);
+    }
+    const u = mustGetUser(ctx.db, ctx.params.id);
+    if (u.role === 'superadmin' && u.user_id !== me.user_id) guardSuperadmin(ctx, 'change another superadmin');
+    let role: string | undefined;
+    if (b.role !== undefined && b.role.toLowerCase() !== u.role.toLowerCase()) {
+      role = knownRole(ctx, b.role).role_name;
+      if (role === 'superadmin') guardSuperadmin(ctx, 'grant superadmin');
+      if (u.user_id === me.user_id) throw new SandboxError(400, 'you cannot change your own role', 'SELF_ROLE_CHANGE');
+    }
+    if (b.status !== undefined && b.status !== 'Active' && u.user_id === me.user_id) {
+      throw new SandboxError(400, 'you cannot deactivate or ban yourself', 'SELF_STATUS_CHANGE');
+    }
+    const at = nowIso(ctx);
+    return ctx.db.transaction(() => {
+      uniqueness(ctx, b.username, b.email, u.user_id);
+      const sets: string[] = [];
+      const args: unknown[] = [];
+      const changed: Record<string, unknown> = {};
+      for (const f of ['username', 'email', 'full_name', 'chatgpt_user_id', 'status'] as const) {
+        if (b[f] !== undefined && b[f] !== (u as unknown as Record<string, unknown>)[f]) {
+          sets.push(`${f} = ?`);
+          args.push(b[f]);
+          changed[f] = b[f];
+        }
+      }
+      if (sets.length) ctx.db.prepare(`UPDATE users SET ${sets.join(', ')} WHERE user_id = ?`).run(...args, u.user_id);
+      if (role) {
+        setRoles(ctx.db, u.user_id, [role], me.user_id, at);
+        changed.role = role;
+      }
+      let revoked = 0;
+      if (changed.status === 'Banned' || changed.status === 'Inactive') revoked = revokeAllTokens(ctx.db, u.user_id, at);
+      ctx.audit('users', 'update', { user_id: u.user_id, username: u.username, changed, sessions_revoked: revoked });
+      const after = getUser(ctx.db, u.user_id)!;
+      return {
+        message: Object.keys(changed).length ? 'user updated' : 'nothing to change',
+        data: { success: true, message: Object.keys(changed).length ? 'user updated' : 'nothing to change', changed_fields: Object.keys(changed), user: userDetail(ctx.db, after, true) },
+      };
+    })();
+  },
+
+  'users.delete': (ctx) => {
+    const me = caller(ctx);
+    const u = mustGetUser(ctx.db, ctx.params.id);
+    if (u.user_id === me.user_id) throw new SandboxError(400, 'you cannot delete your own account', 'SELF_DELETE');
+    if (u.role === 'superadmin') guardSuperadmin(ctx, 'delete a superadmin');
+    ctx.db.transaction(() => {
+      // References that keep history: point them at nobody rather than refuse the delete.
+      ctx.db.prepare('UPDATE users SET created_by = NULL WHERE created_by = ?').run(u.user_id);
+      ctx.db.prepare('UPDATE roles SET created_by_user = NULL WHERE created_by_user = ?').run(u.user_id);
+      ctx.db.prepare('UPDATE roles SET modified_by_user = NULL WHERE modified_by_user = ?').run(u.user_id);
+      ctx.db.prepare('UPDATE user_roles SET assigned_by = NULL WHERE assigned_by = ?').run(u.user_id);
+      ctx.db.prepare('UPDATE role_permissions SET granted_by = NULL WHERE granted_by = ?').run(u.user_id);
+      ctx.db.prepare('DELETE FROM tokens WHERE user_id = ?').run(u.user_id);
+      ctx.db.prepare('DELETE FROM login_history WHERE user_id = ?').run(u.user_id);
+      ctx.db.prepare('DELETE FROM users WHERE user_id = ?').run(u.user_id);
+    })();
+    ctx.audit('users', 'delete', { user_id: u.user_id, username: u.username, email: u.email });
+    return { message: 'user deleted', data: { success: true, message: `user ${u.username} deleted`, user_id: u.user_id, username: u.username } };
+  },
+
+  'users.search': (ctx) => {
+    const qy = ctx.query;
+    const now = ctx.now();
+    const where: string[] = [];
+    const args: unknown[] = [];
+    const st = statusFilter(qy.status);
+    if (st) {
+      where.push('u.status = ?');
+      args.push(st);
+    }
+    if (qy.search_keyword) {
+      where.push("(u.username LIKE ? ESCAPE '\\' OR u.email LIKE ? ESCAPE '\\' OR u.full_name LIKE ? ESCAPE '\\')");
+      const p = likeAny(qy.search_keyword);
+      args.push(p, p, p);
+    }
+    if (qy.role) {
+      where.push('EXISTS (SELECT 1 FROM held h WHERE h.user_id = u.user_id AND h.role_name = ? COLLATE NOCASE)');
+      args.push(qy.role);
+    }
+    if (qy.created_date_from) {
+      where.push('substr(u.created_date, 1, 10) >= ?');
+      args.push(qy.created_date_from);
+    }
+    if (qy.created_date_to) {
+      where.push('substr(u.created_date, 1, 10) <= ?');
+      args.push(qy.created_date_to);
+    }
+    if (qy.created_by !== undefined) {
+      where.push('u.created_by = ?');
+      args.push(qy.created_by);
+    }
+    if (qy.last_login_days !== undefined) {
+      where.push('u.last_login_date IS NOT NULL AND u.last_login_date >= ?');
+      args.push(new Date(now.getTime() - qy.last_login_days * DAY_MS).toISOString());
+    }
+    if (qy.has_referrals !== undefined) {
+      where.push(`${qy.has_referrals ? '' : 'NOT '}EXISTS (SELECT 1 FROM referral_uses ru WHERE ru.referrer_id = u.user_id)`);
+    }
+    const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const base = `WITH ${HELD_ROLES_CTE} SELECT %COLS% FROM users u ${w}`;
+    const total = (ctx.db.prepare(base.replace('%COLS%', 'COUNT(*) AS n')).get(...args) as { n: number }).n;
+    const { offset, total_pages } = paging(total, qy.page_number, qy.page_size);
+    const dir = qy.sort_order === 'ASC' ? 'ASC' : 'DESC';
+    const sortCol = { created_date: 'u.created_date', last_login_date: 'u.last_login_date', username: 'u.username', email: 'u.email', status: 'u.status' }[
+      qy.sort_by as string
+    ]!;
+    const rows = ctx.db
+      .prepare(
+        `${base.replace(
+          '%COLS%',
+          `u.*, c.username AS created_by_username, c.full_name AS created_by_full_name,
+           (SELECT COUNT(*) FROM referral_uses ru WHERE ru.referrer_id = u.user_id) AS referral_count,
+           (SELECT COUNT(*) FROM referral_uses ru WHERE ru.new_user_id = u.user_id) AS times_referred,
+           (SELECT group_concat(role_name, ',') FROM (SELECT h.role_name FROM held h LEFT JOIN roles r ON r.role_name = h.role_name
+               WHERE h.user_id = u.user_id ORDER BY COALESCE(r.priority, 0) DESC)) AS role_names,
+           (SELECT COUNT(*) FROM held h JOIN roles r ON r.role_name = h.role_name WHERE h.user_id = u.user_id AND r.is_active = 1) AS active_role_count`,
+        ).replace(`FROM users u ${w}`, `FROM users u LEFT JOIN users c ON c.user_id = u.created_by ${w}`)}
+         ORDER BY (${sortCol} IS NULL), ${sortCol} ${dir}, u.user_id ${dir} LIMIT ? OFFSET ?`,
+      )
+      .all(...args, qy.page_size, offset) as Array<UserRow & Record<string, any>>;
+    const users = rows.map((u) => ({
+      user_id: u.user_id,
+      username: u.username,
+      email: u.email,
+      full_name: u.full_name,
+      status: u.status,
+      role_names: u.role_names ? String(u.role_names).split(',') : [],
+      active_role_count: u.active_role_count,
+      created_date: u.created_date,
+      created_by_username: u.created_by_username ?? null,
+      created_by_full_name: u.created_by_full_name ?? null,
+      days_since_created: daysBetween(u.created_date, now),
+      last_login_date: u.last_login_date,
+      days_since_last_login: u.last_login_date ? daysBetween(u.last_login_date, now) : null,
+      activity_status: activityStatus(u.last_login_date, now),
+      referral_count: u.referral_count,
+      times_referred: u.times_referred,
+    }));
+    const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())).toISOString();
+    const weekAgo = new Date(now.getTime() - 7 * DAY_MS).toISOString();
+    const monthAgo = new Date(now.getTime() - 30 * DAY_MS).toISOString();
+    const statistics = ctx.db
+      .prepare(
+        base.replace(
+          '%COLS%',
+          `COUNT(*) AS total_users,
+           COALESCE(SUM(u.status = 'Active'), 0) AS active_users,
+           COALESCE(SUM(u.status = 'Inactive'), 0) AS inactive_users,
+           COALESCE(SUM(u.status = 'Banned'), 0) AS banned_users,
+           COALESCE(SUM(u.status = 'Pending'), 0) AS pending_users,
+           COALESCE(SUM(u.last_login_date IS NULL), 0) AS never_logged_in,
+           COALESCE(SUM(u.last_login_date >= @dayStart), 0) AS logged_in_today,
+           COALESCE(SUM(u.last_login_date >= @weekAgo), 0) AS logged_in_this_week,
+           COALESCE(SUM(u.last_login_date >= @monthAgo), 0) AS logged_in_this_month,
+           COUNT(DISTINCT u.created_by) AS unique_creators,
+           MIN(u.created_date) AS first_user_created,
+           MAX(u.created_date) AS last_user_created`,
+        ),
+      )
+      .get(...args, { dayStart, weekAgo, monthAgo });
+    return {
+      data: {
+        users,
+        statistics,
+        page_info: { page_number: qy.page_number, page_size: qy.page_size, total_count: total, total_pages },
+      },
+    };
+  },
+
+  // -------------------------------------------------------------------------------------------
+  // Profile
+
+  'profile.get': (ctx) => {
+    const me = caller(ctx);
+    const u = mustGetUser(ctx.db, me.user_id);
+    const detail = userDetail(ctx.db, u);
+    const profile = ctx.db.prepare('SELECT * FROM profiles WHERE user_id = ?').get(u.user_id) as Record<string, unknown> | undefined;
+    const history = ctx.db
+      .prepare('SELECT login_id, login_status, login_time, ip_address, user_agent FROM login_history WHERE user_id = ? ORDER BY login_time DESC, login_id DESC LIMIT 10')
+      .all(u.user_id);
+    const ref = ctx.db
+      .prepare(
+        `SELECT rc.referral_id, rc.referral_code, ru.used_date AS referral_date, rc.expiry_date, rc.is_active, rc.usage_limit, rc.used_count,
+                r.username AS referrer_username, r.email AS referrer_email
+           FROM referral_uses ru JOIN referral_codes rc ON rc.referral_id = ru.referral_id JOIN users r ON r.user_id = ru.referrer_id
+          WHERE ru.new_user_id = ?`,
+      )
+      .get(u.user_id) as Record<string, unknown> | undefined;
+    return {
+      data: {
+        basic_info: {
+          user_id: detail.user_id,
+          username: detail.username,
+          email: detail.email,
+          full_name: detail.full_name,
+          role: detail.role,
+          status: detail.status,
+          chatgpt_user_id: detail.chatgpt_user_id,
+          created_by_username: detail.created_by_username,
+          created_date: detail.created_date,
+          last_login_date: detail.last_login_date,
+          is_verified: detail.is_verified,
+        },
+        profile: {
+          address: profile?.address ?? u.address ?? null,
+          city: profile?.city ?? null,
+          country: profile?.country ?? null,
+          postal_code: profile?.postal_code ?? null,
+          profile_picture_url: profile?.profile_picture_url ?? null,
+          phone_number: profile?.phone_number ?? u.phone_number ?? null,
+          gender: profile?.gender ?? null,
+          date_of_birth: profile?.date_of_birth ?? null,
+        },
+        login_history: history,
+        permissions: grantedPermissions(ctx.db, u.user_id),
+        referral_info: ref ? { ...ref, is_active: bool(ref.is_active) } : null,
+      },
+    };
+  },
+
+  'profile.update': (ctx) => {
+    const me = caller(ctx);
+    const b = ctx.body;
+    const at = nowIso(ctx);
+    ctx.db.transaction(() => {
+      const cur = (ctx.db.prepare('SELECT * FROM profiles WHERE user_id = ?').get(me.user_id) as Record<string, unknown> | undefined) ?? {};
+      const val = (f: string) => (b[f] !== undefined ? b[f] : (cur[f] ?? null));
+      ctx.db
+        .prepare(
+          `INSERT INTO profiles (user_id, address, city, country, postal_code, profile_picture_url, phone_number, gender, date_of_birth, modified_date)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (user_id) DO UPDATE SET address = excluded.address, city = excluded.city, country = excluded.country,
+             postal_code = excluded.postal_code, profile_picture_url = excluded.profile_picture_url, phone_number = excluded.phone_number,
+             gender = excluded.gender, date_of_birth = excluded.date_of_birth, modified_date = excluded.modified_date`,
+        )
+        .run(me.user_id, val('address'), val('city'), val('country'), val('postal_code'), val('profile_picture_url'), val('phone_number'), val('gender'), val('date_of_birth'), at);
+      ctx.db
+        .prepare('UPDATE users SET full_name = ?, phone_number = COALESCE(?, phone_number), address = COALESCE(?, address) WHERE user_id = ?')
+        .run(b.full_name, b.phone_number ?? null, b.address ?? null, me.user_id);
+    })();
+    const fields = Object.keys(b).filter((k) => b[k] !== undefined);
+    ctx.audit('profile', 'update', { user_id: me.user_id, fields });
+    const profile = ctx.db.prepare('SELECT * FROM profiles WHERE user_id = ?').get(me.user_id) as Record<string, unknown>;
+    return { message: 'profile updated', data: { success: true, message: 'profile updated', updated_fields: fields, profile: { ...profile, full_name: b.full_name } } };
+  },
+
+  // -------------------------------------------------------------------------------------------
+  // Devices
+
+  'devices.list': (ctx) => {
+    const me = caller(ctx);
+    const tok = ctx.db.prepare('SELECT device_id, session_id FROM tokens WHERE token = ?').get(me.token) as
+      | { device_id: string | null; session_id: string | null }
+      | undefined;
+    const at = nowIso(ctx);
+    const rows = ctx.db
+      .prepare(
+        `SELECT d.*, EXISTS (SELECT 1 FROM tokens t WHERE t.user_id = d.user_id AND t.device_id = d.device_id AND t.revoked_at IS NULL AND t.expires_at > ?) AS live
+           FROM devices d WHERE d.user_id = ? ${ctx.query.include_inactive ? '' : 'AND d.is_active = 1'}
+          ORDER BY d.last_activity_time DESC, d.id DESC`,
+      )
+      .all(at, me.user_id) as Array<Record<string, any>>;
+    const devices = rows.map((d) => ({
+      device_id: d.device_id,
+      device_name: d.device_name,
+      device_type: d.device_type,
+      device_token: d.device_token,
+      ip_address: d.ip_address,
+      user_agent: d.user_agent,
+      is_active: bool(d.is_active),
+      is_current_device: !!tok && ((tok.device_id !== null && tok.device_id === d.device_id) || (tok.session_id !== null && tok.session_id === d.session_id)),
+      is_currently_logged_in: bool(d.is_active) && bool(d.live),
+      session_id: d.session_id,
+      login_time: d.login_time,
+      last_login_date: d.login_time,
+      logout_time: d.logout_time,
+      last_activity_time: d.last_activity_time,
+      created_date: d.created_date,
+    }));
+    return { data: { devices, device_count: devices.length } };
+  },
+
+  'devices.remove': (ctx) => {
+    const me = caller(ctx);
+    const id = String(ctx.params.id);
+    const find = (userFilter: boolean) =>
+      ctx.db
+        .prepare(`SELECT * FROM devices WHERE (device_id = ? OR CAST(id AS TEXT) = ?) ${userFilter ? 'AND user_id = ?' : ''} ORDER BY (device_id = ?) DESC LIMIT 1`)
+        .get(...(userFilter ? [id, id, me.user_id, id] : [id, id, id])) as Record<string, any> | undefined;
+    // Admins may remove anyone's device; others only their own (a stranger's is "not found").
+    const d = find(true) ?? (isAdminRole(me.role) ? find(false) : undefined);
+    if (!d) throw new SandboxError(404, `device ${id} not found`, 'DEVICE_NOT_FOUND');
+    const at = nowIso(ctx);
+    let revoked = 0;
+    ctx.db.transaction(() => {
+      const toks = ctx.db
+        .prepare('SELECT token FROM tokens WHERE user_id = ? AND revoked_at IS NULL AND (device_id = ? OR (? IS NOT NULL AND session_id = ?))')
+        .all(d.user_id, d.device_id, d.session_id, d.session_id) as Array<{ token: string }>;
+      for (const t of toks) revokeToken(ctx.db, t.token, ctx.now());
+      revoked = toks.length;
+      ctx.db.prepare('DELETE FROM devices WHERE id = ?').run(d.id);
+    })();
+    ctx.audit('devices', 'remove', { device_id: d.device_id, user_id: d.user_id, sessions_revoked: revoked });
+    return {
+      message: 'device removed',
+      data: { success: true, message: 'device removed and its sessions ended', device_id: d.device_id, user_id: d.user_id, sessions_revoked: revoked, removed_at: at },
+    };
+  },
+};

@@ -1,0 +1,61 @@
+/**
+ * Seeding the sandbox: deterministic (mulberry32 from `seed`), once per database (only when
+ * the users table is empty), the user area first and then the admin area, in one transaction.
+ */
+import { rmSync } from 'node:fs';
+import { openDatabase } from './db.js';
+import { seedAdmin } from './seed-admin.js';
+import { seedUsers } from './seed-user.js';
+import type { DB } from './types.js';
+
+export interface SeedOptions {
+  /** Multiplies the big tables (subscriptions, transactions, codes, audit); 100 = a million wallet transactions. */
+  scale?: number;
+  /** PRNG seed: the same seed and clock give the same data. */
+  seed?: number;
+  /** The clock the data is laid out around (default: now). */
+  now?: Date;
+}
+
+/** A small, fast, deterministic PRNG: numbers in [0, 1). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Seeds `db` unless it already holds users. Returns whether it seeded and how long it took.
+ * Safe when two processes start on the same new file: the check runs inside the write
+ * transaction (BEGIN IMMEDIATE), so the second process sees the first one's users.
+ */
+export function seedDatabase(db: DB, opts: SeedOptions = {}): { seeded: boolean; ms: number } {
+  const scale = opts.scale ?? 1;
+  if (!(scale > 0)) throw new Error(`scale must be a positive number, got ${scale}`);
+  const now = opts.now ?? new Date();
+  const rng = mulberry32(opts.seed ?? 42);
+  const t0 = performance.now();
+  const run = db.transaction(() => {
+    const n = (db.prepare('SELECT COUNT(*) AS n FROM users').get() as { n: number }).n;
+    if (n > 0) return false;
+    seedUsers(db, { scale, rng, now });
+    seedAdmin(db, { scale, rng, now });
+    return true;
+  });
+  const seeded = run.immediate();
+  if (seeded) db.pragma('optimize');
+  return { seeded, ms: Math.round(performance.now() - t0) };
+}
+
+/** Deletes the data file (with its -wal and -shm companions), then creates and seeds it again. */
+export function resetDatabase(file: string, opts: SeedOptions = {}): DB {
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
+  const db = openDatabase(file);
+  seedDatabase(db, opts);
+  return db;
+}
