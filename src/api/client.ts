@@ -61,6 +61,18 @@ export interface ClientOptions {
   maxResponseBytes?: number;
 }
 
+/**
+ * What `call` takes: `InputOf<E>` of the contract, written so that it also sees through the
+ * optional members of `Endpoint` (`params?: P` reads as `P | undefined`, which makes
+ * `E['params'] extends z.ZodObject` false and the contract's `InputOf` collapse to `undefined`).
+ */
+type SchemaInput<S> = [NonNullable<S>] extends [z.ZodObject] ? z.input<NonNullable<S>> : undefined;
+export type CallInput<E extends AnyEndpoint> = {
+  params?: SchemaInput<E['params']>;
+  query?: SchemaInput<E['query']>;
+  body?: SchemaInput<E['body']>;
+};
+
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
 
 export interface FullResponse<D> {
@@ -389,7 +401,8 @@ export class ApiClient {
     const retries = opts.retries ?? DEFAULT_RETRIES;
     if (!Number.isInteger(retries) || retries < 0) throw new UsageError(`invalid retries ${retries}: give a whole number >= 0`);
     this.#opts = opts;
-    this.#timeoutMs = timeoutMs;
+    // setTimeout fires at once beyond 2^31-1 ms; that far is "no time-out" in practice anyway.
+    this.#timeoutMs = Math.min(timeoutMs, 2_147_483_647);
     this.#retries = retries;
     this.#maxBytes = opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
     this.#sleep = opts.sleep ?? defaultSleep;
@@ -407,12 +420,12 @@ export class ApiClient {
    * the endpoint's response schema.
    * @example await client.call(adminServicesList, { query: { page_size: 5 } }) // { pagination, services }
    */
-  async call<E extends AnyEndpoint>(ep: E, input?: InputOf<E>, opts?: CallOptions): Promise<DataOf<E>> {
+  async call<E extends AnyEndpoint>(ep: E, input?: CallInput<E> | InputOf<E>, opts?: CallOptions): Promise<DataOf<E>> {
     return (await this.callFull(ep, input, opts)).data;
   }
 
   /** Like `call`, with status, headers, the raw envelope and its message. */
-  async callFull<E extends AnyEndpoint>(ep: E, input?: InputOf<E>, opts?: CallOptions): Promise<FullResponse<DataOf<E>>> {
+  async callFull<E extends AnyEndpoint>(ep: E, input?: CallInput<E> | InputOf<E>, opts?: CallOptions): Promise<FullResponse<DataOf<E>>> {
     const v = validateInput(ep, input ?? {});
     const url = this.#url(fillPath(ep.path, v.params));
     appendQuery(url, v.query);
@@ -564,6 +577,11 @@ export class ApiClient {
           retryable: true,
           why: `timed out after ${this.#timeoutMs} ms`,
         };
+      }
+      if (errCode(e) === 'UND_ERR_INVALID_ARG') {
+        // A header value undici refuses (a token pasted with a newline ...): nothing was sent.
+        this.#log(`< refused ${req.method} ${shownUrl}: ${(e as Error).message}`);
+        return { error: new UsageError(`cannot send ${req.method} ${shownUrl}: ${(e as Error).message}`), retryable: false };
       }
       const d = describeNetworkError(e, req.url.host);
       this.#log(`< error ${req.method} ${shownUrl} ${ms()} ms: ${d.message}`);

@@ -91,17 +91,27 @@ export function redactUrl(url: string | URL): string {
   }
   if (u.username) u.username = MASK;
   if (u.password) u.password = MASK;
-  let changed = false;
-  for (const key of [...new Set(u.searchParams.keys())]) {
-    if (isSecretKey(key)) {
-      const n = u.searchParams.getAll(key).length;
-      u.searchParams.delete(key);
-      for (let i = 0; i < n; i++) u.searchParams.append(key, MASK);
-      changed = true;
-    }
+  if (u.search.length > 1) {
+    // On the raw text, so that order and encoding of the other parameters stay as sent.
+    const parts = u.search.slice(1).split('&').map((part) => {
+      const eq = part.indexOf('=');
+      const rawKey = eq < 0 ? part : part.slice(0, eq);
+      let key = rawKey;
+      try {
+        key = decodeURIComponent(rawKey.replace(/\+/g, ' '));
+      } catch {
+        // keep the raw key
+      }
+      return isSecretKey(key) ? `${rawKey}=${MASK}` : part;
+    });
+    return `${urlHead(u)}${u.pathname}?${parts.join('&')}${u.hash}`;
   }
-  // URLSearchParams re-encodes `*`; keep the mask readable.
-  return changed ? u.toString().replace(/%2A%2A%2A/g, MASK) : u.toString();
+  return u.toString();
+}
+
+function urlHead(u: URL): string {
+  const auth = u.username || u.password ? `${u.username}${u.password ? `:${u.password}` : ''}@` : '';
+  return `${u.protocol}//${auth}${u.host}`;
 }
 
 /**

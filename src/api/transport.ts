@@ -6,6 +6,8 @@
  *   honouring `no_proxy`. It is loaded lazily: most runs have no proxy and should not pay for it.
  * - `NODE_EXTRA_CA_CERTS` (and `caFile`) merged with Node's bundled roots: undici's `connect.ca`
  *   replaces the whole trust store, so passing only the extra file would drop the public roots.
+ *   When `env` holds the same NODE_EXTRA_CA_CERTS Node loaded at start-up, Node's default store
+ *   already has it and nothing is passed.
  *
  * undici is imported by deep paths: its package root loads fetch, WebSocket, caches and more
  * (about 90 ms on Node 20) where the agent and the request helper take about 30 ms.
@@ -63,13 +65,18 @@ export function proxySettings(env: NodeJS.ProcessEnv): ProxySettings | undefined
   return { httpProxy, httpsProxy, noProxy: env.no_proxy ?? env.NO_PROXY ?? '' };
 }
 
+/** Node reads NODE_EXTRA_CA_CERTS once, at start-up, into its default trust store. */
+const startupExtraCa = process.env.NODE_EXTRA_CA_CERTS;
+
 /**
- * The trust store to pass as `ca`, or undefined to keep Node's default. With extra CA files it
- * is Node's bundled roots plus those files.
+ * The trust store to pass as `ca`, or undefined when Node's default store already is the right
+ * one (no extra file, or the same NODE_EXTRA_CA_CERTS Node loaded at start-up). Otherwise it is
+ * Node's bundled roots plus the extra files.
  */
 export function trustedCertificates(env: NodeJS.ProcessEnv, caFile?: string): string[] | undefined {
+  const fromEnv = env.NODE_EXTRA_CA_CERTS || undefined;
+  if (!caFile && (!fromEnv || fromEnv === startupExtraCa)) return undefined;
   const extra: string[] = [];
-  const fromEnv = env.NODE_EXTRA_CA_CERTS;
   if (fromEnv) {
     try {
       extra.push(readFileSync(fromEnv, 'utf8'));
@@ -89,8 +96,15 @@ export function trustedCertificates(env: NodeJS.ProcessEnv, caFile?: string): st
 
 let envProxyAgentClass: EnvHttpProxyAgentClass | undefined;
 function loadEnvHttpProxyAgent(): EnvHttpProxyAgentClass {
+  if (envProxyAgentClass) return envProxyAgentClass;
   // Loaded on demand through require so that createDispatcher stays synchronous.
-  envProxyAgentClass ??= createRequire(import.meta.url)('undici/lib/dispatcher/env-http-proxy-agent.js') as EnvHttpProxyAgentClass;
+  const load = createRequire(import.meta.url);
+  // ProxyAgent opens its CONNECT tunnels with `client.connect()`, one of the API methods the
+  // package root copies onto Dispatcher.prototype; the deep imports skip that step, so do it here
+  // (without it an https target behind a proxy fails with "this[kClient].connect is not a function").
+  const DispatcherClass = load('undici/lib/dispatcher/dispatcher.js') as { prototype: object };
+  Object.assign(DispatcherClass.prototype, load('undici/lib/api/index.js'));
+  envProxyAgentClass = load('undici/lib/dispatcher/env-http-proxy-agent.js') as EnvHttpProxyAgentClass;
   return envProxyAgentClass;
 }
 
@@ -100,11 +114,14 @@ function loadEnvHttpProxyAgent(): EnvHttpProxyAgentClass {
  */
 export function createDispatcher(env: NodeJS.ProcessEnv = process.env, opts: { caFile?: string } = {}): Dispatcher {
   const ca = trustedCertificates(env, opts.caFile);
+  // One secure context for every connection: handing `ca` itself to each tls.connect would
+  // parse the ~150 roots again per connection (about 50 ms each).
+  const secureContext = ca ? tls.createSecureContext({ ca }) : undefined;
   const base: AgentOptions = {
     keepAliveTimeout: 4_000,
     // Time-outs are enforced per attempt by the client (headers and body together); these
     // inactivity limits only bound a connection nobody is waiting for any more.
-    connect: ca ? { ca, timeout: 10_000 } : { timeout: 10_000 },
+    connect: secureContext ? { secureContext, timeout: 10_000 } : { timeout: 10_000 },
   };
   const proxy = proxySettings(env);
   if (!proxy) return new Agent(base);
@@ -119,6 +136,6 @@ export function createDispatcher(env: NodeJS.ProcessEnv = process.env, opts: { c
     // through a CONNECT tunnel.
     proxyTunnel: false,
     // Through a tunnel the target's TLS is set up by `requestTls`, not `connect`.
-    ...(ca ? { requestTls: { ca }, proxyTls: { ca } } : {}),
+    ...(secureContext ? { requestTls: { secureContext }, proxyTls: { secureContext } } : {}),
   } as ConstructorParameters<EnvHttpProxyAgentClass>[0]);
 }

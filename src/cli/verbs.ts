@@ -47,6 +47,8 @@ export interface VerbSpec {
   prepare?: (input: VerbInput, ctx: Ctx, opts: Record<string, unknown>) => void | Promise<void>;
   /** Custom rendering of the answer's data (default: the shared object printer). */
   render?: (data: any, ctx: Ctx, input: VerbInput) => Promise<void> | void;
+  /** Takes over the run after validation (e.g. `audit list --follow`); returning undefined falls through. */
+  override?: (input: VerbInput, ctx: Ctx, opts: Record<string, unknown>) => Promise<number | undefined>;
   /** Lists: blocks printed besides the rows (summaries). */
   extras?: ListExtras;
 }
@@ -108,9 +110,14 @@ export function convertValue(raw: unknown, info: FieldInfo): unknown {
 
 /** Builds the Commander command for a verb and binds its action. */
 export function buildVerb(parent: Command, spec: VerbSpec, bind: (a: Action) => (raw: Record<string, unknown>) => void): Command {
+  return configureVerb(parent.command(spec.name), spec, bind);
+}
+
+/** Gives an existing command (a group that is its own verb, like `cleanup`) the verb's flags and action. */
+export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) => (raw: Record<string, unknown>) => void): Command {
   const ep = spec.endpoint;
   const kind = spec.kind ?? (ep.method === 'GET' ? (ep.paging ? 'list' : 'get') : 'action');
-  const cmd = parent.command(spec.name).description(spec.summary ?? ep.summary);
+  cmd.description(spec.summary ?? ep.summary);
   if (spec.aliases) cmd.aliases(spec.aliases);
   const positional = (spec.args ?? []).map((a) => ({ field: a.replace(/\?$/, ''), optional: a.endsWith('?') }));
   for (const p of positional) cmd.argument(p.optional ? `[${p.field}]` : `<${p.field}>`);
@@ -175,13 +182,13 @@ export function buildVerb(parent: Command, spec: VerbSpec, bind: (a: Action) => 
       Object.assign(input.body, spec.fixed?.body);
       Object.assign(input.query, spec.fixed?.query);
       await spec.prepare?.(input, ctx, opts);
-      return executeVerb(ctx, spec, kind, input);
+      return executeVerb(ctx, spec, kind, input, opts);
     })(opts);
   });
   return cmd;
 }
 
-async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'action', input: VerbInput): Promise<number> {
+async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'action', input: VerbInput, opts: Record<string, unknown>): Promise<number> {
   const ep = spec.endpoint;
   const call = {
     params: ep.params ? input.params : undefined,
@@ -191,6 +198,10 @@ async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'act
   // Validate before anything else (even before a confirmation prompt or the sandbox start).
   const { validateInput } = await import('../api/client.js');
   validateInput(ep, call);
+  if (spec.override) {
+    const code = await spec.override(input, ctx, opts);
+    if (code !== undefined) return code;
+  }
   if (kind === 'list') {
     return runList(ctx, ep, call, { columns: spec.columns, extras: spec.extras });
   }

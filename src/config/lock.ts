@@ -34,7 +34,7 @@ export class LockHeldError extends CliError {
     const pid = holder.pid !== undefined ? String(holder.pid) : 'unknown';
     const since = holder.started_at ? `, since ${holder.started_at}` : '';
     const host = holder.host && holder.host !== os.hostname() ? ` on ${holder.host}` : '';
-    const what = holder.command ? `subctl ${holder.command}` : 'subctl command';
+    const what = holder.command ? `subctl ${holder.command.replace(/^subctl\s+/, '')}` : 'subctl command';
     super('locked', ExitCode.rejected, `another ${what} is running (pid ${pid}${host}${since}); lock: ${lockPath}`, {
       hint: `wait for it, or remove ${lockPath} if pid ${pid} is not running`,
       details: { lock: lockPath, pid: holder.pid ?? null, started_at: holder.started_at ?? null, command: holder.command ?? null },
@@ -134,14 +134,18 @@ export function acquireLock(lockFile: string, info: { command: string }): Lock {
       continue;
     }
     // Stale: remove it under the guard, then race for it again with O_EXCL.
-    if (!takeOver(file, seen)) sleepSync(10 + Math.floor(Math.random() * 15));
+    if (!takeOverStale(file, seen.raw)) sleepSync(10 + Math.floor(Math.random() * 15));
   }
   const last = observe(file);
   throw new LockHeldError(file, last.kind === 'info' ? last.info : {});
 }
 
-/** Removes the stale lock `seen` if it is still that very file. false when another process holds the guard. */
-function takeOver(file: string, seen: Observed): boolean {
+/**
+ * Removes the lock file if it still has the content `seenRaw` and is still stale, under the guard
+ * `<file>.takeover`. false when another process holds the guard (try again shortly).
+ * @internal exported for tests
+ */
+export function takeOverStale(file: string, seenRaw: string): boolean {
   const guard = `${file}.takeover`;
   let gfd: number;
   try {
@@ -158,7 +162,7 @@ function takeOver(file: string, seen: Observed): boolean {
   fs.closeSync(gfd);
   try {
     const now = observe(file);
-    if (now.kind !== 'missing' && 'raw' in seen && now.raw === seen.raw && isStale(now, Date.now())) fs.rmSync(file, { force: true });
+    if (now.kind !== 'missing' && now.raw === seenRaw && isStale(now, Date.now())) fs.rmSync(file, { force: true });
   } finally {
     fs.rmSync(guard, { force: true });
   }

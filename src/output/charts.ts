@@ -8,14 +8,15 @@ const TICKS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 const EIGHTHS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
 
 /**
- * One character a value, scaled from min(0, lowest) to the highest:
- * `sparkline([0, 1, 2, 3, 4, 5, 6, 7]) === '▁▂▃▄▅▆▇█'`. A flat series draws a flat line
- * (`▁` for zeros, `▄` otherwise); a missing value (NaN, Infinity) is a space.
+ * One character a value, scaled from the lowest to the highest (so changes show, like `spark`):
+ * `sparkline([0, 1, 2, 3, 4, 5, 6, 7]) === '▁▂▃▄▅▆▇█'`, `sparkline([10, 30, 20]) === '▁█▅'`.
+ * A flat series draws a flat line (`▁` for zeros, `▄` otherwise); a missing value (NaN,
+ * Infinity) is a space.
  */
 export function sparkline(values: number[]): string {
   const finite = values.filter((v) => Number.isFinite(v));
   if (finite.length === 0) return values.map(() => ' ').join('');
-  const lo = Math.min(0, ...finite);
+  const lo = Math.min(...finite);
   const hi = Math.max(...finite);
   return values
     .map((v) => {
@@ -31,7 +32,7 @@ export function sparkline(values: number[]): string {
  * Horizontal bars, one line an item, `width` columns wide: the label (cut to a third of the
  * width), the bar in eighths of a cell, the exact value right-aligned.
  * `bars([{ label: 'GPT4', value: 30 }, { label: 'DALL-E', value: 15 }], 24)` ->
- * `['GPT4    ████████████ 30', 'DALL-E  ██████       15']`.
+ * `['GPT4    █████████████ 30', 'DALL-E  ██████▌       15']`.
  * Negative values draw no bar.
  */
 export function bars(items: Array<{ label: string; value: number }>, width: number): string[] {

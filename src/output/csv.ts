@@ -7,7 +7,7 @@
  * (that writes one chunk per record), with the same backpressure and memory bound.
  */
 import { stringify, type Options } from 'csv-stringify/sync';
-import type { Encoder, Row } from './encoders.js';
+import { CHUNK_CHARS, type Encoder, type Row } from './encoders.js';
 import { getPath } from './format.js';
 
 /** Rows per stringify call: small enough to keep the generator close to the reader. */
@@ -41,6 +41,8 @@ const baseOptions: Options = {
  */
 export class CsvEncoder implements Encoder {
   private batch: unknown[][] = [];
+  private buf = '';
+  private bufRows = 0;
   private headerDone = false;
   constructor(private columns: string[] | undefined) {}
 
@@ -50,19 +52,27 @@ export class CsvEncoder implements Encoder {
     const record = new Array<unknown>(cols.length);
     for (let i = 0; i < cols.length; i++) record[i] = getPath(row, cols[i]);
     this.batch.push(record);
+    if (this.batch.length >= BATCH_ROWS) this.render();
+  }
+
+  private render(): void {
+    if (!this.columns || (this.batch.length === 0 && this.headerDone)) return;
+    this.buf += stringify(this.batch, { ...baseOptions, header: !this.headerDone, columns: this.columns });
+    this.bufRows += this.batch.length;
+    this.headerDone = true;
+    this.batch = [];
   }
 
   full(): boolean {
-    return this.batch.length >= BATCH_ROWS;
+    return this.buf.length >= CHUNK_CHARS;
   }
 
   take(): { text: string; rows: number } {
-    const rows = this.batch.length;
-    if (!this.columns || (rows === 0 && this.headerDone)) return { text: '', rows: 0 };
-    const text = stringify(this.batch, { ...baseOptions, header: !this.headerDone, columns: this.columns });
-    this.headerDone = true;
-    this.batch = [];
-    return { text, rows };
+    this.render();
+    const out = { text: this.buf, rows: this.bufRows };
+    this.buf = '';
+    this.bufRows = 0;
+    return out;
   }
 
   /** With no rows, still the header when the columns are known (from --fields or the command). */

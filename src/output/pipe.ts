@@ -17,7 +17,12 @@ type Stream = NodeJS.WritableStream & {
   destroyed?: boolean;
   writableEnded?: boolean;
   writableNeedDrain?: boolean;
+  errored?: NodeJS.ErrnoException | null;
 };
+
+function readerGone(err: NodeJS.ErrnoException | null | undefined): boolean {
+  return READER_GONE.has(String(err?.code));
+}
 
 const guards = new WeakMap<object, PipeGuard>();
 
@@ -33,13 +38,14 @@ export function guardPipe(stream: NodeJS.WritableStream): PipeGuard {
   let gone = false;
   let failure: Error | undefined;
   stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (READER_GONE.has(String(err?.code))) gone = true;
+    if (readerGone(err)) gone = true;
     else failure ??= err;
   });
   const guard: PipeGuard = {
-    // `destroyed` is set synchronously when a write fails, while 'error' is emitted a tick later.
-    closed: () => gone || failure !== undefined || s.destroyed === true || s.writableEnded === true,
-    error: () => failure,
+    // A failed write marks the stream (`errored`, `destroyed`) at once; 'error' is emitted a tick
+    // later, and a loop that never leaves the microtask queue would not see it before the end.
+    closed: () => gone || failure !== undefined || s.destroyed === true || s.writableEnded === true || (s.errored ?? null) !== null,
+    error: () => failure ?? (s.errored && !readerGone(s.errored) ? s.errored : undefined),
   };
   guards.set(stream, guard);
   return guard;

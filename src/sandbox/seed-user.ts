@@ -236,7 +236,9 @@ export const seedUsers: Seeder = (db: DB, { scale, rng, now }) => {
     }
 
     // 4. Secondary roles: a user's primary role (users.role) stays the highest priority held.
+    // The well-known accounts stay predictable: only the manager holds a second role (below).
     for (const u of users) {
+      if (u.id <= SEEDED_ACCOUNTS.length) continue;
       if (u.role === 'manager' || u.role === 'admin') {
         if (rng() < 0.5) insertUserRole.run(u.id, 'auditor', 1, iso(u.created + DAY));
       }

@@ -17,6 +17,9 @@ export interface SeedOptions {
   now?: Date;
 }
 
+/** Tables the seeders fill by the thousand (by the million at scale 100). */
+const BULK_TABLES = ['subscriptions', 'usage_codes', 'wallet_transactions', 'usage_logs', 'audit_logs'];
+
 /** A small, fast, deterministic PRNG: numbers in [0, 1). */
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
@@ -43,8 +46,15 @@ export function seedDatabase(db: DB, opts: SeedOptions = {}): { seeded: boolean;
   const run = db.transaction(() => {
     const n = (db.prepare('SELECT COUNT(*) AS n FROM users').get() as { n: number }).n;
     if (n > 0) return false;
+    // Building an index once over a filled table is about twice as fast as keeping it
+    // up to date row by row: drop the secondary indexes of the big tables, put them back after.
+    const indexes = db
+      .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (${BULK_TABLES.map(() => '?').join(', ')})`)
+      .all(...BULK_TABLES) as Array<{ name: string; sql: string }>;
+    for (const i of indexes) db.exec(`DROP INDEX "${i.name}"`);
     seedUsers(db, { scale, rng, now });
     seedAdmin(db, { scale, rng, now });
+    for (const i of indexes) db.exec(i.sql);
     return true;
   });
   const seeded = run.immediate();

@@ -165,11 +165,11 @@ export function setRoles(db: DB, userId: number, roles: string[], by: number | n
     const old = keep.find((k) => k.role_name.toLowerCase() === n.toLowerCase());
     ins.run(userId, n, old ? old.assigned_by : by, old ? old.assigned_at : at);
   }
-  return recomputePrimary(db, userId);
+  return recomputePrimary(db, userId, at);
 }
 
 /** users.role = the highest priority role held (from user_roles); 'user' when none. */
-export function recomputePrimary(db: DB, userId: number): string {
+export function recomputePrimary(db: DB, userId: number, at: string): string {
   const top = db
     .prepare(
       `SELECT ur.role_name FROM user_roles ur LEFT JOIN roles r ON r.role_name = ur.role_name
@@ -182,7 +182,7 @@ export function recomputePrimary(db: DB, userId: number): string {
     db.prepare('INSERT OR IGNORE INTO user_roles (user_id, role_name, assigned_by, assigned_at) VALUES (?, ?, NULL, ?)').run(
       userId,
       role,
-      new Date().toISOString(),
+      at,
     );
   }
   db.prepare('UPDATE users SET role = ? WHERE user_id = ?').run(role, userId);

@@ -1,0 +1,104 @@
+/**
+ * `subscriptions manage <id> --action extend|pause|resume|cancel|add_credits --reason ...`.
+ * On a terminal it first shows the subscription's current state and what the action will
+ * change, and asks. The contract has no "get subscription by id", so the current state is
+ * looked up in the list (narrowed by --username or --user-id when given, else a bounded scan).
+ */
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import type { ApiClient } from '../../api/client.js';
+import type { AnyEndpoint } from '../../api/contract/common.js';
+import { subscriptionsList } from '../../api/contract/admin-subscriptions.js';
+import type { Ctx } from '../../cli/context.js';
+import type { Action } from '../../cli/run.js';
+import { configureVerb } from '../../cli/verbs.js';
+import { walkPages } from '../../cli/paging.js';
+
+export type Subscription = Record<string, unknown>;
+
+/** Finds one subscription by id through the list endpoint; undefined when not found within `maxRows`. */
+export async function findSubscription(
+  api: ApiClient,
+  id: number,
+  opts: { username?: string; userId?: number; signal: AbortSignal; maxRows?: number },
+): Promise<Subscription | undefined> {
+  const query: Record<string, unknown> = {};
+  if (opts.username) query.username = opts.username;
+  if (opts.userId !== undefined) query.user_id = opts.userId;
+  let n = 0;
+  for await (const row of walkPages(api, subscriptionsList, { query }, { startPage: 1, size: 100, ahead: 4, signal: opts.signal })) {
+    if (Number(row.subscription_id) === id) return row;
+    if (++n >= (opts.maxRows ?? 5000)) break;
+  }
+  return undefined;
+}
+
+const day = 86_400_000;
+
+/** What an action will change, as `field: before -> after` lines (the sandbox's rules, README). */
+export function describeChange(sub: Subscription | undefined, body: Record<string, unknown>): string[] {
+  const action = String(body.action);
+  if (!sub) return [`${action}${body.extend_days ? ` by ${String(body.extend_days)} days` : ''}${body.extend_credits ? ` +${String(body.extend_credits)} credits` : ''}`];
+  const lines: string[] = [];
+  const status = String(sub.status ?? '?');
+  const to: Record<string, string> = { pause: 'paused', resume: 'active', cancel: 'cancelled' };
+  if (to[action]) lines.push(`status: ${status} -> ${to[action]}`);
+  if (action === 'extend' && body.extend_days !== undefined && typeof sub.end_date === 'string') {
+    const end = new Date(sub.end_date);
+    if (!Number.isNaN(end.getTime())) {
+      lines.push(`end_date: ${sub.end_date.slice(0, 10)} -> ${new Date(end.getTime() + Number(body.extend_days) * day).toISOString().slice(0, 10)}`);
+    }
+    if (status === 'expired') lines.push('status: expired -> active (if the new end date is in the future)');
+  }
+  if (action === 'add_credits' && body.extend_credits !== undefined) {
+    const total = Number(sub.total_credits ?? 0);
+    const remaining = Number(sub.remaining_credits ?? 0);
+    lines.push(`total_credits: ${total} -> ${total + Number(body.extend_credits)}`);
+    lines.push(`remaining_credits: ${remaining} -> ${remaining + Number(body.extend_credits)}`);
+  }
+  return lines.length ? lines : [action];
+}
+
+export function manageSubscription(parent: Command, bind: (a: Action) => (raw: Record<string, unknown>) => void, ep: AnyEndpoint) {
+  configureVerb(
+    parent.command('manage'),
+    {
+      name: 'manage',
+      endpoint: ep,
+      args: ['id?'],
+      summary: 'extend, pause, resume, cancel or add credits to a subscription (reason required)',
+      extraOptions: [
+        new Option('--username <name>', "the subscriber's username: narrows the lookup of the current state on a terminal"),
+        new Option('--user-id <id>', "the subscriber's id: narrows the lookup of the current state on a terminal"),
+      ],
+      override: async (input, ctx: Ctx, opts) => {
+        if (input.params.id === undefined) {
+          const { UsageError } = await import('../../api/errors.js');
+          throw new UsageError('subscriptions manage needs a subscription id (or --from-csv FILE for a bulk run)');
+        }
+        const api = await ctx.api();
+        const id = Number(input.params.id);
+        const action = String(input.body.action);
+        if (ctx.interactive() && !ctx.globals.yes) {
+          const sub = await findSubscription(api, id, {
+            username: opts.username as string | undefined,
+            userId: opts.userId !== undefined ? Number(opts.userId) : undefined,
+            signal: ctx.signal,
+          });
+          const head = sub
+            ? `subscription ${id}: ${String(sub.username ?? '')} ${String(sub.service_code ?? '')}/${String(sub.plan_code ?? '')}, ${String(sub.status)}, ends ${String(sub.end_date ?? '').slice(0, 10)}, credits ${String(sub.remaining_credits ?? '?')}/${String(sub.total_credits ?? '?')}`
+            : `subscription ${id}: current state not found in the list (pass --username to narrow the lookup)`;
+          await ctx.confirm(`${head}\n${action}: ${describeChange(sub, input.body).join('; ')}\nreason: ${String(input.body.reason)}`);
+        } else if (action === 'cancel') {
+          await ctx.confirm(`cancel subscription ${id}`);
+        }
+        const res = await api.callFull(ep, { params: input.params, body: input.body } as never, { signal: ctx.signal });
+        const data = (res.data ?? { subscription_id: id, action, message: res.message }) as Record<string, unknown>;
+        const { printObject } = await import('../../output/index.js');
+        await printObject(data, { format: ctx.globals.output, fields: ctx.globals.fields, io: ctx.io, noColor: ctx.globals.noColor });
+        return 0;
+      },
+    },
+    bind,
+  );
+}

@@ -1,0 +1,18 @@
+/**
+ * Handlers of the user / auth / CMS area (spec/user-auth-cms-area.md), keyed by the contract
+ * endpoint's name. Decisions the specification leaves open: src/sandbox/README-decisions-user.md.
+ */
+import type { HandlerTable } from '../types.js';
+import { accountHandlers } from './user-accounts.js';
+import { authHandlers } from './user-auth.js';
+import { endUserHandlers } from './user-enduser.js';
+import { referralHandlers } from './user-referrals.js';
+import { roleHandlers } from './user-roles.js';
+
+export const userHandlers: HandlerTable = {
+  ...authHandlers,
+  ...accountHandlers,
+  ...roleHandlers,
+  ...referralHandlers,
+  ...endUserHandlers,
+};

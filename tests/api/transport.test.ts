@@ -1,0 +1,265 @@
+/**
+ * The transport against real local servers: a forward proxy (absolute-URI requests and CONNECT
+ * tunnels) for the proxy variables, and an https server whose certificate comes from a CA made
+ * here with openssl for NODE_EXTRA_CA_CERTS.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import tls from 'node:tls';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import { NetworkError } from '../../src/api/errors.js';
+import { createDispatcher, proxySettings, trustedCertificates } from '../../src/api/transport.js';
+import { ok, startStubServer, type StubServer } from '../support/stub-server.js';
+
+const require = createRequire(import.meta.url);
+
+// First, before any test creates a proxy dispatcher: a run without proxy variables never loads
+// EnvHttpProxyAgent (each test file runs in its own process).
+describe('start-up cost', () => {
+  it('createDispatcher without proxy variables is a plain Agent and does not load EnvHttpProxyAgent', async () => {
+    const d = createDispatcher({});
+    expect(d.constructor.name).toBe('Agent');
+    expect(require.cache[require.resolve('undici/lib/dispatcher/env-http-proxy-agent.js')]).toBeUndefined();
+    await d.close();
+    const p = createDispatcher({ https_proxy: 'http://127.0.0.1:9' });
+    expect(p.constructor.name).toBe('EnvHttpProxyAgent');
+    expect(require.cache[require.resolve('undici/lib/dispatcher/env-http-proxy-agent.js')]).toBeDefined();
+    await p.close();
+  });
+});
+
+interface Proxy {
+  url: string;
+  /** `GET http://host/path` for forwarded requests, `CONNECT host:port` for tunnels. */
+  seen: string[];
+  close(): Promise<void>;
+}
+
+/** A tiny forward proxy: absolute-URI requests are forwarded, CONNECT opens a tunnel. */
+async function startProxy(): Promise<Proxy> {
+  const seen: string[] = [];
+  const sockets = new Set<net.Socket>();
+  const server = http.createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    let target: URL;
+    try {
+      target = new URL(req.url ?? '');
+    } catch {
+      res.writeHead(400).end('absolute URI expected');
+      return;
+    }
+    const up = http.request(
+      { host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: req.method, headers: { ...req.headers, 'x-via-test-proxy': '1' } },
+      (ur) => {
+        res.writeHead(ur.statusCode ?? 502, ur.headers);
+        ur.pipe(res);
+      },
+    );
+    up.on('error', () => res.writeHead(502).end());
+    req.pipe(up);
+  });
+  server.on('connect', (req, client, head) => {
+    seen.push(`CONNECT ${req.url}`);
+    const [host, port] = (req.url ?? '').split(':');
+    const up = net.connect(Number(port), host, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      up.write(head);
+      up.pipe(client);
+      client.pipe(up);
+    });
+    sockets.add(up);
+    up.on('error', () => client.destroy());
+    client.on('error', () => up.destroy());
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}
+
+describe('rule 11: proxy variables', () => {
+  let target: StubServer;
+  let proxyA: Proxy;
+  let proxyB: Proxy;
+  const clients: ApiClient[] = [];
+  const client = (env: NodeJS.ProcessEnv) => {
+    const c = new ApiClient({ baseUrl: target.url, env, retries: 0 });
+    clients.push(c);
+    return c;
+  };
+
+  beforeEach(async () => {
+    target = await startStubServer(() => ok({ via: 'target' }));
+    proxyA = await startProxy();
+    proxyB = await startProxy();
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+    await Promise.all([target.close(), proxyA.close(), proxyB.close()]);
+  });
+
+  it('proxySettings: lower case wins, empty values are unset, NO_PROXY read', () => {
+    expect(proxySettings({})).toBeUndefined();
+    expect(proxySettings({ http_proxy: '' })).toBeUndefined();
+    expect(proxySettings({ http_proxy: 'http://a', HTTP_PROXY: 'http://b', NO_PROXY: 'x' })).toEqual({ httpProxy: 'http://a', httpsProxy: undefined, noProxy: 'x' });
+    expect(proxySettings({ HTTPS_PROXY: 'http://c', no_proxy: 'y', NO_PROXY: 'z' })).toEqual({ httpProxy: undefined, httpsProxy: 'http://c', noProxy: 'y' });
+  });
+
+  // undici's EnvHttpProxyAgent has no loopback exception of its own: with http_proxy set and
+  // no_proxy unset, even http://127.0.0.1 goes through the proxy (as curl does). The test
+  // asserts that real behaviour; no_proxy is how a user exempts the local sandbox.
+  it('http_proxy: a request to http://127.0.0.1 goes through the proxy as an absolute-URI request', async () => {
+    const out = await client({ http_proxy: proxyA.url }).request('GET', '/admin/services', { query: { page_size: '5' } });
+    expect(out.data).toEqual({ via: 'target' });
+    expect(proxyA.seen).toEqual([`GET ${target.url}/admin/services?page_size=5`]);
+    expect(target.requests).toHaveLength(1);
+    expect(target.requests[0].headers['x-via-test-proxy']).toBe('1');
+  });
+
+  it('HTTP_PROXY (upper case) is honoured too', async () => {
+    await client({ HTTP_PROXY: proxyA.url }).request('GET', '/x');
+    expect(proxyA.seen).toEqual([`GET ${target.url}/x`]);
+  });
+
+  it('lower case wins when both are set', async () => {
+    await client({ http_proxy: proxyA.url, HTTP_PROXY: proxyB.url }).request('GET', '/x');
+    expect(proxyA.seen).toHaveLength(1);
+    expect(proxyB.seen).toHaveLength(0);
+  });
+
+  it.each([{ no_proxy: '127.0.0.1' }, { NO_PROXY: 'localhost,127.0.0.1' }, { no_proxy: '*' }])('%o bypasses the proxy', async (np) => {
+    await client({ http_proxy: proxyA.url, ...np }).request('GET', '/x');
+    expect(proxyA.seen).toHaveLength(0);
+    expect(target.requests).toHaveLength(1);
+    expect(target.requests[0].headers['x-via-test-proxy']).toBeUndefined();
+  });
+
+  it('the dispatcher reads `env`, not process.env', async () => {
+    const saved = process.env.no_proxy;
+    process.env.no_proxy = '*';
+    try {
+      await client({ http_proxy: proxyA.url }).request('GET', '/x');
+      expect(proxyA.seen).toHaveLength(1);
+    } finally {
+      if (saved === undefined) delete process.env.no_proxy;
+      else process.env.no_proxy = saved;
+    }
+  });
+
+  it('a proxy that refuses connections is a NetworkError (exit 7)', async () => {
+    const port = Number(new URL(proxyB.url).port);
+    await proxyB.close();
+    const e = await client({ http_proxy: `http://127.0.0.1:${port}` })
+      .request('GET', '/x')
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(NetworkError);
+    expect((e as NetworkError).exitCode).toBe(7);
+    proxyB = await startProxy();
+  });
+});
+
+describe('rule 12: NODE_EXTRA_CA_CERTS', () => {
+  let dir: string;
+  let caFile: string;
+  let server: https.Server;
+  let url: string;
+  let handshakes = 0;
+  let proxy: Proxy;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'subctl-ca-'));
+    const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+    const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+    run('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=subctl test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+    run('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
+    writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n');
+    run('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'ext.cnf');
+    caFile = join(dir, 'ca.pem');
+    server = https.createServer({ key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.pem')) }, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: true, message: 'OK', data: { secure: true } }));
+    });
+    server.on('secureConnection', () => handshakes++);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    proxy = await startProxy();
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    await proxy.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const call = async (env: NodeJS.ProcessEnv, caFile?: string) => {
+    const d = createDispatcher(env, { caFile });
+    const c = new ApiClient({ baseUrl: url, env, retries: 2, sleep: async () => {}, dispatcher: d });
+    try {
+      return await c.request('GET', '/admin/services');
+    } finally {
+      await d.close(); // injected: the caller closes it
+    }
+  };
+
+  it('without the CA the call fails with a TLS NetworkError (exit 7), not retried, with a hint', async () => {
+    const before = handshakes;
+    const e = await call({}).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(NetworkError);
+    const n = e as NetworkError;
+    expect(n.exitCode).toBe(7);
+    expect(n.message).toMatch(/TLS|certificate/i);
+    expect(n.hint).toMatch(/NODE_EXTRA_CA_CERTS/);
+    expect(handshakes).toBe(before);
+  });
+
+  it('with NODE_EXTRA_CA_CERTS pointing at the CA the call succeeds', async () => {
+    const out = await call({ NODE_EXTRA_CA_CERTS: caFile });
+    expect(out.status).toBe(200);
+    expect(out.data).toEqual({ secure: true });
+  });
+
+  it('the caFile option works the same', async () => {
+    expect((await call({}, caFile)).data).toEqual({ secure: true });
+  });
+
+  it('the public roots are kept next to the extra CA (passing ca replaces the store otherwise)', () => {
+    const ca = trustedCertificates({ NODE_EXTRA_CA_CERTS: caFile })!;
+    expect(ca.length).toBe(tls.rootCertificates.length + 1);
+    expect(ca.slice(0, -1)).toEqual([...tls.rootCertificates]);
+    expect(ca.at(-1)).toContain('BEGIN CERTIFICATE');
+    // Node already loaded its own start-up NODE_EXTRA_CA_CERTS: nothing to pass then.
+    expect(trustedCertificates({ NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS })).toBeUndefined();
+    expect(trustedCertificates({})).toBeUndefined();
+    expect(() => trustedCertificates({}, join(dir, 'missing.pem'))).toThrow(/cannot read the CA file/);
+  });
+
+  it('https through https_proxy uses a CONNECT tunnel and still trusts NODE_EXTRA_CA_CERTS', async () => {
+    const env = { https_proxy: proxy.url, NODE_EXTRA_CA_CERTS: caFile };
+    const d = createDispatcher(env);
+    const c = new ApiClient({ baseUrl: url, env, retries: 0, dispatcher: d });
+    try {
+      expect((await c.request('GET', '/admin/services')).data).toEqual({ secure: true });
+      expect(proxy.seen).toEqual([`CONNECT ${new URL(url).host}`]);
+    } finally {
+      await d.close();
+    }
+  });
+});
