@@ -134,8 +134,9 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
     seen.add(bare);
     if (GLOBAL_FLAGS.includes(bare)) throw new Error(`contract field ${f.field} of ${ep.name} clashes with a global option`);
     const desc = describeInfo(f.info);
-    const isPositional = positional.some((p) => p.field === f.field);
-    if (isPositional) continue;
+    // A required positional is only positional; an optional one also keeps its flag
+    // (`services get GPT4` and `services get --service-code GPT4` both work).
+    if (positional.some((p) => p.field === f.field && !p.optional)) continue;
     let opt: Option;
     if (f.info.kind === 'boolean') {
       opt = new Option(`${flag} [bool]`, `${desc}; --no-${bare} for false`);

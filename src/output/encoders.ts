@@ -24,7 +24,7 @@ export interface Encoder {
 export const CHUNK_CHARS = 4096;
 
 /** Base for encoders that render each row to text at once. */
-abstract class TextEncoder implements Encoder {
+abstract class LineEncoder implements Encoder {
   protected buf = '';
   protected rows = 0;
   abstract add(row: Row): void;
@@ -43,7 +43,7 @@ abstract class TextEncoder implements Encoder {
 }
 
 /** One compact JSON object a line. */
-export class NdjsonEncoder extends TextEncoder {
+export class NdjsonEncoder extends LineEncoder {
   constructor(private readonly fields?: string[]) {
     super();
   }
@@ -57,7 +57,7 @@ export class NdjsonEncoder extends TextEncoder {
  * A JSON array, streamed, byte for byte what `JSON.stringify(rows, null, 2) + '\n'` gives:
  * `[`, each item pretty-printed (2 spaces) and indented, `,` between items, `]`; `[]` when empty.
  */
-export class JsonArrayEncoder extends TextEncoder {
+export class JsonArrayEncoder extends LineEncoder {
   private started = false;
   constructor(private readonly fields?: string[]) {
     super();
@@ -81,7 +81,7 @@ export class JsonArrayEncoder extends TextEncoder {
  * no colour (unless FORCE_COLOR), nothing cut; newlines and tabs in cells escaped so one row
  * stays one line (`cut -f2`, `awk -F'\t'` work).
  */
-export class TsvEncoder extends TextEncoder {
+export class TsvEncoder extends LineEncoder {
   private columns: string[] | undefined;
   private headerDone = false;
   constructor(
@@ -148,13 +148,15 @@ export async function pump(
       for await (const row of source) {
         if (guard.closed()) break;
         enc.add(row);
-        if (enc.full()) {
-          flush();
-          if (needsDrain()) await drained(stream, guard);
-          if (guard.closed()) break;
-        } else if (idle === undefined) {
+        if (enc.full()) flush();
+        else if (idle === undefined) {
           // Runs only if the source goes idle (waits on I/O): a synchronous burst of rows never lets it fire.
           idle = setImmediate(flush);
+        }
+        // Also after an idle flush: pages arriving faster than the reader reads must not pile up in stdout.
+        if (needsDrain()) {
+          await drained(stream, guard);
+          if (guard.closed()) break;
         }
       }
     } else {

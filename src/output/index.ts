@@ -27,6 +27,11 @@ export { displayWidth, truncateWidth } from './width.js';
 /** Terminal width when the IO does not say. */
 const DEFAULT_COLUMNS = 80;
 
+/** The terminal's width; 80 when unknown or reported as 0 (some pseudo-terminals). */
+function terminalWidth(io: IO): number {
+  return io.columns !== undefined && io.columns > 0 ? io.columns : DEFAULT_COLUMNS;
+}
+
 function fieldsOf(opts: OutputOptions): string[] | undefined {
   return opts.fields && opts.fields.length > 0 ? opts.fields : undefined;
 }
@@ -74,7 +79,7 @@ export async function printList(
           `note: ${hidden.length} column${hidden.length === 1 ? '' : 's'} not shown to fit the terminal (${hidden.join(', ')}); choose with --fields or use -o json\n`,
         );
       };
-      return pump(rows, new TtyTableEncoder(columns, io.columns ?? DEFAULT_COLUMNS, color, onHidden), stream, guard);
+      return pump(rows, new TtyTableEncoder(columns, terminalWidth(io), color, onHidden), stream, guard);
     }
     default:
       throw new Error(`unknown output format: ${String(opts.format)}`);
@@ -140,7 +145,7 @@ export async function printObject(obj: unknown, opts: OutputOptions): Promise<vo
       const view = keys ? pickFields(record, keys) : record;
       if (io.stdoutIsTTY) {
         const { renderObject } = await import('./table.js');
-        text = renderObject(view, io.columns ?? DEFAULT_COLUMNS, color);
+        text = renderObject(view, terminalWidth(io), color);
       } else {
         const lines: string[] = [];
         keyValueLines(view, '', color, lines);

@@ -20,6 +20,7 @@ export const PAYMENT_METHODS = ['card', 'bank', 'paypal', 'crypto'] as const;
 export const TRANSACTION_TYPES = ['topup', 'deduct', 'refund', 'auto_renewal'] as const;
 /** Wallet transaction status values (not shown by the specification; the sandbox's choice). */
 export const TRANSACTION_STATUSES = ['completed', 'pending', 'failed'] as const;
+export const SERVICE_REPORT_TYPES = ['api', 'webhook', 'integration', 'external'] as const;
 export const USAGE_TYPES = ['api_call', 'generate', 'analyze'] as const;
 
 export const adminMigrations: Migration[] = [
@@ -38,6 +39,9 @@ CREATE TABLE services (
   credit_reset_cycle TEXT NOT NULL CHECK (credit_reset_cycle IN ('daily', 'weekly', 'monthly', 'yearly')),
   is_active INTEGER NOT NULL DEFAULT 1,
   requires_auth INTEGER NOT NULL DEFAULT 1,
+  -- The service report's type filter (api, webhook, integration, external) is a different
+  -- vocabulary from service_type; the sandbox keeps it as its own column.
+  report_type TEXT NOT NULL DEFAULT 'api' CHECK (report_type IN ('api', 'webhook', 'integration', 'external')),
   created_by INTEGER REFERENCES users(user_id) ON DELETE SET NULL,
   updated_by INTEGER REFERENCES users(user_id) ON DELETE SET NULL,
   created_date TEXT NOT NULL,

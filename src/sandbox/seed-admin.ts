@@ -25,6 +25,7 @@ interface ServiceSeed {
   description: string | null;
   active?: boolean;
   requiresAuth?: boolean;
+  reportType?: 'api' | 'webhook' | 'integration' | 'external';
 }
 
 /** The seeded services; codes are stable, tests and docs may name them. */
@@ -32,16 +33,16 @@ export const SEED_SERVICES: ServiceSeed[] = [
   { code: 'GPT4', name: 'GPT-4 Chat', type: 'TIME_BASED', provider: 'OpenAI', cycle: 'monthly', description: 'Chat completions with GPT-4, "turbo" variant, 128k context' },
   { code: 'CLAUDE3', name: 'Claude 3 Opus', type: 'TIME_BASED', provider: 'Anthropic', cycle: 'monthly', description: 'Long-context assistant, fair-use limits apply' },
   { code: 'GEMINI-PRO', name: 'Gemini Pro', type: 'TIME_BASED', provider: 'Google', cycle: 'weekly', description: 'Multimodal chat, text and images' },
-  { code: 'COPILOT-CHAT', name: 'Copilot Chat, team edition', type: 'TIME_BASED', provider: 'GitHub', cycle: 'monthly', description: null },
+  { code: 'COPILOT-CHAT', name: 'Copilot Chat, team edition', type: 'TIME_BASED', provider: 'GitHub', cycle: 'monthly', description: null, reportType: 'integration' },
   { code: 'DALLE', name: 'DALL·E 3 Images', type: 'USAGE_BASED', provider: 'OpenAI', cycle: 'monthly', description: 'Image generation: 1024×1024, "HD" quality\nBilled per image' },
   { code: 'WHISPER', name: 'Whisper Transcription', type: 'USAGE_BASED', provider: 'OpenAI', cycle: 'daily', description: 'Speech to text in 57 languages (français, español, 日本語, …)' },
-  { code: 'TTS-HD', name: 'Text to Speech HD', type: 'USAGE_BASED', provider: 'ElevenLabs', cycle: 'monthly', description: 'Natural voices, per-minute billing' },
+  { code: 'TTS-HD', name: 'Text to Speech HD', type: 'USAGE_BASED', provider: 'ElevenLabs', cycle: 'monthly', description: 'Natural voices, per-minute billing', reportType: 'webhook' },
   { code: 'EMBED-V3', name: 'Embeddings v3', type: 'USAGE_BASED', provider: 'Cohere', cycle: 'monthly', description: 'Vector embeddings, 1,024 dimensions' },
   { code: 'TRANSLATE-API', name: 'Traduction & Übersetzung API', type: 'USAGE_BASED', provider: 'DeepL', cycle: 'monthly', description: 'Translation between 30 languages: é, ü, ñ, 日本 all supported' },
-  { code: 'ANALYTICS-PRO', name: 'Analytics Pro', type: 'HYBRID', provider: 'Metabase', cycle: 'monthly', description: 'Dashboards, SQL editor, scheduled reports; 10 seats included' },
-  { code: 'VISION-OCR', name: 'Vision OCR', type: 'HYBRID', provider: 'Google', cycle: 'weekly', description: 'Document OCR, tables and forms, "handwriting" beta' },
-  { code: 'SEARCH-PLUS', name: 'Search Plus', type: 'HYBRID', provider: 'Perplexity', cycle: 'daily', description: 'Web search with citations' },
-  { code: 'LEGACY-BOT', name: 'Legacy Bot (retired)', type: 'TIME_BASED', provider: 'In-house', cycle: 'yearly', description: 'Kept for old subscriptions, no new sign-ups', active: false, requiresAuth: false },
+  { code: 'ANALYTICS-PRO', name: 'Analytics Pro', type: 'HYBRID', provider: 'Metabase', cycle: 'monthly', description: 'Dashboards, SQL editor, scheduled reports; 10 seats included', reportType: 'integration' },
+  { code: 'VISION-OCR', name: 'Vision OCR', type: 'HYBRID', provider: 'Google', cycle: 'weekly', description: 'Document OCR, tables and forms, "handwriting" beta', reportType: 'webhook' },
+  { code: 'SEARCH-PLUS', name: 'Search Plus', type: 'HYBRID', provider: 'Perplexity', cycle: 'daily', description: 'Web search with citations', reportType: 'external' },
+  { code: 'LEGACY-BOT', name: 'Legacy Bot (retired)', type: 'TIME_BASED', provider: 'In-house', cycle: 'yearly', description: 'Kept for old subscriptions, no new sign-ups', active: false, requiresAuth: false, reportType: 'external' },
 ];
 
 interface PlanSeed {
@@ -184,8 +185,8 @@ export const seedAdmin: Seeder = (db: DB, { scale, rng, now }) => {
   // --- services, plans, links -------------------------------------------------------------
   const insService = db.prepare(
     `INSERT INTO services (service_code, service_name, service_type, provider_name, description, base_service_url, access_pattern,
-       credit_reset_cycle, is_active, requires_auth, created_by, updated_by, created_date, last_updated)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       credit_reset_cycle, is_active, requires_auth, report_type, created_by, updated_by, created_date, last_updated)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const serviceIds = new Map<string, number>();
   SEED_SERVICES.forEach((s, i) => {
@@ -203,6 +204,7 @@ export const seedAdmin: Seeder = (db: DB, { scale, rng, now }) => {
       s.cycle,
       s.active === false ? 0 : 1,
       s.requiresAuth === false ? 0 : 1,
+      s.reportType ?? 'api',
       pick(admins),
       pick(admins),
       iso(created),

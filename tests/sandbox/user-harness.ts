@@ -131,3 +131,35 @@ export class Harness {
     }
   }
 }
+
+/** A service with known plans and codes, on top of the seeded data. */
+export function fixture(h: Harness) {
+  const at = '2025-01-01T00:00:00.000Z';
+  const svc = h.db
+    .prepare(
+      `INSERT INTO services (service_code, service_name, service_type, provider_name, description, base_service_url, access_pattern, credit_reset_cycle, created_date, last_updated)
+       VALUES ('TESTSVC', 'Test Service, "beta"', 'USAGE_BASED', 'Acme', 'For tests', 'https://api.sandbox.local/v1/testsvc', '/x', 'monthly', ?, ?)`,
+    )
+    .run(at, at);
+  const serviceId = Number(svc.lastInsertRowid);
+  const plan = (code: string, price: number, credits: number, maxPerDay: number | null, currency = 'USD') => {
+    const p = h.db
+      .prepare(
+        `INSERT INTO subscription_plans (plan_code, plan_name, price, currency, duration, duration_unit, credit_amount, credit_unit, max_usage_per_day, auto_renewal, created_date, last_updated)
+         VALUES (?, ?, ?, ?, 1, 'months', ?, 'requests', ?, 1, ?, ?)`,
+      )
+      .run(code, `Plan ${code}`, price, currency, credits, maxPerDay, at, at);
+    const l = h.db
+      .prepare('INSERT INTO service_plans (service_id, plan_id, is_available, created_date, last_updated) VALUES (?, ?, 1, ?, ?)')
+      .run(serviceId, Number(p.lastInsertRowid), at, at);
+    return { planId: Number(p.lastInsertRowid), linkId: Number(l.lastInsertRowid) };
+  };
+  const paid = plan('TEST-PAID', 25, 100, 10);
+  const free = plan('TEST-FREE', 0, 5, null);
+  const eur = plan('TEST-EUR', 10, 50, null, 'EUR');
+  const code = (value: string, linkId: number | null, credits: number, expiry = '2030-01-01T00:00:00.000Z') =>
+    h.db
+      .prepare(`INSERT INTO usage_codes (code_value, batch_id, service_plan_id, credit_amount, price, expiry_date, created_date) VALUES (?, 'TEST-BATCH', ?, ?, 0, ?, ?)`)
+      .run(value, linkId, credits, expiry, at);
+  return { serviceId, paid, free, eur, code };
+}

@@ -79,9 +79,9 @@ export function endpoint<const P extends z.ZodObject | undefined, const Q extend
 }
 
 export type InputOf<E extends AnyEndpoint> = {
-  params?: E['params'] extends z.ZodObject ? z.input<E['params']> : undefined;
-  query?: E['query'] extends z.ZodObject ? z.input<E['query']> : undefined;
-  body?: E['body'] extends z.ZodObject ? z.input<E['body']> : undefined;
+  params?: [NonNullable<E['params']>] extends [z.ZodObject] ? z.input<NonNullable<E['params']>> : undefined;
+  query?: [NonNullable<E['query']>] extends [z.ZodObject] ? z.input<NonNullable<E['query']>> : undefined;
+  body?: [NonNullable<E['body']>] extends [z.ZodObject] ? z.input<NonNullable<E['body']>> : undefined;
 };
 export type DataOf<E extends AnyEndpoint> = z.output<E['response']>;
 

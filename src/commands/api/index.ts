@@ -87,7 +87,8 @@ export const apiGroup: Group = {
         const fields = Object.fromEntries(((opts.field as string[] | undefined) ?? []).map(parseField));
         const query: Record<string, unknown> = Object.fromEntries(new URLSearchParams(qs ?? '').entries());
         let body: unknown;
-        if (opts.input !== undefined) body = await readInput(ctx, String(opts.input));
+        // --input shares its attribute with the global --no-input (true by default): a string is a file.
+        if (typeof opts.input === 'string') body = await readInput(ctx, opts.input);
         if (m === 'GET') Object.assign(query, fields);
         else if (Object.keys(fields).length || body === undefined) body = { ...(body as object | undefined), ...fields };
         const headers: Record<string, string> = {};

@@ -1,0 +1,378 @@
+/**
+ * The sandbox's HTTP framework: the contract served over node:http on a loopback port.
+ *
+ * Each request: route by the contract (404 unknown path, 405 known path with another
+ * method), authenticate the bearer token (401/403), parse and validate path params, query
+ * and JSON body with the endpoint's own zod schemas (400 envelope naming each field), check
+ * X-Device-ID where the endpoint needs it, call the area's handler, and answer the envelope
+ * `{status, message, data, error, meta}`. Successful mutations leave an audit entry.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { z } from 'zod';
+import { endpoints, matchEndpoint } from '../api/contract/index.js';
+import { describeObject, type AnyEndpoint } from '../api/contract/common.js';
+import { issueToken, lookupToken, roleAllows } from './auth.js';
+import { chaosActive, decideChaos, type ChaosOptions } from './chaos.js';
+import { openDatabase, prep } from './db.js';
+import { adminHandlers } from './handlers/admin.js';
+import { userHandlers } from './handlers/user.js';
+import { seedDatabase } from './seed.js';
+import { SandboxError, type AuthUser, type DB, type HandlerContext, type HandlerTable } from './types.js';
+
+export interface SandboxOptions {
+  /** SQLite file; created, migrated and seeded when new. */
+  dataFile: string;
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Seed scale for a new file (default 1). */
+  scale?: number;
+  /** PRNG seed for a new file (default 42). */
+  seed?: number;
+  chaos?: ChaosOptions;
+  /** The sandbox clock (default: the real one). */
+  now?: () => Date;
+  /** No stderr output (500s are logged otherwise). */
+  quiet?: boolean;
+  /** Handlers to use instead of the built-in ones (tests). */
+  handlers?: HandlerTable;
+}
+
+export interface Sandbox {
+  /** `http://127.0.0.1:PORT`, no trailing slash. */
+  url: string;
+  port: number;
+  db: DB;
+  close(): Promise<void>;
+  /** A fresh bearer token for a seeded (or any existing) account, e.g. `tokenFor('admin')`. */
+  tokenFor(username: string): string;
+}
+
+type Json = Record<string, unknown>;
+type FieldError = { field: string; message: string };
+
+const MAX_BODY = 10 * 1024 * 1024;
+const METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
+
+/** Per endpoint, what the framework needs beyond the contract: list-valued query fields. */
+interface Prepared {
+  endpoint: AnyEndpoint;
+  listQueryFields: Set<string>;
+}
+const preparedByEndpoint = new Map<AnyEndpoint, Prepared>();
+function prepared(e: AnyEndpoint): Prepared {
+  let p = preparedByEndpoint.get(e);
+  if (!p) {
+    const list = new Set(describeObject(e.query).filter(([, f]) => f.kind === 'list').map(([k]) => k));
+    p = { endpoint: e, listQueryFields: list };
+    preparedByEndpoint.set(e, p);
+  }
+  return p;
+}
+
+type Route = { kind: 'ok'; prepared: Prepared; params: Record<string, string> } | { kind: 'method'; allow: string[] } | { kind: 'none' };
+const routeCache = new Map<string, Route>();
+
+/** Routes METHOD PATH, remembering the answer (paths repeat: lists are asked page after page). */
+function route(method: string, path: string): Route {
+  const key = `${method} ${path}`;
+  let r = routeCache.get(key);
+  if (r) return r;
+  const m = METHODS.includes(method as (typeof METHODS)[number]) ? matchEndpoint(method, path) : undefined;
+  if (m) r = { kind: 'ok', prepared: prepared(m.endpoint), params: m.params };
+  else {
+    const allow = METHODS.filter((x) => x !== method && matchEndpoint(x, path));
+    r = allow.length ? { kind: 'method', allow } : { kind: 'none' };
+  }
+  if (routeCache.size > 5000) routeCache.clear();
+  routeCache.set(key, r);
+  return r;
+}
+
+function envelopeOk(message: string, data: unknown): string {
+  return JSON.stringify({ status: true, message, data: data === undefined ? null : data, error: null, meta: null });
+}
+
+function envelopeError(message: string, code: string, fields?: FieldError[], extra?: Record<string, unknown>): string {
+  const error: Json = { code, message };
+  if (fields && fields.length) error.fields = fields;
+  if (extra) Object.assign(error, extra);
+  return JSON.stringify({ status: false, message, data: null, error, meta: null });
+}
+
+function validationError(fields: FieldError[]): SandboxError {
+  const message = `Validation failed: ${fields.map((f) => `${f.field}: ${f.message}`).join('; ')}`;
+  return new SandboxError(400, message, 'VALIDATION_ERROR', fields);
+}
+
+function zodFields(error: z.ZodError, root: string): FieldError[] {
+  return error.issues.map((i) => ({ field: i.path.length ? i.path.map(String).join('.') : root, message: i.message }));
+}
+
+/** Query string to an object: empty values dropped, repeated keys last-wins, list fields split on commas. */
+function parseQuery(qs: string, lists: Set<string>): Json {
+  const out: Json = {};
+  if (!qs) return out;
+  for (const [k, v] of new URLSearchParams(qs)) {
+    if (lists.has(k)) {
+      const prev = (out[k] as string[] | undefined) ?? [];
+      out[k] = prev.concat(v.split(',').map((s) => s.trim()).filter(Boolean));
+    } else if (v !== '') out[k] = v;
+  }
+  return out;
+}
+
+const SECRET_KEY = /pass(word)?|token|secret|authorization/i;
+/** A copy fit for the audit log: secrets masked. */
+function maskSecrets(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(maskSecrets);
+  if (v && typeof v === 'object') {
+    const o: Json = {};
+    for (const [k, x] of Object.entries(v)) o[k] = SECRET_KEY.test(k) && typeof x === 'string' ? '***' : maskSecrets(x);
+    return o;
+  }
+  return v;
+}
+
+/** Audit module and action of an endpoint: /admin/<module>/..., else the name's group; the verb. */
+export function auditNames(e: AnyEndpoint): { module: string; action: string } {
+  const parts = e.name.split('.');
+  const action = parts[parts.length - 1];
+  const segs = e.path.split('/').filter(Boolean);
+  if (segs[0] === 'admin' && segs[1]) return { module: segs[1], action };
+  const group = parts.slice(0, -1);
+  if (group.length > 1 && group[0] === 'cms') group.shift();
+  return { module: group[0] ?? segs[0] ?? 'api', action };
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        reject(new SandboxError(413, `request body larger than ${MAX_BODY} bytes`, 'PAYLOAD_TOO_LARGE'));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Starts the sandbox: opens (creating, migrating, seeding) the data file and listens.
+ *
+ * @example
+ *   const sb = await startSandbox({ dataFile: '/tmp/s.db' });
+ *   // sb.url -> 'http://127.0.0.1:43121'; curl -H "authorization: Bearer $(sb.tokenFor('admin'))" $URL/admin/services
+ */
+export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
+  const now = opts.now ?? (() => new Date());
+  const db = openDatabase(opts.dataFile);
+  try {
+    seedDatabase(db, { scale: opts.scale ?? 1, seed: opts.seed, now: now() });
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  const handlers: HandlerTable = opts.handlers ?? { ...userHandlers, ...adminHandlers };
+  const chaos = chaosActive(opts.chaos) ? opts.chaos : undefined;
+  const quiet = opts.quiet ?? false;
+
+  const send = (res: http.ServerResponse, status: number, body: string, headers?: Record<string, string>) => {
+    if (res.destroyed || res.headersSent) return;
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      ...headers,
+    });
+    res.end(body);
+  };
+  const sendError = (res: http.ServerResponse, err: SandboxError, headers?: Record<string, string>) =>
+    send(res, err.status, envelopeError(err.message, err.code, err.fields, err.extra), headers);
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (chaos) {
+      const d = decideChaos(chaos);
+      if (d.delayMs > 0) await sleep(d.delayMs);
+      switch (d.fault) {
+        case 'reset':
+          req.socket.destroy();
+          return;
+        case 'hang':
+          // Never answered: the socket stays open until the client gives up or close().
+          return;
+        case '5xx':
+          sendError(res, new SandboxError(503, 'chaos: injected server error', 'SERVICE_UNAVAILABLE'));
+          return;
+        case '429': {
+          const s = chaos.retryAfterSeconds ?? 1;
+          sendError(res, new SandboxError(429, 'chaos: injected rate limit', 'RATE_LIMITED'), { 'retry-after': String(s) });
+          return;
+        }
+      }
+    }
+
+    const method = (req.method ?? 'GET').toUpperCase();
+    const rawUrl = req.url ?? '/';
+    const qi = rawUrl.indexOf('?');
+    const path = qi < 0 ? rawUrl : rawUrl.slice(0, qi);
+    const qs = qi < 0 ? '' : rawUrl.slice(qi + 1);
+    const r = route(method, path);
+    if (r.kind === 'none') throw new SandboxError(404, `no such endpoint: ${method} ${path}`, 'NOT_FOUND');
+    if (r.kind === 'method') {
+      const e = new SandboxError(405, `method ${method} not allowed on ${path} (allowed: ${r.allow.join(', ')})`, 'METHOD_NOT_ALLOWED');
+      sendError(res, e, { allow: r.allow.join(', ') });
+      return;
+    }
+    const e = r.prepared.endpoint;
+
+    // Authentication and rights.
+    let user: AuthUser | null = null;
+    const authz = req.headers.authorization;
+    if (authz) {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(authz);
+      user = m ? lookupToken(db, m[1], now()) : null;
+      if (!user && e.access !== 'public') throw new SandboxError(401, 'invalid or expired token', 'UNAUTHORIZED');
+    } else if (e.access !== 'public') throw new SandboxError(401, 'authentication required: send Authorization: Bearer <token>', 'UNAUTHORIZED');
+    if (user && e.access !== 'public' && !roleAllows(e.access, user.role, method)) {
+      throw new SandboxError(403, `role ${user.role} may not call ${e.name} (${method} ${e.path})`, 'FORBIDDEN');
+    }
+
+    // Input.
+    let rawBody: unknown = {};
+    const hasBody = req.headers['content-length'] ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
+    if (hasBody) {
+      const text = await readBody(req);
+      if (e.body && text.trim() !== '') {
+        try {
+          rawBody = JSON.parse(text);
+        } catch (err) {
+          throw new SandboxError(400, `Invalid JSON body: ${(err as Error).message}`, 'INVALID_JSON');
+        }
+      }
+    }
+    if (e.deviceId) {
+      const dev = req.headers['x-device-id'];
+      if (typeof dev !== 'string' || dev.trim() === '') {
+        throw validationError([{ field: 'X-Device-ID', message: 'header is required' }]);
+      }
+    }
+    const fields: FieldError[] = [];
+    let params: Json = r.params;
+    let query: Json = {};
+    let body: Json = {};
+    if (e.params) {
+      const p = e.params.safeParse(r.params);
+      if (p.success) params = p.data as Json;
+      else fields.push(...zodFields(p.error, 'params'));
+    }
+    if (e.query) {
+      const q = e.query.safeParse(parseQuery(qs, r.prepared.listQueryFields));
+      if (q.success) query = q.data as Json;
+      else fields.push(...zodFields(q.error, 'query'));
+    }
+    if (e.body) {
+      const b = e.body.safeParse(rawBody);
+      if (b.success) body = b.data as Json;
+      else fields.push(...zodFields(b.error, 'body'));
+    }
+    if (fields.length) throw validationError(fields);
+
+    const handler = handlers[e.name];
+    if (!handler) throw new SandboxError(501, `endpoint ${e.name} (${e.method} ${e.path}) has no sandbox handler yet`, 'NOT_IMPLEMENTED');
+
+    let audited = false;
+    const ip = req.socket.remoteAddress ?? '';
+    const userAgent = typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : '';
+    const ctx: HandlerContext = {
+      db,
+      user,
+      params,
+      query,
+      body,
+      headers: req.headers,
+      ip,
+      userAgent,
+      now,
+      audit(module, action, details) {
+        audited = true;
+        prep(db, 'INSERT INTO audit_logs (user_id, username, module, action, details, ip_address, user_agent, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+          ctx.user?.user_id ?? null,
+          ctx.user?.username ?? null,
+          module,
+          action,
+          details === undefined || details === null ? null : typeof details === 'string' ? details : JSON.stringify(details),
+          ip,
+          userAgent,
+          now().toISOString(),
+        );
+      },
+    };
+    const result = await handler(ctx);
+    if (method !== 'GET' && !audited) {
+      const { module, action } = auditNames(e);
+      ctx.audit(module, action, maskSecrets({ endpoint: e.name, ...(Object.keys(params).length ? { params } : {}), ...(Object.keys(body).length ? { body } : {}) }));
+    }
+    const status = result.status ?? e.successStatus ?? 200;
+    send(res, status, envelopeOk(result.message ?? 'Success', result.data));
+  }
+
+  const server = http.createServer({ keepAlive: true }, (req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (err instanceof SandboxError) {
+        sendError(res, err);
+        return;
+      }
+      if (!quiet) process.stderr.write(`sandbox: ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}\n`);
+      sendError(res, new SandboxError(500, `internal error: ${(err as Error)?.message ?? String(err)}`, 'SERVER_ERROR'));
+    });
+  });
+  // Clients keep connections 4 s (undici); stay open a little longer than that.
+  server.keepAliveTimeout = 10_000;
+  server.headersTimeout = 15_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+
+  let closed = false;
+  return {
+    url: `http://${host}:${addr.port}`,
+    port: addr.port,
+    db,
+    tokenFor(username: string): string {
+      const u = prep(db, 'SELECT user_id FROM users WHERE username = ?').get(username) as { user_id: number } | undefined;
+      if (!u) throw new Error(`sandbox: no account named ${username}`);
+      return issueToken(db, u.user_id, { now: now() }).token;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      db.close();
+    },
+  };
+}
+
+/** Every endpoint name of the contract without a handler in `table` (for tests and `sandbox serve`). */
+export function missingHandlers(table: HandlerTable = { ...userHandlers, ...adminHandlers }): string[] {
+  return endpoints.filter((e) => !table[e.name]).map((e) => e.name);
+}
