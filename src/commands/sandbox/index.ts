@@ -33,7 +33,11 @@ export const sandboxGroup: Group = {
           bind(async (ctx) => {
             const port = Number(opts.port);
             if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port expects 0-65535, got '${String(opts.port)}'`);
-            const { startSandbox, parseChaos, SEEDED_ACCOUNTS } = await import('../../sandbox/index.js');
+            const [{ startSandbox }, { parseChaos }, { SEEDED_ACCOUNTS }] = await Promise.all([
+              import('../../sandbox/server.js'),
+              import('../../sandbox/chaos.js'),
+              import('../../sandbox/schema-core.js'),
+            ]);
             const dataDir = ctx.paths().dataDir;
             ensurePrivateDir(dataDir);
             const dataFile = (opts.data as string | undefined) ?? join(dataDir, 'sandbox.db');
@@ -63,13 +67,13 @@ export const sandboxGroup: Group = {
         .action((_o, c) => {
           const opts = c.optsWithGlobals() as Record<string, unknown>;
           bind(async (ctx) => {
-            const { resetDatabase } = await import('../../sandbox/index.js');
+            const { resetDatabase } = await import('../../sandbox/seed.js');
             const dataDir = ctx.paths().dataDir;
             ensurePrivateDir(dataDir);
             const dataFile = (opts.data as string | undefined) ?? join(dataDir, 'sandbox.db');
             await ctx.confirm(`reset the sandbox data in ${dataFile}`);
             const started = Date.now();
-            await resetDatabase(dataFile, { scale: scaleOf(opts.scale) });
+            resetDatabase(dataFile, { scale: scaleOf(opts.scale) }).close();
             ctx.note(`sandbox data reset in ${((Date.now() - started) / 1000).toFixed(1)} s: ${dataFile}`);
             return 0;
           })(opts);

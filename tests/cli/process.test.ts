@@ -1,0 +1,88 @@
+/**
+ * The real binary as a user runs it: signals, exit codes, closed pipes, start-up weight.
+ * Runs bin/subctl.js against dist/ (built by `npm test`'s pretest step).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fail, ok, startStubServer, type StubServer } from '../support/stub-server.js';
+
+const root = resolve(__dirname, '../..');
+const bin = join(root, 'bin/subctl.js');
+let server: StubServer;
+
+beforeAll(async () => {
+  if (!existsSync(join(root, 'dist/main.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does it)');
+  server = await startStubServer(() => ok({ pagination: { total_pages: 1, total_records: 1 }, services: [{ service_id: 1, service_code: 'GPT4' }] }));
+});
+afterAll(() => server.close());
+
+function env(extra: Record<string, string> = {}) {
+  return { PATH: process.env.PATH!, HOME: mkdtempSync(join(tmpdir(), 'subctl-home-')), SUBCTL_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'subctl-cfg-')), ...extra };
+}
+
+describe('the binary', () => {
+  it('Ctrl-C during a retry backoff ends the process within 200 ms with exit 130', async () => {
+    server.setHandler(() => fail(503, 'down for maintenance'));
+    server.requests.length = 0;
+    const child = spawn(process.execPath, [bin, 'services', 'list', '--base-url', server.url], { env: env({ SUBCTL_TOKEN: 't' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    // Wait for the first attempt to be answered: the client is then in its 1 s backoff.
+    while (server.requests.length < 1) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 150));
+    const sent = performance.now();
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    const elapsed = performance.now() - sent;
+    expect(code).toBe(130);
+    expect(elapsed).toBeLessThan(200);
+    expect(server.requests).toHaveLength(1);
+    expect(stderr).toContain('interrupted');
+  });
+
+  it('a closed pipe ends quietly: `| head -1` prints one line, no EPIPE trace', () => {
+    const r = spawnSync('bash', ['-c', `set -o pipefail; node ${bin} api endpoints -o ndjson | head -1`], { env: env(), encoding: 'utf8' });
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(r.stdout).method).toBeDefined();
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+
+  it('non-interactive commands never load ink or react', () => {
+    server.setHandler(() => ok({ pagination: { total_pages: 1, total_records: 1 }, services: [{ service_id: 1, service_code: 'GPT4' }] }));
+    const trace = join(mkdtempSync(join(tmpdir(), 'subctl-trace-')), 'modules.txt');
+    const cases = [
+      ['services', 'list', '--base-url', server.url, '-o', 'json'],
+      ['services', 'list', '--base-url', server.url],
+      ['api', 'endpoints'],
+      ['--help'],
+      ['config', 'list'],
+    ];
+    for (const args of cases) {
+      const r = spawnSync(process.execPath, ['--import', join(root, 'tests/support/trace-imports.mjs'), bin, ...args], {
+        env: env({ SUBCTL_TOKEN: 't', TRACE_FILE: trace }),
+        encoding: 'utf8',
+      });
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    }
+    const loaded = readFileSync(trace, 'utf8');
+    expect(loaded).toContain('dist/main.js'); // the trace works
+    expect(loaded).not.toMatch(/node_modules\/(ink|react|@inkjs|yoga-layout)\//);
+    expect(loaded).not.toMatch(/^cjs (ink|react)$/m);
+  });
+
+  it('--version answers from the launcher with nothing else loaded', () => {
+    const r = spawnSync(process.execPath, [bin, '--version'], { env: { PATH: process.env.PATH! }, encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(`${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version}\n`);
+  });
+
+  it('a usage error exits 2 and a bad flag names itself', () => {
+    const r = spawnSync(process.execPath, [bin, 'services', 'list', '--page-size', '500', '--base-url', server.url], { env: env({ SUBCTL_TOKEN: 't' }), encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('page_size');
+  });
+});
