@@ -15,6 +15,7 @@ import type { Ctx } from './context.js';
 import { addGlobalOptions, GLOBAL_FLAGS } from './globals.js';
 import { runList, type ListExtras } from './paging.js';
 import type { Action } from './run.js';
+import type { BulkVerb } from '../bulk/run.js';
 
 export interface VerbInput {
   params: Record<string, unknown>;
@@ -49,6 +50,8 @@ export interface VerbSpec {
   render?: (data: any, ctx: Ctx, input: VerbInput) => Promise<void> | void;
   /** Takes over the run after validation (e.g. `audit list --follow`); returning undefined falls through. */
   override?: (input: VerbInput, ctx: Ctx, opts: Record<string, unknown>) => Promise<number | undefined>;
+  /** Bulk input (`--from-csv`, `--from-ndjson`) on write verbs: on unless false. */
+  bulk?: false | Pick<BulkVerb, 'aliases' | 'preview' | 'verify'>;
   /** Lists: blocks printed besides the rows (summaries). */
   extras?: ListExtras;
 }
@@ -120,7 +123,9 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
   cmd.description(spec.summary ?? ep.summary);
   if (spec.aliases) cmd.aliases(spec.aliases);
   const positional = (spec.args ?? []).map((a) => ({ field: a.replace(/\?$/, ''), optional: a.endsWith('?') }));
-  for (const p of positional) cmd.argument(p.optional ? `[${p.field}]` : `<${p.field}>`);
+  const bulkCapable = kind === 'action' && spec.bulk !== false;
+  // With bulk input the ids come from the rows, so even a required id is optional to Commander.
+  for (const p of positional) cmd.argument(p.optional || bulkCapable ? `[${p.field}]` : `<${p.field}>`);
 
   const hidden = new Set([...(spec.hide ?? []), ...Object.keys(spec.fixed?.body ?? {}), ...Object.keys(spec.fixed?.query ?? {})]);
   const pagingFields = new Set(ep.paging ? [ep.paging.page, ep.paging.size] : []);
@@ -154,6 +159,14 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
     cmd.addOption(new Option('--page-size <n>', `rows per page (default ${ep.paging.defaultSize}, max ${ep.paging.maxSize}); sent as ${ep.paging.size}`));
   }
   for (const o of spec.extraOptions ?? []) cmd.addOption(o);
+  if (bulkCapable) {
+    cmd.addOption(new Option('--from-csv <file>', 'bulk: one request per CSV row (columns = field or flag names; flags are defaults); - for stdin'));
+    cmd.addOption(new Option('--from-ndjson <file>', 'bulk: one request per JSON line; - for stdin'));
+    cmd.addOption(new Option('--concurrency <n>', 'bulk: requests in flight (1-32)').default('4'));
+    cmd.addOption(new Option('--report <file>', 'bulk: write a CSV report of every row (line, key, outcome, status, message, created id)'));
+    cmd.addOption(new Option('--restart', 'bulk: discard the journal of an earlier run of the same input and start over'));
+    if (!fieldsOf(ep).some((f) => f.field === 'dry_run')) cmd.addOption(new Option('--dry-run', 'bulk: check every row and print the plan; send nothing'));
+  }
   addGlobalOptions(cmd);
 
   cmd.action((...args: unknown[]) => {
@@ -182,11 +195,64 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
       }
       Object.assign(input.body, spec.fixed?.body);
       Object.assign(input.query, spec.fixed?.query);
+      if (bulkCapable && (opts.fromCsv !== undefined || opts.fromNdjson !== undefined)) {
+        return runBulkVerb(ctx, spec, input, opts, placeOf);
+      }
+      for (const p of positional) {
+        if (!p.optional && posValues[positional.indexOf(p)] === undefined) throw new UsageError(`missing argument <${p.field}>`, { hint: `subctl ${parentName(cmd)} ${spec.name} --help` });
+      }
       await spec.prepare?.(input, ctx, opts);
       return executeVerb(ctx, spec, kind, input, opts);
     })(opts);
   });
   return cmd;
+}
+
+function parentName(cmd: Command): string {
+  return cmd.parent?.name() ?? '';
+}
+
+async function runBulkVerb(
+  ctx: Ctx,
+  spec: VerbSpec,
+  defaults: VerbInput,
+  opts: Record<string, unknown>,
+  placeOf: (field: string) => FieldPlace | undefined,
+): Promise<number> {
+  if (opts.fromCsv !== undefined && opts.fromNdjson !== undefined) throw new UsageError('give --from-csv or --from-ndjson, not both');
+  const concurrency = Number(opts.concurrency ?? 4);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32) throw new UsageError(`--concurrency expects 1-32, got '${String(opts.concurrency)}'`);
+  const { readCsvRows, readNdjsonRows } = await import('../bulk/input.js');
+  const { runBulk } = await import('../bulk/run.js');
+  const rows = opts.fromCsv !== undefined ? await readCsvRows(String(opts.fromCsv), ctx.io.stdin) : await readNdjsonRows(String(opts.fromNdjson), ctx.io.stdin);
+  const cmdName = `${spec.endpoint.name.split('.')[0]} ${spec.name}`;
+  const extra = spec.bulk === false ? {} : (spec.bulk ?? {});
+  return runBulk(
+    ctx,
+    {
+      command: cmdName,
+      endpoint: spec.endpoint,
+      // A bulk run is many writes at once: it always asks on a terminal and needs --yes off one.
+      destructive: true,
+      aliases: extra.aliases,
+      preview: extra.preview,
+      verify: extra.verify,
+      convert: (field, raw) => {
+        const fp = placeOf(field);
+        return fp ? convertValue(typeof raw === 'number' || typeof raw === 'boolean' ? raw : raw, fp.info) : raw;
+      },
+      prepare: spec.prepare ? (input) => spec.prepare!(input, ctx, opts) : undefined,
+    },
+    rows,
+    defaults,
+    {
+      concurrency,
+      reportFile: opts.report as string | undefined,
+      restart: opts.restart === true,
+      dryRun: opts.dryRun === true,
+      timeoutMs: ctx.globals.timeout ?? ctx.profile()?.timeout ?? 10_000,
+    },
+  );
 }
 
 async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'action', input: VerbInput, opts: Record<string, unknown>): Promise<number> {

@@ -526,6 +526,7 @@ export const seedAdmin: Seeder = (db: DB, { scale, rng, now }) => {
   );
   const walletUsers = allUsers.map((u) => u.user_id);
   const balance = new Map<number, number>();
+  const lastTopup = new Map<number, number>();
   const nTx = n(10_000);
   const start = nowMs - TWO_YEARS;
   const step = (TWO_YEARS - DAY) / nTx;
@@ -554,6 +555,7 @@ export const seedAdmin: Seeder = (db: DB, { scale, rng, now }) => {
     if (status === 'completed') after = type === 'topup' || type === 'refund' ? before + amount : before - amount;
     after = Math.round(after * 100) / 100;
     balance.set(user, after);
+    if (status === 'completed' && type === 'topup') lastTopup.set(user, at);
     let related: number | null = null;
     if (type !== 'topup') {
       const us = subsByUser.get(user);
@@ -562,21 +564,23 @@ export const seedAdmin: Seeder = (db: DB, { scale, rng, now }) => {
     const when = iso(at);
     insTx.run(user, type, amount, before, after, pick(methods), status, pick(TX_DESCRIPTIONS[type]), ref(), related, when, when);
   }
-  // Reconcile: each wallet's history ends at the balance the user area gave it (or, for a
-  // wallet the user area left empty, the history's own balance becomes the wallet's).
-  const setBalance = db.prepare('UPDATE users SET wallet_balance = ?, last_topup_date = COALESCE(last_topup_date, ?) WHERE user_id = ?');
-  const reconcileAt = nowMs - 2 * 3_600_000;
+  // Each wallet's balance is where its history ends, except for the well-known accounts: they
+  // keep the balance the user area gave them (tests count on it), reached by one adjustment.
+  const setBalance = db.prepare('UPDATE users SET wallet_balance = ?, last_topup_date = ? WHERE user_id = ?');
+  const wellKnown = new Set(SEEDED_ACCOUNTS.map((a) => a.username));
+  const usernames = new Map((db.prepare('SELECT user_id, username FROM users').all() as Array<{ user_id: number; username: string }>).map((r) => [r.user_id, r.username]));
   for (const u of allUsers) {
     const hist = balance.get(u.user_id);
     if (hist === undefined) continue;
     const want = u.wallet_balance;
-    if (want > 0 && Math.abs(want - hist) >= 0.005) {
+    if (wellKnown.has(usernames.get(u.user_id) ?? '') && want > 0) {
+      if (Math.abs(want - hist) < 0.005) continue;
       const amount = Math.round(Math.abs(want - hist) * 100) / 100;
-      const type = want > hist ? 'topup' : 'deduct';
-      const when = iso(reconcileAt + (u.user_id % 3600) * 1000);
-      insTx.run(u.user_id, type, amount, hist, want, 'bank', 'completed', 'Balance adjustment, "reconciliation"', ref(), null, when, when);
-    } else if (want <= 0) {
-      setBalance.run(hist, iso(nowMs - 30 * DAY), u.user_id);
+      const when = iso(nowMs - 2 * 3_600_000 - u.user_id * 60_000);
+      insTx.run(u.user_id, want > hist ? 'topup' : 'deduct', amount, hist, want, 'bank', 'completed', 'Balance adjustment, "reconciliation"', ref(), null, when, when);
+    } else {
+      const t = lastTopup.get(u.user_id);
+      setBalance.run(hist, t === undefined ? null : iso(t), u.user_id);
     }
   }
 

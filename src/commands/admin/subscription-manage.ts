@@ -9,6 +9,8 @@ import { Option } from 'commander';
 import type { ApiClient } from '../../api/client.js';
 import type { AnyEndpoint } from '../../api/contract/common.js';
 import { subscriptionsList } from '../../api/contract/admin-subscriptions.js';
+import { auditList } from '../../api/contract/admin-misc.js';
+import type { BulkVerb, PlannedRow, VerifyResult } from '../../bulk/run.js';
 import type { Ctx } from '../../cli/context.js';
 import type { Action } from '../../cli/run.js';
 import { configureVerb } from '../../cli/verbs.js';
@@ -59,6 +61,65 @@ export function describeChange(sub: Subscription | undefined, body: Record<strin
   return lines.length ? lines : [action];
 }
 
+/** `--dry-run` of a bulk manage: every target's current state and the change, from one walk of the list. */
+async function previewManage(api: ApiClient, rows: PlannedRow[], signal: AbortSignal): Promise<Map<number, string>> {
+  const wanted = new Set(rows.map((r) => Number(r.input.params.id)));
+  const found = new Map<number, Subscription>();
+  for await (const row of walkPages(api, subscriptionsList, { query: {} }, { startPage: 1, size: 100, ahead: 4, signal })) {
+    const id = Number(row.subscription_id);
+    if (wanted.has(id)) found.set(id, row);
+    if (found.size === wanted.size) break;
+  }
+  return new Map(
+    rows.map((r) => {
+      const sub = found.get(Number(r.input.params.id));
+      const head = sub ? `${String(sub.status)}, ends ${String(sub.end_date ?? '').slice(0, 10)}: ` : 'not found in the list: ';
+      return [r.line, head + describeChange(sub, r.input.body).join('; ')];
+    }),
+  );
+}
+
+const SKEW_MS = 5_000;
+
+/**
+ * Was an unanswered manage applied? The contract cannot re-read one subscription, but every
+ * manage leaves an audit entry (module subscriptions, action manage, details with the
+ * subscription id, action and reason): one walk of the audit log since the earliest send
+ * settles every row. Each entry vouches for one row only.
+ */
+async function verifyManage(api: ApiClient, rows: Array<{ row: PlannedRow; sentAt: number }>, signal: AbortSignal): Promise<Map<number, VerifyResult>> {
+  const since = Math.min(...rows.map((r) => r.sentAt)) - SKEW_MS;
+  const entries: Array<{ id: number; action: string; reason: string; at: number; used: boolean }> = [];
+  const startDate = new Date(since - 86_400_000).toISOString().slice(0, 10);
+  for await (const e of walkPages(api, auditList, { query: { module: 'subscriptions', action: 'manage', start_date: startDate } }, { startPage: 1, size: 100, ahead: 2, signal })) {
+    const at = Date.parse(String(e.created_at));
+    if (at < since) break;
+    let d: Record<string, unknown> = {};
+    try {
+      d = typeof e.details === 'string' ? JSON.parse(e.details) : ((e.details as Record<string, unknown>) ?? {});
+    } catch {
+      continue;
+    }
+    entries.push({ id: Number(d.subscription_id), action: String(d.action), reason: String(d.reason), at, used: false });
+  }
+  entries.sort((a, b) => a.at - b.at);
+  const out = new Map<number, VerifyResult>();
+  for (const { row, sentAt } of [...rows].sort((a, b) => a.sentAt - b.sentAt)) {
+    const hit = entries.find(
+      (e) => !e.used && e.id === Number(row.input.params.id) && e.action === String(row.input.body.action) && e.reason === String(row.input.body.reason) && e.at >= sentAt - SKEW_MS,
+    );
+    if (hit) hit.used = true;
+    out.set(row.line, hit ? 'applied' : 'absent');
+  }
+  return out;
+}
+
+export const manageBulk: Pick<BulkVerb, 'aliases' | 'preview' | 'verify'> = {
+  aliases: { subscription_id: 'id' },
+  preview: previewManage,
+  verify: verifyManage,
+};
+
 export function manageSubscription(parent: Command, bind: (a: Action) => (raw: Record<string, unknown>) => void, ep: AnyEndpoint) {
   configureVerb(
     parent.command('manage'),
@@ -66,6 +127,7 @@ export function manageSubscription(parent: Command, bind: (a: Action) => (raw: R
       name: 'manage',
       endpoint: ep,
       args: ['id?'],
+      bulk: manageBulk,
       summary: 'extend, pause, resume, cancel or add credits to a subscription (reason required)',
       extraOptions: [
         new Option('--username <name>', "the subscriber's username: narrows the lookup of the current state on a terminal"),

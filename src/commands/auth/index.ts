@@ -3,12 +3,27 @@
  * stdin with --password-stdin, never from argv. Tokens are stored per profile (OS keyring, or a
  * 0600 file when no keyring answers).
  */
-import { Option } from 'commander';
+import { Option, type Command } from 'commander';
 import { endpointByName } from '../../api/contract/index.js';
-import { UsageError } from '../../api/errors.js';
+import type { AnyEndpoint } from '../../api/contract/common.js';
+import { flagName } from '../../api/contract/common.js';
+import {
+  authChangePassword,
+  authForgotPassword,
+  authResetPassword,
+  cmsAuthChangePassword,
+  cmsAuthRegister,
+  cmsAuthRequestReset,
+  cmsAuthResetPasswordToken,
+  cmsVerificationGenerate,
+  cmsVerificationVerify,
+} from '../../api/contract/user-auth.js';
+import { UsageError, ValidationError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
+import { buildVerb, convertValue } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';
+import type { Action } from '../../cli/run.js';
 import type { Group } from '../types.js';
 
 /** Reads lines from stdin (for --password-stdin): the first `n` lines, without their newlines. */
@@ -28,6 +43,79 @@ export async function readStdinLines(ctx: Ctx, n: number, flag: string): Promise
 export async function readPassword(ctx: Ctx, opts: Record<string, unknown>, label = 'Password'): Promise<string> {
   if (opts.passwordStdin) return (await readStdinLines(ctx, 1, '--password-stdin'))[0];
   return ctx.promptSecret(label, '--password-stdin');
+}
+
+/** The option that reads secrets from standard input. */
+export function passwordStdinOption(what = 'the password'): Option {
+  return new Option('--password-stdin', `read ${what} from standard input (one a line)`);
+}
+
+/**
+ * Hidden flags that would put a secret in argv (`--password x`): declared only so that they are
+ * refused with a clear message instead of Commander's "unknown option".
+ */
+export function argvSecretTraps(...names: string[]): Option[] {
+  return names.map((n) => new Option(`--${n} <value>`).hideHelp());
+}
+
+/** Refuses a secret given on the command line (see argvSecretTraps); nothing is sent. */
+export function refuseArgvSecrets(opts: Record<string, unknown>, ...names: string[]): void {
+  for (const n of names) {
+    const attr = n.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    if (opts[attr] !== undefined) {
+      throw new UsageError(`--${n} is not accepted: passwords never travel in argv (they would show in the shell history and in ps)`, {
+        hint: `pipe it in: printf '%s\n' "$PASSWORD" | subctl ... --password-stdin, or run on a terminal to be prompted`,
+      });
+    }
+  }
+}
+
+/** A password being set: one line of stdin with --password-stdin, else a masked prompt asked twice. */
+export async function readNewPassword(ctx: Ctx, opts: Record<string, unknown>, label = 'New password'): Promise<string> {
+  if (opts.passwordStdin) return (await readStdinLines(ctx, 1, '--password-stdin'))[0];
+  const first = await ctx.promptSecret(label, '--password-stdin');
+  if (first === '') throw new UsageError('empty password: nothing was sent');
+  const again = await ctx.promptSecret(`Repeat ${label.charAt(0).toLowerCase()}${label.slice(1)}`, '--password-stdin');
+  if (again !== first) throw new UsageError('the two passwords differ: nothing was sent');
+  return first;
+}
+
+/** A value that satisfies any password rule of the contract: lets the other fields be checked before prompting. */
+const PLACEHOLDER_SECRET = 'placeholder-secret';
+
+/**
+ * Checks a call against the contract before a secret is asked for, the secret fields
+ * (`secrets`: field -> how to name it) standing in with a placeholder.
+ */
+export async function precheck(ep: AnyEndpoint, call: { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: Record<string, unknown> }, secrets: Record<string, string>) {
+  const body = { ...call.body };
+  for (const f of Object.keys(secrets)) body[f] = PLACEHOLDER_SECRET;
+  await checkSecrets(ep, { ...call, body }, secrets);
+}
+
+/**
+ * Validates a call whose body holds secrets. A rule broken by a secret is reported by its name
+ * (`new password: Too small ...`), never as a flag, since secrets have no flag.
+ */
+export async function checkSecrets(ep: AnyEndpoint, call: { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: Record<string, unknown> }, secrets: Record<string, string>) {
+  const { validateInput } = await import('../../api/client.js');
+  try {
+    validateInput(ep, call);
+  } catch (e) {
+    if (!(e instanceof ValidationError) || !e.problems.some((p) => p.field.split('.')[0] in secrets)) throw e;
+    const lines = e.problems.map((p) => {
+      const root = p.field.split('.')[0];
+      return root in secrets ? `${secrets[root]}: ${p.message}` : p.field ? `${p.field} (${flagName(root)}): ${p.message}` : p.message;
+    });
+    throw new UsageError(lines.length === 1 ? `invalid input: ${lines[0]}` : `invalid input:\n  ${lines.join('\n  ')}`);
+  }
+}
+
+/** Prints an action's answer the way contract verbs do: its data, or its message when there is none. */
+export async function printAnswer(ctx: Ctx, res: { data: unknown; message?: string | null }) {
+  const data = res.data === null || res.data === undefined ? { message: res.message ?? 'done' } : res.data;
+  if (res.message && ctx.globals.output === 'table' && ctx.io.stdoutIsTTY) ctx.note(res.message);
+  await printObject(data, out(ctx));
 }
 
 function out(ctx: Ctx) {
@@ -165,5 +253,140 @@ export const authGroup: Group = {
           })(c.optsWithGlobals());
         }),
     );
+    buildAccountVerbs(cmd, bind);
   },
 };
+
+type Bind = (a: Action) => (raw: Record<string, unknown>) => void;
+
+/** The value of an integer flag, typed (left as text when it is not one, so that validation names it). */
+const int = (v: unknown) => convertValue(v, { kind: 'integer', optional: true });
+
+/**
+ * register, forgot-password, reset-password, change-password, verify: the account flows of
+ * /auth/* and /cms/auth/*. Passwords come from --password-stdin or a masked prompt only; reset
+ * tokens and verification codes are flags (one-time values that expire within the hour).
+ */
+function buildAccountVerbs(cmd: Command, bind: Bind) {
+  buildVerb(
+    cmd,
+    {
+      name: 'register',
+      endpoint: cmsAuthRegister,
+      summary: "register a CMS account (sends the profile's X-Device-ID); password from a masked prompt or --password-stdin",
+      hide: ['password'],
+      extraOptions: [passwordStdinOption(), ...argvSecretTraps('password')],
+      prepare: async (input, ctx, opts) => {
+        refuseArgvSecrets(opts, 'password');
+        await precheck(cmsAuthRegister, input, { password: 'password' });
+        input.body.password = await readNewPassword(ctx, opts, 'Password');
+        // The client sends X-Device-ID from the profile's device_id: make sure there is one.
+        ctx.config().deviceId(ctx.profileName());
+      },
+      render: async (data: Record<string, unknown> | null, ctx) => {
+        await printAnswer(ctx, { data });
+        ctx.note(`registered${data?.user_id !== undefined ? ` as user ${String(data.user_id)}` : ''}; sign in with \`subctl auth login\`, then verify the account with \`subctl auth verify --send --type email\``);
+      },
+    },
+    bind,
+  );
+
+  buildVerb(
+    cmd,
+    {
+      name: 'forgot-password',
+      endpoint: authForgotPassword,
+      summary: 'request a password reset token by email (--cms: the CMS account, /cms/auth/request-reset)',
+      extraOptions: [new Option('--cms', 'the CMS account (/cms/auth/request-reset)')],
+      override: async (input, ctx, opts) => {
+        if (opts.cms !== true) return undefined;
+        const api = await ctx.api();
+        await printAnswer(ctx, await api.callFull(cmsAuthRequestReset, { body: input.body } as never, { signal: ctx.signal }));
+        return 0;
+      },
+    },
+    bind,
+  );
+
+  addGlobalOptions(
+    cmd
+      .command('reset-password')
+      .description('set a new password with the reset token of forgot-password (--cms: the CMS account); new password from a masked prompt or --password-stdin')
+      .addOption(new Option('--user-id <id>', 'the account the token was issued for (integer, required without --cms)'))
+      .addOption(new Option('--reset-token <token>', 'the one-time reset token (required)'))
+      .addOption(new Option('--cms', 'the CMS account (/cms/auth/reset-password-token, no --user-id)'))
+      .addOption(passwordStdinOption('the new password'))
+      .addOptions(argvSecretTraps('password', 'new-password'))
+      .action((_o, c) => {
+        const opts = c.optsWithGlobals() as Record<string, unknown>;
+        bind(async (ctx) => {
+          refuseArgvSecrets(opts, 'password', 'new-password');
+          const cms = opts.cms === true;
+          if (cms && opts.userId !== undefined) throw new UsageError('--user-id is not used with --cms (the CMS reset token names the account)');
+          const ep = cms ? cmsAuthResetPasswordToken : authResetPassword;
+          const body: Record<string, unknown> = { reset_token: opts.resetToken };
+          if (!cms) body.user_id = int(opts.userId);
+          const secrets = { new_password: 'new password' };
+          await precheck(ep, { body }, secrets);
+          body.new_password = await readNewPassword(ctx, opts);
+          await checkSecrets(ep, { body }, secrets);
+          const api = await ctx.api();
+          await printAnswer(ctx, await api.callFull(ep, { body } as never, { signal: ctx.signal }));
+        })(opts);
+      }),
+  );
+
+  addGlobalOptions(
+    cmd
+      .command('change-password')
+      .description("change the signed-in account's password (--cms: the CMS account); old and new from masked prompts, or two lines of stdin with --password-stdin")
+      .addOption(new Option('--cms', 'the CMS account (/cms/auth/change-password)'))
+      .addOption(passwordStdinOption('the old password (first line) and the new one (second line)'))
+      .addOptions(argvSecretTraps('password', 'old-password', 'new-password'))
+      .action((_o, c) => {
+        const opts = c.optsWithGlobals() as Record<string, unknown>;
+        bind(async (ctx) => {
+          refuseArgvSecrets(opts, 'password', 'old-password', 'new-password');
+          const ep = opts.cms === true ? cmsAuthChangePassword : authChangePassword;
+          let old: string;
+          let next: string;
+          if (opts.passwordStdin) {
+            [old, next] = await readStdinLines(ctx, 2, '--password-stdin');
+          } else {
+            old = await ctx.promptSecret('Current password', '--password-stdin');
+            next = await readNewPassword(ctx, opts);
+          }
+          const body = { old_password: old, new_password: next };
+          await checkSecrets(ep, { body }, { old_password: 'old password', new_password: 'new password' });
+          const api = await ctx.api();
+          await printAnswer(ctx, await api.callFull(ep, { body } as never, { signal: ctx.signal }));
+        })(opts);
+      }),
+  );
+
+  addGlobalOptions(
+    cmd
+      .command('verify')
+      .description('verify the signed-in account: --send --type T asks for a code; --code C --type T checks it')
+      .addOption(new Option('--send', 'send a verification code (/cms/users/generate-verification)'))
+      .addOption(new Option('--code <code>', 'the code received (4-10 characters; /cms/users/verify)'))
+      .addOption(new Option('--type <type>', 'email|sms|phone, required'))
+      .action((_o, c) => {
+        const opts = c.optsWithGlobals() as Record<string, unknown>;
+        bind(async (ctx) => {
+          const send = opts.send === true;
+          if (send === (opts.code !== undefined)) {
+            throw new UsageError('auth verify needs either --send (ask for a code) or --code CODE (check it)', {
+              hint: 'subctl auth verify --send --type email, then subctl auth verify --code 123456 --type email',
+            });
+          }
+          const ep = send ? cmsVerificationGenerate : cmsVerificationVerify;
+          const body: Record<string, unknown> = send ? { type: opts.type } : { code: opts.code, type: opts.type };
+          const { validateInput } = await import('../../api/client.js');
+          validateInput(ep, { body });
+          const api = await ctx.api();
+          await printAnswer(ctx, await api.callFull(ep, { body } as never, { signal: ctx.signal }));
+        })(opts);
+      }),
+  );
+}

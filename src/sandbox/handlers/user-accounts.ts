@@ -11,7 +11,7 @@ import {
   getRoleByName,
   getUser,
   grantedPermissions,
-  HELD_ROLES_CTE,
+  heldRoles,
   isAdminRole,
   likeAny,
   mustGetUser,
@@ -93,7 +93,7 @@ export const accountHandlers: HandlerTable = {
     const where: string[] = [];
     const args: unknown[] = [];
     if (role) {
-      where.push('role = ?');
+      where.push('role = ? COLLATE NOCASE');
       args.push(role);
     }
     const st = statusFilter(status);
@@ -206,8 +206,8 @@ export const accountHandlers: HandlerTable = {
       args.push(p, p, p);
     }
     if (qy.role) {
-      where.push('EXISTS (SELECT 1 FROM held h WHERE h.user_id = u.user_id AND h.role_name = ? COLLATE NOCASE)');
-      args.push(qy.role);
+      where.push('(u.role = ? COLLATE NOCASE OR EXISTS (SELECT 1 FROM user_roles ur WHERE ur.user_id = u.user_id AND ur.role_name = ?))');
+      args.push(qy.role, qy.role);
     }
     if (qy.created_date_from) {
       where.push('substr(u.created_date, 1, 10) >= ?');
@@ -229,7 +229,7 @@ export const accountHandlers: HandlerTable = {
       where.push(`${qy.has_referrals ? '' : 'NOT '}EXISTS (SELECT 1 FROM referral_uses ru WHERE ru.referrer_id = u.user_id)`);
     }
     const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const base = `WITH ${HELD_ROLES_CTE} SELECT %COLS% FROM users u ${w}`;
+    const base = `SELECT %COLS% FROM users u ${w}`;
     const total = (ctx.db.prepare(base.replace('%COLS%', 'COUNT(*) AS n')).get(...args) as { n: number }).n;
     const { offset, total_pages } = paging(total, qy.page_number, qy.page_size);
     const dir = qy.sort_order === 'ASC' ? 'ASC' : 'DESC';
@@ -242,32 +242,33 @@ export const accountHandlers: HandlerTable = {
           '%COLS%',
           `u.*, c.username AS created_by_username, c.full_name AS created_by_full_name,
            (SELECT COUNT(*) FROM referral_uses ru WHERE ru.referrer_id = u.user_id) AS referral_count,
-           (SELECT COUNT(*) FROM referral_uses ru WHERE ru.new_user_id = u.user_id) AS times_referred,
-           (SELECT group_concat(role_name, ',') FROM (SELECT h.role_name FROM held h LEFT JOIN roles r ON r.role_name = h.role_name
-               WHERE h.user_id = u.user_id ORDER BY COALESCE(r.priority, 0) DESC)) AS role_names,
-           (SELECT COUNT(*) FROM held h JOIN roles r ON r.role_name = h.role_name WHERE h.user_id = u.user_id AND r.is_active = 1) AS active_role_count`,
+           (SELECT COUNT(*) FROM referral_uses ru WHERE ru.new_user_id = u.user_id) AS times_referred`,
         ).replace(`FROM users u ${w}`, `FROM users u LEFT JOIN users c ON c.user_id = u.created_by ${w}`)}
          ORDER BY (${sortCol} IS NULL), ${sortCol} ${dir}, u.user_id ${dir} LIMIT ? OFFSET ?`,
       )
       .all(...args, qy.page_size, offset) as Array<UserRow & Record<string, any>>;
-    const users = rows.map((u) => ({
-      user_id: u.user_id,
-      username: u.username,
-      email: u.email,
-      full_name: u.full_name,
-      status: u.status,
-      role_names: u.role_names ? String(u.role_names).split(',') : [],
-      active_role_count: u.active_role_count,
-      created_date: u.created_date,
-      created_by_username: u.created_by_username ?? null,
-      created_by_full_name: u.created_by_full_name ?? null,
-      days_since_created: daysBetween(u.created_date, now),
-      last_login_date: u.last_login_date,
-      days_since_last_login: u.last_login_date ? daysBetween(u.last_login_date, now) : null,
-      activity_status: activityStatus(u.last_login_date, now),
-      referral_count: u.referral_count,
-      times_referred: u.times_referred,
-    }));
+    const activeRoles = new Set((ctx.db.prepare('SELECT role_name FROM roles WHERE is_active = 1').all() as Array<{ role_name: string }>).map((r) => r.role_name.toLowerCase()));
+    const users = rows.map((u) => {
+      const held = heldRoles(ctx.db, u.user_id);
+      return {
+        user_id: u.user_id,
+        username: u.username,
+        email: u.email,
+        full_name: u.full_name,
+        status: u.status,
+        role_names: held.map((h) => h.role_name),
+        active_role_count: held.filter((h) => activeRoles.has(h.role_name.toLowerCase())).length,
+        created_date: u.created_date,
+        created_by_username: u.created_by_username ?? null,
+        created_by_full_name: u.created_by_full_name ?? null,
+        days_since_created: daysBetween(u.created_date, now),
+        last_login_date: u.last_login_date,
+        days_since_last_login: u.last_login_date ? daysBetween(u.last_login_date, now) : null,
+        activity_status: activityStatus(u.last_login_date, now),
+        referral_count: u.referral_count,
+        times_referred: u.times_referred,
+      };
+    });
     const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())).toISOString();
     const weekAgo = new Date(now.getTime() - 7 * DAY_MS).toISOString();
     const monthAgo = new Date(now.getTime() - 30 * DAY_MS).toISOString();

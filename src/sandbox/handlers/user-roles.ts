@@ -303,16 +303,15 @@ export const roleHandlers: HandlerTable = {
       args.push(p, p, p);
     }
     if (role_filter) {
-      where.push('EXISTS (SELECT 1 FROM held h WHERE h.user_id = u.user_id AND h.role_name = ? COLLATE NOCASE)');
-      args.push(role_filter);
+      where.push('(u.role = ? COLLATE NOCASE OR EXISTS (SELECT 1 FROM user_roles ur WHERE ur.user_id = u.user_id AND ur.role_name = ?))');
+      args.push(role_filter, role_filter);
     }
     const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const total = (ctx.db.prepare(`WITH ${HELD_ROLES_CTE} SELECT COUNT(*) AS n FROM users u ${w}`).get(...args) as { n: number }).n;
+    const total = (ctx.db.prepare(`SELECT COUNT(*) AS n FROM users u ${w}`).get(...args) as { n: number }).n;
     const { offset, total_pages } = paging(total, page, limit);
     const rows = ctx.db
       .prepare(
-        `WITH ${HELD_ROLES_CTE}
-         SELECT u.*, COALESCE(r.priority, 0) AS role_level, ur.assigned_at, a.username AS assigned_by
+        `SELECT u.*, COALESCE(r.priority, 0) AS role_level, ur.assigned_at, a.username AS assigned_by
            FROM users u LEFT JOIN roles r ON r.role_name = u.role
            LEFT JOIN user_roles ur ON ur.user_id = u.user_id AND ur.role_name = u.role COLLATE NOCASE
            LEFT JOIN users a ON a.user_id = ur.assigned_by

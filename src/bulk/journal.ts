@@ -1,0 +1,107 @@
+/**
+ * The bulk journal: one JSON line per event, appended in the state directory, keyed by the
+ * command and a digest of its input. A row is recorded as `sent` before its request leaves and
+ * as `done`/`failed` after its answer, so a run killed at any moment knows, on restart, which
+ * rows finished, which failed, and which were in flight (answer unknown).
+ *
+ * Appends are single write(2) calls of whole lines (O_APPEND), so a SIGKILL can cut at most
+ * the line being written, which the loader ignores.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensurePrivateDir } from '../config/paths.js';
+
+export type RowState = 'sent' | 'done' | 'failed' | 'unknown';
+
+export interface JournalEvent {
+  line: number;
+  state: RowState;
+  /** ms since epoch */
+  at: number;
+  attempt?: number;
+  status?: number;
+  message?: string;
+  created_id?: unknown;
+  /** How an unknown row was settled on resume: 'verified' (found applied), 'absent' (found not applied). */
+  via?: string;
+}
+
+export interface RowRecord {
+  line: number;
+  state: RowState;
+  sentAt?: number;
+  attempt: number;
+  status?: number;
+  message?: string;
+  created_id?: unknown;
+  via?: string;
+}
+
+/** The digest of a bulk run: the command, the endpoint and every row's resolved input. */
+export function runDigest(command: string, endpoint: string, inputs: unknown[]): string {
+  const h = createHash('sha256');
+  h.update(`${command}\n${endpoint}\n`);
+  for (const i of inputs) h.update(`${JSON.stringify(i)}\n`);
+  return h.digest('hex').slice(0, 24);
+}
+
+export class Journal {
+  readonly path: string;
+  private fd: number | undefined;
+
+  constructor(stateDir: string, command: string, digest: string) {
+    const dir = join(stateDir, 'bulk');
+    ensurePrivateDir(stateDir);
+    ensurePrivateDir(dir);
+    this.path = join(dir, `${command.replace(/[^a-z0-9-]+/gi, '-')}-${digest}.jsonl`);
+  }
+
+  exists(): boolean {
+    return existsSync(this.path);
+  }
+
+  /** Every row's last known state, from the journal on disk. */
+  load(): Map<number, RowRecord> {
+    const rows = new Map<number, RowRecord>();
+    if (!existsSync(this.path)) return rows;
+    const text = readFileSync(this.path, 'utf8');
+    for (const l of text.split('\n')) {
+      if (!l) continue;
+      let e: JournalEvent;
+      try {
+        e = JSON.parse(l) as JournalEvent;
+      } catch {
+        continue; // a line cut by a kill
+      }
+      const prev = rows.get(e.line) ?? { line: e.line, state: e.state, attempt: 0 };
+      const next: RowRecord = { ...prev, state: e.state };
+      if (e.state === 'sent') {
+        next.sentAt = e.at;
+        next.attempt = (prev.attempt ?? 0) + 1;
+      } else {
+        next.status = e.status;
+        next.message = e.message;
+        next.created_id = e.created_id;
+        next.via = e.via;
+      }
+      rows.set(e.line, next);
+    }
+    return rows;
+  }
+
+  append(e: JournalEvent): void {
+    if (this.fd === undefined) this.fd = openSync(this.path, 'a', 0o600);
+    writeSync(this.fd, `${JSON.stringify(e)}\n`);
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  discard(): void {
+    this.close();
+    if (existsSync(this.path)) unlinkSync(this.path);
+  }
+}

@@ -1,0 +1,311 @@
+/**
+ * The bulk engine: `--from-csv FILE|-` / `--from-ndjson FILE|-` on every write verb.
+ *
+ * 1. Every row is turned into the verb's input (columns named by contract field or flag; the
+ *    command line's flags are defaults for every row) and checked against the contract before
+ *    anything is sent; errors name the line and the field. `--dry-run` stops there with the plan.
+ * 2. Rows run with `--concurrency N` over the client's keep-alive pool. The journal records each
+ *    row before it is sent and after it is answered.
+ * 3. Running the same command again resumes: finished rows are skipped; a row whose answer
+ *    never came is checked against the server where the contract allows (the verb's `verify`),
+ *    run again only when the check proves it was not applied, and otherwise reported as unknown
+ *    and left alone. `--restart` discards the journal on purpose.
+ * 4. A report (`--report FILE`, CSV) accounts for every row; exit 0 when all rows were applied,
+ *    8 when some failed or are unknown, 130 after Ctrl-C (in-flight rows are awaited).
+ */
+import { createWriteStream } from 'node:fs';
+import type { ApiClient } from '../api/client.js';
+import type { AnyEndpoint } from '../api/contract/common.js';
+import { describeObject, flagName } from '../api/contract/common.js';
+import { CliError, UsageError, ValidationError } from '../api/errors.js';
+import type { Ctx } from '../cli/context.js';
+import { printList } from '../output/index.js';
+import type { InputRow } from './input.js';
+import { Journal, runDigest, type RowRecord } from './journal.js';
+
+export interface BulkInput {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: Record<string, unknown>;
+}
+
+export type VerifyResult = 'applied' | 'absent' | 'unknown';
+
+/** What a verb tells the engine (a subset of VerbSpec, kept apart so the engine stays generic). */
+export interface BulkVerb {
+  /** `subscriptions manage`, for the journal name and messages. */
+  command: string;
+  endpoint: AnyEndpoint;
+  destructive?: boolean;
+  /** Column aliases -> contract field (`subscription_id` -> `id` for a path id). */
+  aliases?: Record<string, string>;
+  /** Converts a raw value to the field's type (the CLI's flag conversion). */
+  convert: (field: string, raw: unknown) => unknown;
+  /** Cross-field checks and derived values, per row (may throw UsageError). */
+  prepare?: (input: BulkInput) => void | Promise<void>;
+  /** For `--dry-run`: each row's current state and the change, when the verb can tell. */
+  preview?: (api: ApiClient, rows: PlannedRow[], signal: AbortSignal) => Promise<Map<number, string>>;
+  /** Was this row applied? Called for rows whose answer never came. */
+  verify?: (api: ApiClient, rows: Array<{ row: PlannedRow; sentAt: number }>, signal: AbortSignal) => Promise<Map<number, VerifyResult>>;
+}
+
+export interface PlannedRow {
+  line: number;
+  key: string;
+  input: BulkInput;
+}
+
+export interface BulkOptions {
+  concurrency: number;
+  reportFile?: string;
+  restart: boolean;
+  dryRun: boolean;
+  /** Per-attempt time-out, also how long an unanswered row may still be in flight on the server. */
+  timeoutMs: number;
+}
+
+const KEY_FIELDS = /(^id$|_id$|_code$|^username$|^email$|^batch_id$|^role_name$)/;
+
+function keyOf(input: BulkInput): string {
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(input.params)) parts.push(`${k}=${String(v)}`);
+  if (!parts.length) {
+    for (const place of [input.body, input.query]) {
+      for (const [k, v] of Object.entries(place)) if (KEY_FIELDS.test(k) && v !== undefined && typeof v !== 'object') parts.push(`${k}=${String(v)}`);
+    }
+  }
+  return parts.slice(0, 3).join(' ');
+}
+
+function createdIdOf(data: unknown): unknown {
+  if (!data || typeof data !== 'object') return undefined;
+  const d = data as Record<string, unknown>;
+  const k = Object.keys(d).find((key) => key.endsWith('_id') && (typeof d[key] === 'number' || typeof d[key] === 'string'));
+  return k ? d[k] : undefined;
+}
+
+/** Turns input rows into validated inputs; all errors at once, naming line and field. */
+export async function planRows(verb: BulkVerb, rows: InputRow[], defaults: BulkInput): Promise<PlannedRow[]> {
+  const ep = verb.endpoint;
+  const places = new Map<string, 'params' | 'query' | 'body'>();
+  for (const place of ['params', 'query', 'body'] as const) for (const [f] of describeObject(ep[place])) if (!places.has(f)) places.set(f, place);
+  const { validateInput } = await import('../api/client.js');
+  const errors: string[] = [];
+  const planned: PlannedRow[] = [];
+  const normalize = (col: string) => {
+    const f = col.replace(/^--/, '').replace(/-/g, '_').toLowerCase();
+    return verb.aliases?.[f] ?? f;
+  };
+  // Unknown columns are an error of the whole file, said once.
+  const columns = new Set(rows.flatMap((r) => Object.keys(r.record)));
+  const unknown = [...columns].filter((c) => !places.has(normalize(c)));
+  if (unknown.length) {
+    throw new UsageError(`unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `'${c}'`).join(', ')}: ${verb.command} takes ${[...places.keys(), ...Object.keys(verb.aliases ?? {})].join(', ')}`);
+  }
+  for (const r of rows) {
+    const input: BulkInput = { params: { ...defaults.params }, query: { ...defaults.query }, body: { ...defaults.body } };
+    try {
+      for (const [col, raw] of Object.entries(r.record)) {
+        const field = normalize(col);
+        input[places.get(field)!][field] = verb.convert(field, raw);
+      }
+      await verb.prepare?.(input);
+      validateInput(ep, { params: ep.params ? input.params : undefined, query: ep.query ? input.query : undefined, body: ep.body ? input.body : undefined });
+      planned.push({ line: r.line, key: keyOf(input), input });
+    } catch (e) {
+      if (e instanceof ValidationError) {
+        for (const p of e.problems) errors.push(`line ${r.line}: ${p.field ? `${p.field} (${flagName(p.field.split('.')[0])}): ` : ''}${p.message}`);
+      } else if (e instanceof CliError) errors.push(`line ${r.line}: ${e.message}`);
+      else throw e;
+    }
+  }
+  if (errors.length) {
+    const shown = errors.slice(0, 25);
+    throw new ValidationError(
+      shown.map((m) => ({ field: '', message: m })).concat(errors.length > 25 ? [{ field: '', message: `... and ${errors.length - 25} more` }] : []),
+      undefined,
+      `fix the input and run again; nothing was sent`,
+    );
+  }
+  if (!planned.length) throw new UsageError('the input has no rows');
+  return planned;
+}
+
+function pathOf(ep: AnyEndpoint, params: Record<string, unknown>): string {
+  return ep.path.replace(/\{(\w+)\}/g, (_m, k: string) => encodeURIComponent(String(params[k])));
+}
+
+export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaults: BulkInput, opts: BulkOptions): Promise<number> {
+  const planned = await planRows(verb, rows, defaults);
+  const ep = verb.endpoint;
+  const g = ctx.globals;
+  const out = { format: g.output, fields: g.fields, io: ctx.io, noColor: g.noColor };
+
+  if (opts.dryRun) {
+    let changes = new Map<number, string>();
+    if (verb.preview) changes = await verb.preview(await ctx.api(), planned, ctx.signal);
+    await printList(
+      planned.map((p) => ({
+        line: p.line,
+        key: p.key,
+        request: `${ep.method} ${pathOf(ep, p.input.params)}`,
+        ...(Object.keys(p.input.query).length ? { query: p.input.query } : {}),
+        ...(ep.body ? { body: p.input.body } : {}),
+        ...(verb.preview ? { change: changes.get(p.line) ?? 'current state not found' } : {}),
+      })),
+      { ...out, columns: ['line', 'key', 'request', 'body', ...(verb.preview ? ['change'] : [])] },
+    );
+    ctx.note(`dry run: ${planned.length} rows checked, nothing sent`);
+    return 0;
+  }
+
+  const digest = runDigest(verb.command, ep.name, planned.map((p) => [p.line, p.input]));
+  const journal = new Journal(ctx.paths().stateDir, verb.command.replace(/\s+/g, '-'), digest);
+  if (opts.restart) journal.discard();
+  const known = journal.load();
+  const resuming = known.size > 0;
+  const api = await ctx.api();
+
+  if (!resuming && verb.destructive) await ctx.confirm(`${verb.command}: ${planned.length} rows (${ep.method} ${ep.path})`);
+
+  const state = new Map<number, RowRecord>(known);
+  const byLine = new Map(planned.map((p) => [p.line, p]));
+  const todo: PlannedRow[] = [];
+  const inFlightBefore: Array<{ row: PlannedRow; sentAt: number }> = [];
+  let skipped = 0;
+  for (const p of planned) {
+    const rec = known.get(p.line);
+    if (!rec) todo.push(p);
+    else if (rec.state === 'done' || rec.state === 'failed') skipped++;
+    else if (rec.state === 'unknown' && rec.via === 'absent') todo.push(p);
+    else inFlightBefore.push({ row: p, sentAt: rec.sentAt ?? 0 });
+  }
+
+  // Rows whose answer never came: settle them against the server before anything else runs.
+  if (inFlightBefore.length) {
+    const results = await verifyRows(ctx, api, verb, inFlightBefore, opts.timeoutMs);
+    for (const { row } of inFlightBefore) {
+      const r = results.get(row.line) ?? 'unknown';
+      if (r === 'applied') {
+        journal.append({ line: row.line, state: 'done', at: Date.now(), via: 'verified', message: 'applied (answer lost; confirmed on the server)' });
+        state.set(row.line, { ...state.get(row.line)!, state: 'done', via: 'verified', message: 'applied (answer lost; confirmed on the server)' });
+      } else if (r === 'absent') {
+        journal.append({ line: row.line, state: 'unknown', at: Date.now(), via: 'absent', message: 'not applied (answer lost; confirmed absent on the server): sent again' });
+        todo.push(row);
+      } else {
+        journal.append({ line: row.line, state: 'unknown', at: Date.now(), message: 'answer lost and the server cannot tell whether it was applied: left alone' });
+        state.set(row.line, { ...state.get(row.line)!, state: 'unknown', message: 'answer lost; not verifiable: left alone' });
+      }
+    }
+    todo.sort((a, b) => a.line - b.line);
+  }
+  if (resuming) {
+    ctx.note(`resuming ${verb.command}: ${skipped} rows finished earlier, ${inFlightBefore.length} were in flight, ${todo.length} to run (journal ${journal.path}; --restart discards it)`);
+  }
+
+  // The run.
+  const started = Date.now();
+  let done = 0;
+  let failed = 0;
+  let interrupted = false;
+  const lost: Array<{ row: PlannedRow; sentAt: number }> = [];
+  const progress = ctx.io.stderrIsTTY && !g.quiet ? setInterval(() => showProgress(false), 200) : undefined;
+  function showProgress(final: boolean) {
+    const secs = (Date.now() - started) / 1000;
+    const rate = (done + failed) / Math.max(secs, 0.001);
+    const left = todo.length - done - failed;
+    const eta = rate > 0 ? Math.ceil(left / rate) : 0;
+    ctx.io.stderr.write(`\r${done + failed}/${todo.length} rows, ${failed} failed, ${rate.toFixed(0)} rows/s${final ? '' : `, ${eta}s left`}   ${final ? '\n' : ''}`);
+  }
+  let next = 0;
+  const stopOnAbort = () => {
+    interrupted = true;
+  };
+  ctx.signal.addEventListener('abort', stopOnAbort, { once: true });
+  const worker = async () => {
+    while (!interrupted && next < todo.length) {
+      const row = todo[next++];
+      const sentAt = Date.now();
+      journal.append({ line: row.line, state: 'sent', at: sentAt });
+      try {
+        // No abort signal: a row in flight when Ctrl-C comes is awaited (up to the time-out).
+        const res = await api.callFull(ep, { params: ep.params ? row.input.params : undefined, query: ep.query ? row.input.query : undefined, body: ep.body ? row.input.body : undefined } as never);
+        const created = createdIdOf(res.data);
+        journal.append({ line: row.line, state: 'done', at: Date.now(), status: res.status, created_id: created, message: res.message ?? undefined });
+        state.set(row.line, { line: row.line, state: 'done', attempt: 1, status: res.status, created_id: created, message: res.message ?? undefined });
+        done++;
+      } catch (e) {
+        const err = e as CliError;
+        if (err instanceof CliError && err.status !== undefined) {
+          journal.append({ line: row.line, state: 'failed', at: Date.now(), status: err.status, message: err.message });
+          state.set(row.line, { line: row.line, state: 'failed', attempt: 1, status: err.status, message: err.message });
+          failed++;
+        } else if (err instanceof CliError) {
+          // No answer (network, time-out): the request may or may not have been applied.
+          lost.push({ row, sentAt });
+          failed++;
+        } else throw e;
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(opts.concurrency, Math.max(todo.length, 1)) }, worker));
+  } finally {
+    if (progress) {
+      clearInterval(progress);
+      showProgress(true);
+    }
+    ctx.signal.removeEventListener('abort', stopOnAbort);
+  }
+  if (lost.length) {
+    const results = await verifyRows(ctx, api, verb, lost, opts.timeoutMs);
+    for (const { row } of lost) {
+      const r = results.get(row.line) ?? 'unknown';
+      const message =
+        r === 'applied' ? 'applied (answer lost; confirmed on the server)' : r === 'absent' ? 'not applied (no answer; confirmed absent): run the command again to retry' : 'no answer and the server cannot tell whether it was applied: left alone';
+      journal.append({ line: row.line, state: r === 'applied' ? 'done' : 'unknown', at: Date.now(), via: r === 'applied' ? 'verified' : r === 'absent' ? 'absent' : undefined, message });
+      state.set(row.line, { line: row.line, state: r === 'applied' ? 'done' : 'unknown', attempt: 1, message, via: r });
+    }
+  }
+  journal.close();
+
+  // Report and summary, over every row of the input.
+  const counts = { applied: 0, failed: 0, unknown: 0, pending: 0 };
+  const report = planned.map((p) => {
+    const rec = state.get(p.line);
+    const outcome = !rec || rec.state === 'sent' ? 'pending' : rec.state === 'done' ? 'applied' : rec.state;
+    counts[outcome as keyof typeof counts]++;
+    return { line: p.line, key: p.key, outcome, http_status: rec?.status ?? '', message: rec?.message ?? '', created_id: rec?.created_id ?? '' };
+  });
+  if (opts.reportFile) {
+    const stream = opts.reportFile === '-' ? ctx.io.stdout : createWriteStream(opts.reportFile, { mode: 0o600 });
+    await printList(report, { format: 'csv', columns: ['line', 'key', 'outcome', 'http_status', 'message', 'created_id'], io: { ...ctx.io, stdout: stream as never, stdoutIsTTY: false } });
+    if (stream !== ctx.io.stdout) await new Promise<void>((resolve) => (stream as NodeJS.WritableStream).end(() => resolve()));
+  }
+  const summary = `${verb.command}: ${planned.length} rows: ${counts.applied} applied${skipped ? ` (${skipped} finished in earlier runs)` : ''}, ${counts.failed} failed, ${counts.unknown} unknown${counts.pending ? `, ${counts.pending} not run (interrupted)` : ''}${opts.reportFile && opts.reportFile !== '-' ? `; report ${opts.reportFile}` : ''}`;
+  if (!g.quiet || counts.failed || counts.unknown || interrupted) ctx.io.stderr.write(`${summary}\n`);
+  if (!opts.reportFile && (counts.failed || counts.unknown) && !g.quiet) {
+    for (const r of report.filter((x) => x.outcome === 'failed' || x.outcome === 'unknown').slice(0, 10)) {
+      ctx.io.stderr.write(`  line ${r.line} ${r.key}: ${r.outcome}${r.http_status ? ` (HTTP ${r.http_status})` : ''} ${r.message}\n`);
+    }
+  }
+  if (interrupted) return 130;
+  return counts.failed || counts.unknown || counts.pending ? 8 : 0;
+}
+
+/** Waits until the rows can no longer be in flight on the server, then asks the verb's verifier. */
+async function verifyRows(ctx: Ctx, api: ApiClient, verb: BulkVerb, rows: Array<{ row: PlannedRow; sentAt: number }>, timeoutMs: number): Promise<Map<number, VerifyResult>> {
+  if (!verb.verify) return new Map(rows.map((r) => [r.row.line, 'unknown' as VerifyResult]));
+  const latest = Math.max(...rows.map((r) => r.sentAt));
+  const wait = latest + timeoutMs - Date.now();
+  if (wait > 0) {
+    ctx.note(`checking ${rows.length} unanswered row(s) against the server in ${(wait / 1000).toFixed(1)} s (once they can no longer be in flight)`);
+    await new Promise((r) => setTimeout(r, wait));
+  }
+  try {
+    return await verb.verify(api, rows, ctx.signal);
+  } catch (e) {
+    ctx.warn(`could not check unanswered rows: ${(e as Error).message}`);
+    return new Map(rows.map((r) => [r.row.line, 'unknown' as VerifyResult]));
+  }
+}

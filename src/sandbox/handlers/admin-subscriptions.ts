@@ -1,0 +1,250 @@
+/**
+ * Subscriptions and maintenance (spec/admin-area.md, point 7 "Subscriptions and maintenance"):
+ * the list, the manage actions and their transitions, delete, and the cleanup.
+ */
+import { prep } from '../db.js';
+import { SandboxError, type HandlerContext, type HandlerTable } from '../types.js';
+import { b01, badRequest, boolify, conflict, count, dateRange, DAY_MS, inTransaction, likeAny, notFound, nowIso, orderBy, pagination, Where } from './admin-util.js';
+
+const SUB_SORT: Record<string, string> = {
+  Username: 'u.username',
+  ServiceCode: 's.service_code',
+  StartDate: 'x.start_date',
+  EndDate: 'x.end_date',
+  CreatedDate: 'x.created_date',
+};
+
+/** The list item (point 3 "User subscription") plus the detail's reset dates. `?1` is now. */
+const SUB_ITEM = `x.subscription_id, x.user_id, u.username, u.full_name, u.email, s.service_code, s.service_name, p.plan_code, p.plan_name,
+  x.status, x.start_date, x.end_date, x.end_date < @now AS is_expired, x.auto_renewal, x.payment_method, x.price, x.currency,
+  x.total_credits, x.used_credits, x.total_credits - x.used_credits AS remaining_credits, x.renewal_count, x.activation_code,
+  x.activation_batch, x.created_date, x.last_updated, x.last_reset_date, x.next_reset_date`;
+const SUB_FROM = `subscriptions x JOIN users u ON u.user_id = x.user_id LEFT JOIN services s ON s.service_id = x.service_id
+  LEFT JOIN subscription_plans p ON p.plan_id = x.plan_id`;
+
+function list(ctx: HandlerContext) {
+  const q = ctx.query;
+  const now = nowIso(ctx);
+  const w = new Where()
+    .opt(q.user_id, 'x.user_id = ?')
+    .opt(q.username, "x.user_id IN (SELECT user_id FROM users WHERE username LIKE ? ESCAPE '\\')", q.username === undefined ? undefined : likeAny(q.username))
+    .opt(q.service_code, 'x.service_id = (SELECT service_id FROM services WHERE service_code = ?)')
+    .opt(q.plan_code, 'x.plan_id = (SELECT plan_id FROM subscription_plans WHERE plan_code = ?)')
+    .opt(q.status, 'x.status = ?')
+    .opt(q.payment_method, 'x.payment_method = ?')
+    .opt(b01(q.auto_renewal), 'x.auto_renewal = ?');
+  dateRange(w, 'x.start_date', q.start_date_from, q.start_date_to);
+  dateRange(w, 'x.end_date', q.end_date_from, q.end_date_to);
+  if (q.is_expired !== undefined) w.add(q.is_expired ? 'x.end_date < ?' : 'x.end_date >= ?', now);
+  const total = count(ctx.db, `SELECT COUNT(*) FROM subscriptions x ${w.sql}`, w.args);
+  const rows = prep(
+    ctx.db,
+    `SELECT ${SUB_ITEM} FROM ${SUB_FROM} ${w.sql} ${orderBy(SUB_SORT, q.sort_by, q.sort_order, 'x.subscription_id')} LIMIT ? OFFSET ?`,
+  ).all({ now }, ...w.args, q.page_size, (q.page_number - 1) * q.page_size) as Array<Record<string, unknown>>;
+  return { data: { pagination: pagination(total, q.page_number, q.page_size), subscriptions: boolify(rows, ['is_expired', 'auto_renewal']) } };
+}
+
+interface SubRow {
+  subscription_id: number;
+  user_id: number;
+  status: string;
+  start_date: string;
+  end_date: string;
+  total_credits: number;
+  used_credits: number;
+  auto_renewal: number;
+}
+
+const ARTICLE: Record<string, string> = { active: 'active', paused: 'paused', expired: 'expired', cancelled: 'cancelled' };
+
+function forbidden(action: string, status: string): SandboxError {
+  return new SandboxError(400, `cannot ${action.replace('_', ' ')} a subscription that is ${ARTICLE[status] ?? status}`, 'INVALID_TRANSITION', [
+    { field: 'action', message: `${action} is not allowed when the status is ${status}` },
+  ]);
+}
+
+/**
+ * The manage transitions (the specification leaves them open; README "Sandbox decisions"):
+ * extend: active|paused|expired, end_date += extend_days (expired comes back to active when the
+ * new end is in the future); pause: active; resume: paused (not past its end); cancel:
+ * active|paused; add_credits: active|paused.
+ */
+function manage(ctx: HandlerContext) {
+  const db = ctx.db;
+  const b = ctx.body;
+  const id = ctx.params.id as number;
+  return inTransaction(db, () => {
+    const sub = prep(db, 'SELECT subscription_id, user_id, status, start_date, end_date, total_credits, used_credits, auto_renewal FROM subscriptions WHERE subscription_id = ?').get(
+      id,
+    ) as SubRow | undefined;
+    if (!sub) throw notFound(`subscription ${id}`);
+    if (b.reason.trim() === '') throw badRequest('reason must not be empty', 'reason');
+    const nowD = ctx.now();
+    const now = nowD.toISOString();
+    const from = sub.status;
+    let status = sub.status;
+    let end = sub.end_date;
+    let total = sub.total_credits;
+    let autoRenewal = sub.auto_renewal;
+    let message: string;
+    switch (b.action) {
+      case 'extend': {
+        if (b.extend_days === undefined) throw badRequest('extend needs extend_days (a whole number of days, at least 1)', 'extend_days');
+        if (b.extend_days <= 0) throw badRequest('extend_days must be at least 1', 'extend_days');
+        if (from === 'cancelled') throw new SandboxError(400, 'cannot extend a cancelled subscription', 'INVALID_TRANSITION', [{ field: 'action', message: 'extend is not allowed when the status is cancelled' }]);
+        end = new Date(Date.parse(sub.end_date) + b.extend_days * DAY_MS).toISOString();
+        if (from === 'expired' && end > now) status = 'active';
+        message = `subscription ${id} extended by ${b.extend_days} day(s) to ${end.slice(0, 10)}${status !== from ? ' and active again' : ''}`;
+        break;
+      }
+      case 'pause':
+        if (from !== 'active') throw forbidden('pause', from);
+        status = 'paused';
+        message = `subscription ${id} paused`;
+        break;
+      case 'resume':
+        if (from !== 'paused') throw forbidden('resume', from);
+        if (sub.end_date <= now) {
+          throw new SandboxError(400, `cannot resume subscription ${id}: it ended on ${sub.end_date.slice(0, 10)}; extend it first`, 'INVALID_TRANSITION', [
+            { field: 'action', message: 'the subscription has ended' },
+          ]);
+        }
+        status = 'active';
+        message = `subscription ${id} resumed`;
+        break;
+      case 'cancel':
+        if (from !== 'active' && from !== 'paused') throw forbidden('cancel', from);
+        status = 'cancelled';
+        autoRenewal = 0;
+        message = `subscription ${id} cancelled`;
+        break;
+      case 'add_credits':
+        if (b.extend_credits === undefined) throw badRequest('add_credits needs extend_credits (a whole number, at least 1)', 'extend_credits');
+        if (b.extend_credits <= 0) throw badRequest('extend_credits must be at least 1', 'extend_credits');
+        if (from !== 'active' && from !== 'paused') throw forbidden('add_credits', from);
+        total = sub.total_credits + b.extend_credits;
+        message = `${b.extend_credits} credit(s) added to subscription ${id}`;
+        break;
+      default:
+        throw badRequest(`unknown action ${b.action}`, 'action');
+    }
+    prep(
+      db,
+      `UPDATE subscriptions SET status = ?, end_date = ?, total_credits = ?, auto_renewal = ?, last_updated = ?,
+         next_reset_date = CASE WHEN ? IN ('active', 'paused') THEN ? ELSE next_reset_date END
+       WHERE subscription_id = ?`,
+    ).run(status, end, total, autoRenewal, now, status, end, id);
+    ctx.audit('subscriptions', 'manage', {
+      subscription_id: id,
+      action: b.action,
+      reason: b.reason,
+      ...(b.extend_days !== undefined ? { extend_days: b.extend_days } : {}),
+      ...(b.extend_credits !== undefined ? { extend_credits: b.extend_credits } : {}),
+      from_status: from,
+      to_status: status,
+    });
+    return {
+      message,
+      data: {
+        subscription_id: id,
+        action: b.action,
+        message,
+        previous_status: from,
+        status,
+        start_date: sub.start_date,
+        end_date: end,
+        total_credits: total,
+        remaining_credits: total - sub.used_credits,
+      },
+    };
+  });
+}
+
+function remove(ctx: HandlerContext) {
+  const db = ctx.db;
+  const b = ctx.body;
+  return inTransaction(db, () => {
+    let rows: Array<{ subscription_id: number; status: string }>;
+    if (b.subscription_id !== undefined) {
+      rows = prep(db, 'SELECT subscription_id, status FROM subscriptions WHERE subscription_id = ?').all(b.subscription_id) as typeof rows;
+      if (!rows.length) throw notFound(`subscription ${b.subscription_id}`);
+    } else if (b.user_id !== undefined && b.service_id !== undefined) {
+      rows = prep(db, 'SELECT subscription_id, status FROM subscriptions WHERE user_id = ? AND service_id = ?').all(b.user_id, b.service_id) as typeof rows;
+      if (!rows.length) throw notFound(`subscriptions of user ${b.user_id} to service ${b.service_id}`);
+    } else throw badRequest('give subscription_id, or user_id and service_id', 'subscription_id');
+    const running = rows.filter((r) => r.status === 'active' || r.status === 'paused');
+    if (running.length && !b.force_delete) {
+      throw conflict(
+        running.length === 1 && rows.length === 1
+          ? `subscription ${running[0].subscription_id} is ${running[0].status}; cancel it first or pass force_delete`
+          : `${running.length} of these subscriptions are active or paused; cancel them first or pass force_delete`,
+      );
+    }
+    let affected = 0;
+    const ids = rows.map((r) => r.subscription_id);
+    for (const sid of ids) {
+      if (b.delete_related_data) affected += prep(db, 'DELETE FROM usage_logs WHERE subscription_id = ?').run(sid).changes;
+      affected += prep(db, 'DELETE FROM subscriptions WHERE subscription_id = ?').run(sid).changes;
+    }
+    ctx.audit('subscriptions', 'delete', { subscription_ids: ids, force_delete: b.force_delete ?? false, delete_related_data: b.delete_related_data ?? false, affected_records: affected });
+    const message = ids.length === 1 ? `subscription ${ids[0]} deleted` : `${ids.length} subscriptions deleted`;
+    return { message, data: { message, affected_records: affected, deleted_subscription_ids: ids } };
+  });
+}
+
+/** Defaults of the cleanup when a threshold is not given (the specification shows none). */
+export const CLEANUP_DEFAULTS = { cleanup_expired_days: 90, cleanup_inactive_tokens_days: 30, cleanup_usage_logs_days: 180 };
+
+/**
+ * Counts (dry run) or deletes, in one transaction: expired or cancelled subscriptions whose end
+ * is more than N days ago; tokens expired or revoked more than N days ago; usage logs older
+ * than N days. Both answers have the same shape.
+ */
+function cleanup(ctx: HandlerContext) {
+  const db = ctx.db;
+  const b = ctx.body;
+  const nowMs = ctx.now().getTime();
+  const days = {
+    cleanup_expired_days: b.cleanup_expired_days ?? CLEANUP_DEFAULTS.cleanup_expired_days,
+    cleanup_inactive_tokens_days: b.cleanup_inactive_tokens_days ?? CLEANUP_DEFAULTS.cleanup_inactive_tokens_days,
+    cleanup_usage_logs_days: b.cleanup_usage_logs_days ?? CLEANUP_DEFAULTS.cleanup_usage_logs_days,
+  };
+  const cut = (n: number) => new Date(nowMs - n * DAY_MS).toISOString();
+  const cutoffs = {
+    expired_subscriptions_before: cut(days.cleanup_expired_days),
+    inactive_tokens_before: cut(days.cleanup_inactive_tokens_days),
+    usage_logs_before: cut(days.cleanup_usage_logs_days),
+  };
+  const dry = b.dry_run === true;
+  const SUBS = "FROM subscriptions WHERE status IN ('expired', 'cancelled') AND end_date < ?";
+  const TOKENS = 'FROM tokens WHERE expires_at < ? OR (revoked_at IS NOT NULL AND revoked_at < ?)';
+  const LOGS = 'FROM usage_logs WHERE used_at < ?';
+  const summary = inTransaction(db, () => {
+    if (dry) {
+      return {
+        expired_subscriptions: prep(db, `SELECT COUNT(*) ${SUBS}`, 'pluck').get(cutoffs.expired_subscriptions_before) as number,
+        inactive_tokens: prep(db, `SELECT COUNT(*) ${TOKENS}`, 'pluck').get(cutoffs.inactive_tokens_before, cutoffs.inactive_tokens_before) as number,
+        usage_logs: prep(db, `SELECT COUNT(*) ${LOGS}`, 'pluck').get(cutoffs.usage_logs_before) as number,
+        dry_run: true,
+      };
+    }
+    return {
+      expired_subscriptions: prep(db, `DELETE ${SUBS}`).run(cutoffs.expired_subscriptions_before).changes,
+      inactive_tokens: prep(db, `DELETE ${TOKENS}`).run(cutoffs.inactive_tokens_before, cutoffs.inactive_tokens_before).changes,
+      usage_logs: prep(db, `DELETE ${LOGS}`).run(cutoffs.usage_logs_before).changes,
+      dry_run: false,
+    };
+  });
+  const what = `${summary.expired_subscriptions} expired subscription(s), ${summary.inactive_tokens} inactive token(s), ${summary.usage_logs} usage log(s)`;
+  const message = dry ? `dry run: would delete ${what}` : `deleted ${what}`;
+  ctx.audit('maintenance', 'cleanup', { ...days, ...summary });
+  return { message, data: { cleanup_summary: summary, message, thresholds: days, cutoffs } };
+}
+
+export const subscriptionHandlers: HandlerTable = {
+  'subscriptions.list': list,
+  'subscriptions.list-alt': list,
+  'subscriptions.manage': manage,
+  'subscriptions.delete': remove,
+  'cleanup.run': cleanup,
+};
