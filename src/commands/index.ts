@@ -7,6 +7,11 @@ import { apiGroup } from './api/index.js';
 import { configGroup } from './config/index.js';
 import { authGroup } from './auth/index.js';
 import { sandboxGroup } from './sandbox/index.js';
+import { usersGroup } from './users/index.js';
+import { rolesGroup } from './roles/index.js';
+import { referralsGroup } from './referrals/index.js';
+import { devicesGroup, profileGroup } from './profile/index.js';
+import { meGroup } from './me/index.js';
 import {
   auditGroup,
   cleanupGroup,
@@ -29,6 +34,12 @@ export const groups: Group[] = [
   dashboardGroup,
   auditGroup,
   cleanupGroup,
+  usersGroup,
+  rolesGroup,
+  referralsGroup,
+  profileGroup,
+  devicesGroup,
+  meGroup,
   apiGroup,
   configGroup,
   sandboxGroup,

@@ -29,12 +29,21 @@ export function openDatabase(file: string): DB {
     retryBusy(() => db.pragma('journal_mode = WAL'));
     db.pragma('foreign_keys = ON');
     db.pragma('synchronous = NORMAL');
+    registerFunctions(db);
     migrate(db, allMigrations());
     return db;
   } catch (err) {
     db.close();
     throw err;
   }
+}
+
+/**
+ * SQL functions the handlers use: `fold(text)` lower-cases every letter (SQLite's own
+ * LIKE and lower() fold ASCII only, and names here carry É, Ü, Ñ).
+ */
+export function registerFunctions(db: DB): void {
+  db.function('fold', { deterministic: true }, (v: unknown) => (v === null || v === undefined ? null : String(v).toLowerCase()));
 }
 
 function retryBusy<T>(fn: () => T, tries = 50): T {

@@ -140,7 +140,8 @@ export const seedUsers: Seeder = (db: DB, { scale, rng, now }) => {
         username: a.username,
         email: a.email,
         full_name: a.full_name,
-        password_hash: hashPassword(a.password),
+        // Salts from the seeded PRNG: the same seed gives the same file.
+        password_hash: hashPassword(a.password, hex(16)),
         role: a.role,
         status: 'Active',
         chatgpt_user_id: null,
@@ -167,7 +168,7 @@ export const seedUsers: Seeder = (db: DB, { scale, rng, now }) => {
     insertRolePerm.run('beta-tester', 'services.use', 2, customCreated);
 
     // 3. Extra users: one shared hash keeps seeding fast.
-    const sharedHash = hashPassword(EXTRA_USER_PASSWORD);
+    const sharedHash = hashPassword(EXTRA_USER_PASSWORD, hex(16));
     const extra = Math.max(0, Math.round(Math.min(400 * scale, 400 + 50 * (scale - 1))));
     const forcedRoles = ['superadmin', 'admin', 'manager', 'support', 'agent'];
     const forcedStatuses = ['Inactive', 'Banned', 'Pending'];
@@ -299,7 +300,8 @@ export const seedUsers: Seeder = (db: DB, { scale, rng, now }) => {
         }
       }
       if (u.status === 'Pending') {
-        const at = nowMs - int(1, 72) * 3_600_000;
+        // Most codes have lapsed; a few were sent minutes ago and still work.
+        const at = rng() < 0.2 ? nowMs - int(1, 9) * 60_000 : nowMs - int(1, 72) * 3_600_000;
         insertVerification.run(u.id, pick(['email', 'sms', 'phone']), String(int(100000, 999999)), iso(at), iso(at + 10 * 60_000), null);
       }
     }

@@ -19,6 +19,18 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+/** Runs the binary without blocking this process (which serves the stub server). */
+function runBin(args: string[], envVars: NodeJS.ProcessEnv, nodeArgs: string[] = []): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolveRun) => {
+    const child = spawn(process.execPath, [...nodeArgs, bin, ...args], { env: envVars, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('exit', (status) => resolveRun({ status, stdout, stderr }));
+  });
+}
+
 function env(extra: Record<string, string> = {}) {
   return { PATH: process.env.PATH!, HOME: mkdtempSync(join(tmpdir(), 'subctl-home-')), SUBCTL_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'subctl-cfg-')), ...extra };
 }
@@ -51,7 +63,7 @@ describe('the binary', () => {
     expect(r.status).toBe(0);
   });
 
-  it('non-interactive commands never load ink or react', () => {
+  it('non-interactive commands never load ink or react', async () => {
     server.setHandler(() => ok({ pagination: { total_pages: 1, total_records: 1 }, services: [{ service_id: 1, service_code: 'GPT4' }] }));
     const trace = join(mkdtempSync(join(tmpdir(), 'subctl-trace-')), 'modules.txt');
     const cases = [
@@ -62,10 +74,7 @@ describe('the binary', () => {
       ['config', 'list'],
     ];
     for (const args of cases) {
-      const r = spawnSync(process.execPath, ['--import', join(root, 'tests/support/trace-imports.mjs'), bin, ...args], {
-        env: env({ SUBCTL_TOKEN: 't', TRACE_FILE: trace }),
-        encoding: 'utf8',
-      });
+      const r = await runBin(args, env({ SUBCTL_TOKEN: 't', TRACE_FILE: trace }), ['--import', join(root, 'tests/support/trace-imports.mjs')]);
       expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
     }
     const loaded = readFileSync(trace, 'utf8');
@@ -80,8 +89,8 @@ describe('the binary', () => {
     expect(r.stdout).toBe(`${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version}\n`);
   });
 
-  it('a usage error exits 2 and a bad flag names itself', () => {
-    const r = spawnSync(process.execPath, [bin, 'services', 'list', '--page-size', '500', '--base-url', server.url], { env: env({ SUBCTL_TOKEN: 't' }), encoding: 'utf8' });
+  it('a usage error exits 2 and a bad flag names itself', async () => {
+    const r = await runBin(['services', 'list', '--page-size', '500', '--base-url', server.url], env({ SUBCTL_TOKEN: 't' }));
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('page_size');
   });

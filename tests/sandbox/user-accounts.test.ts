@@ -1,9 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { closeAllTestSandboxes } from '../support/sandbox.js';
 import { Harness } from './user-harness.js';
+
+afterAll(closeAllTestSandboxes);
 
 describe('users', () => {
   it('create: 201, unique username/email (409), known role (400), superadmin only by a superadmin', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const body = { username: 'ana.núñez', email: 'ana@example.com', password: 'pw-create', role: 'support', full_name: 'Ana "Ani" Núñez, PhD' };
     const r = await h.call('users.create', { as: 'admin', body });
     expect(r.status).toBe(201);
@@ -24,7 +27,7 @@ describe('users', () => {
   });
 
   it('list: filters by role and status, pages with defaults of 10', async () => {
-    const h = Harness.create({ admin: false, scale: 0.2 });
+    const h = await Harness.create({ scale: 0.2 });
     const all = await h.call('users.list', { as: 'admin' });
     const total = (h.db.prepare('SELECT COUNT(*) AS n FROM users').get() as any).n;
     expect(all.data).toMatchObject({ current_page: 1, page_size: 10, total_count: total, total_pages: Math.ceil(total / 10) });
@@ -42,7 +45,7 @@ describe('users', () => {
   });
 
   it('get: 404 for an unknown id; answers the detail and permissions', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     expect((await h.call('users.get', { as: 'admin', params: { id: '424242' } })).status).toBe(404);
     const r = await h.call('users.get', { as: 'admin', params: { id: '3' } });
     expect(r.data.user).toMatchObject({ user_id: 3, username: 'manager', role: 'manager', created_by_username: 'superadmin' });
@@ -51,7 +54,7 @@ describe('users', () => {
   });
 
   it('update: body user_id must equal the path id; uniqueness; banning ends sessions', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const t = h.tokenFor('enduser');
     const mismatch = await h.call('users.update', { as: 'admin', params: { id: '6' }, body: { user_id: 5, full_name: 'X' } });
     expect(mismatch.status).toBe(400);
@@ -67,7 +70,7 @@ describe('users', () => {
   });
 
   it('delete: not yourself (400), 404 unknown, removes the account and its data', async () => {
-    const h = Harness.create({ admin: true });
+    const h = await Harness.create();
     expect((await h.call('users.delete', { as: 'admin', params: { id: '2' } })).status).toBe(400);
     expect((await h.call('users.delete', { as: 'admin', params: { id: '99999' } })).status).toBe(404);
     expect((await h.call('users.delete', { as: 'admin', params: { id: '1' } })).status).toBe(403);
@@ -84,7 +87,7 @@ describe('users', () => {
   });
 
   it('search (superadmin): filters, sorts, statistics and page info', async () => {
-    const h = Harness.create({ admin: false, scale: 0.3 });
+    const h = await Harness.create({ scale: 0.3 });
     expect((await h.call('users.search', { as: 'admin' })).status).toBe(403);
     const r = await h.call('users.search', { as: 'superadmin' });
     const total = (h.db.prepare('SELECT COUNT(*) AS n FROM users').get() as any).n;
@@ -118,8 +121,10 @@ describe('users', () => {
     expect(recent.data.users.every((u: any) => u.days_since_last_login !== null && u.days_since_last_login <= 7)).toBe(true);
     const byCreator = await h.call('users.search', { as: 'superadmin', query: { created_by: '1', page_size: '100' } });
     expect(byCreator.data.users.every((u: any) => u.created_by_username === 'superadmin')).toBe(true);
-    const dated = await h.call('users.search', { as: 'superadmin', query: { created_date_from: '2025-01-01', created_date_to: '2025-03-31', page_size: '100' } });
-    expect(dated.data.users.every((u: any) => u.created_date >= '2025-01-01' && u.created_date < '2025-04-01')).toBe(true);
+    const day = (n: number) => new Date(h.now.getTime() - n * 86_400_000).toISOString().slice(0, 10);
+    const dated = await h.call('users.search', { as: 'superadmin', query: { created_date_from: day(300), created_date_to: day(100), page_size: '100' } });
+    expect(dated.data.page_info.total_count).toBeGreaterThan(0);
+    expect(dated.data.users.every((u: any) => u.created_date.slice(0, 10) >= day(300) && u.created_date.slice(0, 10) <= day(100))).toBe(true);
     const lastLogin = await h.call('users.search', { as: 'superadmin', query: { sort_by: 'last_login_date', sort_order: 'DESC', page_size: '100' } });
     const ll = lastLogin.data.users.map((u: any) => u.last_login_date).filter(Boolean);
     expect([...ll].sort().reverse()).toEqual(ll);
@@ -128,7 +133,7 @@ describe('users', () => {
 
 describe('profile and devices', () => {
   it('profile get has basic info, login history, permissions with grantor, referral info', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const r = await h.call('profile.get', { as: 'manager' });
     expect(r.data.basic_info).toMatchObject({ user_id: 3, username: 'manager', role: 'manager', created_by_username: 'superadmin' });
     expect(r.data.login_history.length).toBeGreaterThan(0);
@@ -138,7 +143,7 @@ describe('profile and devices', () => {
   });
 
   it('profile update upserts the profile and the full name', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const r = await h.call('profile.update', { as: 'enduser', body: { full_name: 'Zoë Müller', city: 'Zürich', gender: 'Female', date_of_birth: '1990-02-28', phone_number: '+41 44 000 00 00' } });
     expect(r.status).toBe(200);
     const g = await h.call('profile.get', { as: 'enduser' });
@@ -151,7 +156,7 @@ describe('profile and devices', () => {
   });
 
   it('devices: include_inactive, remove own (ends its sessions), 404 for others\' devices', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const a = await h.call('cms.auth.login', { body: { username: 'support', password: 'sandbox-support' }, headers: { 'X-Device-ID': 'laptop-1' } });
     const b = await h.call('cms.auth.login', { body: { username: 'support', password: 'sandbox-support' }, headers: { 'X-Device-ID': 'phone-1' } });
     await h.call('cms.auth.logout', { token: b.data.token });

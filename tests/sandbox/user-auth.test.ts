@@ -1,8 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { closeAllTestSandboxes } from '../support/sandbox.js';
 import { endpoints } from '../../src/api/contract/index.js';
 import { userHandlers } from '../../src/sandbox/handlers/user.js';
 import { SEEDED_ACCOUNTS } from '../../src/sandbox/schema-core.js';
 import { Harness } from './user-harness.js';
+
+afterAll(closeAllTestSandboxes);
 
 const noSecrets = (h: Harness, ...secrets: string[]) => {
   const text = JSON.stringify(h.audits);
@@ -19,7 +22,7 @@ describe('user area: handler coverage', () => {
 
 describe('auth.login / refresh / logout / validate-session', () => {
   it('logs in a seeded account and records history and last login', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const r = await h.call('auth.login', { body: { username: 'enduser', password: 'sandbox-enduser' } });
     expect(r.status).toBe(200);
     expect(r.data).toMatchObject({ user_id: 6, username: 'enduser', role: 'user', login_result: 'SUCCESS', error_code: null, error_message: null });
@@ -31,7 +34,7 @@ describe('auth.login / refresh / logout / validate-session', () => {
   });
 
   it('answers 401 INVALID_CREDENTIALS for a wrong password or an unknown user, without data', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     for (const body of [{ username: 'enduser', password: 'nope' }, { username: 'ghost', password: 'x' }]) {
       const r = await h.call('auth.login', { body });
       expect(r.status).toBe(401);
@@ -42,7 +45,7 @@ describe('auth.login / refresh / logout / validate-session', () => {
   });
 
   it('answers 403 for Banned and Inactive accounts', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     for (const status of ['Banned', 'Inactive']) {
       h.db.prepare('UPDATE users SET status = ? WHERE user_id = 6').run(status);
       const r = await h.call('auth.login', { body: { username: 'enduser', password: 'sandbox-enduser' } });
@@ -51,7 +54,7 @@ describe('auth.login / refresh / logout / validate-session', () => {
   });
 
   it('refresh revokes the old token and issues a new one; validate-session tells them apart', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const login = await h.call('auth.login', { body: { username: 'support', password: 'sandbox-support' } });
     const old = login.data.token;
     const r = await h.call('auth.refresh', { body: { token: old } });
@@ -65,7 +68,7 @@ describe('auth.login / refresh / logout / validate-session', () => {
   });
 
   it('logout revokes the caller token', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const t = (await h.call('auth.login', { body: { username: 'enduser', password: 'sandbox-enduser' } })).data.token;
     expect((await h.call('auth.logout', { token: t, body: {} })).status).toBe(200);
     expect((await h.call('auth.validate-session', { body: { token: t } })).data.valid).toBe(false);
@@ -73,7 +76,7 @@ describe('auth.login / refresh / logout / validate-session', () => {
   });
 
   it('logout of someone else\'s token is for admins only', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const t = (await h.call('auth.login', { body: { username: 'agent', password: 'sandbox-agent' } })).data.token;
     expect((await h.call('auth.logout', { as: 'enduser', body: { token: t } })).status).toBe(403);
     expect((await h.call('auth.logout', { as: 'admin', body: { token: t } })).status).toBe(200);
@@ -83,7 +86,7 @@ describe('auth.login / refresh / logout / validate-session', () => {
 
 describe('CMS login, register, logout', () => {
   it('cms login creates a session and a device, and logout ends both', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const r = await h.call('cms.auth.login', { body: { username: 'manager', password: 'sandbox-manager' }, headers: { 'X-Device-ID': 'dev-test-1' } });
     expect(r.status).toBe(200);
     expect(r.data).toMatchObject({ success: true, user_id: 3, username: 'manager', role: 'manager' });
@@ -105,12 +108,12 @@ describe('CMS login, register, logout', () => {
   });
 
   it('cms login needs the X-Device-ID header', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     expect((await h.call('cms.auth.login', { body: { username: 'manager', password: 'sandbox-manager' } })).status).toBe(400);
   });
 
   it('register: Pending until verified, 409 for a taken username or email', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const dev = { 'X-Device-ID': 'reg-dev' };
     const r = await h.call('cms.auth.register', { headers: dev, body: { username: 'newbie', email: 'newbie@example.com', password: 'secret-pass', full_name: 'Zoë Nüñez' } });
     expect(r.status).toBe(200);
@@ -125,7 +128,7 @@ describe('CMS login, register, logout', () => {
   });
 
   it('register applies a referral code atomically, and a bad code leaves no account behind', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const dev = { 'X-Device-ID': 'reg-dev' };
     const before = h.db.prepare("SELECT used_count FROM referral_codes WHERE referral_code = 'REF-EVE001'").get() as any;
     const r = await h.call('cms.auth.register', { headers: dev, body: { username: 'referred1', email: 'r1@example.com', password: 'pw-123456', referral_code: 'ref-eve001' } });
@@ -155,7 +158,7 @@ describe('verification codes', () => {
   }
 
   it('generate returns a 6-digit code valid 10 minutes; verify activates the account', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const { id, token } = await registered(h);
     const g = await h.call('cms.verification.generate', { token, body: { type: 'email' } });
     expect(g.status).toBe(200);
@@ -170,7 +173,7 @@ describe('verification codes', () => {
   });
 
   it('422 for a wrong code, a code of another type, and an expired code', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const { id, token } = await registered(h);
     const g = await h.call('cms.verification.generate', { token, body: { type: 'sms' } });
     const wrong = g.data.code === '000000' ? '111111' : '000000';
@@ -186,7 +189,7 @@ describe('verification codes', () => {
   });
 
   it('a new code replaces the previous one', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const { token } = await registered(h);
     const a = await h.call('cms.verification.generate', { token, body: { type: 'phone' } });
     const b = await h.call('cms.verification.generate', { token, body: { type: 'phone' } });
@@ -197,7 +200,7 @@ describe('verification codes', () => {
 
 describe('passwords', () => {
   it('forgot-password issues a 1 h token; reset-password uses it once; sessions end', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const t = h.tokenFor('enduser');
     const f = await h.call('auth.forgot-password', { body: { email: 'enduser@sandbox.local' } });
     expect(f.status).toBe(200);
@@ -215,7 +218,7 @@ describe('passwords', () => {
   });
 
   it('reset tokens expire after an hour; unknown tokens and short passwords are 400', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const f = await h.call('cms.auth.request-reset', { body: { email: 'agent@sandbox.local' } });
     h.now = new Date(h.now.getTime() + 3_600_001);
     const r = await h.call('cms.auth.reset-password-token', { body: { reset_token: f.data.reset_token, new_password: 'long-enough' } });
@@ -227,7 +230,7 @@ describe('passwords', () => {
   });
 
   it('change-password checks the old one and keeps the current session only', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const other = h.tokenFor('enduser');
     const mine = (await h.call('auth.login', { body: { username: 'enduser', password: 'sandbox-enduser' } })).data.token;
     const bad = await h.call('cms.auth.change-password', { token: mine, body: { old_password: 'wrong', new_password: 'whatever-1' } });
@@ -241,7 +244,7 @@ describe('passwords', () => {
   });
 
   it('superadmin sets any password; 404 for an unknown user; others get 403', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     expect((await h.call('cms.superadmin.change-password', { as: 'admin', body: { user_id: 6, new_password: 'set-by-admin' } })).status).toBe(403);
     expect((await h.call('cms.superadmin.change-password', { as: 'superadmin', body: { user_id: 99999, new_password: 'set-by-root' } })).status).toBe(404);
     expect((await h.call('cms.superadmin.change-password', { as: 'superadmin', body: { user_id: 6, new_password: 'set-by-root' } })).status).toBe(200);
@@ -252,7 +255,7 @@ describe('passwords', () => {
 
 describe('seeded accounts', () => {
   it('SEEDED_ACCOUNTS get user_ids 1..6 in order and their passwords work', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     for (const [i, a] of SEEDED_ACCOUNTS.entries()) {
       const r = await h.call('auth.login', { body: { username: a.username, password: a.password } });
       expect(r.data).toMatchObject({ user_id: i + 1, role: a.role });

@@ -1,13 +1,16 @@
-import { describe, expect, it } from 'vitest';
-import { PAYMENT_URL_BASE } from '../../src/sandbox/handlers/user-enduser.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { closeAllTestSandboxes } from '../support/sandbox.js';
+import { addDuration, PAYMENT_URL_BASE } from '../../src/sandbox/handlers/user-enduser.js';
 import { fixture, Harness } from './user-harness.js';
+
+afterAll(closeAllTestSandboxes);
 
 const balance = (h: Harness, id = 6) => (h.db.prepare('SELECT wallet_balance FROM users WHERE user_id = ?').get(id) as any).wallet_balance as number;
 const count = (h: Harness, sql: string, ...a: unknown[]) => (h.db.prepare(sql).get(...a) as any).n as number;
 
 describe('end-user browsing', () => {
   it('services: active ones with price range and current subscription; show_subscribed=false hides subscribed ones', async () => {
-    const h = Harness.create();
+    const h = await Harness.create();
     const f = fixture(h);
     const r = await h.call('me.services', { as: 'enduser' });
     const t = r.data.find((s: any) => s.service_code === 'TESTSVC');
@@ -22,7 +25,7 @@ describe('end-user browsing', () => {
   });
 
   it('plans: per service, with per-day figures and is_current_plan; 404 for an unknown service', async () => {
-    const h = Harness.create();
+    const h = await Harness.create();
     const f = fixture(h);
     await h.call('me.buy', { as: 'enduser', body: { payment_method: 'FREE', service_plan_id: f.free.linkId } });
     const r = await h.call('me.plans', { as: 'enduser', query: { service_code: 'testsvc' } });
@@ -34,7 +37,7 @@ describe('end-user browsing', () => {
   });
 
   it('test-services is public; wallet answers balance and currency', async () => {
-    const h = Harness.create();
+    const h = await Harness.create();
     const t = await h.call('me.test-services');
     expect(t.status).toBe(200);
     expect(t.data.length).toBeGreaterThan(5);
@@ -46,7 +49,7 @@ describe('end-user browsing', () => {
 
 describe('buying', () => {
   it('WALLET debits the price and creates the subscription and a deduct transaction together', async () => {
-    const h = Harness.create();
+    const h = await Harness.create();
     const f = fixture(h);
     h.db.prepare('UPDATE users SET wallet_balance = 100 WHERE user_id = 6').run();
     const r = await h.call('me.buy', { as: 'enduser', body: { payment_method: 'WALLET', service_code: 'TESTSVC', plan_code: 'TEST-PAID' } });
@@ -54,14 +57,14 @@ describe('buying', () => {
     expect(r.data).toMatchObject({ success: true, payment_status: 'COMPLETED', total_cost: 25, credits_granted: 100, auto_renewal: true, new_balance: 75 });
     expect(balance(h)).toBe(75);
     const sub = h.db.prepare('SELECT * FROM subscriptions WHERE subscription_id = ?').get(r.data.subscription_id) as any;
-    expect(sub).toMatchObject({ user_id: 6, status: 'active', total_credits: 100, used_credits: 0, payment_method: 'wallet', price: 25, end_date: '2025-07-01T12:00:00.000Z' });
+    expect(sub).toMatchObject({ user_id: 6, status: 'active', total_credits: 100, used_credits: 0, payment_method: 'wallet', price: 25, end_date: addDuration(h.now.toISOString(), 1, 'months') });
     const tx = h.db.prepare('SELECT * FROM wallet_transactions WHERE transaction_id = ?').get(r.data.transaction_id) as any;
     expect(tx).toMatchObject({ transaction_type: 'deduct', amount: 25, balance_before: 100, balance_after: 75, related_subscription_id: sub.subscription_id, status: 'completed' });
     expect(h.audits.find((a) => a.action === 'buy')).toMatchObject({ module: 'user' });
   });
 
   it('WALLET with too little money is 400 and changes nothing', async () => {
-    const h = Harness.create();
+    const h = await Harness.create();
     const f = fixture(h);
     h.db.prepare('UPDATE users SET wallet_balance = 24.99 WHERE user_id = 6').run();
     const subs = count(h, 'SELECT COUNT(*) AS n FROM subscriptions');
@@ -75,13 +78,15 @@ describe('buying', () => {
   });
 
   it('a purchase that fails half-way (the transaction insert crashes) rolls everything back', async () => {
-    const h = Harness.create();
+    const h = await Harness.create();
     const f = fixture(h);
     h.db.prepare('UPDATE users SET wallet_balance = 100 WHERE user_id = 6').run();
     const subs = count(h, 'SELECT COUNT(*) AS n FROM subscriptions');
     const txs = count(h, 'SELECT COUNT(*) AS n FROM wallet_transactions');
     h.db.exec("CREATE TEMP TRIGGER crash BEFORE INSERT ON wallet_transactions BEGIN SELECT RAISE(ABORT, 'disk on fire'); END");
-    await expect(h.call('me.buy', { as: 'enduser', body: { payment_method: 'WALLET', service_plan_id: f.paid.linkId } })).rejects.toThrow('disk on fire');
+    const crashed = await h.call('me.buy', { as: 'enduser', body: { payment_method: 'WALLET', service_plan_id: f.paid.linkId } });
+    expect(crashed.status).toBe(500);
+    expect(crashed.error!.message).toContain('disk on fire');
     expect(h.db.inTransaction).toBe(false);
     expect(balance(h)).toBe(100);
     expect(count(h, 'SELECT COUNT(*) AS n FROM subscriptions')).toBe(subs);
@@ -92,7 +97,7 @@ describe('buying', () => {
   });
 
   it('a deleted or withdrawn plan cannot be bought, and nothing changes', async () => {
-    const h = Harness.create();
+    const h = await Harness.create();
     const f = fixture(h);
     h.db.prepare('UPDATE users SET wallet_balance = 100 WHERE user_id = 6').run();
     h.db.prepare('DELETE FROM subscription_plans WHERE plan_id = ?').run(f.paid.planId); // its link goes with it
@@ -107,7 +112,7 @@ describe('buying', () => {
   });
 
   it('FREE only for price 0; currency must match the wallet; an offer must be named', async () => {
-    const h = Harness.create();
+    const h = await Harness.create();
     const f = fixture(h);
     const notFree = await h.call('me.buy', { as: 'enduser', body: { payment_method: 'FREE', service_plan_id: f.paid.linkId } });
     expect(notFree.status).toBe(400);
@@ -123,7 +128,7 @@ describe('buying', () => {
   });
 
   it('PAYMENT answers a pending order and a payment URL, and creates no subscription', async () => {
-    const h = Harness.create();
+    const h = await Harness.create();
     const f = fixture(h);
     const subs = count(h, 'SELECT COUNT(*) AS n FROM subscriptions');
     const before = balance(h);
@@ -147,7 +152,7 @@ describe('using a service', () => {
   }
 
   it('use spends credits, logs usage and enforces the daily limit', async () => {
-    const h = Harness.create();
+    const h = await Harness.create();
     const { subId } = await subscribed(h);
     const a = await h.call('me.use', { as: 'enduser', body: { service_code: 'TESTSVC', usage_amount: 6, usage_type: 'generate', response_time: 120.5 } });
     expect(a.status).toBe(200);
@@ -160,7 +165,7 @@ describe('using a service', () => {
     expect(access.data).toMatchObject({ has_access: false, access_reason: 'DAILY_LIMIT_REACHED', remaining_credits: 94, daily_limit_remaining: 4, subscription_status: 'active' });
     expect((await h.call('me.use', { as: 'enduser', body: { service_code: 'TESTSVC', usage_amount: 4, usage_type: 'analyze' } })).status).toBe(200);
     // A new day: the limit starts over.
-    h.now = new Date('2025-06-02T00:00:01.000Z');
+    h.now = new Date(Date.UTC(h.now.getUTCFullYear(), h.now.getUTCMonth(), h.now.getUTCDate() + 1, 0, 0, 1));
     const next = await h.call('me.use', { as: 'enduser', body: { service_code: 'TESTSVC', usage_amount: 10, usage_type: 'api_call' } });
     expect(next.data.remaining_credits).toBe(80);
     const s = h.db.prepare('SELECT used_credits, total_usage_count FROM subscriptions WHERE subscription_id = ?').get(subId);
@@ -168,7 +173,7 @@ describe('using a service', () => {
   });
 
   it('insufficient credits and no subscription are 400; access says why', async () => {
-    const h = Harness.create();
+    const h = await Harness.create();
     fixture(h);
     const none = await h.call('me.use', { as: 'enduser', body: { service_code: 'TESTSVC', usage_amount: 1, usage_type: 'api_call' } });
     expect(none.status).toBe(400);
@@ -185,7 +190,7 @@ describe('using a service', () => {
   });
 
   it('generate-access needs a running subscription', async () => {
-    const h = Harness.create();
+    const h = await Harness.create();
     const { subId } = await subscribed(h);
     const r = await h.call('me.generate-access', { as: 'enduser', body: { service_code: 'TESTSVC' } });
     expect(r.data).toMatchObject({ success: true, subscription_id: subId });
@@ -194,7 +199,7 @@ describe('using a service', () => {
   });
 
   it('subscriptions list: status and service filters, computed fields', async () => {
-    const h = Harness.create();
+    const h = await Harness.create();
     const { subId } = await subscribed(h);
     await h.call('me.use', { as: 'enduser', body: { service_code: 'TESTSVC', usage_amount: 3, usage_type: 'api_call' } });
     const r = await h.call('me.subscriptions', { as: 'enduser', query: { service_code: 'TESTSVC' } });
@@ -208,7 +213,7 @@ describe('using a service', () => {
   });
 
   it('auto-renewal: own subscriptions only (404 otherwise)', async () => {
-    const h = Harness.create();
+    const h = await Harness.create();
     const { subId } = await subscribed(h);
     const off = await h.call('me.auto-renewal', { as: 'enduser', body: { subscription_id: subId, auto_renewal: false } });
     expect(off.data).toMatchObject({ success: true, auto_renewal: false });
@@ -223,7 +228,7 @@ describe('using a service', () => {
 
 describe('wallet top-up and code activation', () => {
   it('top-up adds to the balance with a topup transaction; amount must be > 0', async () => {
-    const h = Harness.create();
+    const h = await Harness.create();
     h.db.prepare('UPDATE users SET wallet_balance = 10.1 WHERE user_id = 6').run();
     const r = await h.call('me.topup', { as: 'enduser', body: { amount: 20.2, payment_method: 'card', transaction_reference: 'ref, "42"' } });
     expect(r.data).toMatchObject({ success: true, new_balance: 30.3 });
@@ -241,11 +246,11 @@ describe('wallet top-up and code activation', () => {
   });
 
   it('activate: credits the running subscription once; 409 the second time; expired 400; unknown 404', async () => {
-    const h = Harness.create();
+    const h = await Harness.create();
     const f = fixture(h);
     f.code('TEST-AAAA-0001', f.paid.linkId, 40);
     f.code('TEST-AAAA-0002', f.paid.linkId, 0);
-    f.code('TEST-OLD-0001', f.paid.linkId, 40, '2025-01-01T00:00:00.000Z');
+    f.code('TEST-OLD-0001', f.paid.linkId, 40, new Date(h.now.getTime() - 86_400_000).toISOString());
     f.code('TEST-ORPHAN-01', null, 40);
     // No subscription yet: one is created.
     const a = await h.call('me.activate', { as: 'enduser', body: { activation_code: 'test-aaaa-0001' } });
@@ -269,7 +274,7 @@ describe('wallet top-up and code activation', () => {
   });
 
   it('activate with a service_code of another service is 400 and leaves the code unused', async () => {
-    const h = Harness.create();
+    const h = await Harness.create();
     const f = fixture(h);
     f.code('TEST-BBBB-0001', f.paid.linkId, 10);
     expect((await h.call('me.activate', { as: 'enduser', body: { activation_code: 'TEST-BBBB-0001', service_code: 'GPT4' } })).status).toBe(400);

@@ -1,20 +1,16 @@
 /**
- * A direct harness for the user-area handlers: an in-memory (or file) database with every
- * migration, optionally seeded, and a `call()` that validates input with the endpoint's
- * contract schemas and checks access the way the HTTP framework does, then runs the handler.
+ * A harness for the user-area tests over the real HTTP framework: each `Harness.create()` is a
+ * sandbox from tests/support/sandbox.ts (`startTestSandbox`, a copy of a seeded template) whose
+ * clock the test controls (`h.now`), and `call()` addresses endpoints by their contract name.
  */
-import Database from 'better-sqlite3';
 import { endpointByName } from '../../src/api/contract/index.js';
-import { issueToken, lookupToken, roleAllows } from '../../src/sandbox/auth.js';
-import { allMigrations, migrate } from '../../src/sandbox/db.js';
-import { mulberry32 } from '../../src/sandbox/seed.js';
-import { seedAdmin } from '../../src/sandbox/seed-admin.js';
-import { seedUsers } from '../../src/sandbox/seed-user.js';
-import { userHandlers } from '../../src/sandbox/handlers/user.js';
-import { SandboxError, type AuthUser, type DB } from '../../src/sandbox/types.js';
+import { issueToken, lookupToken } from '../../src/sandbox/auth.js';
+import type { Sandbox } from '../../src/sandbox/server.js';
+import type { DB } from '../../src/sandbox/types.js';
+import { call, startTestSandbox } from '../support/sandbox.js';
 
 export interface CallOptions {
-  /** Bearer token, or a username of a seeded account to sign in as. */
+  /** A username to sign in as (a token is issued directly, once per clock epoch). */
   as?: string;
   token?: string;
   params?: Record<string, unknown>;
@@ -27,7 +23,7 @@ export interface CallResult {
   status: number;
   message?: string;
   data: any;
-  error?: { code: string; message: string; fields?: unknown; [k: string]: unknown };
+  error?: { code: string; message: string; fields?: unknown; [k: string]: unknown } | null;
 }
 
 export interface AuditEntry {
@@ -38,34 +34,55 @@ export interface AuditEntry {
 }
 
 export class Harness {
-  readonly audits: AuditEntry[] = [];
   private tokens = new Map<string, string>();
-  now: Date;
+  private auditBase: number;
 
-  constructor(
-    readonly db: DB,
-    now = new Date('2025-06-01T12:00:00.000Z'),
+  private constructor(
+    readonly sb: Sandbox,
+    private clock: { at: Date },
   ) {
-    this.now = now;
+    this.auditBase = (sb.db.prepare('SELECT COALESCE(MAX(id), 0) AS n FROM audit_logs').get() as { n: number }).n;
   }
 
-  static create(opts: { seed?: boolean; admin?: boolean; scale?: number; file?: string; now?: Date } = {}): Harness {
-    const db = new Database(opts.file ?? ':memory:');
-    db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
-    migrate(db, allMigrations());
-    const h = new Harness(db, opts.now);
-    if (opts.seed !== false) {
-      const rng = mulberry32(7);
-      db.transaction(() => {
-        seedUsers(db, { scale: opts.scale ?? 0.05, rng, now: h.now });
-        if (opts.admin !== false) seedAdmin(db, { scale: opts.scale ?? 0.05, rng, now: h.now });
-      })();
-    }
-    return h;
+  /** A sandbox over a copy of the template seeded at `scale` (default 0.05: about 20 extra users). */
+  static async create(opts: { scale?: number } = {}): Promise<Harness> {
+    const clock = { at: new Date() };
+    const sb = await startTestSandbox({ scale: opts.scale ?? 0.05, now: () => clock.at });
+    return new Harness(sb, clock);
   }
 
-  /** A token for a user, by username (issued once and cached). */
+  /** The sandbox clock; move it to test expiry. */
+  get now(): Date {
+    return this.clock.at;
+  }
+  set now(at: Date) {
+    this.clock.at = at;
+  }
+
+  get db(): DB {
+    return this.sb.db;
+  }
+
+  /** Audit entries written since the sandbox started (details parsed). */
+  get audits(): AuditEntry[] {
+    const rows = this.db.prepare('SELECT module, action, details, user_id FROM audit_logs WHERE id > ? ORDER BY id').all(this.auditBase) as Array<{
+      module: string;
+      action: string;
+      details: string | null;
+      user_id: number | null;
+    }>;
+    return rows.map((r) => {
+      let details: unknown = r.details;
+      try {
+        details = r.details === null ? null : JSON.parse(r.details);
+      } catch {
+        // plain text
+      }
+      return { module: r.module, action: r.action, details, user_id: r.user_id };
+    });
+  }
+
+  /** A token for a user, by username, valid at the harness clock. */
   tokenFor(username: string): string {
     let t = this.tokens.get(username);
     if (!t || !lookupToken(this.db, t, this.now)) {
@@ -81,59 +98,22 @@ export class Harness {
     return (this.db.prepare('SELECT user_id FROM users WHERE username = ?').get(username) as { user_id: number }).user_id;
   }
 
+  /** Calls the endpoint named `name` over HTTP; answers the status and the envelope's parts. */
   async call(name: string, o: CallOptions = {}): Promise<CallResult> {
     const ep = endpointByName(name);
-    const handler = userHandlers[name];
-    if (!handler) throw new Error(`no handler for ${name}`);
+    const path = ep.path.replace(/\{(\w+)\}/g, (_, k: string) => {
+      if (o.params?.[k] === undefined) throw new Error(`${name}: path parameter ${k} missing`);
+      return encodeURIComponent(String(o.params[k]));
+    });
     const token = o.token ?? (o.as ? this.tokenFor(o.as) : undefined);
-    let user: AuthUser | null = null;
-    if (token) user = lookupToken(this.db, token, this.now);
-    if (ep.access !== 'public') {
-      if (!user) return { status: 401, data: null, error: { code: 'UNAUTHORIZED', message: 'authentication required' } };
-      if (!roleAllows(ep.access, user.role, ep.method)) return { status: 403, data: null, error: { code: 'FORBIDDEN', message: 'forbidden' } };
-    }
-    const headers = Object.fromEntries(Object.entries(o.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-    if (ep.deviceId && !headers['x-device-id']) return { status: 400, data: null, error: { code: 'BAD_REQUEST', message: 'X-Device-ID header is required' } };
-    const parse = (schema: any, v: unknown, where: string) => {
-      if (!schema) return {};
-      const r = schema.safeParse(v ?? {});
-      if (!r.success) throw Object.assign(new Error(`invalid ${where}: ${r.error.message}`), { validation: true });
-      return r.data;
-    };
-    let params: any, query: any, body: any;
-    try {
-      params = parse(ep.params, o.params, 'params');
-      query = parse(ep.query, o.query, 'query');
-      body = parse(ep.body, o.body, 'body');
-    } catch (e: any) {
-      if (e.validation) return { status: 400, data: null, error: { code: 'VALIDATION_ERROR', message: e.message } };
-      throw e;
-    }
-    try {
-      const r = await handler({
-        db: this.db,
-        user,
-        params,
-        query,
-        body,
-        headers,
-        ip: '127.0.0.1',
-        userAgent: 'vitest',
-        now: () => this.now,
-        audit: (module, action, details) => this.audits.push({ module, action, details, user_id: user?.user_id ?? null }),
-      });
-      return { status: r.status ?? 200, message: r.message, data: r.data };
-    } catch (e) {
-      if (e instanceof SandboxError) {
-        return { status: e.status, data: null, message: e.message, error: { code: e.code, message: e.message, fields: e.fields, ...(e.extra ?? {}) } };
-      }
-      throw e;
-    }
+    const r = await call(this.sb, ep.method, path, { token, query: o.query, body: ep.body ? (o.body ?? {}) : undefined, headers: o.headers });
+    const env = r.json;
+    return { status: r.status, message: env?.message, data: env?.data ?? null, error: env?.error ?? null };
   }
 }
 
 /** A service with known plans and codes, on top of the seeded data. */
-export function fixture(h: Harness) {
+export function fixture(h: { db: DB }) {
   const at = '2025-01-01T00:00:00.000Z';
   const svc = h.db
     .prepare(

@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, Harness } from './user-harness.js';
+import { fixture } from './user-harness.js';
 
 const root = resolve(import.meta.dirname, '../..');
 let dir: string;
@@ -69,8 +69,7 @@ describe('cross-process races on one data file', () => {
     const b = await startServer(dataFile);
     const db = new Database(dataFile);
     db.pragma('busy_timeout = 5000');
-    const h = new Harness(db);
-    const f = fixture(h);
+    const f = fixture({ db });
     const N = 40;
     const codes = Array.from({ length: N }, (_, i) => `RACE-${String(i).padStart(4, '0')}`);
     db.transaction(() => codes.forEach((c) => f.code(c, f.paid.linkId, 10)))();
@@ -116,8 +115,7 @@ describe('cross-process races on one data file', () => {
     const b = await startServer(dataFile);
     const db = new Database(dataFile);
     db.pragma('busy_timeout = 5000');
-    const h = new Harness(db);
-    const f = fixture(h);
+    const f = fixture({ db });
     db.prepare('UPDATE users SET wallet_balance = 100 WHERE user_id = 6').run(); // room for exactly 4 purchases of 25
     const txBefore = (db.prepare("SELECT COUNT(*) AS n FROM wallet_transactions WHERE user_id = 6 AND transaction_type = 'deduct'").get() as any).n;
     const tA = (await post(a, '/auth/login', { username: 'enduser', password: 'sandbox-enduser' })).json.data.token;

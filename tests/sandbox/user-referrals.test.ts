@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { closeAllTestSandboxes } from '../support/sandbox.js';
 import { Harness } from './user-harness.js';
+
+afterAll(closeAllTestSandboxes);
 
 async function newUser(h: Harness, name: string) {
   const r = await h.call('users.create', { as: 'admin', body: { username: name, email: `${name}@example.com`, password: 'pw-referral', role: 'user' } });
@@ -8,7 +11,7 @@ async function newUser(h: Harness, name: string) {
 
 describe('referral codes', () => {
   it('generate: REF-XXXXXX, limit and expiry; validate tells valid codes apart', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const g = await h.call('referrals.generate', { as: 'support', body: { description: 'Summer, "VIP" list', expiry_days: 30, usage_limit: 2 } });
     expect(g.status).toBe(200);
     expect(g.data.referral_code).toMatch(/^REF-[A-Z0-9]{6}$/);
@@ -23,7 +26,7 @@ describe('referral codes', () => {
   });
 
   it('validate is never an error status: unknown, expired, deactivated, exhausted', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const unknown = await h.call('referrals.validate', { body: { referral_code: 'REF-NOPE99' } });
     expect(unknown.status).toBe(200);
     expect(unknown.data).toMatchObject({ is_valid: false, reason: 'not_found' });
@@ -45,7 +48,7 @@ describe('referral codes', () => {
   });
 
   it('use: the new user must exist, is not the referrer, is referred once; limits and expiry are 400', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const g = await h.call('referrals.generate', { as: 'enduser', body: { description: 'Two uses', expiry_days: 10, usage_limit: 2 } });
     const code = g.data.referral_code;
     const a = await newUser(h, 'alpha');
@@ -78,7 +81,7 @@ describe('referral codes', () => {
   });
 
   it('update and deactivate: owner or admin only; limits not below uses; future dates', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const g = await h.call('referrals.generate', { as: 'agent', body: { description: 'Agent code', expiry_days: 10, usage_limit: 3 } });
     const id = g.data.referral_id;
     await h.call('referrals.use', { as: 'admin', body: { new_user_id: await newUser(h, 'delta'), referral_code: g.data.referral_code } });
@@ -89,8 +92,9 @@ describe('referral codes', () => {
     const below = await h.call('referrals.update', { as: 'admin', body: { referral_code_id: id, new_usage_limit: 1 } });
     expect(below.status).toBe(200);
     expect((await h.call('referrals.update', { as: 'agent', body: { referral_code_id: id, new_expiry_date: '2020-01-01' } })).status).toBe(400);
-    const up = await h.call('referrals.update', { as: 'agent', body: { referral_code_id: id, new_usage_limit: 50, new_expiry_date: '2025-12-31' } });
-    expect(up.data).toMatchObject({ usage_limit: 50, expiry_date: '2025-12-31T23:59:59.999Z', status: 'active' });
+    const later = new Date(h.now.getTime() + 60 * 86_400_000).toISOString().slice(0, 10);
+    const up = await h.call('referrals.update', { as: 'agent', body: { referral_code_id: id, new_usage_limit: 50, new_expiry_date: later } });
+    expect(up.data).toMatchObject({ usage_limit: 50, expiry_date: `${later}T23:59:59.999Z`, status: 'active' });
     expect((await h.call('referrals.deactivate', { as: 'enduser', body: { referral_code_id: id, reason: 'not mine' } })).status).toBe(403);
     expect((await h.call('referrals.deactivate', { as: 'admin', body: { referral_code_id: id, reason: 'Abuse reported' } })).status).toBe(200);
     expect((await h.call('referrals.deactivate', { as: 'agent', body: { referral_code_id: id, reason: 'again' } })).status).toBe(409);
@@ -100,20 +104,21 @@ describe('referral codes', () => {
 
 describe('referral lists and statistics', () => {
   it('mine: paged codes, include_inactive and search', async () => {
-    const h = Harness.create({ admin: false });
-    for (let i = 0; i < 12; i++) await h.call('referrals.generate', { as: 'support', body: { description: `Batch ${i % 2 ? 'odd' : 'even'} #${i}`, expiry_days: 30, usage_limit: 5 } });
-    const first = (await h.call('referrals.mine', { as: 'support' })).data;
+    const h = await Harness.create();
+    await newUser(h, 'coder'); // no codes yet
+    for (let i = 0; i < 12; i++) await h.call('referrals.generate', { as: 'coder', body: { description: `Batch ${i % 2 ? 'odd' : 'even'} #${i}`, expiry_days: 30, usage_limit: 5 } });
+    const first = (await h.call('referrals.mine', { as: 'coder' })).data;
     expect(first.codes).toHaveLength(10);
     expect(first.pagination).toMatchObject({ current_page: 1, page_size: 10, total_records: 12, total_pages: 2, has_next_page: true });
-    const odd = await h.call('referrals.mine', { as: 'support', query: { search_keyword: 'odd' } });
+    const odd = await h.call('referrals.mine', { as: 'coder', query: { search_keyword: 'odd' } });
     expect(odd.data.pagination.total_records).toBe(6);
-    await h.call('referrals.deactivate', { as: 'support', body: { referral_code_id: first.codes[0].referral_id, reason: 'Retired' } });
-    expect((await h.call('referrals.mine', { as: 'support' })).data.pagination.total_records).toBe(11);
-    expect((await h.call('referrals.mine', { as: 'support', query: { include_inactive: 'true' } })).data.pagination.total_records).toBe(12);
+    await h.call('referrals.deactivate', { as: 'coder', body: { referral_code_id: first.codes[0].referral_id, reason: 'Retired' } });
+    expect((await h.call('referrals.mine', { as: 'coder' })).data.pagination.total_records).toBe(11);
+    expect((await h.call('referrals.mine', { as: 'coder', query: { include_inactive: 'true' } })).data.pagination.total_records).toBe(12);
   });
 
   it('stats, info and referred users of the caller', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const before = (await h.call('referrals.referred', { as: 'enduser' })).data.pagination.total_records;
     const u = await newUser(h, 'echo');
     await h.call('referrals.use', { as: 'admin', body: { new_user_id: u, referral_code: 'REF-EVE001' } });
@@ -122,7 +127,7 @@ describe('referral lists and statistics', () => {
     expect(ref.data.referred_users[0]).toMatchObject({ username: 'echo', referral_code: 'REF-EVE001' });
     const stats = await h.call('referrals.stats', { as: 'enduser' });
     expect(stats.data.user_summary).toMatchObject({ user_id: 6, total_referrals: before + 1 });
-    expect(stats.data.daily_stats.find((d: any) => d.date === '2025-06-01').referrals).toBeGreaterThanOrEqual(1);
+    expect(stats.data.daily_stats.find((d: any) => d.date === h.now.toISOString().slice(0, 10)).referrals).toBeGreaterThanOrEqual(1);
     expect(stats.data.code_usage.find((c: any) => c.referral_code === 'REF-EVE001')).toBeTruthy();
     expect(Array.isArray(stats.data.monthly_stats)).toBe(true);
     const info = await h.call('referrals.info', { as: 'support', params: { user_id: '6' } });
@@ -135,7 +140,7 @@ describe('referral lists and statistics', () => {
   });
 
   it('search (staff: usable codes) and admin search (all codes)', async () => {
-    const h = Harness.create({ admin: false, scale: 0.3 });
+    const h = await Harness.create({ scale: 0.3 });
     const staff = await h.call('referrals.search', { as: 'agent', query: { page_size: '100' } });
     expect(staff.data.referral_codes.every((c: any) => c.status === 'active')).toBe(true);
     const admin = await h.call('referrals.admin-search', { as: 'admin', query: { page_size: '100' } });
@@ -148,7 +153,7 @@ describe('referral lists and statistics', () => {
   });
 
   it('admin list: status and date filters, search, sort', async () => {
-    const h = Harness.create({ admin: false, scale: 0.5 });
+    const h = await Harness.create({ scale: 0.5 });
     const all = await h.call('referrals.admin-list', { as: 'admin', query: { page_size: '100' } });
     const total = (h.db.prepare('SELECT COUNT(*) AS n FROM referral_uses').get() as any).n;
     expect(all.data.pagination.total_records).toBe(total);
@@ -161,8 +166,10 @@ describe('referral lists and statistics', () => {
     expect(parts.reduce((a, b) => a + b, 0)).toBe(total);
     const inactive = await h.call('referrals.admin-list', { as: 'admin', query: { filter_status: 'inactive', page_size: '100' } });
     expect(inactive.data.referrals.every((r: any) => r.code_status === 'inactive')).toBe(true);
-    const ranged = await h.call('referrals.admin-list', { as: 'admin', query: { filter_date_from: '2025-01-01', filter_date_to: '2025-03-31', page_size: '100' } });
-    expect(ranged.data.referrals.every((r: any) => r.referral_date >= '2025-01-01' && r.referral_date < '2025-04-01')).toBe(true);
+    const day = (n: number) => new Date(h.now.getTime() - n * 86_400_000).toISOString().slice(0, 10);
+    const ranged = await h.call('referrals.admin-list', { as: 'admin', query: { filter_date_from: day(300), filter_date_to: day(100), page_size: '100' } });
+    expect(ranged.data.pagination.total_records).toBeGreaterThan(0);
+    expect(ranged.data.referrals.every((r: any) => r.referral_date.slice(0, 10) >= day(300) && r.referral_date.slice(0, 10) <= day(100))).toBe(true);
     const byCode = await h.call('referrals.admin-list', { as: 'admin', query: { sort_by: 'ReferralCode', sort_order: 'ASC', page_size: '100' } });
     const codes = byCode.data.referrals.map((r: any) => r.referral_code);
     expect([...codes].sort()).toEqual(codes);
@@ -172,7 +179,7 @@ describe('referral lists and statistics', () => {
   });
 
   it('admin referred users, a user\'s referred users and statistics over a period', async () => {
-    const h = Harness.create({ admin: false, scale: 0.5 });
+    const h = await Harness.create({ scale: 0.5 });
     const all = await h.call('referrals.admin-referred', { as: 'admin' });
     expect(all.data.summary.total_referred).toBe((h.db.prepare('SELECT COUNT(*) AS n FROM referral_uses').get() as any).n);
     const top = h.db.prepare('SELECT referrer_id, COUNT(*) AS n FROM referral_uses GROUP BY referrer_id ORDER BY n DESC LIMIT 1').get() as any;

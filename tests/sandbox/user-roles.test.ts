@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { closeAllTestSandboxes } from '../support/sandbox.js';
 import { Harness } from './user-harness.js';
+
+afterAll(closeAllTestSandboxes);
 
 const roleId = (h: Harness, name: string) => (h.db.prepare('SELECT role_id FROM roles WHERE role_name = ?').get(name) as any).role_id as number;
 const rolesOf = (h: Harness, id: number) => (h.db.prepare('SELECT role_name FROM user_roles WHERE user_id = ? ORDER BY role_name').all(id) as any[]).map((r) => r.role_name);
@@ -7,7 +10,7 @@ const primary = (h: Harness, id: number) => (h.db.prepare('SELECT role FROM user
 
 describe('roles: list, create, update, delete', () => {
   it('lists roles by priority with counts, paged', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const r = await h.call('roles.list', { as: 'agent' });
     expect(r.data).toMatchObject({ current_page: 1, page_size: 20, total_pages: 1 });
     expect(r.data.total_rows).toBe(9);
@@ -27,7 +30,7 @@ describe('roles: list, create, update, delete', () => {
   });
 
   it('create: 409 for a taken name, 400 for a bad name, 403 above the caller', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const r = await h.call('roles.create', { as: 'admin', body: { role_name: 'billing', display_name: 'Billing', description: 'Invoices, "refunds", credits' } });
     expect(r.status).toBe(200);
     expect(r.data).toMatchObject({ role_name: 'billing', priority: 15, is_system_role: false, is_active: true, user_count: 0, created_by_user: 'admin' });
@@ -39,7 +42,7 @@ describe('roles: list, create, update, delete', () => {
   });
 
   it('update: renames carry to holders; system roles keep name, priority and activity (409)', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const id = roleId(h, 'auditor');
     const r = await h.call('roles.update', { as: 'superadmin', params: { role_id: String(id) }, body: { role_name: 'compliance', priority: 65, description: 'Reads "everything"' } });
     expect(r.status).toBe(200);
@@ -57,7 +60,7 @@ describe('roles: list, create, update, delete', () => {
   });
 
   it('delete: 409 for a system role, 409 naming the holders of a held role, then deletes once free', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const sys = await h.call('roles.delete', { as: 'superadmin', params: { role_id: String(roleId(h, 'agent')) } });
     expect(sys.status).toBe(409);
     expect(sys.error).toMatchObject({ code: 'SYSTEM_ROLE', message: 'system role cannot be deleted' });
@@ -80,7 +83,7 @@ describe('roles: list, create, update, delete', () => {
 
 describe('role members and assignments', () => {
   it('members of a role, paged; 404 for an unknown role', async () => {
-    const h = Harness.create({ admin: false, scale: 0.3 });
+    const h = await Harness.create({ scale: 0.3 });
     const r = await h.call('roles.members', { as: 'support', params: { role: 'user' }, query: { limit: '5' } });
     expect(r.data).toMatchObject({ role: 'user', page: 1, limit: 5 });
     expect(r.data.users).toHaveLength(5);
@@ -90,7 +93,7 @@ describe('role members and assignments', () => {
   });
 
   it('assignments: search, role filter and per-role summary', async () => {
-    const h = Harness.create({ admin: false, scale: 0.3 });
+    const h = await Harness.create({ scale: 0.3 });
     const r = await h.call('roles.assignments', { as: 'admin' });
     const total = (h.db.prepare('SELECT COUNT(*) AS n FROM users').get() as any).n;
     expect(r.data.summary.total_users).toBe(total);
@@ -105,7 +108,7 @@ describe('role members and assignments', () => {
   });
 
   it('of: primary role, level, current and available roles, permissions', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const r = await h.call('roles.of', { as: 'agent', params: { user_id: '3' } });
     expect(r.data).toMatchObject({ user_id: 3, username: 'manager', primary_role: 'manager', role_level: 60 });
     expect(r.data.current_roles).toEqual(['manager', 'auditor']);
@@ -118,7 +121,7 @@ describe('role members and assignments', () => {
 
 describe('assign, promote, demote, remove', () => {
   it('assign several roles: primary = highest priority; unknown role 400; reason in the audit', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const r = await h.call('roles.assign', { as: 'admin', params: { user_id: '6' }, body: { new_roles: ['agent', 'beta-tester', 'support'], reason: 'Hired', notes: 'Team "Blue", EMEA' } });
     expect(r.status).toBe(200);
     expect(r.data).toMatchObject({ primary_role: 'support', current_roles: ['support', 'agent', 'beta-tester'] });
@@ -140,7 +143,7 @@ describe('assign, promote, demote, remove', () => {
   });
 
   it('promote climbs the system ladder, never to or above the caller unless superadmin', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const steps: string[] = [];
     for (let i = 0; i < 3; i++) {
       const r = await h.call('roles.promote', { as: 'admin', params: { user_id: '6' }, body: { reason: 'good work' } });
@@ -161,7 +164,7 @@ describe('assign, promote, demote, remove', () => {
   });
 
   it('demote steps down; at user it is 400; secondary roles above the new one go', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const r = await h.call('roles.demote', { as: 'admin', params: { user_id: '3' }, body: { reason: 'reorg' } });
     expect(r.status).toBe(200);
     // manager (+auditor 45) -> support (40): auditor outranks support and is dropped.
@@ -176,7 +179,7 @@ describe('assign, promote, demote, remove', () => {
   });
 
   it('remove sets the user back to user', async () => {
-    const h = Harness.create({ admin: false });
+    const h = await Harness.create();
     const r = await h.call('roles.remove', { as: 'admin', params: { user_id: '3' }, body: { reason: 'left the company' } });
     expect(r.status).toBe(200);
     expect(r.data).toMatchObject({ primary_role: 'user', current_roles: ['user'], previous_roles: ['manager', 'auditor'] });

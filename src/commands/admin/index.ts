@@ -46,12 +46,12 @@ export async function printSummary(ctx: Ctx, title: string, summary: unknown) {
   }
 }
 
-const SERVICE_PLAN_COLUMNS = ['service_plan_id', 'service_code', 'plan_code', 'is_available', 'unused_codes_count', 'active_subscriptions_count'];
-const PLAN_COLUMNS = ['plan_id', 'plan_code', 'plan_name', 'price', 'currency', 'duration', 'duration_unit', 'is_active'];
-const SUBSCRIPTION_COLUMNS = ['subscription_id', 'username', 'service_code', 'plan_code', 'status', 'end_date', 'remaining_credits'];
-const CODE_COLUMNS = ['code_id', 'code_value', 'batch_id', 'plan_code', 'is_used', 'is_expired', 'expiry_date'];
-const WALLET_COLUMNS = ['transaction_id', 'username', 'transaction_type', 'amount', 'currency', 'status', 'transaction_date'];
-const AUDIT_COLUMNS = ['id', 'created_at', 'username', 'module', 'action', 'details'];
+export const SERVICE_PLAN_COLUMNS = ['service_plan_id', 'service_code', 'plan_code', 'is_available', 'unused_codes_count', 'active_subscriptions_count'];
+export const PLAN_COLUMNS = ['plan_id', 'plan_code', 'plan_name', 'price', 'currency', 'duration', 'duration_unit', 'is_active'];
+export const SUBSCRIPTION_COLUMNS = ['subscription_id', 'username', 'service_code', 'plan_code', 'status', 'end_date', 'remaining_credits'];
+export const CODE_COLUMNS = ['code_id', 'code_value', 'batch_id', 'plan_code', 'is_used', 'is_expired', 'expiry_date'];
+export const WALLET_COLUMNS = ['transaction_id', 'username', 'transaction_type', 'amount', 'currency', 'status', 'transaction_date'];
+export const AUDIT_COLUMNS = ['id', 'created_at', 'username', 'module', 'action', 'details'];
 
 export const servicePlansGroup: Group = {
   name: 'service-plans',

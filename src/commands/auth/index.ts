@@ -64,7 +64,7 @@ export function refuseArgvSecrets(opts: Record<string, unknown>, ...names: strin
     const attr = n.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
     if (opts[attr] !== undefined) {
       throw new UsageError(`--${n} is not accepted: passwords never travel in argv (they would show in the shell history and in ps)`, {
-        hint: `pipe it in: printf '%s\n' "$PASSWORD" | subctl ... --password-stdin, or run on a terminal to be prompted`,
+        hint: `pipe it in: printf '%s\\n' "$PASSWORD" | subctl ... --password-stdin, or run on a terminal to be prompted`,
       });
     }
   }
@@ -275,6 +275,7 @@ function buildAccountVerbs(cmd: Command, bind: Bind) {
       endpoint: cmsAuthRegister,
       summary: "register a CMS account (sends the profile's X-Device-ID); password from a masked prompt or --password-stdin",
       hide: ['password'],
+      bulk: false,
       extraOptions: [passwordStdinOption(), ...argvSecretTraps('password')],
       prepare: async (input, ctx, opts) => {
         refuseArgvSecrets(opts, 'password');
@@ -297,6 +298,7 @@ function buildAccountVerbs(cmd: Command, bind: Bind) {
       name: 'forgot-password',
       endpoint: authForgotPassword,
       summary: 'request a password reset token by email (--cms: the CMS account, /cms/auth/request-reset)',
+      bulk: false,
       extraOptions: [new Option('--cms', 'the CMS account (/cms/auth/request-reset)')],
       override: async (input, ctx, opts) => {
         if (opts.cms !== true) return undefined;
@@ -316,7 +318,8 @@ function buildAccountVerbs(cmd: Command, bind: Bind) {
       .addOption(new Option('--reset-token <token>', 'the one-time reset token (required)'))
       .addOption(new Option('--cms', 'the CMS account (/cms/auth/reset-password-token, no --user-id)'))
       .addOption(passwordStdinOption('the new password'))
-      .addOptions(argvSecretTraps('password', 'new-password'))
+      .addOption(argvSecretTraps('password')[0])
+      .addOption(argvSecretTraps('new-password')[0])
       .action((_o, c) => {
         const opts = c.optsWithGlobals() as Record<string, unknown>;
         bind(async (ctx) => {
@@ -342,7 +345,9 @@ function buildAccountVerbs(cmd: Command, bind: Bind) {
       .description("change the signed-in account's password (--cms: the CMS account); old and new from masked prompts, or two lines of stdin with --password-stdin")
       .addOption(new Option('--cms', 'the CMS account (/cms/auth/change-password)'))
       .addOption(passwordStdinOption('the old password (first line) and the new one (second line)'))
-      .addOptions(argvSecretTraps('password', 'old-password', 'new-password'))
+      .addOption(argvSecretTraps('password')[0])
+      .addOption(argvSecretTraps('old-password')[0])
+      .addOption(argvSecretTraps('new-password')[0])
       .action((_o, c) => {
         const opts = c.optsWithGlobals() as Record<string, unknown>;
         bind(async (ctx) => {

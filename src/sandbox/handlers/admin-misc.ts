@@ -186,7 +186,7 @@ function listWallet(ctx: HandlerContext) {
   const db = ctx.db;
   const w = new Where()
     .opt(q.user_id, 'w.user_id = ?')
-    .opt(q.username, "w.user_id IN (SELECT user_id FROM users WHERE username LIKE ? ESCAPE '\\')", q.username === undefined ? undefined : likeAny(q.username))
+    .opt(q.username, "w.user_id IN (SELECT user_id FROM users WHERE fold(username) LIKE fold(?) ESCAPE '\\')", q.username === undefined ? undefined : likeAny(q.username))
     .opt(q.transaction_type, 'w.transaction_type = ?')
     .opt(q.payment_method, 'w.payment_method = ?')
     .opt(q.amount_from, 'w.amount >= ?')

@@ -7,7 +7,7 @@ import { b01, badRequest, boolify, boolifyOne, callerId, conflict, count, DAY_MS
 
 const PLAN_SORT: Record<string, string> = {
   PlanCode: 'p.plan_code',
-  PlanName: 'p.plan_name',
+  PlanName: 'p.plan_name COLLATE NOCASE',
   Price: 'p.price',
   CreatedDate: 'p.created_date',
 };
@@ -43,7 +43,7 @@ function list(ctx: HandlerContext) {
   const q = ctx.query;
   const w = new Where()
     .opt(q.plan_code, 'p.plan_code = ?')
-    .opt(q.plan_name, "p.plan_name LIKE ? ESCAPE '\\'", q.plan_name === undefined ? undefined : likeAny(q.plan_name))
+    .opt(q.plan_name, "fold(p.plan_name) LIKE fold(?) ESCAPE '\\'", q.plan_name === undefined ? undefined : likeAny(q.plan_name))
     .opt(q.duration_unit, 'p.duration_unit = ?')
     .opt(q.price_from, 'p.price >= ?')
     .opt(q.price_to, 'p.price <= ?')

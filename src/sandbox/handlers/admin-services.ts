@@ -25,7 +25,7 @@ import {
 
 const SERVICE_SORT: Record<string, string> = {
   ServiceCode: 's.service_code',
-  ServiceName: 's.service_name',
+  ServiceName: 's.service_name COLLATE NOCASE',
   ServiceType: 's.service_type',
   CreatedDate: 's.created_date',
 };
@@ -80,9 +80,9 @@ function listServices(ctx: HandlerContext) {
   const q = ctx.query;
   const w = new Where()
     .opt(q.service_code, 's.service_code = ?')
-    .opt(q.service_name, "s.service_name LIKE ? ESCAPE '\\'", q.service_name === undefined ? undefined : likeAny(q.service_name))
+    .opt(q.service_name, "fold(s.service_name) LIKE fold(?) ESCAPE '\\'", q.service_name === undefined ? undefined : likeAny(q.service_name))
     .opt(q.service_type, 's.service_type = ?')
-    .opt(q.provider_name, "s.provider_name LIKE ? ESCAPE '\\'", q.provider_name === undefined ? undefined : likeAny(q.provider_name))
+    .opt(q.provider_name, "fold(s.provider_name) LIKE fold(?) ESCAPE '\\'", q.provider_name === undefined ? undefined : likeAny(q.provider_name))
     .opt(b01(q.is_active), 's.is_active = ?');
   dateRange(w, 's.created_date', q.created_date_from, q.created_date_to);
   const total = count(ctx.db, `SELECT COUNT(*) FROM services s ${w.sql}`, w.args);

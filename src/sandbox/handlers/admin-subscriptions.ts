@@ -27,7 +27,7 @@ function list(ctx: HandlerContext) {
   const now = nowIso(ctx);
   const w = new Where()
     .opt(q.user_id, 'x.user_id = ?')
-    .opt(q.username, "x.user_id IN (SELECT user_id FROM users WHERE username LIKE ? ESCAPE '\\')", q.username === undefined ? undefined : likeAny(q.username))
+    .opt(q.username, "x.user_id IN (SELECT user_id FROM users WHERE fold(username) LIKE fold(?) ESCAPE '\\')", q.username === undefined ? undefined : likeAny(q.username))
     .opt(q.service_code, 'x.service_id = (SELECT service_id FROM services WHERE service_code = ?)')
     .opt(q.plan_code, 'x.plan_id = (SELECT plan_id FROM subscription_plans WHERE plan_code = ?)')
     .opt(q.status, 'x.status = ?')
@@ -55,10 +55,10 @@ interface SubRow {
   auto_renewal: number;
 }
 
-const ARTICLE: Record<string, string> = { active: 'active', paused: 'paused', expired: 'expired', cancelled: 'cancelled' };
+const VERB: Record<string, string> = { add_credits: 'add credits to' };
 
 function forbidden(action: string, status: string): SandboxError {
-  return new SandboxError(400, `cannot ${action.replace('_', ' ')} a subscription that is ${ARTICLE[status] ?? status}`, 'INVALID_TRANSITION', [
+  return new SandboxError(400, `cannot ${VERB[action] ?? action} a subscription that is ${status}`, 'INVALID_TRANSITION', [
     { field: 'action', message: `${action} is not allowed when the status is ${status}` },
   ]);
 }

@@ -1,0 +1,83 @@
+/**
+ * `subctl me`: the end-user area (/user/*, /test/services) as the signed-in account sees it.
+ * For support engineers reproducing what a user sees, with that user's token
+ * (`auth login --profile alice`, then `subctl me ... --profile alice`).
+ */
+import {
+  meAccess,
+  meActivate,
+  meAutoRenewal,
+  meBuy,
+  meGenerateAccess,
+  mePlans,
+  meServices,
+  meSubscriptions,
+  meTestServices,
+  meTopup,
+  meUse,
+  meWallet,
+} from '../../api/contract/user-enduser.js';
+import { UsageError } from '../../api/errors.js';
+import type { Ctx } from '../../cli/context.js';
+import { verbsBuilder } from '../../cli/verbs.js';
+import { printList, printObject } from '../../output/index.js';
+import type { Group } from '../types.js';
+
+const SERVICE_COLUMNS = ['service_id', 'service_code', 'service_name', 'service_type', 'min_price', 'max_price', 'has_active_subscription', 'current_plan_name'];
+const PLAN_COLUMNS = ['service_plan_id', 'service_code', 'plan_code', 'plan_name', 'price', 'currency', 'duration', 'duration_unit', 'credit_amount', 'max_usage_per_day', 'is_current_plan'];
+const SUBSCRIPTION_COLUMNS = ['subscription_id', 'service_code', 'plan_code', 'status', 'start_date', 'end_date', 'remaining_credits', 'usage_today', 'auto_renewal'];
+
+const out = (ctx: Ctx, columns?: string[]) => ({ format: ctx.globals.output, fields: ctx.globals.fields, columns, io: ctx.io, noColor: ctx.globals.noColor });
+
+/** Bare-array answers print as lists (an object answer, from another server, as an object). */
+const asList = (columns?: string[]) => async (data: unknown, ctx: Ctx) => {
+  if (Array.isArray(data)) await printList(data as Record<string, unknown>[], out(ctx, columns));
+  else await printObject(data ?? {}, out(ctx));
+};
+
+export const meGroup: Group = {
+  name: 'me',
+  summary: 'the end-user area as the signed-in account sees it: services, plans, subscriptions, wallet, buy, use',
+  build: verbsBuilder(() => [
+    { name: 'services', endpoint: meServices, render: asList(SERVICE_COLUMNS) },
+    { name: 'plans', endpoint: mePlans, args: ['service_code?'], render: asList(PLAN_COLUMNS) },
+    {
+      name: 'access',
+      endpoint: meAccess,
+      args: ['service_code?'],
+      summary: 'may the account use a service now, and what remains: exit 0 when it may, 5 when not',
+      override: async (input, ctx) => {
+        const api = await ctx.api();
+        const data = (await api.call(meAccess, { query: input.query } as never, { signal: ctx.signal })) as Record<string, unknown> | null;
+        await printObject(data ?? {}, out(ctx));
+        if (data?.has_access === false) {
+          ctx.note(`no access to ${String(input.query.service_code)}${data.access_reason ? ` (${String(data.access_reason)})` : ''}`);
+          return 5;
+        }
+        return 0;
+      },
+    },
+    { name: 'subscriptions', endpoint: meSubscriptions, aliases: ['subs'], render: asList(SUBSCRIPTION_COLUMNS) },
+    { name: 'wallet', endpoint: meWallet },
+    { name: 'test-services', endpoint: meTestServices, render: asList() },
+    { name: 'buy', endpoint: meBuy, args: ['plan_code?'], summary: 'buy a subscription: --payment-method WALLET|PAYMENT|FREE, the offer by --service-plan-id or --service-code/--plan-code' },
+    { name: 'generate-access', endpoint: meGenerateAccess, args: ['service_code?'] },
+    { name: 'use', endpoint: meUse, args: ['service_code?'], summary: 'record a use of a service: --usage-amount N --usage-type api_call|generate|analyze' },
+    { name: 'activate', endpoint: meActivate, args: ['activation_code?'] },
+    {
+      name: 'topup',
+      endpoint: meTopup,
+      summary: 'top up the wallet: --amount N --payment-method card|bank|paypal [--payment-data JSON]',
+      prepare: (input) => {
+        const raw = input.body.payment_data;
+        if (typeof raw !== 'string') return;
+        try {
+          input.body.payment_data = JSON.parse(raw);
+        } catch {
+          throw new UsageError(`invalid input: payment_data (--payment-data) must be a JSON object, e.g. '{"card_last4":"4242"}'`);
+        }
+      },
+    },
+    { name: 'auto-renewal', endpoint: meAutoRenewal, args: ['subscription_id?'], summary: "turn a subscription's auto-renewal on (--auto-renewal) or off (--no-auto-renewal)" },
+  ]),
+};

@@ -1,0 +1,99 @@
+/**
+ * `subctl profile get|update` (/cms/users/profile) and `subctl devices list|remove`
+ * (/cms/users/devices*): the signed-in account's own profile and devices.
+ */
+import { devicesList, devicesRemove, profileGet, profileUpdate } from '../../api/contract/user-accounts.js';
+import { UsageError } from '../../api/errors.js';
+import type { Ctx } from '../../cli/context.js';
+import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
+import { printList, printObject } from '../../output/index.js';
+import { precheck } from '../auth/index.js';
+import { section } from '../services/index.js';
+import type { Group } from '../types.js';
+
+const DEVICE_COLUMNS = ['current', 'device_id', 'device_name', 'device_type', 'ip_address', 'is_currently_logged_in', 'last_activity_time', 'last_login_date'];
+
+const out = (ctx: Ctx, columns?: string[]) => ({ format: ctx.globals.output, fields: ctx.globals.fields, columns, io: ctx.io, noColor: ctx.globals.noColor });
+
+function heading(ctx: Ctx, title: string) {
+  ctx.io.stdout.write(`\n${ctx.color('stdout') ? `\u001b[1m${title}\u001b[22m` : title}\n`);
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The profile: basic info, then login history, permissions and how the account was referred. */
+async function renderProfile(data: Record<string, unknown>, ctx: Ctx) {
+  if (ctx.globals.output !== 'table' || !isRecord(data) || !isRecord(data.basic_info)) return printObject(data, out(ctx));
+  await printObject(data.basic_info, out(ctx));
+  if (isRecord(data.profile) && Object.keys(data.profile).length) {
+    heading(ctx, 'Profile');
+    await printObject(data.profile, out(ctx));
+  }
+  await section(ctx, 'Login history', data.login_history, ['login_time', 'login_status', 'ip_address', 'user_agent']);
+  await section(ctx, 'Permissions', data.permissions, ['permission_name', 'granted_by_username', 'granted_date']);
+  if (Array.isArray(data.referral_info)) await section(ctx, 'Referred by', data.referral_info);
+  else if (isRecord(data.referral_info)) {
+    heading(ctx, 'Referred by');
+    await printObject(data.referral_info, out(ctx));
+  }
+}
+
+export const profileGroup: Group = {
+  name: 'profile',
+  summary: "the signed-in account's profile: get, update",
+  build: verbsBuilder(() => [
+    { name: 'get', endpoint: profileGet, aliases: ['show'], render: renderProfile },
+    {
+      name: 'update',
+      endpoint: profileUpdate,
+      summary: 'update the profile; only the flags given change (--full-name, which the API requires, is read from the current profile when not given)',
+      bulk: false,
+      prepare: async (input, ctx) => {
+        if (input.body.full_name !== undefined) return;
+        // Check the other flags first: nothing is sent when they are wrong.
+        await precheck(profileUpdate, input, { full_name: 'full name' });
+        const api = await ctx.api();
+        const current = (await api.call(profileGet, {} as never, { signal: ctx.signal })) as Record<string, unknown>;
+        const name = isRecord(current?.basic_info) ? current.basic_info.full_name : undefined;
+        if (typeof name !== 'string' || name === '') throw new UsageError('--full-name is required (the profile has none to keep)');
+        input.body.full_name = name;
+      },
+    },
+  ]),
+};
+
+export const devicesGroup: Group = {
+  name: 'devices',
+  summary: "the signed-in account's devices and sessions: list (current one marked *), remove",
+  build: verbsBuilder(() => [
+    {
+      name: 'list',
+      endpoint: devicesList,
+      aliases: ['ls'],
+      summary: 'devices and sessions of the signed-in account; the current one is marked * (--include-inactive for all)',
+      render: async (data: Record<string, unknown>, ctx) => {
+        const devices = Array.isArray(data?.devices) ? (data.devices as Record<string, unknown>[]) : [];
+        if (ctx.globals.output === 'json' || ctx.globals.output === 'ndjson') {
+          await printList(devices, out(ctx));
+          return;
+        }
+        // The server marks the caller's device; the profile's own device id is the fallback.
+        const mine = ctx.profile()?.device_id;
+        const rows = devices.map((d) => ({ current: d.is_current_device === true || (mine !== undefined && String(d.device_id) === mine) ? '*' : '', ...d }));
+        await printList(rows, out(ctx, DEVICE_COLUMNS));
+      },
+    },
+    {
+      name: 'remove',
+      endpoint: devicesRemove,
+      aliases: ['rm'],
+      args: ['id'],
+      summary: 'remove a device (by device id or row id): ends its session',
+      destructive: true,
+      describe: (i: VerbInput) => `remove device ${String(i.params.id)} and end its session`,
+      prepare: (input, ctx) => {
+        if (String(input.params.id) === ctx.profile()?.device_id) ctx.note('note: this is the device of this profile; its session ends too');
+      },
+    },
+  ]),
+};

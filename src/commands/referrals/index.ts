@@ -1,0 +1,90 @@
+/**
+ * `subctl referrals`: referral codes (/cms/referral*, /cms/referred-users,
+ * /cms/referral-codes/search) and the admin views (/cms/admin/referral*, /cms/admin/users/...).
+ * The items of these lists are not described by the specification: tables show the keys of
+ * the first row unless --fields says otherwise.
+ */
+import {
+  referralsAdminList,
+  referralsAdminReferred,
+  referralsAdminSearch,
+  referralsAdminUserReferred,
+  referralsAdminUserStats,
+  referralsDeactivate,
+  referralsGenerate,
+  referralsInfo,
+  referralsMine,
+  referralsReferred,
+  referralsSearch,
+  referralsStats,
+  referralsUpdate,
+  referralsUse,
+  referralsValidate,
+} from '../../api/contract/user-referrals.js';
+import { UsageError } from '../../api/errors.js';
+import type { Ctx } from '../../cli/context.js';
+import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
+import { printSummary } from '../admin/index.js';
+import { printAnswer } from '../auth/index.js';
+import type { Group } from '../types.js';
+
+const summary = (data: Record<string, unknown>, ctx: Ctx) => printSummary(ctx, 'Summary', data.summary);
+
+export const referralsGroup: Group = {
+  name: 'referrals',
+  summary: 'referral codes: generate, validate, use, update, deactivate, statistics; admin views',
+  aliases: ['referral'],
+  build: verbsBuilder(() => [
+    { name: 'generate', endpoint: referralsGenerate },
+    {
+      name: 'validate',
+      endpoint: referralsValidate,
+      args: ['referral_code?'],
+      summary: 'check a referral code: prints the answer; exit 0 when valid, 5 when not',
+      bulk: false,
+      prepare: (i) => {
+        if (i.body.referral_code === undefined) throw new UsageError('referrals validate needs a code: subctl referrals validate REF-XXXXXX');
+      },
+      override: async (input, ctx) => {
+        const api = await ctx.api();
+        const res = await api.callFull(referralsValidate, { body: input.body } as never, { signal: ctx.signal });
+        await printAnswer(ctx, res);
+        const valid = (res.data as Record<string, unknown> | null)?.is_valid;
+        if (valid === false) {
+          ctx.note(`referral code ${String(input.body.referral_code)} is not valid${(res.data as Record<string, unknown>).message ? `: ${String((res.data as Record<string, unknown>).message)}` : ''}`);
+          return 5;
+        }
+        return 0;
+      },
+    },
+    { name: 'use', endpoint: referralsUse, args: ['referral_code?'], summary: 'record that a user (--new-user-id) signed up with a referral code' },
+    { name: 'update', endpoint: referralsUpdate, args: ['referral_code_id?'], summary: "change a code's usage limit (--new-usage-limit) or expiry date (--new-expiry-date)" },
+    {
+      name: 'deactivate',
+      endpoint: referralsDeactivate,
+      args: ['referral_code_id?'],
+      summary: 'deactivate a referral code (--reason required)',
+      destructive: true,
+      describe: (i: VerbInput) => `deactivate referral code #${String(i.body.referral_code_id)} (reason: ${String(i.body.reason)})`,
+    },
+    { name: 'mine', endpoint: referralsMine, summary: "the signed-in account's codes (--include-inactive, --search-keyword)", extras: summary },
+    { name: 'stats', endpoint: referralsStats, summary: "the signed-in account's referral statistics" },
+    { name: 'info', endpoint: referralsInfo, args: ['user_id'] },
+    { name: 'referred', endpoint: referralsReferred, summary: 'the users the signed-in account referred', extras: summary },
+    { name: 'search', endpoint: referralsSearch, summary: 'search usable referral codes (staff)' },
+    { name: 'admin-search', endpoint: referralsAdminSearch, summary: 'admin: search every referral code' },
+    { name: 'admin-list', endpoint: referralsAdminList, summary: 'admin: every referral, filtered (--filter-status, dates, --search-keyword) and sorted', extras: summary },
+    { name: 'admin-referred', endpoint: referralsAdminReferred, summary: 'admin: every referred user', extras: summary },
+    {
+      name: 'user-referred',
+      endpoint: referralsAdminUserReferred,
+      args: ['user_id'],
+      summary: 'admin: the users one user referred',
+      extras: async (data, ctx) => {
+        await printSummary(ctx, 'User', data.user_details);
+        await printSummary(ctx, 'Summary', data.summary);
+      },
+    },
+    { name: 'user-stats', endpoint: referralsAdminUserStats, args: ['user_id'], summary: "admin: one user's referral statistics over --stats-period days (30)" },
+  ]),
+};

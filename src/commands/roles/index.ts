@@ -1,0 +1,115 @@
+/**
+ * `subctl roles`: roles (/cms/roles*) and who holds them (/cms/users/roles,
+ * /cms/users/{user_id}/role and its assign, promote, demote, remove actions).
+ */
+import {
+  rolesAssign,
+  rolesAssignments,
+  rolesCreate,
+  rolesDelete,
+  rolesDemote,
+  rolesList,
+  rolesMembers,
+  rolesOf,
+  rolesPromote,
+  rolesRemove,
+  rolesUpdate,
+} from '../../api/contract/user-accounts.js';
+import { HttpError } from '../../api/errors.js';
+import type { Ctx } from '../../cli/context.js';
+import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
+import { printObject } from '../../output/index.js';
+import { printSummary } from '../admin/index.js';
+import { section } from '../services/index.js';
+import type { Group } from '../types.js';
+
+const ROLE_COLUMNS = ['role_id', 'role_name', 'display_name', 'priority', 'is_system_role', 'is_active', 'user_count', 'permission_count'];
+const MEMBER_COLUMNS = ['user_id', 'username', 'email', 'full_name', 'is_active', 'assigned_at', 'assigned_by'];
+const ASSIGNMENT_COLUMNS = ['user_id', 'username', 'email', 'full_name', 'role', 'role_level', 'is_active', 'last_login'];
+
+const out = (ctx: Ctx, columns?: string[]) => ({ format: ctx.globals.output, fields: ctx.globals.fields, columns, io: ctx.io, noColor: ctx.globals.noColor });
+
+/**
+ * A 409 on `roles delete` explained: the server's message stays the error; the users holding
+ * the role (error.users, error.user_count when the server lists them) and the way out go in the hint.
+ */
+export function explainRoleConflict(e: unknown, roleId: unknown): unknown {
+  if (!(e instanceof HttpError) || e.status !== 409) return e;
+  const d = (e.details ?? {}) as { users?: unknown; user_count?: unknown; code?: unknown };
+  const users = Array.isArray(d.users) ? d.users.map((u) => (u && typeof u === 'object' ? String((u as Record<string, unknown>).username ?? JSON.stringify(u)) : String(u))) : [];
+  const count = typeof d.user_count === 'number' ? d.user_count : users.length;
+  if (users.length) {
+    const more = count > users.length ? ` and ${count - users.length} more` : '';
+    e.hint =
+      `held by ${count} user${count === 1 ? '' : 's'}: ${users.join(', ')}${more}\n` +
+      `take the role from them first (\`subctl roles assign <user_id> --new-roles ...\` or \`subctl roles remove <user_id>\`); \`subctl roles members <role_name>\` lists every holder`;
+  } else if (d.code === 'SYSTEM_ROLE' || /system role/i.test(e.message)) {
+    e.hint = `role ${String(roleId)} is a system role (superadmin, admin, manager, support, agent, user): it cannot be deleted`;
+  }
+  return e;
+}
+
+export const rolesGroup: Group = {
+  name: 'roles',
+  summary: 'roles and who holds them: list, create, update, delete, members, assign, promote, demote, remove',
+  build: verbsBuilder(() => [
+    { name: 'list', endpoint: rolesList, columns: ROLE_COLUMNS, aliases: ['ls'] },
+    { name: 'create', endpoint: rolesCreate },
+    { name: 'update', endpoint: rolesUpdate, args: ['role_id'] },
+    {
+      name: 'delete',
+      endpoint: rolesDelete,
+      args: ['role_id'],
+      destructive: true,
+      describe: (i: VerbInput) => `delete role ${String(i.params.role_id)}`,
+      override: async (input, ctx) => {
+        const api = await ctx.api();
+        await ctx.confirm(`delete role ${String(input.params.role_id)}`);
+        try {
+          const res = await api.callFull(rolesDelete, { params: input.params } as never, { signal: ctx.signal });
+          const data = res.data === null || res.data === undefined ? { message: res.message ?? 'role deleted' } : res.data;
+          await printObject(data, out(ctx));
+          return 0;
+        } catch (e) {
+          throw explainRoleConflict(e, input.params.role_id);
+        }
+      },
+    },
+    { name: 'members', endpoint: rolesMembers, args: ['role'], columns: MEMBER_COLUMNS, summary: 'the users holding a role (by name), paged' },
+    {
+      name: 'assignments',
+      endpoint: rolesAssignments,
+      columns: ASSIGNMENT_COLUMNS,
+      summary: 'users with their roles (--search, --role-filter); the count per role after the rows',
+      extras: (data, ctx) => printSummary(ctx, 'Summary', data.summary),
+    },
+    {
+      name: 'of',
+      endpoint: rolesOf,
+      args: ['user_id'],
+      summary: "one user's roles, level and permissions, and the roles available to them",
+      render: async (data: Record<string, unknown>, ctx) => {
+        if (ctx.globals.output !== 'table' || !data || typeof data !== 'object') return printObject(data, out(ctx));
+        const { all_available_roles: available, ...rest } = data;
+        await printObject(rest, out(ctx));
+        if (available !== undefined) await section(ctx, 'Available roles', available, ['role_name', 'role_level', 'is_assigned', 'description']);
+      },
+    },
+    {
+      name: 'assign',
+      endpoint: rolesAssign,
+      args: ['user_id'],
+      summary: "set a user's roles: --new-roles a,b (replaces the roles held; --new-role is the legacy single form) with --reason and --notes",
+    },
+    { name: 'promote', endpoint: rolesPromote, args: ['user_id'], summary: 'promote a user to the next role up (or to --new-role)' },
+    { name: 'demote', endpoint: rolesDemote, args: ['user_id'], summary: 'demote a user to the next role down (or to --new-role)' },
+    {
+      name: 'remove',
+      endpoint: rolesRemove,
+      args: ['user_id'],
+      summary: "remove a user's roles: they are left with the role user",
+      destructive: true,
+      describe: (i: VerbInput) => `remove every role of user ${String(i.params.user_id)} (back to the role user)`,
+    },
+  ]),
+};

@@ -1,0 +1,123 @@
+/**
+ * `subctl users`: user accounts (/users*, spec/user-auth-cms-area.md point 7 "Users") and the
+ * superadmin views (/cms/superadmin/users, /cms/superadmin/auth/change-password).
+ * Passwords come from --password-stdin or a masked prompt, never from argv.
+ */
+import { cmsSuperadminChangePassword } from '../../api/contract/user-auth.js';
+import { usersCreate, usersDelete, usersGet, usersList, usersSearch, usersUpdate } from '../../api/contract/user-accounts.js';
+import { UsageError } from '../../api/errors.js';
+import type { Ctx } from '../../cli/context.js';
+import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
+import { printObject } from '../../output/index.js';
+import { printSummary } from '../admin/index.js';
+import { argvSecretTraps, checkSecrets, passwordStdinOption, precheck, readNewPassword, refuseArgvSecrets } from '../auth/index.js';
+import type { Group } from '../types.js';
+
+export const USER_COLUMNS = ['user_id', 'username', 'email', 'full_name', 'role', 'status', 'last_login_date'];
+const SEARCH_COLUMNS = ['user_id', 'username', 'email', 'full_name', 'role_names', 'status', 'activity_status', 'last_login_date', 'referral_count'];
+
+const out = (ctx: Ctx, columns?: string[]) => ({ format: ctx.globals.output, fields: ctx.globals.fields, columns, io: ctx.io, noColor: ctx.globals.noColor });
+
+/** A path id that must be a whole number: checked here so that the body's copy of it is never a guess. */
+export function wholeId(value: unknown, name = 'id'): number {
+  if (typeof value === 'number' && Number.isInteger(value)) return value;
+  throw new UsageError(`invalid input: ${name} must be a whole number, got '${String(value)}'`);
+}
+
+/** `users get`: the answer holds the detail under `user` (or flat) and the permissions beside it. */
+export function userDetail(data: Record<string, unknown> | null | undefined): Record<string, unknown> {
+  if (!data || typeof data !== 'object') return {};
+  const inner = data.user && typeof data.user === 'object' ? (data.user as Record<string, unknown>) : undefined;
+  if (!inner) return data;
+  const { user: _u, ...rest } = data;
+  return { ...inner, ...rest, permissions: rest.permissions ?? inner.permissions };
+}
+
+export const usersGroup: Group = {
+  name: 'users',
+  summary: 'user accounts: list, get, create, update, delete; superadmin search and set-password',
+  build: (cmd, bind) => {
+    // The confirmation of `users delete` names the account, looked up on a terminal.
+    let deleting: string | undefined;
+    verbsBuilder(() => [
+      { name: 'list', endpoint: usersList, columns: USER_COLUMNS, aliases: ['ls'] },
+      {
+        name: 'get',
+        endpoint: usersGet,
+        args: ['id'],
+        render: async (data: Record<string, unknown>, ctx) => {
+          // Scripts get the answer as the server sent it; a table shows one flat record.
+          if (ctx.globals.output !== 'table') return printObject(data, out(ctx));
+          await printObject(userDetail(data), out(ctx));
+        },
+      },
+      {
+        name: 'create',
+        endpoint: usersCreate,
+        summary: 'create a user account (201); password from a masked prompt or --password-stdin (bulk: a password column)',
+        hide: ['password'],
+        extraOptions: [passwordStdinOption(), ...argvSecretTraps('password')],
+        prepare: async (input, ctx, opts) => {
+          refuseArgvSecrets(opts, 'password');
+          // Bulk input (--from-csv/--from-ndjson) carries each row's password in the file.
+          if (opts.fromCsv !== undefined || opts.fromNdjson !== undefined) {
+            if (input.body.password === undefined) throw new UsageError('bulk users create needs a password column (passwords never travel in argv)');
+            return;
+          }
+          await precheck(usersCreate, input, { password: 'password' });
+          input.body.password = await readNewPassword(ctx, opts, 'Password');
+          await checkSecrets(usersCreate, input, { password: 'password' });
+        },
+      },
+      {
+        name: 'update',
+        endpoint: usersUpdate,
+        args: ['id'],
+        hide: ['user_id'],
+        // The API wants user_id in the body as well: it is the path id.
+        prepare: (input) => {
+          input.body.user_id = wholeId(input.params.id);
+        },
+      },
+      {
+        name: 'delete',
+        endpoint: usersDelete,
+        args: ['id'],
+        destructive: true,
+        override: async (input, ctx) => {
+          // On a terminal, name the account in the question (a 404 ends here, nothing deleted).
+          if (ctx.interactive() && !ctx.globals.yes) {
+            const api = await ctx.api();
+            const u = userDetail((await api.call(usersGet, { params: { id: input.params.id } } as never, { signal: ctx.signal })) as Record<string, unknown>);
+            deleting = `delete user ${String(input.params.id)} (${[u.username, u.email, u.role].filter(Boolean).join(', ')}) and everything of theirs`;
+          }
+          return undefined;
+        },
+        describe: (i: VerbInput) => deleting ?? `delete user ${String(i.params.id)} and everything of theirs`,
+      },
+      {
+        name: 'search',
+        endpoint: usersSearch,
+        summary: 'superadmin: every user with activity and referrals, filtered and sorted; statistics after the rows',
+        columns: SEARCH_COLUMNS,
+        extras: (data, ctx) => printSummary(ctx, 'Statistics', data.statistics),
+      },
+      {
+        name: 'set-password',
+        endpoint: cmsSuperadminChangePassword,
+        summary: "superadmin: set a user's password (signs them out everywhere); new password from a masked prompt or --password-stdin",
+        args: ['user_id'],
+        hide: ['new_password'],
+        bulk: false,
+        extraOptions: [passwordStdinOption('the new password'), ...argvSecretTraps('password', 'new-password')],
+        prepare: async (input, ctx, opts) => {
+          refuseArgvSecrets(opts, 'password', 'new-password');
+          const secrets = { new_password: 'new password' };
+          await precheck(cmsSuperadminChangePassword, input, secrets);
+          input.body.new_password = await readNewPassword(ctx, opts);
+          await checkSecrets(cmsSuperadminChangePassword, input, secrets);
+        },
+      },
+    ])(cmd, bind);
+  },
+};

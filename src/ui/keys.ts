@@ -1,0 +1,76 @@
+/**
+ * Key presses as the console handles them. Ink hands a whole chunk of typed or pasted text to
+ * `useInput` at once (`tmux send-keys ':subscriptions' Enter` can arrive as one chunk), so a
+ * chunk of plain characters is split into single key presses, `\r` being Enter.
+ */
+import type { Key } from 'ink';
+
+export interface KeyPress {
+  /** The printable character(s), '' for special keys. */
+  input: string;
+  ret?: boolean;
+  escape?: boolean;
+  tab?: boolean;
+  shift?: boolean;
+  backspace?: boolean;
+  up?: boolean;
+  down?: boolean;
+  left?: boolean;
+  right?: boolean;
+  pageUp?: boolean;
+  pageDown?: boolean;
+  home?: boolean;
+  end?: boolean;
+  ctrl?: boolean;
+}
+
+function one(input: string, key: Key): KeyPress {
+  return {
+    input,
+    ret: key.return,
+    escape: key.escape,
+    tab: key.tab,
+    shift: key.shift,
+    // Many terminals send DEL (0x7f) for Backspace, which Ink reports as `delete`.
+    backspace: key.backspace || key.delete,
+    up: key.upArrow,
+    down: key.downArrow,
+    left: key.leftArrow,
+    right: key.rightArrow,
+    pageUp: key.pageUp,
+    pageDown: key.pageDown,
+    home: key.home,
+    end: key.end,
+    ctrl: key.ctrl,
+  };
+}
+
+/** One Ink input event as the key presses it stands for. */
+export function keyPresses(input: string, key: Key): KeyPress[] {
+  const special =
+    key.return || key.escape || key.tab || key.backspace || key.delete || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow || key.pageUp || key.pageDown || key.ctrl || key.meta;
+  if (special || [...input].length <= 1) return [one(input, key)];
+  const out: KeyPress[] = [];
+  for (const c of input) {
+    if (c === '\r' || c === '\n') out.push({ input: '', ret: true });
+    else if (c === '\t') out.push({ input: '', tab: true });
+    else if (c === '\u007f' || c === '\b') out.push({ input: '', backspace: true });
+    else if (c === '\u001b') out.push({ input: '', escape: true });
+    else out.push({ input: c, shift: /[A-Z]/.test(c) });
+  }
+  return out;
+}
+
+/** Printable text of a key press (nothing for control keys). */
+export function printable(k: KeyPress): string {
+  if (k.ctrl || k.ret || k.escape || k.tab || k.backspace) return '';
+  // eslint-disable-next-line no-control-regex
+  return k.input.replace(/[\u0000-\u001f\u007f]/g, '');
+}
+
+/** Line editing for the prompts: typing appends, Backspace removes the last character, Ctrl-U clears. */
+export function editLine(text: string, k: KeyPress): string {
+  if (k.backspace) return [...text].slice(0, -1).join('');
+  if (k.ctrl && k.input === 'u') return '';
+  return text + printable(k);
+}

@@ -1,0 +1,162 @@
+/**
+ * What the console can browse: every list endpoint of the contract that pages and needs no path
+ * id, under the name a user types after `:` (the command group's name where there is one).
+ * Each resource knows its default columns, its server-side filters (the endpoint's query
+ * fields), its sort fields (the `sort_by` enum) and how its detail is fetched.
+ *
+ * Plain data and functions only: `subctl console <resource>` checks the name with this module
+ * before paying for Ink.
+ */
+import { auditList, usageCodesList, walletList } from '../api/contract/admin-misc.js';
+import { plansList } from '../api/contract/admin-plans.js';
+import { servicePlansDetail, servicePlansList } from '../api/contract/admin-service-plans.js';
+import { servicesDetail, servicesList } from '../api/contract/admin-services.js';
+import { subscriptionsList } from '../api/contract/admin-subscriptions.js';
+import { describeField, describeObject, type AnyEndpoint, type FieldInfo } from '../api/contract/common.js';
+import { rolesAssignments, rolesList, usersList, usersSearch } from '../api/contract/user-accounts.js';
+import { referralsAdminList, referralsAdminReferred, referralsAdminSearch } from '../api/contract/user-referrals.js';
+import { AUDIT_COLUMNS, CODE_COLUMNS, PLAN_COLUMNS, SERVICE_PLAN_COLUMNS, SUBSCRIPTION_COLUMNS, WALLET_COLUMNS } from '../commands/admin/index.js';
+import { SERVICE_COLUMNS } from '../commands/services/index.js';
+
+export type Row = Record<string, unknown>;
+
+export interface CallSpec {
+  params?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+  body?: Record<string, unknown>;
+}
+
+/** One part of a detail view: key/values, a sub-table, or chart lines. */
+export type DetailSection =
+  | { kind: 'kv'; title?: string; value: Row }
+  | { kind: 'table'; title: string; rows: Row[]; columns?: string[] }
+  | { kind: 'lines'; title: string; lines: string[] };
+
+export interface DetailDef {
+  endpoint: AnyEndpoint;
+  /** The request for a row; undefined when the row lacks the id (then the row itself is shown). */
+  input: (row: Row) => CallSpec | undefined;
+  sections: (data: unknown) => DetailSection[];
+}
+
+export interface ResourceDef {
+  /** What `:` completes and `subctl console <name>` takes. */
+  name: string;
+  aliases?: string[];
+  endpoint: AnyEndpoint;
+  columns?: string[];
+  /** The field that identifies a row (marks, confirmations). */
+  idField?: string;
+  /** A richer view than the row, fetched on Enter. */
+  detail?: DetailDef;
+}
+
+const asRows = (v: unknown): Row[] => (Array.isArray(v) ? (v.filter((r) => r && typeof r === 'object') as Row[]) : []);
+const asObject = (v: unknown): Row => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Row) : {});
+
+const serviceDetail: DetailDef = {
+  endpoint: servicesDetail,
+  input: (row) =>
+    row.service_code !== undefined && row.service_code !== null
+      ? { query: { service_code: String(row.service_code) } }
+      : row.service_id !== undefined
+        ? { query: { service_id: Number(row.service_id) } }
+        : undefined,
+  sections: (data) => {
+    const d = asObject(data);
+    const stats = asRows(d.usage_statistics).sort((a, b) => String(a.stat_date).localeCompare(String(b.stat_date)));
+    const sections: DetailSection[] = [
+      { kind: 'kv', title: 'Service', value: asObject(d.service_info) },
+      { kind: 'table', title: 'Plans', rows: asRows(d.service_plans), columns: ['service_plan_id', 'plan_code', 'plan_name', 'price', 'currency', 'duration', 'duration_unit', 'is_available', 'active_subscriptions'] },
+      { kind: 'table', title: 'Active subscriptions', rows: asRows(d.active_subscriptions), columns: ['subscription_id', 'username', 'plan_code', 'status', 'end_date', 'remaining_credits'] },
+      { kind: 'table', title: 'Top users', rows: asRows(d.top_users), columns: ['user_id', 'username', 'full_name', 'active_subscriptions', 'total_usage', 'last_usage_date'] },
+    ];
+    if (stats.length) sections.push({ kind: 'table', title: 'Usage statistics', rows: stats, columns: ['stat_date', 'stat_type', 'total_usage', 'unique_users', 'new_subscriptions', 'active_subscriptions'] });
+    return sections;
+  },
+};
+
+const servicePlanDetail: DetailDef = {
+  endpoint: servicePlansDetail,
+  input: (row) => (row.service_plan_id !== undefined && row.service_plan_id !== null ? { params: { id: Number(row.service_plan_id) } } : undefined),
+  sections: (data) => {
+    const d = asObject(data);
+    return [
+      { kind: 'kv', title: 'Service plan', value: asObject(d.service_plan_info) },
+      { kind: 'table', title: 'Subscriptions', rows: asRows(d.subscriptions), columns: ['subscription_id', 'username', 'status', 'start_date', 'end_date', 'auto_renewal', 'total_usage_count'] },
+      { kind: 'table', title: 'Usage codes', rows: asRows(d.usage_codes), columns: ['code_id', 'code_value', 'batch_id', 'is_used', 'used_by_username', 'expiry_date'] },
+    ];
+  },
+};
+
+/** Every resource, in the order the switcher lists them. */
+export const RESOURCES: readonly ResourceDef[] = [
+  { name: 'services', endpoint: servicesList, columns: SERVICE_COLUMNS, idField: 'service_id', detail: serviceDetail },
+  { name: 'service-plans', endpoint: servicePlansList, columns: SERVICE_PLAN_COLUMNS, idField: 'service_plan_id', detail: servicePlanDetail },
+  { name: 'plans', endpoint: plansList, columns: PLAN_COLUMNS, idField: 'plan_id' },
+  { name: 'subscriptions', aliases: ['subs'], endpoint: subscriptionsList, columns: SUBSCRIPTION_COLUMNS, idField: 'subscription_id' },
+  { name: 'usage-codes', aliases: ['codes'], endpoint: usageCodesList, columns: CODE_COLUMNS, idField: 'code_id' },
+  { name: 'wallet', endpoint: walletList, columns: WALLET_COLUMNS, idField: 'transaction_id' },
+  { name: 'audit', endpoint: auditList, columns: AUDIT_COLUMNS, idField: 'id' },
+  { name: 'users', endpoint: usersList, columns: ['user_id', 'username', 'full_name', 'email', 'role', 'status', 'last_login_date'], idField: 'user_id' },
+  { name: 'users-search', endpoint: usersSearch, columns: ['user_id', 'username', 'full_name', 'status', 'activity_status', 'referral_count', 'last_login_date'], idField: 'user_id' },
+  { name: 'roles', endpoint: rolesList, columns: ['role_id', 'role_name', 'display_name', 'priority', 'user_count', 'permission_count', 'is_active'], idField: 'role_id' },
+  { name: 'role-assignments', endpoint: rolesAssignments, idField: 'user_id' },
+  { name: 'referrals', endpoint: referralsAdminList },
+  { name: 'referral-codes', endpoint: referralsAdminSearch },
+  { name: 'referred-users', endpoint: referralsAdminReferred },
+];
+
+/** The switcher's other destination besides the resources. */
+export const HOME = 'home';
+
+export function resourceByName(name: string): ResourceDef | undefined {
+  const n = name.trim().toLowerCase();
+  return RESOURCES.find((r) => r.name === n || r.aliases?.includes(n));
+}
+
+/**
+ * Completion for the switcher: names starting with `text` first, then names containing it.
+ * `completeResource('sub') -> ['subscriptions']`, `completeResource('') -> every name`.
+ */
+export function completeResource(text: string): string[] {
+  const t = text.trim().toLowerCase();
+  const names = [HOME, ...RESOURCES.map((r) => r.name)];
+  if (!t) return names;
+  const alias = RESOURCES.filter((r) => r.aliases?.some((a) => a.startsWith(t))).map((r) => r.name);
+  const starts = names.filter((n) => n.startsWith(t));
+  const contains = names.filter((n) => !n.startsWith(t) && n.includes(t));
+  return [...new Set([...starts, ...alias, ...contains])];
+}
+
+/** The server-side filters of a resource: its query fields, less paging and sorting. */
+export function filterFields(r: ResourceDef): Array<[string, FieldInfo]> {
+  const skip = new Set([r.endpoint.paging?.page, r.endpoint.paging?.size, 'sort_by', 'sort_order', 'include_summary']);
+  return describeObject(r.endpoint.query).filter(([k]) => !skip.has(k));
+}
+
+export interface SortInfo {
+  values: readonly string[];
+  defaultBy: string;
+  defaultOrder: 'ASC' | 'DESC';
+}
+
+/** The `sort_by` enum of a resource's endpoint, with the contract's defaults; undefined when it has none. */
+export function sortInfo(r: ResourceDef): SortInfo | undefined {
+  const shape = r.endpoint.query?.shape as Record<string, import('zod').ZodType> | undefined;
+  if (!shape?.sort_by) return undefined;
+  const by = describeField(shape.sort_by);
+  if (by.kind !== 'enum' || !by.values?.length) return undefined;
+  const order = shape.sort_order ? describeField(shape.sort_order) : undefined;
+  return {
+    values: by.values,
+    defaultBy: String(by.defaultValue ?? by.values[0]),
+    defaultOrder: order?.defaultValue === 'ASC' ? 'ASC' : 'DESC',
+  };
+}
+
+/** A row's identity for marks: its id field, else its JSON. */
+export function rowKey(r: ResourceDef, row: Row): string {
+  const id = r.idField ? row[r.idField] : undefined;
+  return id !== undefined && id !== null ? String(id) : JSON.stringify(row);
+}

@@ -1,0 +1,111 @@
+/**
+ * The console's state and its reducer: which screen is up, each resource's list position
+ * (page, filters, sort, selection, marks: kept when switching away and back), the overlay
+ * (switcher, filter, form, confirmation, progress, help) and the status line.
+ */
+import type { ActionDef, Progress } from '../actions.js';
+import type { FormState } from '../form-model.js';
+import type { CallSpec, Row } from '../resources.js';
+
+export interface ListState {
+  resource: string;
+  page: number;
+  size: number;
+  filters: Record<string, unknown>;
+  sortBy?: string;
+  sortOrder?: 'ASC' | 'DESC';
+  /** Index of the selected row within the page. */
+  selected: number;
+  /** Marked rows by key, across pages. */
+  marked: Record<string, Row>;
+}
+
+export interface DetailState {
+  resource: string;
+  row: Row;
+  scroll: number;
+}
+
+export type Overlay =
+  | { kind: 'help' }
+  | { kind: 'switcher'; text: string; choice: number }
+  | { kind: 'filter'; text: string; errors: string[] }
+  | { kind: 'form'; form: FormState; action: ActionDef; rows: Row[] }
+  | {
+      kind: 'confirm';
+      action: ActionDef;
+      rows: Row[];
+      inputs: CallSpec[];
+      lines: string[];
+      /** Text to type (delete); otherwise y confirms. */
+      typed?: string;
+      text: string;
+    }
+  | { kind: 'progress'; title: string; progress: Progress };
+
+export interface Status {
+  tone: 'info' | 'ok' | 'error' | 'busy';
+  text: string;
+}
+
+export interface ConsoleState {
+  view: 'home' | 'list' | 'detail';
+  resource?: string;
+  lists: Record<string, ListState>;
+  detail?: DetailState;
+  overlay?: Overlay;
+  status?: Status;
+  autoRefresh: boolean;
+  readOnly: boolean;
+}
+
+export type ConsoleAction =
+  | { type: 'home' }
+  | { type: 'list'; resource: string; size: number }
+  | { type: 'update-list'; patch: Partial<ListState> }
+  | { type: 'detail'; row: Row }
+  | { type: 'detail-scroll'; scroll: number }
+  | { type: 'back' }
+  | { type: 'overlay'; overlay?: Overlay }
+  | { type: 'status'; status?: Status }
+  | { type: 'toggle-auto' };
+
+export function initialState(opts: { readOnly: boolean; autoRefresh?: boolean }): ConsoleState {
+  return { view: 'home', lists: {}, autoRefresh: opts.autoRefresh ?? true, readOnly: opts.readOnly };
+}
+
+export function currentList(s: ConsoleState): ListState | undefined {
+  return s.resource ? s.lists[s.resource] : undefined;
+}
+
+export function consoleReducer(s: ConsoleState, a: ConsoleAction): ConsoleState {
+  switch (a.type) {
+    case 'home':
+      return { ...s, view: 'home', overlay: undefined, detail: undefined };
+    case 'list': {
+      const existing = s.lists[a.resource];
+      const list: ListState = existing ?? { resource: a.resource, page: 1, size: a.size, filters: {}, selected: 0, marked: {} };
+      return { ...s, view: 'list', resource: a.resource, lists: { ...s.lists, [a.resource]: list }, overlay: undefined, detail: undefined };
+    }
+    case 'update-list': {
+      const cur = currentList(s);
+      if (!cur) return s;
+      return { ...s, lists: { ...s.lists, [cur.resource]: { ...cur, ...a.patch } } };
+    }
+    case 'detail':
+      if (!s.resource) return s;
+      return { ...s, view: 'detail', detail: { resource: s.resource, row: a.row, scroll: 0 }, overlay: undefined };
+    case 'detail-scroll':
+      return s.detail ? { ...s, detail: { ...s.detail, scroll: Math.max(0, a.scroll) } } : s;
+    case 'back':
+      if (s.view === 'detail') return { ...s, view: 'list', detail: undefined };
+      if (s.view === 'list') return { ...s, view: 'home' };
+      return s;
+    case 'overlay':
+      return { ...s, overlay: a.overlay };
+    case 'status':
+      return { ...s, status: a.status };
+    case 'toggle-auto':
+      return { ...s, autoRefresh: !s.autoRefresh };
+  }
+}

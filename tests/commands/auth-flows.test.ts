@@ -1,0 +1,300 @@
+/**
+ * The account flows of `subctl auth` (register, forgot-password, reset-password,
+ * change-password, verify) against a real loopback server: the request on the wire (path,
+ * typed body, X-Device-ID), stdout, exit codes, and the rule that passwords never come from argv.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fail, ok, startStubServer, type StubServer } from '../support/stub-server.js';
+import { runCli, tempConfigDir } from '../support/run-cli.js';
+
+let server: StubServer;
+const TOKEN = 'tok-auth-flows';
+let configDir: string;
+const env = (extra: Record<string, string> = {}) => ({ SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: TOKEN, SUBCTL_CONFIG_DIR: configDir, ...extra });
+const body = (i = 0) => server.requests[i].body as Record<string, unknown>;
+const profiles = () => JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles as Record<string, { device_id?: string }>;
+
+beforeAll(async () => {
+  server = await startStubServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+beforeEach(() => {
+  configDir = tempConfigDir();
+  server.requests.length = 0;
+  server.setHandler(() => ok({ success: true, message: 'done' }, 'done'));
+});
+
+describe('auth register', () => {
+  const full = 'auth register --username alice --email alice@example.com --full-name "Alice Liddell" --phone-number 5550100200 --address "1 Rabbit Hole" --referral-code REF-ABC234 --password-stdin -o json';
+
+  it('sends every flag in a typed body, the password from stdin, and the profile device id as X-Device-ID', async () => {
+    server.setHandler(() => ok({ success: true, user_id: 42, message: 'registered' }, 'registered'));
+    const r = await runCli(full, { env: env(), stdin: 's3cret-pass\n' });
+    expect(r.code).toBe(0);
+    expect(server.requests).toHaveLength(1);
+    const req = server.requests[0];
+    expect(req.method).toBe('POST');
+    expect(req.path).toBe('/cms/auth/register');
+    expect(req.body).toEqual({
+      username: 'alice',
+      email: 'alice@example.com',
+      full_name: 'Alice Liddell',
+      phone_number: '5550100200',
+      address: '1 Rabbit Hole',
+      referral_code: 'REF-ABC234',
+      password: 's3cret-pass',
+    });
+    const deviceId = profiles().default.device_id;
+    expect(deviceId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(req.headers['x-device-id']).toBe(deviceId);
+    expect(JSON.parse(r.stdout)).toEqual({ success: true, user_id: 42, message: 'registered' });
+    expect(r.stderr).toMatch(/registered as user 42/);
+  });
+
+  it('keeps the same device id across runs, per profile', async () => {
+    await runCli('auth register --username a --email a@x --password-stdin', { env: env(), stdin: 'pw-123456\n' });
+    await runCli('auth register --username b --email b@x --password-stdin', { env: env(), stdin: 'pw-123456\n' });
+    await runCli('auth register --username c --email c@x --password-stdin --profile other', { env: env(), stdin: 'pw-123456\n' });
+    const ids = server.requests.map((r) => r.headers['x-device-id']);
+    expect(ids[0]).toBe(ids[1]);
+    expect(ids[2]).not.toBe(ids[0]);
+    expect(profiles().other.device_id).toBe(ids[2]);
+  });
+
+  it('a missing required flag is named before any password is read; nothing is sent', async () => {
+    const r = await runCli('auth register --username alice --password-stdin', { env: env(), stdin: 'pw-123456\n' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/email \(--email\)/);
+    expect(r.stderr).not.toMatch(/--password\b(?!-)/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('off a terminal without --password-stdin it refuses to prompt and names the flag', async () => {
+    const r = await runCli('auth register --username alice --email a@x', { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--password-stdin/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('on a terminal it asks twice with a masked prompt and sends what was typed', async () => {
+    const r = await runCli('auth register --username alice --email a@x', { env: env({ FORCE_COLOR: '0' }), tty: true, answers: ['typed-pass-1', 'typed-pass-1'] });
+    expect(r.code).toBe(0);
+    expect(body().password).toBe('typed-pass-1');
+    expect(r.stderr).toMatch(/Password: \*+/);
+    expect(r.stderr).toMatch(/Repeat password: /);
+    expect(r.stderr).not.toContain('typed-pass-1');
+  });
+
+  it('two different passwords at the prompts send nothing', async () => {
+    const r = await runCli('auth register --username alice --email a@x', { env: env(), tty: true, answers: ['first-pass', 'other-pass'] });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/differ/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a taken username is the server message, exit 5', async () => {
+    server.setHandler(() => fail(409, "username 'alice' is taken", { code: 'USERNAME_TAKEN' }));
+    const r = await runCli('auth register --username alice --email a@x --password-stdin', { env: env(), stdin: 'pw-123456\n' });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain("username 'alice' is taken");
+  });
+});
+
+describe('passwords never travel in argv', () => {
+  const cases: Array<[string, string]> = [
+    ['auth register --username a --email a@x --password hunter22', '--password'],
+    ['auth reset-password --user-id 3 --reset-token T --new-password hunter22', '--new-password'],
+    ['auth reset-password --cms --reset-token T --password hunter22', '--password'],
+    ['auth change-password --old-password a --new-password hunter22', '--old-password'],
+    ['auth change-password --password hunter22', '--password'],
+    ['users create --username a --email a@x --role user --password hunter22', '--password'],
+    ['users set-password 7 --new-password hunter22', '--new-password'],
+    ['users set-password 7 --password hunter22', '--password'],
+  ];
+  it.each(cases)('%s is refused with exit 2 and nothing is sent', async (line, flag) => {
+    const r = await runCli(line, { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${flag} is not accepted: passwords never travel in argv`);
+    expect(r.stderr).toMatch(/--password-stdin/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('no password verb lists a password flag in its help', async () => {
+    for (const verb of ['auth register', 'auth reset-password', 'auth change-password', 'users create', 'users set-password']) {
+      const r = await runCli(`${verb} --help`, { env: env() });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('--password-stdin');
+      expect(r.stdout).not.toMatch(/--(new-|old-)?password(?!-stdin)\b/);
+    }
+  });
+});
+
+describe('auth forgot-password', () => {
+  it('--email sends /auth/forgot-password and prints the answer', async () => {
+    const answer = { success: true, email: 'a@x', user_id: 5, reset_token: 'rt-1', expiry_date: '2026-01-01T01:00:00Z' };
+    server.setHandler(() => ok(answer));
+    const r = await runCli('auth forgot-password --email a@x -o json', { env: env() });
+    expect(r.code).toBe(0);
+    expect(server.requests[0].method).toBe('POST');
+    expect(server.requests[0].path).toBe('/auth/forgot-password');
+    expect(body()).toEqual({ email: 'a@x' });
+    expect(JSON.parse(r.stdout)).toEqual(answer);
+  });
+
+  it('--cms sends /cms/auth/request-reset', async () => {
+    const r = await runCli('auth forgot-password --cms --email a@x', { env: env() });
+    expect(r.code).toBe(0);
+    expect(server.requests[0].path).toBe('/cms/auth/request-reset');
+    expect(body()).toEqual({ email: 'a@x' });
+  });
+
+  it('without --email exits 2 naming it', async () => {
+    const r = await runCli('auth forgot-password', { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/email \(--email\)/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('an unknown email exits 4 with the server message', async () => {
+    server.setHandler(() => fail(404, 'no account with that email'));
+    const r = await runCli('auth forgot-password --email nobody@x', { env: env() });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('no account with that email');
+  });
+});
+
+describe('auth reset-password', () => {
+  it('sends user_id (integer), the token flag and the new password from stdin to /auth/reset-password', async () => {
+    const r = await runCli('auth reset-password --user-id 5 --reset-token rt-123 --password-stdin', { env: env(), stdin: 'brand-new-pass\n' });
+    expect(r.code).toBe(0);
+    expect(server.requests[0].path).toBe('/auth/reset-password');
+    expect(body()).toEqual({ user_id: 5, reset_token: 'rt-123', new_password: 'brand-new-pass' });
+  });
+
+  it('--cms sends /cms/auth/reset-password-token without user_id', async () => {
+    const r = await runCli('auth reset-password --cms --reset-token rt-9 --password-stdin', { env: env(), stdin: 'brand-new-pass\n' });
+    expect(r.code).toBe(0);
+    expect(server.requests[0].path).toBe('/cms/auth/reset-password-token');
+    expect(body()).toEqual({ reset_token: 'rt-9', new_password: 'brand-new-pass' });
+  });
+
+  it('--cms with --user-id is a usage error', async () => {
+    const r = await runCli('auth reset-password --cms --user-id 5 --reset-token rt --password-stdin', { env: env(), stdin: 'brand-new-pass\n' });
+    expect(r.code).toBe(2);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a missing token is named before the password is asked for', async () => {
+    const r = await runCli('auth reset-password --user-id 5', { env: env(), tty: true, answers: ['brand-new-pass', 'brand-new-pass'] });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/reset_token \(--reset-token\)/);
+    expect(r.stderr).not.toMatch(/New password/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a new password under 8 characters is refused locally, naming no flag', async () => {
+    const r = await runCli('auth reset-password --user-id 5 --reset-token rt --password-stdin', { env: env(), stdin: 'short\n' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/new password: Too small/);
+    expect(r.stderr).not.toMatch(/--new-password/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a used token is the server message, exit 5', async () => {
+    server.setHandler(() => fail(400, 'reset token already used', { code: 'RESET_TOKEN_USED' }));
+    const r = await runCli('auth reset-password --user-id 5 --reset-token rt --password-stdin', { env: env(), stdin: 'brand-new-pass\n' });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain('reset token already used');
+  });
+});
+
+describe('auth change-password', () => {
+  it('--password-stdin reads the old password then the new one, two lines', async () => {
+    server.setHandler(() => ok(null, 'password changed'));
+    const r = await runCli('auth change-password --password-stdin', { env: env(), stdin: 'old-password\nnew-password-1\n' });
+    expect(r.code).toBe(0);
+    const req = server.requests[0];
+    expect(req.method).toBe('POST');
+    expect(req.path).toBe('/auth/change-password');
+    expect(req.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(req.body).toEqual({ old_password: 'old-password', new_password: 'new-password-1' });
+    expect(r.stdout).toBe('message\tpassword changed\n');
+  });
+
+  it('--cms sends /cms/auth/change-password', async () => {
+    const r = await runCli('auth change-password --cms --password-stdin', { env: env(), stdin: 'old-password\r\nnew-password-1\r\n' });
+    expect(r.code).toBe(0);
+    expect(server.requests[0].path).toBe('/cms/auth/change-password');
+    expect(body()).toEqual({ old_password: 'old-password', new_password: 'new-password-1' });
+  });
+
+  it('one line on stdin is a usage error naming the two lines; nothing is sent', async () => {
+    const r = await runCli('auth change-password --password-stdin', { env: env(), stdin: 'only-one\n' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/2 lines \(old and new password\)/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('on a terminal it asks for the current password, then the new one twice', async () => {
+    const r = await runCli('auth change-password', { env: env({ FORCE_COLOR: '0' }), tty: true, answers: ['old-password', 'new-password-1', 'new-password-1'] });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/Current password: .*\n[\s\S]*New password: .*\n[\s\S]*Repeat new password: /);
+    expect(body()).toEqual({ old_password: 'old-password', new_password: 'new-password-1' });
+  });
+
+  it('a wrong old password is the server message, exit 5', async () => {
+    server.setHandler(() => fail(400, 'old password is incorrect'));
+    const r = await runCli('auth change-password --password-stdin', { env: env(), stdin: 'bad-old\nnew-password-1\n' });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain('old password is incorrect');
+  });
+});
+
+describe('auth verify', () => {
+  it('--send --type email asks for a code at /cms/users/generate-verification', async () => {
+    server.setHandler(() => ok({ success: true, type: 'email', expires_at: '2026-01-01T00:10:00Z' }));
+    const r = await runCli('auth verify --send --type email -o json', { env: env() });
+    expect(r.code).toBe(0);
+    expect(server.requests[0].method).toBe('POST');
+    expect(server.requests[0].path).toBe('/cms/users/generate-verification');
+    expect(body()).toEqual({ type: 'email' });
+    expect(JSON.parse(r.stdout)).toMatchObject({ success: true, type: 'email' });
+  });
+
+  it('--code C --type sms checks it at /cms/users/verify', async () => {
+    const r = await runCli('auth verify --code 123456 --type sms', { env: env() });
+    expect(r.code).toBe(0);
+    expect(server.requests[0].path).toBe('/cms/users/verify');
+    expect(body()).toEqual({ code: '123456', type: 'sms' });
+  });
+
+  it('a wrong code (422) exits 5 with the server message', async () => {
+    server.setHandler(() => fail(422, 'invalid verification code', { code: 'INVALID_VERIFICATION_CODE' }));
+    const r = await runCli('auth verify --code 000000 --type email', { env: env() });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain('invalid verification code');
+  });
+
+  it('needs exactly one of --send and --code; the type and code length are checked before sending', async () => {
+    for (const line of ['auth verify --type email', 'auth verify --send --code 1234 --type email', 'auth verify --send --type fax', 'auth verify --code 12 --type email', 'auth verify --send']) {
+      const r = await runCli(line, { env: env() });
+      expect(r.code, line).toBe(2);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('existing auth verbs keep working', () => {
+  it('login --password-stdin still signs in and stores the token', async () => {
+    server.setHandler(() => ok({ token: 'tok-new', user_id: 3, username: 'ops', role: 'admin' }));
+    const r = await runCli('auth login --username ops --password-stdin', { env: { SUBCTL_BASE_URL: server.url, SUBCTL_CONFIG_DIR: configDir }, stdin: 'pw\n' });
+    expect(r.code).toBe(0);
+    expect(server.requests[0].path).toBe('/auth/login');
+    expect(body()).toEqual({ username: 'ops', password: 'pw' });
+    expect(r.stderr).toMatch(/signed in as ops \(admin\)/);
+  });
+});
