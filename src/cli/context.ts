@@ -5,7 +5,7 @@
  */
 import { createInterface } from 'node:readline';
 import type { Dispatcher } from 'undici';
-import { ApiClient } from '../api/client.js';
+import type { ApiClient } from '../api/client.js';
 import { RefusedError, UsageError } from '../api/errors.js';
 import type { CredentialStore } from '../config/credentials.js';
 import type { Paths } from '../config/paths.js';
@@ -125,6 +125,7 @@ export function createContext(deps: CtxDeps): Ctx {
         }
         target = { profile: name, baseUrl, sandbox: false };
       }
+      const { ApiClient } = await import('../api/client.js');
       client = new ApiClient({
         baseUrl: baseUrl!,
         token,

@@ -34,13 +34,13 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
     .helpCommand(true);
   addGlobalOptions(program);
 
-  // Only the group named on the command line is built in full; the others are listed by name.
+  // Only the group named on the command line is loaded and built; the others are listed by name.
   const first = argv.find((a) => !a.startsWith('-'));
   for (const g of groups) {
     const cmd = program.command(g.name).description(g.summary);
     if (g.aliases) cmd.aliases(g.aliases);
-    if (first === g.name || g.aliases?.includes(first ?? '') || first === 'help' || first === 'completion') {
-      g.build(cmd, (action) => (raw) => {
+    if (first === g.name || g.aliases?.includes(first ?? '')) {
+      (await g.load()).build(cmd, (action) => (raw) => {
         pending = { action, raw };
       });
     } else {
@@ -48,14 +48,23 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
       cmd.allowUnknownOption(true).allowExcessArguments(true).helpOption(false);
     }
   }
+  if (first === 'help') {
+    // `subctl help <group>`: build the group asked about so its help is complete.
+    const asked = groups.find((g) => g.name === argv[argv.indexOf('help') + 1]);
+    if (asked) {
+      const cmd = program.commands.find((c) => c.name() === asked.name)!;
+      (await asked.load()).build(cmd, () => () => {});
+    }
+  }
 
   // A bare `subctl`: the console on a terminal, help otherwise.
   program.action(() => {
     pending = {
       action: async (ctx) => {
-        if (ctx.interactive()) {
-          const console = groups.find((g) => g.name === 'console');
-          if (console?.bare) return console.bare(ctx);
+        const consoleEntry = groups.find((g) => g.name === 'console');
+        if (ctx.interactive() && consoleEntry) {
+          const c = await consoleEntry.load();
+          if (c.bare) return c.bare(ctx);
         }
         io.stdout.write(program.helpInformation());
         return 0;

@@ -1,46 +1,36 @@
 /**
- * Every command group, in the order `subctl --help` lists them.
+ * Every command group, in the order `subctl --help` lists them. Each group's module (and the
+ * contract schemas it needs) is loaded only when the command line names it, so that a command
+ * pays only for its own group.
  */
 import type { Group } from './types.js';
-import { servicesGroup } from './services/index.js';
-import { apiGroup } from './api/index.js';
-import { configGroup } from './config/index.js';
-import { authGroup } from './auth/index.js';
-import { sandboxGroup } from './sandbox/index.js';
-import { usersGroup } from './users/index.js';
-import { rolesGroup } from './roles/index.js';
-import { referralsGroup } from './referrals/index.js';
-import { devicesGroup, profileGroup } from './profile/index.js';
-import { meGroup } from './me/index.js';
-import {
-  auditGroup,
-  cleanupGroup,
-  dashboardGroup,
-  plansGroup,
-  servicePlansGroup,
-  subscriptionsGroup,
-  usageCodesGroup,
-  walletGroup,
-} from './admin/index.js';
 
-export const groups: Group[] = [
-  authGroup,
-  servicesGroup,
-  servicePlansGroup,
-  plansGroup,
-  subscriptionsGroup,
-  usageCodesGroup,
-  walletGroup,
-  dashboardGroup,
-  auditGroup,
-  cleanupGroup,
-  usersGroup,
-  rolesGroup,
-  referralsGroup,
-  profileGroup,
-  devicesGroup,
-  meGroup,
-  apiGroup,
-  configGroup,
-  sandboxGroup,
+export interface GroupEntry {
+  name: string;
+  summary: string;
+  aliases?: string[];
+  load: () => Promise<Group>;
+}
+
+export const groups: GroupEntry[] = [
+  { name: 'auth', summary: 'sign in and out, register, passwords, verification', load: async () => (await import('./auth/index.js')).authGroup },
+  { name: 'services', summary: 'services offered through plans (/admin/services)', load: async () => (await import('./services/index.js')).servicesGroup },
+  { name: 'service-plans', summary: 'links between services and plans (/admin/service-plans)', load: async () => (await import('./admin/index.js')).servicePlansGroup },
+  { name: 'plans', summary: 'subscription plans: price, duration, credits', load: async () => (await import('./admin/index.js')).plansGroup },
+  { name: 'subscriptions', aliases: ['subs'], summary: "users' subscriptions: list, manage (extend, pause, resume, cancel, add credits), delete", load: async () => (await import('./admin/index.js')).subscriptionsGroup },
+  { name: 'usage-codes', aliases: ['codes'], summary: 'usage codes: list with summary, generate batches', load: async () => (await import('./admin/index.js')).usageCodesGroup },
+  { name: 'wallet', summary: 'wallet transactions with their summary', load: async () => (await import('./admin/index.js')).walletGroup },
+  { name: 'dashboard', summary: "the platform's dashboard figures and trends", load: async () => (await import('./admin/index.js')).dashboardGroup },
+  { name: 'audit', summary: 'audit log: every mutation, who and when; --follow for new entries', load: async () => (await import('./admin/index.js')).auditGroup },
+  { name: 'cleanup', summary: 'maintenance cleanup of subscription data (cron-safe; --dry-run first)', load: async () => (await import('./admin/index.js')).cleanupGroup },
+  { name: 'users', summary: 'user accounts; superadmin search and password reset', load: async () => (await import('./users/index.js')).usersGroup },
+  { name: 'roles', summary: 'roles, their members, assignment, promotion and demotion', load: async () => (await import('./roles/index.js')).rolesGroup },
+  { name: 'referrals', summary: 'referral codes: generate, use, validate, statistics, admin views', load: async () => (await import('./referrals/index.js')).referralsGroup },
+  { name: 'profile', summary: "the signed-in account's profile", load: async () => (await import('./profile/index.js')).profileGroup },
+  { name: 'devices', summary: "the signed-in account's devices and sessions", load: async () => (await import('./profile/index.js')).devicesGroup },
+  { name: 'me', summary: 'the end-user area as the signed-in account sees it', load: async () => (await import('./me/index.js')).meGroup },
+  { name: 'api', summary: 'raw API calls with the shared client rules; `api endpoints` lists the contract', load: async () => (await import('./api/index.js')).apiGroup },
+  { name: 'config', summary: 'profiles: base address, output and network defaults', load: async () => (await import('./config/index.js')).configGroup },
+  { name: 'sandbox', summary: 'the local sandbox platform: serve it, reset it', load: async () => (await import('./sandbox/index.js')).sandboxGroup },
+  { name: 'console', summary: 'the interactive console: dashboard, every list, details, actions (a bare `subctl` on a terminal)', load: async () => (await import('./console/index.js')).consoleGroup },
 ];

@@ -3,6 +3,7 @@
  */
 import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import type { Access } from '../api/contract/common.js';
+import { prep } from './db.js';
 import type { Role } from './schema-core.js';
 import type { AuthUser, DB } from './types.js';
 
@@ -48,12 +49,12 @@ export function issueToken(
 
 /** The account behind a bearer token, or null when unknown, revoked or expired. */
 export function lookupToken(db: DB, token: string, now = new Date()): AuthUser | null {
-  const row = db
-    .prepare(
-      `SELECT t.token, t.session_id, t.expires_at, t.revoked_at, u.user_id, u.username, u.role, u.status
-         FROM tokens t JOIN users u ON u.user_id = t.user_id WHERE t.token = ?`,
-    )
-    .get(token) as
+  // Every request asks this: a cached statement (preparing costs more than the lookup).
+  const row = prep(
+    db,
+    `SELECT t.token, t.session_id, t.expires_at, t.revoked_at, u.user_id, u.username, u.role, u.status
+       FROM tokens t JOIN users u ON u.user_id = t.user_id WHERE t.token = ?`,
+  ).get(token) as
     | { token: string; session_id: string | null; expires_at: string; revoked_at: string | null; user_id: number; username: string; role: Role; status: string }
     | undefined;
   if (!row || row.revoked_at || row.expires_at <= now.toISOString()) return null;

@@ -85,19 +85,21 @@ const caches = new WeakMap<DB, Map<string, Database.Statement>>();
 /**
  * A prepared statement for `sql`, prepared once per connection and reused: preparing costs
  * more than running most of the sandbox's queries. `mode: 'pluck'` answers the first column
- * of each row instead of row objects (its own statement, so the two never mix).
+ * of each row, `mode: 'raw'` arrays of values, instead of row objects (each mode its own
+ * statement, so they never mix).
  */
-export function prep(db: DB, sql: string, mode: 'rows' | 'pluck' = 'rows'): Database.Statement {
+export function prep(db: DB, sql: string, mode: 'rows' | 'pluck' | 'raw' = 'rows'): Database.Statement {
   let cache = caches.get(db);
   if (!cache) {
     cache = new Map();
     caches.set(db, cache);
   }
-  const key = mode === 'pluck' ? `\u0000pluck\u0000${sql}` : sql;
+  const key = mode === 'rows' ? sql : `\u0000${mode}\u0000${sql}`;
   let st = cache.get(key);
   if (!st) {
     st = db.prepare(sql);
     if (mode === 'pluck') st.pluck();
+    else if (mode === 'raw') st.raw(true);
     // Dynamic SQL (filters combine) could grow the cache without bound; the combinations
     // actually used stay few, but keep a ceiling anyway.
     if (cache.size > 2000) cache.clear();

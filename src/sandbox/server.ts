@@ -187,11 +187,13 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const chaos = chaosActive(opts.chaos) ? opts.chaos : undefined;
   const quiet = opts.quiet ?? false;
 
-  const send = (res: http.ServerResponse, status: number, body: string, headers?: Record<string, string>) => {
+  const send = (res: http.ServerResponse, status: number, text: string, headers?: Record<string, string>) => {
     if (res.destroyed || res.headersSent) return;
+    // Encoded once: measuring the length and then writing the string would encode it twice.
+    const body = Buffer.from(text, 'utf8');
     res.writeHead(status, {
       'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(body),
+      'content-length': body.length,
       ...headers,
     });
     res.end(body);

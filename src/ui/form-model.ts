@@ -7,6 +7,7 @@
 import type { FieldInfo } from '../api/contract/common.js';
 import { ValidationError } from '../api/errors.js';
 import { convertValue } from '../cli/verbs.js';
+import { editLine, type KeyPress } from './keys.js';
 
 export interface FormField {
   name: string;
@@ -113,4 +114,39 @@ export function cycleChoice(f: FormField, current: string, dir: 1 | -1): string 
   const all = f.required && !f.info.optional ? choices : ['', ...choices];
   const i = all.indexOf(current);
   return all[(i + dir + all.length) % all.length];
+}
+
+/**
+ * One key on a form: Tab/↓ and Shift-Tab/↑ move between fields, ←/→ (and Space on a list of
+ * values) choose, typing edits the focused field; Enter asks to submit, Esc to cancel.
+ */
+export function formKey(f: FormState, k: KeyPress): { form: FormState; submit?: boolean; cancel?: boolean } {
+  if (k.escape) return { form: f, cancel: true };
+  if (k.ret) return { form: f, submit: true };
+  if (k.tab || k.down || k.up) {
+    const dir = (k.tab && k.shift) || k.up ? -1 : 1;
+    return { form: { ...f, focus: (f.focus + dir + f.fields.length) % f.fields.length } };
+  }
+  const field = f.fields[f.focus];
+  if (!field) return { form: f };
+  if (k.left || k.right || (k.input === ' ' && (field.info.kind === 'enum' || field.info.kind === 'boolean'))) {
+    const next = cycleChoice(field, f.values[field.name] ?? '', k.left ? -1 : 1);
+    return next === undefined ? { form: f } : { form: { ...f, values: { ...f.values, [field.name]: next }, errors: { ...f.errors, [field.name]: '' } } };
+  }
+  const text = editLine(f.values[field.name] ?? '', k);
+  if (text === f.values[field.name]) return { form: f };
+  return { form: { ...f, values: { ...f.values, [field.name]: text }, errors: { ...f.errors, [field.name]: '', '': '' } } };
+}
+
+/** Problems of values against an object schema, by field (zod's messages). */
+export function schemaProblems(schema: import('zod').ZodObject | undefined, values: Record<string, unknown>): Record<string, string> {
+  if (!schema) return {};
+  const r = schema.safeParse(values);
+  if (r.success) return {};
+  const out: Record<string, string> = {};
+  for (const i of r.error.issues) {
+    const field = String(i.path[0] ?? '');
+    out[field] = out[field] ? `${out[field]}; ${i.message}` : i.message;
+  }
+  return out;
 }

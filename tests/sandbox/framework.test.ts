@@ -51,7 +51,7 @@ describe('routing', () => {
 
 describe('authentication and rights', () => {
   it('401 without a token, with a bad token and with a malformed header', async () => {
-    for (const headers of [{}, { authorization: 'Bearer sbx_nope' }, { authorization: 'Basic abc' }]) {
+    for (const headers of [{}, { authorization: 'Bearer sbx_nope' }, { authorization: 'Basic abc' }] as Array<Record<string, string>>) {
       const r = await call(sb, 'GET', '/admin/services', { headers });
       expect(r.status).toBe(401);
       expect(r.json).toMatchObject({ status: false, data: null, error: { code: 'UNAUTHORIZED' } });

@@ -2,7 +2,7 @@
  * Usage codes, wallet, audit, dashboard (spec/admin-area.md, point 7 "Usage codes, wallet,
  * audit, dashboard"): 6 endpoints. Follows the pattern of admin-services.ts.
  */
-import { z } from 'zod';
+import { z } from './z.js';
 import { anything, bool, dateTime, endpoint, listOf, loose, num, Pagination, pageNumber, pageSize, q, SortOrder, str } from './common.js';
 import { adminPaging } from './admin-service-plans.js';
 import { PaymentMethod } from './admin-subscriptions.js';

@@ -2,7 +2,7 @@
  * Service-plan links (spec/admin-area.md, point 7 "Service-plan links"): 7 endpoints under
  * /admin/service-plans. Follows the pattern of admin-services.ts.
  */
-import { z } from 'zod';
+import { z } from './z.js';
 import { anything, bool, dateTime, endpoint, listOf, loose, num, Pagination, pageNumber, pageSize, q, SortOrder, str } from './common.js';
 import { deleteFlags, ServiceType } from './admin-services.js';
 

@@ -2,7 +2,7 @@
  * Services (spec/admin-area.md, point 7 "Services"): 7 endpoints under /admin/services.
  * This file is the pattern every other contract file follows.
  */
-import { z } from 'zod';
+import { z } from './z.js';
 import { anything, bool, dateTime, endpoint, listOf, loose, num, Pagination, pageNumber, pageSize, q, SortOrder, str } from './common.js';
 
 export const ServiceType = z.enum(['TIME_BASED', 'USAGE_BASED', 'HYBRID']);

@@ -2,7 +2,7 @@
  * Subscriptions and maintenance (spec/admin-area.md, point 7 "Subscriptions and maintenance"):
  * 5 endpoints. Follows the pattern of admin-services.ts.
  */
-import { z } from 'zod';
+import { z } from './z.js';
 import { anything, bool, dateTime, endpoint, listOf, loose, num, Pagination, pageNumber, pageSize, q, SortOrder, str } from './common.js';
 import { deleteFlags } from './admin-services.js';
 import { adminPaging } from './admin-service-plans.js';

@@ -11,7 +11,7 @@
  * - Response schemas describe `data` inside the envelope and are lenient: every object is
  *   `z.looseObject` (unknown fields pass through) and every field is optional.
  */
-import { z } from 'zod';
+import { z } from './z.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 

@@ -3,7 +3,7 @@
  * user accounts, the superadmin user list, the CMS profile, devices, roles and role
  * assignments. 21 endpoints.
  */
-import { z } from 'zod';
+import { z } from './z.js';
 import { anything, bool, date, dateTime, endpoint, listOf, loose, num, pageNumber, pageSize, q, SortOrder, str, stringList } from './common.js';
 
 /** Account status (point 3, User). */

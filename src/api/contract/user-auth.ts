@@ -3,7 +3,7 @@
  * the ordinary /auth/* calls, the CMS staff /cms/auth/* calls with their device-id header, the
  * superadmin password change and account verification. 16 endpoints.
  */
-import { z } from 'zod';
+import { z } from './z.js';
 import { anything, bool, dateTime, endpoint, listOf, loose, num, str } from './common.js';
 
 /** Verification channels (points 4 and 5). */

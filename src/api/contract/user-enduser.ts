@@ -2,7 +2,7 @@
  * The end-user area (spec/user-auth-cms-area.md, point 7 "End-user area"): available services
  * and plans, access checks, subscriptions, the wallet, buying, codes and service use. 12 endpoints.
  */
-import { z } from 'zod';
+import { z } from './z.js';
 import { anything, bool, dateTime, endpoint, listOf, loose, num, q, str } from './common.js';
 
 export const BuyPaymentMethod = z.enum(['PAYMENT', 'WALLET', 'FREE']);

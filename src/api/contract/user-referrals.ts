@@ -3,7 +3,7 @@
  * updating and deactivating referral codes, the caller's codes and statistics, and the staff
  * and admin views. 15 endpoints.
  */
-import { z } from 'zod';
+import { z } from './z.js';
 import { anything, bool, date, dateTime, endpoint, listOf, loose, num, Pagination, pageNumber, pageSize, q, SortOrder, str } from './common.js';
 
 export const ReferralStatusFilter = z.enum(['active', 'inactive', 'expired']);

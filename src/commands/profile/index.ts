@@ -24,7 +24,10 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** The profile: basic info, then login history, permissions and how the account was referred. */
 async function renderProfile(data: Record<string, unknown>, ctx: Ctx) {
   if (ctx.globals.output !== 'table' || !isRecord(data) || !isRecord(data.basic_info)) return printObject(data, out(ctx));
-  await printObject(data.basic_info, out(ctx));
+  // Identity first; the rest in the order the answer has it.
+  const basic = data.basic_info;
+  const lead = Object.fromEntries(['user_id', 'username', 'full_name', 'email', 'role', 'status'].filter((k) => k in basic).map((k) => [k, basic[k]]));
+  await printObject({ ...lead, ...basic }, out(ctx));
   if (isRecord(data.profile) && Object.keys(data.profile).length) {
     heading(ctx, 'Profile');
     await printObject(data.profile, out(ctx));

@@ -48,7 +48,9 @@ export const usersGroup: Group = {
         render: async (data: Record<string, unknown>, ctx) => {
           // Scripts get the answer as the server sent it; a table shows one flat record.
           if (ctx.globals.output !== 'table') return printObject(data, out(ctx));
-          await printObject(userDetail(data), out(ctx));
+          const flat = userDetail(data);
+          const first = Object.fromEntries(USER_COLUMNS.filter((k) => k in flat).map((k) => [k, flat[k]]));
+          await printObject({ ...first, ...flat }, out(ctx));
         },
       },
       {

@@ -8,7 +8,6 @@ import type { HandlerContext, HandlerTable } from '../types.js';
 import {
   b01,
   badRequest,
-  boolify,
   cachedUntilChange,
   callerId,
   conflict,
@@ -23,6 +22,7 @@ import {
   orderBy,
   pagination,
   parseDetails,
+  rows,
   Where,
 } from './admin-util.js';
 
@@ -61,15 +61,17 @@ function listCodes(ctx: HandlerContext) {
   const now = nowIso(ctx);
   const w = codeFilters(ctx, now);
   const total = count(db, `SELECT COUNT(*) FROM usage_codes c ${w.sql}`, w.args);
-  const rows = prep(
+  const codes = rows(
     db,
     `SELECT c.batch_id, c.code_id, c.code_value, c.created_date, c.credit_amount, c.expiry_date, c.expiry_date <= @now AS is_expired,
        c.is_used, p.plan_code, s.service_code, c.service_plan_id, c.used_by, u.username AS used_by_username, c.used_date, c.used_in_subscription
      FROM ${CODE_FROM} ${w.sql} ${orderBy(CODE_SORT, q.sort_by, q.sort_order, 'c.code_id')} LIMIT ? OFFSET ?`,
-  ).all({ now }, ...w.args, q.page_size, (q.page_number - 1) * q.page_size) as Array<Record<string, unknown>>;
+    [{ now }, ...w.args, q.page_size, (q.page_number - 1) * q.page_size],
+    ['is_expired', 'is_used'],
+  );
   const data: Record<string, unknown> = { pagination: pagination(total, q.page_number, q.page_size) };
   if (q.include_summary) data.summary = codeSummary(ctx, w, now);
-  data.usage_codes = boolify(rows, ['is_expired', 'is_used']);
+  data.usage_codes = codes;
   return { data };
 }
 
@@ -193,14 +195,15 @@ function listWallet(ctx: HandlerContext) {
     .opt(q.amount_to, 'w.amount <= ?');
   dateRange(w, 'w.transaction_date', q.date_from, q.date_to);
   const summary = walletSummary(ctx, w);
-  const rows = prep(
+  const transactions = rows(
     db,
     `SELECT w.transaction_id, w.user_id, u.username, u.email, w.transaction_type, w.amount, w.balance_before, w.balance_after, w.currency,
        w.payment_method, w.status, w.description, w.transaction_reference, w.related_subscription_id, w.transaction_date, w.created_date
      FROM wallet_transactions w JOIN users u ON u.user_id = w.user_id ${w.sql}
      ${orderBy(WALLET_SORT, q.sort_by, q.sort_order, 'w.transaction_id')} LIMIT ? OFFSET ?`,
-  ).all(...w.args, q.page_size, (q.page_number - 1) * q.page_size);
-  return { data: { pagination: pagination(summary.transaction_count, q.page_number, q.page_size), transactions: rows, summary } };
+    [...w.args, q.page_size, (q.page_number - 1) * q.page_size],
+  );
+  return { data: { pagination: pagination(summary.transaction_count, q.page_number, q.page_size), transactions, summary } };
 }
 
 /**
@@ -336,12 +339,13 @@ function auditPage(ctx: HandlerContext, userId: number | undefined) {
   const w = new Where().opt(userId, 'user_id = ?').opt(q.action, 'action = ?').opt(q.module, 'module = ?');
   dateRange(w, 'created_at', q.start_date, q.end_date);
   const total = count(ctx.db, `SELECT COUNT(*) FROM audit_logs ${w.sql}`, w.args);
-  const rows = prep(
+  const logs = rows(
     ctx.db,
     `SELECT id, user_id, username, module, action, details, ip_address, user_agent, created_at FROM audit_logs ${w.sql} ORDER BY id DESC LIMIT ? OFFSET ?`,
-  ).all(...w.args, q.page_size, (q.page - 1) * q.page_size) as Array<Record<string, any>>;
-  for (const r of rows) r.details = parseDetails(r.details);
-  return { data: { logs: rows, page: q.page, page_size: q.page_size, total_items: total, total_pages: Math.ceil(total / q.page_size) } };
+    [...w.args, q.page_size, (q.page - 1) * q.page_size],
+  );
+  for (const r of logs) r.details = parseDetails(r.details as string | null);
+  return { data: { logs, page: q.page, page_size: q.page_size, total_items: total, total_pages: Math.ceil(total / q.page_size) } };
 }
 
 function auditUser(ctx: HandlerContext) {

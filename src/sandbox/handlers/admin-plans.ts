@@ -3,7 +3,7 @@
  */
 import { prep } from '../db.js';
 import type { HandlerContext, HandlerTable } from '../types.js';
-import { b01, badRequest, boolify, boolifyOne, callerId, conflict, count, DAY_MS, inTransaction, likeAny, notFound, nowIso, orderBy, pagination, Where } from './admin-util.js';
+import { b01, badRequest, boolify, boolifyOne, callerId, conflict, count, DAY_MS, inTransaction, likeAny, notFound, nowIso, orderBy, pagination, rows, Where } from './admin-util.js';
 
 const PLAN_SORT: Record<string, string> = {
   PlanCode: 'p.plan_code',
@@ -51,11 +51,13 @@ function list(ctx: HandlerContext) {
     .opt(b01(q.is_active), 'p.is_active = ?');
   if (q.has_credits !== undefined) w.add(q.has_credits ? 'p.credit_amount > 0' : 'p.credit_amount <= 0');
   const total = count(ctx.db, `SELECT COUNT(*) FROM subscription_plans p ${w.sql}`, w.args);
-  const rows = prep(
+  const subscription_plans = rows(
     ctx.db,
     `SELECT ${PLAN_ITEM} FROM subscription_plans p ${w.sql} ${orderBy(PLAN_SORT, q.sort_by, q.sort_order, 'p.plan_id')} LIMIT ? OFFSET ?`,
-  ).all({ since30: since30(ctx) }, ...w.args, q.page_size, (q.page_number - 1) * q.page_size) as Array<Record<string, unknown>>;
-  return { data: { pagination: pagination(total, q.page_number, q.page_size), subscription_plans: boolify(rows, ['is_active']) } };
+    [{ since30: since30(ctx) }, ...w.args, q.page_size, (q.page_number - 1) * q.page_size],
+    ['is_active'],
+  );
+  return { data: { pagination: pagination(total, q.page_number, q.page_size), subscription_plans } };
 }
 
 function report(ctx: HandlerContext) {

@@ -3,7 +3,7 @@
  */
 import { prep } from '../db.js';
 import type { HandlerContext, HandlerTable } from '../types.js';
-import { b01, badRequest, boolify, boolifyOne, callerId, conflict, count, inTransaction, notFound, nowIso, orderBy, pagination, Where } from './admin-util.js';
+import { b01, badRequest, boolify, boolifyOne, callerId, conflict, count, inTransaction, notFound, nowIso, orderBy, pagination, rows, Where } from './admin-util.js';
 
 const LINK_SORT: Record<string, string> = {
   ServiceCode: 's.service_code',
@@ -74,11 +74,13 @@ function list(ctx: HandlerContext) {
     w.add(`${q.has_unused_codes ? '' : 'NOT '}EXISTS (SELECT 1 FROM usage_codes c WHERE c.service_plan_id = sp.service_plan_id AND c.is_used = 0)`);
   }
   const total = count(ctx.db, `SELECT COUNT(*) FROM ${LINK_FROM} ${w.sql}`, w.args);
-  const rows = prep(
+  const service_plans = rows(
     ctx.db,
     `SELECT ${LINK_ITEM} FROM ${LINK_FROM} ${w.sql} ${orderBy(LINK_SORT, q.sort_by, q.sort_order, 'sp.service_plan_id')} LIMIT ? OFFSET ?`,
-  ).all(...w.args, q.page_size, (q.page_number - 1) * q.page_size) as Array<Record<string, unknown>>;
-  return { data: { pagination: pagination(total, q.page_number, q.page_size), service_plans: boolify(rows, ['is_available']) } };
+    [...w.args, q.page_size, (q.page_number - 1) * q.page_size],
+    ['is_available'],
+  );
+  return { data: { pagination: pagination(total, q.page_number, q.page_size), service_plans } };
 }
 
 function detail(ctx: HandlerContext) {

@@ -20,6 +20,7 @@ import {
   nowIso,
   orderBy,
   pagination,
+  rows,
   Where,
 } from './admin-util.js';
 
@@ -86,11 +87,13 @@ function listServices(ctx: HandlerContext) {
     .opt(b01(q.is_active), 's.is_active = ?');
   dateRange(w, 's.created_date', q.created_date_from, q.created_date_to);
   const total = count(ctx.db, `SELECT COUNT(*) FROM services s ${w.sql}`, w.args);
-  const rows = prep(
+  const services = rows(
     ctx.db,
     `SELECT ${SERVICE_ITEM} FROM services s ${w.sql} ${orderBy(SERVICE_SORT, q.sort_by, q.sort_order, 's.service_id')} LIMIT ? OFFSET ?`,
-  ).all(...w.args, q.page_size, (q.page_number - 1) * q.page_size) as Array<Record<string, unknown>>;
-  return { data: { pagination: pagination(total, q.page_number, q.page_size), services: boolify(rows, SERVICE_BOOLS) } };
+    [...w.args, q.page_size, (q.page_number - 1) * q.page_size],
+    SERVICE_BOOLS,
+  );
+  return { data: { pagination: pagination(total, q.page_number, q.page_size), services } };
 }
 
 function detail(ctx: HandlerContext) {

@@ -4,7 +4,7 @@
  */
 import { prep } from '../db.js';
 import { SandboxError, type HandlerContext, type HandlerTable } from '../types.js';
-import { b01, badRequest, boolify, conflict, count, dateRange, DAY_MS, inTransaction, likeAny, notFound, nowIso, orderBy, pagination, Where } from './admin-util.js';
+import { b01, badRequest, conflict, count, dateRange, DAY_MS, inTransaction, likeAny, notFound, nowIso, orderBy, pagination, rows, Where } from './admin-util.js';
 
 const SUB_SORT: Record<string, string> = {
   Username: 'u.username',
@@ -37,11 +37,13 @@ function list(ctx: HandlerContext) {
   dateRange(w, 'x.end_date', q.end_date_from, q.end_date_to);
   if (q.is_expired !== undefined) w.add(q.is_expired ? 'x.end_date < ?' : 'x.end_date >= ?', now);
   const total = count(ctx.db, `SELECT COUNT(*) FROM subscriptions x ${w.sql}`, w.args);
-  const rows = prep(
+  const subscriptions = rows(
     ctx.db,
     `SELECT ${SUB_ITEM} FROM ${SUB_FROM} ${w.sql} ${orderBy(SUB_SORT, q.sort_by, q.sort_order, 'x.subscription_id')} LIMIT ? OFFSET ?`,
-  ).all({ now }, ...w.args, q.page_size, (q.page_number - 1) * q.page_size) as Array<Record<string, unknown>>;
-  return { data: { pagination: pagination(total, q.page_number, q.page_size), subscriptions: boolify(rows, ['is_expired', 'auto_renewal']) } };
+    [{ now }, ...w.args, q.page_size, (q.page_number - 1) * q.page_size],
+    ['is_expired', 'auto_renewal'],
+  );
+  return { data: { pagination: pagination(total, q.page_number, q.page_size), subscriptions } };
 }
 
 interface SubRow {
@@ -164,24 +166,24 @@ function remove(ctx: HandlerContext) {
   const db = ctx.db;
   const b = ctx.body;
   return inTransaction(db, () => {
-    let rows: Array<{ subscription_id: number; status: string }>;
+    let found: Array<{ subscription_id: number; status: string }>;
     if (b.subscription_id !== undefined) {
-      rows = prep(db, 'SELECT subscription_id, status FROM subscriptions WHERE subscription_id = ?').all(b.subscription_id) as typeof rows;
-      if (!rows.length) throw notFound(`subscription ${b.subscription_id}`);
+      found = prep(db, 'SELECT subscription_id, status FROM subscriptions WHERE subscription_id = ?').all(b.subscription_id) as typeof found;
+      if (!found.length) throw notFound(`subscription ${b.subscription_id}`);
     } else if (b.user_id !== undefined && b.service_id !== undefined) {
-      rows = prep(db, 'SELECT subscription_id, status FROM subscriptions WHERE user_id = ? AND service_id = ?').all(b.user_id, b.service_id) as typeof rows;
-      if (!rows.length) throw notFound(`subscriptions of user ${b.user_id} to service ${b.service_id}`);
+      found = prep(db, 'SELECT subscription_id, status FROM subscriptions WHERE user_id = ? AND service_id = ?').all(b.user_id, b.service_id) as typeof found;
+      if (!found.length) throw notFound(`subscriptions of user ${b.user_id} to service ${b.service_id}`);
     } else throw badRequest('give subscription_id, or user_id and service_id', 'subscription_id');
-    const running = rows.filter((r) => r.status === 'active' || r.status === 'paused');
+    const running = found.filter((r) => r.status === 'active' || r.status === 'paused');
     if (running.length && !b.force_delete) {
       throw conflict(
-        running.length === 1 && rows.length === 1
+        running.length === 1 && found.length === 1
           ? `subscription ${running[0].subscription_id} is ${running[0].status}; cancel it first or pass force_delete`
           : `${running.length} of these subscriptions are active or paused; cancel them first or pass force_delete`,
       );
     }
     let affected = 0;
-    const ids = rows.map((r) => r.subscription_id);
+    const ids = found.map((r) => r.subscription_id);
     for (const sid of ids) {
       if (b.delete_related_data) affected += prep(db, 'DELETE FROM usage_logs WHERE subscription_id = ?').run(sid).changes;
       affected += prep(db, 'DELETE FROM subscriptions WHERE subscription_id = ?').run(sid).changes;

@@ -68,6 +68,34 @@ export function pagination(total: number, page: number, size: number) {
   };
 }
 
+type RowBuilder = (values: unknown[]) => Record<string, unknown>;
+const builders = new WeakMap<object, Map<string, RowBuilder>>();
+
+/**
+ * `stmt.all()` as objects, fast: better-sqlite3 spends more time building row objects than
+ * SQLite spends on a 100-row page, so rows come as arrays and a function compiled once per
+ * statement (one object shape, booleans converted on the way) turns them into objects.
+ */
+export function rows(db: DB, sql: string, args: unknown[], bools: readonly string[] = []): Array<Record<string, unknown>> {
+  const st = prep(db, sql, 'raw');
+  let perStmt = builders.get(st);
+  if (!perStmt) builders.set(st, (perStmt = new Map()));
+  const key = bools.join(',');
+  let build = perStmt.get(key);
+  if (!build) {
+    const names = st.columns().map((c) => c.name);
+    const body = names
+      .map((n, i) => `${JSON.stringify(n)}: ${bools.includes(n) ? `v[${i}] === null ? null : v[${i}] === 1` : `v[${i}]`}`)
+      .join(', ');
+    build = new Function('v', `return { ${body} };`) as RowBuilder;
+    perStmt.set(key, build);
+  }
+  const raw = st.all(...args) as unknown[][];
+  const out = new Array(raw.length);
+  for (let i = 0; i < raw.length; i++) out[i] = build(raw[i]);
+  return out;
+}
+
 /** Turns 0/1 columns into booleans, in place. */
 export function boolify<T extends Record<string, unknown>>(rows: T[], keys: readonly string[]): T[] {
   for (const r of rows) for (const k of keys) if (k in r && r[k] !== null) (r as Record<string, unknown>)[k] = r[k] === 1 || r[k] === true;
@@ -156,9 +184,4 @@ export function parseDetails(s: string | null): unknown {
   } catch {
     return s;
   }
-}
-
-/** A person reference: `{user_id, username, full_name}` from a LEFT JOIN (null when absent). */
-export function person(id: number | null, username: string | null, fullName: string | null) {
-  return id === null || username === null ? null : { user_id: id, username, full_name: fullName };
 }

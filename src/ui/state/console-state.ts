@@ -27,7 +27,7 @@ export interface DetailState {
 }
 
 export type Overlay =
-  | { kind: 'help' }
+  | { kind: 'help'; scroll: number }
   | { kind: 'switcher'; text: string; choice: number }
   | { kind: 'filter'; text: string; errors: string[] }
   | { kind: 'form'; form: FormState; action: ActionDef; rows: Row[] }

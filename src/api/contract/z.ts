@@ -1,0 +1,23 @@
+/**
+ * The parts of zod the contract uses, imported by name. `import { z } from 'zod'` pulls the whole
+ * library (every locale, ~760 KB) into the bundle; named imports let the bundler keep only what
+ * is used (~200 KB), which takes ~20 ms off every command's start. Types come from zod as usual.
+ */
+import type * as Z from 'zod';
+import { array, boolean, coerce, enum as zodEnum, looseObject, number, object, record, string, union, unknown } from 'zod';
+
+export const z = { array, boolean, coerce, enum: zodEnum, looseObject, number, object, record, string, union, unknown };
+
+// eslint-disable-next-line @typescript-eslint/no-namespace
+export declare namespace z {
+  export type ZodType<O = unknown, I = unknown> = Z.ZodType<O, I>;
+  export type ZodObject<S extends Z.ZodRawShape = Z.ZodRawShape> = Z.ZodObject<S>;
+  export type ZodRawShape = Z.ZodRawShape;
+  export type ZodString = Z.ZodString;
+  export type ZodOptional<T extends Z.core.SomeType> = Z.ZodOptional<T>;
+  export type ZodNullable<T extends Z.core.SomeType> = Z.ZodNullable<T>;
+  export type ZodError = Z.ZodError;
+  export type input<T> = Z.input<T>;
+  export type output<T> = Z.output<T>;
+  export type infer<T> = Z.infer<T>;
+}

@@ -1,0 +1,73 @@
+/**
+ * `subctl console [resource] [--read-only]`: the interactive console (dashboard, every list,
+ * details and actions). Also what a bare `subctl` opens on a terminal (run.ts calls `bare`).
+ *
+ * Ink and React load only here, with `await import()`, once we know the console can run:
+ * stdin and stdout are terminals, TERM is not dumb and --no-input is not set. Anywhere else
+ * it is a usage error (exit 2) that says why and what to run instead.
+ */
+import { Option } from 'commander';
+import { UsageError } from '../../api/errors.js';
+import type { Ctx } from '../../cli/context.js';
+import { addGlobalOptions } from '../../cli/globals.js';
+import type { Group } from '../types.js';
+
+interface ConsoleOpts {
+  resource?: string;
+  readOnly?: boolean;
+  pageSize?: number;
+}
+
+/** Why the console cannot run here, or undefined when it can. */
+export function whyNoConsole(ctx: Ctx): string | undefined {
+  const io = ctx.io;
+  if (ctx.globals.noInput) return '--no-input was given';
+  if (!io.stdinIsTTY && !io.stdoutIsTTY) return 'standard input and output are not terminals';
+  if (!io.stdinIsTTY) return 'standard input is not a terminal';
+  if (!io.stdoutIsTTY) return 'standard output is not a terminal';
+  if (io.env.TERM === 'dumb') return 'TERM is dumb';
+  return undefined;
+}
+
+async function runConsole(ctx: Ctx, opts: ConsoleOpts): Promise<number> {
+  if (opts.resource !== undefined) {
+    const { resourceByName, RESOURCES, HOME } = await import('../../ui/resources.js');
+    if (opts.resource !== HOME && !resourceByName(opts.resource)) {
+      throw new UsageError(`unknown resource '${opts.resource}'`, { hint: `one of: ${RESOURCES.map((r) => r.name).join(', ')}` });
+    }
+    if (opts.resource === HOME) opts.resource = undefined;
+  }
+  const why = whyNoConsole(ctx);
+  if (why) {
+    throw new UsageError(`the console needs a terminal: ${why}`, {
+      hint: `run it in a terminal, or use the commands, e.g. \`subctl ${opts.resource ?? 'subscriptions'} list -o json\``,
+    });
+  }
+  const { openConsole } = await import('../../ui/index.js');
+  return openConsole(ctx, opts);
+}
+
+export const consoleGroup: Group = {
+  name: 'console',
+  summary: 'the interactive console: dashboard, every list, details and actions (a bare `subctl` opens it on a terminal)',
+  build(cmd, bind) {
+    cmd
+      .argument('[resource]', 'the list to open first (services, subscriptions, ...; default the dashboard)')
+      .addOption(new Option('--read-only', 'browse only: no action keys'))
+      .addOption(new Option('--page-size <n>', 'rows per server page (default: what fits the terminal)'));
+    addGlobalOptions(cmd);
+    cmd.action((resource: string | undefined, _o: unknown, c: import('commander').Command) => {
+      const opts = c.optsWithGlobals() as Record<string, unknown>;
+      bind(async (ctx) => {
+        let pageSize: number | undefined;
+        if (opts.pageSize !== undefined) {
+          const s = String(opts.pageSize);
+          if (!/^\d+$/.test(s) || Number(s) < 1 || Number(s) > 100) throw new UsageError(`--page-size expects a whole number from 1 to 100, got '${s}'`);
+          pageSize = Number(s);
+        }
+        return runConsole(ctx, { resource, readOnly: opts.readOnly === true, pageSize });
+      })(opts);
+    });
+  },
+  bare: (ctx) => runConsole(ctx, {}),
+};

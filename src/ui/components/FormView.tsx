@@ -1,0 +1,47 @@
+/**
+ * A form from the contract: one line per field (the focused one marked), its hint, and the
+ * contract's complaint in red under it. Used by the console's actions and by `openForm`.
+ */
+import { Box, Text } from 'ink';
+import { fieldHint, type FormState } from '../form-model.js';
+
+export function FormView({ form, height }: { form: FormState; height: number }) {
+  const labelWidth = Math.min(24, Math.max(...form.fields.map((f) => f.name.length + 1)));
+  // Keep the focused field in view when the form is taller than the screen.
+  const perField = 1;
+  const room = Math.max(1, height - 2);
+  const start = Math.max(0, Math.min(form.focus - Math.floor(room / 2), form.fields.length - room)) * perField;
+  const general = form.errors[''];
+  return (
+    <Box flexDirection="column">
+      <Text bold wrap="truncate-end">
+        {form.title}
+      </Text>
+      {general ? <Text color="red">✗ {general}</Text> : null}
+      {form.fields.slice(start, start + room).map((f, j) => {
+        const i = start + j;
+        const focused = i === form.focus;
+        const err = form.errors[f.name];
+        return (
+          <Box key={f.name} flexDirection="column">
+            <Text wrap="truncate-end">
+              <Text color={focused ? 'cyan' : undefined} bold={focused}>
+                {focused ? '> ' : '  '}
+                {`${f.name}${f.required ? '*' : ''}`.padEnd(labelWidth)}
+              </Text>{' '}
+              <Text underline={!focused}>{form.values[f.name] ?? ''}</Text>
+              {focused ? <Text inverse> </Text> : null}
+              <Text dimColor>  {fieldHint(f)}</Text>
+            </Text>
+            {err ? (
+              <Text color="red" wrap="truncate-end">
+                {'    ✗ '}
+                {f.name}: {err}
+              </Text>
+            ) : null}
+          </Box>
+        );
+      })}
+    </Box>
+  );
+}

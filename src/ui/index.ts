@@ -1,0 +1,177 @@
+/**
+ * The interactive screens (Ink), loaded only on interactive paths: `subctl console` (and a bare
+ * `subctl` on a terminal) and the forms a create/update command opens on a terminal when its
+ * required flags are missing. Nothing outside src/commands/console and that one hook in
+ * src/cli/verbs.ts imports this module, and both import it with `await import()`.
+ */
+import { createElement } from 'react';
+import type { AnyEndpoint, FieldInfo } from '../api/contract/common.js';
+import { describeObject } from '../api/contract/common.js';
+import type { Ctx } from '../cli/context.js';
+import type { IO } from '../io.js';
+import { ConsoleController, type ApiLike, type Session } from './controller.js';
+import { formFields, newForm, schemaProblems, type FormField } from './form-model.js';
+import { QueryCache } from './query-cache.js';
+import { consoleReducer, initialState } from './state/console-state.js';
+import { createStore } from './state/store.js';
+import { ConsoleApp } from './screens/ConsoleApp.js';
+import { FormApp } from './screens/FormApp.js';
+
+export { runActionOnRows, type Progress, type RowOutcome } from './actions.js';
+export { QueryCache, CACHE_TTL_MS, CACHE_STALE_MS } from './query-cache.js';
+export { ConsoleController, type ApiLike, type Session } from './controller.js';
+
+export interface ConsoleOptions {
+  api: ApiLike;
+  session: Session;
+  readOnly?: boolean;
+  /** Resource to open first (default: the dashboard). */
+  resource?: string;
+  /** Where ctrl-s writes CSV files (default: the working directory). */
+  cwd?: string;
+  now?: () => Date;
+  /** A cache to share (tests pass one with an injected clock). */
+  cache?: QueryCache;
+  /** Rows per server page (default: what fits the terminal). */
+  pageSize?: number;
+  /** Dashboard auto-refresh period, default 30 s. */
+  refreshMs?: number;
+  signal?: AbortSignal;
+  /** The terminal's size before the first draw (it decides the page size). */
+  viewport?: { columns: number; rows: number };
+}
+
+/** The console's controller and its element, ready for Ink's `render` (or ink-testing-library's). */
+export function createConsole(o: ConsoleOptions) {
+  const cache = o.cache ?? new QueryCache((spec) => o.api.call(spec.endpoint, spec.input, { signal: o.signal }));
+  const store = createStore(consoleReducer, initialState({ readOnly: o.readOnly ?? false }));
+  const controller = new ConsoleController({
+    store,
+    cache,
+    api: o.api,
+    session: o.session,
+    cwd: o.cwd ?? process.cwd(),
+    now: o.now ?? (() => new Date()),
+    pageSize: o.pageSize,
+    signal: o.signal,
+  });
+  controller.setViewport(o.viewport ?? { columns: 100, rows: 24 });
+  if (o.resource && !controller.openResource(o.resource)) throw new Error(`unknown resource ${o.resource}`);
+  const element = createElement(ConsoleApp, { controller, session: o.session, refreshMs: o.refreshMs });
+  return { controller, cache, store, element };
+}
+
+/** The header's facts from the context: profile, where requests go, who is signed in. */
+export function sessionOf(ctx: Ctx): Session {
+  const profile = ctx.profileName();
+  const t = ctx.target();
+  const target = t ? (t.sandbox ? 'SANDBOX' : t.baseUrl) : (ctx.globals.baseUrl ?? ctx.profile()?.base_url ?? '?');
+  let stored: { username?: string; role?: string } | undefined;
+  try {
+    stored = ctx.credentials().get(profile);
+  } catch {
+    stored = undefined;
+  }
+  if (ctx.io.env.SUBCTL_TOKEN) return { profile, target, user: 'token from SUBCTL_TOKEN' };
+  if (ctx.globals.tokenFile) return { profile, target, user: `token from ${ctx.globals.tokenFile}` };
+  const p = ctx.profile();
+  const user = stored?.username ?? p?.username;
+  const role = stored?.role ?? p?.role;
+  if (user) return { profile, target, user, role };
+  if (t?.sandbox) return { profile, target, user: 'admin', role: 'admin' };
+  return { profile, target, user: 'not signed in' };
+}
+
+const ALT_SCREEN_ON = '\u001b[?1049h\u001b[H';
+const ALT_SCREEN_OFF = '\u001b[?1049l';
+
+/**
+ * Runs the console on the context's terminal until `q` or Ctrl-C (0), or a signal (130).
+ * The caller has checked that stdin and stdout are terminals.
+ */
+export async function openConsole(ctx: Ctx, opts: { resource?: string; readOnly?: boolean; pageSize?: number } = {}): Promise<number> {
+  const api = await ctx.api();
+  const session = sessionOf(ctx);
+  const stdout = ctx.io.stdout as NodeJS.WriteStream;
+  const { render } = await import('ink');
+  const { element } = createConsole({
+    api,
+    session,
+    readOnly: opts.readOnly,
+    resource: opts.resource,
+    pageSize: opts.pageSize,
+    now: ctx.now,
+    signal: ctx.signal,
+    viewport: { columns: stdout.columns || 80, rows: stdout.rows || 24 },
+  });
+  // The alternate screen, like less and top: the shell's scrollback is left as it was.
+  stdout.write(ALT_SCREEN_ON);
+  const instance = render(element, {
+    stdin: ctx.io.stdin as NodeJS.ReadStream,
+    stdout,
+    stderr: ctx.io.stderr as NodeJS.WriteStream,
+    exitOnCtrlC: false,
+    patchConsole: true,
+  });
+  const onAbort = () => instance.unmount();
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    await instance.waitUntilExit();
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+    stdout.write(ALT_SCREEN_OFF);
+  }
+  return ctx.signal.aborted ? 130 : 0;
+}
+
+export interface OpenFormSpec {
+  title: string;
+  /** Fields as `describeObject` gives them, or prepared form fields. */
+  fields: Array<[string, FieldInfo]> | FormField[];
+  initial?: Record<string, unknown>;
+  /** Fields required beyond the schema's own. */
+  require?: string[];
+  /** Problems by field ('' = the whole form); an empty object when the values are good. */
+  validate?: (values: Record<string, unknown>) => Record<string, string>;
+  /** Streams (default: the process's). */
+  io?: Pick<IO, 'stdin' | 'stdout' | 'stderr'>;
+}
+
+/**
+ * A form on the terminal; resolves to the typed values (JSON-typed like flags), or undefined
+ * when the user pressed Esc.
+ * `await openForm({ title: 'create service', fields: describeObject(servicesCreate.body) })`
+ */
+export async function openForm(spec: OpenFormSpec): Promise<Record<string, unknown> | undefined> {
+  const { render } = await import('ink');
+  const fields: FormField[] = spec.fields.length && Array.isArray(spec.fields[0]) ? formFields(spec.fields as Array<[string, FieldInfo]>, { require: spec.require }) : (spec.fields as FormField[]);
+  let result: Record<string, unknown> | undefined;
+  const instance = render(createElement(FormApp, { form: newForm(spec.title, fields, spec.initial), validate: spec.validate, onDone: (v) => (result = v) }), {
+    stdin: (spec.io?.stdin ?? process.stdin) as NodeJS.ReadStream,
+    stdout: (spec.io?.stdout ?? process.stdout) as NodeJS.WriteStream,
+    stderr: (spec.io?.stderr ?? process.stderr) as NodeJS.WriteStream,
+    exitOnCtrlC: false,
+    patchConsole: false,
+  });
+  await instance.waitUntilExit();
+  return result;
+}
+
+/**
+ * The form a create/update command opens on a terminal when required body fields are missing:
+ * every body field of the endpoint (those given on the command line filled in), checked with
+ * the contract's schema as the user submits. Resolves to the whole body, or undefined (Esc).
+ */
+export async function openVerbForm(io: IO, ep: AnyEndpoint, body: Record<string, unknown>, opts: { title?: string; hide?: string[] } = {}): Promise<Record<string, unknown> | undefined> {
+  const hide = new Set(opts.hide ?? []);
+  const fields = describeObject(ep.body).filter(([k]) => !hide.has(k));
+  const fixed = Object.fromEntries(Object.entries(body).filter(([k]) => hide.has(k)));
+  const values = await openForm({
+    title: opts.title ?? `${ep.summary} (${ep.method} ${ep.path})`,
+    fields,
+    initial: body,
+    validate: (v) => schemaProblems(ep.body, { ...v, ...fixed }),
+    io,
+  });
+  return values && { ...values, ...fixed };
+}

@@ -1,0 +1,57 @@
+/**
+ * A form on its own (outside the console): what `openForm` mounts for a create or update
+ * command run on a terminal without its required flags.
+ */
+import { Box, Text, useApp, useInput } from 'ink';
+import { useRef } from 'react';
+import { FormView } from '../components/FormView.js';
+import { formKey, formValues, missingRequired, type FormState } from '../form-model.js';
+import { useStore } from '../hooks/useStore.js';
+import { useTerminalSize } from '../hooks/useTerminalSize.js';
+import { keyPresses } from '../keys.js';
+import { createStore } from '../state/store.js';
+
+export interface FormAppProps {
+  form: FormState;
+  /** Problems of the values by field ('' for the whole form); empty when they are good. */
+  validate?: (values: Record<string, unknown>) => Record<string, string>;
+  /** The values, or undefined when cancelled. */
+  onDone: (values: Record<string, unknown> | undefined) => void;
+}
+
+export function FormApp({ form, validate, onDone }: FormAppProps) {
+  const store = useRef(createStore((_s: FormState, next: FormState) => next, form)).current;
+  const state = useStore(store);
+  const { exit } = useApp();
+  const size = useTerminalSize();
+  const done = (v: Record<string, unknown> | undefined) => {
+    onDone(v);
+    exit();
+  };
+  useInput((input, key) => {
+    for (const k of keyPresses(input, key)) {
+      if (k.ctrl && k.input === 'c') return done(undefined);
+      const r = formKey(store.getState(), k);
+      if (r.cancel) return done(undefined);
+      if (r.submit) {
+        const f = store.getState();
+        const values = formValues(f);
+        const errors = { ...(validate?.(values) ?? {}), ...missingRequired(f) };
+        const bad = Object.entries(errors).filter(([, v]) => v);
+        if (!bad.length) return done(values);
+        const first = f.fields.findIndex((x) => errors[x.name]);
+        store.dispatch({ ...f, errors, focus: first >= 0 ? first : f.focus });
+        continue;
+      }
+      store.dispatch(r.form);
+    }
+  });
+  return (
+    <Box flexDirection="column" width={size.columns}>
+      <FormView form={state} height={Math.max(5, size.rows - 3)} />
+      <Text dimColor wrap="truncate-end">
+        Tab/↓ next field  Shift-Tab/↑ previous  ←→ choose a value  Enter submit  Esc cancel (nothing is sent)
+      </Text>
+    </Box>
+  );
+}

@@ -1,0 +1,68 @@
+/**
+ * A resource's table: one server page, fitted to the width, only the visible rows drawn. While
+ * the next page loads the last one stays on screen; a page seen within 5 minutes shows at once.
+ */
+import { Box, Text } from 'ink';
+import { useMemo, useRef } from 'react';
+import { DataTable } from '../components/DataTable.js';
+import { listSpec, pageOf } from '../controller.js';
+import { filtersText } from '../filters.js';
+import { useQuery } from '../hooks/useQueryCache.js';
+import type { QueryCache } from '../query-cache.js';
+import { rowKey, sortInfo, type ResourceDef } from '../resources.js';
+import type { ListState } from '../state/console-state.js';
+import { columnsFor, layoutTable } from '../table-layout.js';
+
+export interface ListScreenProps {
+  cache: QueryCache;
+  resource: ResourceDef;
+  list: ListState;
+  width: number;
+  /** Rows of the table area. */
+  height: number;
+}
+
+export function ListScreen({ cache, resource: r, list: ls, width, height }: ListScreenProps) {
+  const spec = useMemo(() => listSpec(r, ls), [r, ls.page, ls.size, ls.filters, ls.sortBy, ls.sortOrder]); // eslint-disable-line react-hooks/exhaustive-deps
+  const q = useQuery(cache, spec);
+  const last = useRef<{ resource: string; data: unknown; list: ListState } | undefined>(undefined);
+  if (q.data !== undefined) last.current = { resource: r.name, data: q.data, list: ls };
+  const shown = last.current?.resource === r.name ? last.current : undefined;
+  const page = useMemo(() => (shown ? pageOf(r, shown.list, shown.data) : undefined), [r, shown?.data]); // eslint-disable-line react-hooks/exhaustive-deps
+  const rows = page?.rows;
+  const columns = useMemo(() => columnsFor(rows ?? [], r.columns), [rows, r.columns]);
+  const layout = useMemo(() => layoutTable(rows ?? [], columns, width - 2), [rows, columns, width]);
+  const markedIdx = useMemo(() => {
+    const set = new Set<number>();
+    rows?.forEach((row, i) => {
+      if (ls.marked[rowKey(r, row)]) set.add(i);
+    });
+    return set;
+  }, [rows, ls.marked, r]);
+
+  const sort = sortInfo(r);
+  const nMarked = Object.keys(ls.marked).length;
+  const facts = [
+    page ? `page ${ls.page} of ${page.totalPages ?? '?'}${page.totalRecords !== undefined ? `, total ${page.totalRecords}` : ''}` : `page ${ls.page}`,
+    sort ? `sort ${ls.sortBy ?? sort.defaultBy} ${ls.sortOrder ?? sort.defaultOrder}` : undefined,
+    Object.keys(ls.filters).length ? `filter ${filtersText(ls.filters)}` : undefined,
+    nMarked ? `${nMarked} marked` : undefined,
+    layout.hidden.length ? `${layout.hidden.length} column${layout.hidden.length > 1 ? 's' : ''} hidden` : undefined,
+    q.loading ? 'loading…' : undefined,
+  ].filter(Boolean);
+  return (
+    <Box flexDirection="column">
+      <Text wrap="truncate-end">
+        <Text bold>{r.name}</Text>
+        <Text dimColor>  {facts.join('  ·  ')}</Text>
+      </Text>
+      {rows === undefined ? (
+        <Text dimColor>{q.error ? 'could not load this page (see below); r tries again' : `loading ${r.name}…`}</Text>
+      ) : rows.length === 0 ? (
+        <Text dimColor>no rows{Object.keys(ls.filters).length ? ' match the filter (/ to change it)' : ''}</Text>
+      ) : (
+        <DataTable layout={layout} selected={Math.min(ls.selected, rows.length - 1)} marked={markedIdx} height={height} width={width} />
+      )}
+    </Box>
+  );
+}
