@@ -5,7 +5,8 @@ import { defineConfig } from 'tsup';
 // Pure-JS dependencies are bundled (one file parses much faster than hundreds); native addons
 // and the Ink/React stack stay external.
 export default defineConfig({
-  entry: { main: 'src/main.ts' },
+  // sandbox-bench: the sandbox server alone, for bench/ (a child process serves it under load).
+  entry: { main: 'src/main.ts', 'sandbox-bench': 'src/sandbox/server.ts' },
   format: ['esm'],
   target: 'node20',
   platform: 'node',

@@ -9,7 +9,7 @@
 import { Command, Option } from 'commander';
 import type { AnyEndpoint, FieldInfo } from '../api/contract/common.js';
 import { describeObject, flagName } from '../api/contract/common.js';
-import { UsageError } from '../api/errors.js';
+import { RefusedError, UsageError, ValidationError } from '../api/errors.js';
 import { printObject } from '../output/index.js';
 import type { Ctx } from './context.js';
 import { addGlobalOptions, GLOBAL_FLAGS } from './globals.js';
@@ -264,7 +264,17 @@ async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'act
   };
   // Validate before anything else (even before a confirmation prompt or the sandbox start).
   const { validateInput } = await import('../api/client.js');
-  validateInput(ep, call);
+  try {
+    validateInput(ep, call);
+  } catch (e) {
+    // On a terminal, a create/update run without its required flags opens a form (CLI.md).
+    if (kind !== 'action' || !ctx.interactive() || !onlyMissingBody(e, ep, input.body)) throw e;
+    const { openVerbForm } = await import('../ui/index.js');
+    const body = await openVerbForm(ctx.io, ep, input.body, { hide: [...(spec.hide ?? []), ...Object.keys(spec.fixed?.body ?? {})] });
+    if (!body) throw new RefusedError('cancelled: nothing was sent');
+    input.body = call.body = body;
+    validateInput(ep, call);
+  }
   if (spec.override) {
     const code = await spec.override(input, ctx, opts);
     if (code !== undefined) return code;
@@ -285,6 +295,12 @@ async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'act
   if (kind === 'action' && res.message && ctx.globals.output === 'table' && ctx.io.stdoutIsTTY) ctx.note(res.message);
   await printObject(data, { format: ctx.globals.output, fields: ctx.globals.fields, io: ctx.io, noColor: ctx.globals.noColor });
   return 0;
+}
+
+/** Every problem is a body field the command line did not give: a form can ask for them. */
+export function onlyMissingBody(e: unknown, ep: AnyEndpoint, body: Record<string, unknown>): boolean {
+  const shape = ep.body?.shape ?? {};
+  return e instanceof ValidationError && e.problems.length > 0 && e.problems.every((p) => p.field in shape && body[p.field] === undefined);
 }
 
 /** A command group made of verbs. */

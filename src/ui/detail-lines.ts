@@ -41,7 +41,9 @@ function kvLines(obj: Row, width: number, indent: string): DetailLine[] {
 function tableLines(s: Extract<DetailSection, { kind: 'table' }>, width: number, indent: string): DetailLine[] {
   const lines: DetailLine[] = [{ text: '' }, { text: `${indent}${s.title} (${s.rows.length})`, title: true }];
   if (!s.rows.length) return lines;
-  const layout = layoutTable(s.rows, columnsFor(s.rows, s.columns), width - indent.length - 2);
+  // A sub-table shows the columns the server filled: an empty column only takes room.
+  const columns = columnsFor(s.rows, s.columns).filter((c) => s.rows.some((r) => r[c] !== undefined && r[c] !== null && r[c] !== ''));
+  const layout = layoutTable(s.rows, columns, width - indent.length - 2);
   lines.push({ text: `${indent}  ${layout.header}`, title: true });
   for (const l of layout.lines) lines.push({ text: `${indent}  ${l}` });
   return lines;

@@ -101,7 +101,11 @@ export function fieldHint(f: FormField): string {
   else if (i.kind === 'date') parts.push('YYYY-MM-DD');
   else if (i.kind === 'list') parts.push('comma-separated');
   else if (i.kind === 'integer' || i.kind === 'number') parts.push(i.kind);
-  if ((i.kind === 'integer' || i.kind === 'number') && (i.min !== undefined || i.max !== undefined)) parts.push(`${i.min ?? ''}..${i.max ?? ''}`);
+  // zod's int() carries the safe-integer bounds: not worth showing.
+  const bound = (n: number | undefined) => (n !== undefined && Math.abs(n) < Number.MAX_SAFE_INTEGER ? n : undefined);
+  const min = bound(i.min);
+  const max = bound(i.max);
+  if ((i.kind === 'integer' || i.kind === 'number') && (min !== undefined || max !== undefined)) parts.push(`${min ?? ''}..${max ?? ''}`);
   if (i.kind === 'string' && i.max !== undefined) parts.push(`max ${i.max}`);
   if (f.required) parts.push('required');
   return parts.join(', ');

@@ -58,12 +58,12 @@ export function footerKeys(s: ConsoleState): [string, string] {
   if (o?.kind === 'filter') return ['field=value …  Enter apply (empty clears)', 'Esc cancel'];
   if (o?.kind === 'help') return ['↑↓ PgUp/PgDn scroll', 'any other key closes the help'];
   if (o?.kind === 'progress') return ['working…', 'Ctrl-C quits'];
-  const nav = ': switch  r refresh  ? help  q quit';
-  if (s.view === 'home') return [`a auto-refresh ${s.autoRefresh ? 'off' : 'on'}`, nav];
-  if (s.view === 'detail') return ['↑↓ PgUp/PgDn scroll  Esc back', nav];
+  const nav = ': switch  ? help  q quit';
+  if (s.view === 'home') return [`a auto-refresh ${s.autoRefresh ? 'off' : 'on'}  r refresh`, nav];
+  if (s.view === 'detail') return ['↑↓ PgUp/PgDn scroll  Esc back  r refresh', nav];
   const acts = s.readOnly ? ['(read-only)'] : actionsFor(s.resource).map((a) => `${a.key} ${a.label}`);
   return [
-    ['Enter open', 'Space mark', ...acts].join('  '),
-    ['↑↓ move', 'PgUp/PgDn page', 'g/G first/last', '/ filter', 's sort', '^S export', nav].join('  '),
+    ['Enter open', 'Space mark', ...acts, 'r refresh'].join('  '),
+    ['↑↓ move', 'PgUp/PgDn page', 'g/G first/last', '/ filter', 's sort', '^S csv', nav].join('  '),
   ];
 }

@@ -130,10 +130,11 @@ describe('actions', () => {
     expect(r.code).toBe(0);
     expect(server.requests[0].path).toBe('/user/services/use');
     expect(body()).toEqual({ service_code: 'GPT4', usage_amount: 1, usage_type: 'api_call', response_time: 0.25 });
-    server.setHandler(() => fail(400, 'daily usage limit reached', { code: 'DAILY_LIMIT_REACHED' }));
+    server.setHandler(() => fail(400, 'daily usage limit reached', { code: 'DAILY_LIMIT_REACHED', daily_limit: 5, usage_today: 5 }));
     const r2 = await runCli('me use GPT4 --usage-amount 1 --usage-type api_call', { env: env() });
     expect(r2.code).toBe(5);
-    expect(r2.stderr).toContain('daily usage limit reached');
+    expect(r2.stdout).toBe('');
+    expect(r2.stderr).toBe('error: daily usage limit reached (HTTP 400)\nhint: the plan allows 5 a day and 5 were used today; `subctl me access GPT4` shows what remains\n');
   });
 
   it('topup: amount as a number, --payment-data as a JSON object', async () => {

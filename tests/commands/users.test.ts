@@ -120,6 +120,22 @@ describe('users create', () => {
     expect(r.stderr).not.toContain('dan-pass-12');
   });
 
+  it('bulk: --from-csv takes each password from its row (a file, not argv); without the column it refuses', async () => {
+    server.setHandler(() => ({ status: 201, json: { status: true, message: 'user created', data: { user_id: 60 } } }));
+    const csv = 'username,email,role,password\nerin,erin@x,user,erin-pass-1\nfay,fay@x,agent,fay-pass-12\n';
+    const r = await runCli('users create --from-csv - --yes', { env: env(), stdin: csv });
+    expect(r.code, r.stderr).toBe(0);
+    expect(server.requests.map((q) => q.body).sort((a, b) => String((a as { username: string }).username).localeCompare(String((b as { username: string }).username)))).toEqual([
+      { username: 'erin', email: 'erin@x', role: 'user', password: 'erin-pass-1' },
+      { username: 'fay', email: 'fay@x', role: 'agent', password: 'fay-pass-12' },
+    ]);
+    server.requests.length = 0;
+    const r2 = await runCli('users create --from-csv - --yes', { env: env(), stdin: 'username,email,role\ngus,gus@x,user\n' });
+    expect(r2.code).not.toBe(0);
+    expect(r2.stderr).toMatch(/password column/);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('missing required flags are named before the password is read', async () => {
     const r = await runCli('users create --email d@x --password-stdin', { env: env(), stdin: 'pw\n' });
     expect(r.code).toBe(2);

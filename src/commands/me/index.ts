@@ -17,10 +17,11 @@ import {
   meUse,
   meWallet,
 } from '../../api/contract/user-enduser.js';
-import { UsageError } from '../../api/errors.js';
+import { HttpError, UsageError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import { verbsBuilder } from '../../cli/verbs.js';
 import { printList, printObject } from '../../output/index.js';
+import { printAnswer } from '../auth/index.js';
 import type { Group } from '../types.js';
 
 const SERVICE_COLUMNS = ['service_id', 'service_code', 'service_name', 'service_type', 'min_price', 'max_price', 'has_active_subscription', 'current_plan_name'];
@@ -62,7 +63,27 @@ export const meGroup: Group = {
     { name: 'test-services', endpoint: meTestServices, render: asList() },
     { name: 'buy', endpoint: meBuy, args: ['plan_code?'], summary: 'buy a subscription: --payment-method WALLET|PAYMENT|FREE, the offer by --service-plan-id or --service-code/--plan-code' },
     { name: 'generate-access', endpoint: meGenerateAccess, args: ['service_code?'] },
-    { name: 'use', endpoint: meUse, args: ['service_code?'], summary: 'record a use of a service: --usage-amount N --usage-type api_call|generate|analyze' },
+    {
+      name: 'use',
+      endpoint: meUse,
+      args: ['service_code?'],
+      summary: 'record a use of a service: --usage-amount N --usage-type api_call|generate|analyze',
+      override: async (input, ctx) => {
+        const api = await ctx.api();
+        try {
+          await printAnswer(ctx, await api.callFull(meUse, { body: input.body } as never, { signal: ctx.signal }));
+          return 0;
+        } catch (e) {
+          // A refusal for the daily limit says what the limit is and how to see what remains.
+          const d = e instanceof HttpError ? (e.details as Record<string, unknown> | undefined) : undefined;
+          if (e instanceof HttpError && (d?.code === 'DAILY_LIMIT_REACHED' || d?.daily_limit !== undefined)) {
+            const limit = d?.daily_limit !== undefined ? `the plan allows ${String(d.daily_limit)} a day${d.usage_today !== undefined ? ` and ${String(d.usage_today)} were used today` : ''}; ` : '';
+            e.hint = `${limit}\`subctl me access ${String(input.body.service_code)}\` shows what remains`;
+          }
+          throw e;
+        }
+      },
+    },
     { name: 'activate', endpoint: meActivate, args: ['activation_code?'] },
     {
       name: 'topup',

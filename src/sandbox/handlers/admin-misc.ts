@@ -22,6 +22,7 @@ import {
   orderBy,
   pagination,
   parseDetails,
+  cachedRows,
   rows,
   Where,
 } from './admin-util.js';
@@ -61,14 +62,15 @@ function listCodes(ctx: HandlerContext) {
   const now = nowIso(ctx);
   const w = codeFilters(ctx, now);
   const total = count(db, `SELECT COUNT(*) FROM usage_codes c ${w.sql}`, w.args);
-  const codes = rows(
+  const codes = cachedRows(
     db,
-    `SELECT c.batch_id, c.code_id, c.code_value, c.created_date, c.credit_amount, c.expiry_date, c.expiry_date <= @now AS is_expired,
+    `SELECT c.batch_id, c.code_id, c.code_value, c.created_date, c.credit_amount, c.expiry_date, NULL AS is_expired,
        c.is_used, p.plan_code, s.service_code, c.service_plan_id, c.used_by, u.username AS used_by_username, c.used_date, c.used_in_subscription
      FROM ${CODE_FROM} ${w.sql} ${orderBy(CODE_SORT, q.sort_by, q.sort_order, 'c.code_id')} LIMIT ? OFFSET ?`,
-    [{ now }, ...w.args, q.page_size, (q.page_number - 1) * q.page_size],
-    ['is_expired', 'is_used'],
+    [...w.args, q.page_size, (q.page_number - 1) * q.page_size],
+    ['is_used'],
   );
+  for (const c of codes) c.is_expired = (c.expiry_date as string) <= now;
   const data: Record<string, unknown> = { pagination: pagination(total, q.page_number, q.page_size) };
   if (q.include_summary) data.summary = codeSummary(ctx, w, now);
   data.usage_codes = codes;
@@ -195,7 +197,7 @@ function listWallet(ctx: HandlerContext) {
     .opt(q.amount_to, 'w.amount <= ?');
   dateRange(w, 'w.transaction_date', q.date_from, q.date_to);
   const summary = walletSummary(ctx, w);
-  const transactions = rows(
+  const transactions = cachedRows(
     db,
     `SELECT w.transaction_id, w.user_id, u.username, u.email, w.transaction_type, w.amount, w.balance_before, w.balance_after, w.currency,
        w.payment_method, w.status, w.description, w.transaction_reference, w.related_subscription_id, w.transaction_date, w.created_date
@@ -339,12 +341,13 @@ function auditPage(ctx: HandlerContext, userId: number | undefined) {
   const w = new Where().opt(userId, 'user_id = ?').opt(q.action, 'action = ?').opt(q.module, 'module = ?');
   dateRange(w, 'created_at', q.start_date, q.end_date);
   const total = count(ctx.db, `SELECT COUNT(*) FROM audit_logs ${w.sql}`, w.args);
-  const logs = rows(
-    ctx.db,
-    `SELECT id, user_id, username, module, action, details, ip_address, user_agent, created_at FROM audit_logs ${w.sql} ORDER BY id DESC LIMIT ? OFFSET ?`,
-    [...w.args, q.page_size, (q.page - 1) * q.page_size],
-  );
-  for (const r of logs) r.details = parseDetails(r.details as string | null);
+  const sql = `SELECT id, user_id, username, module, action, details, ip_address, user_agent, created_at FROM audit_logs ${w.sql} ORDER BY id DESC LIMIT ? OFFSET ?`;
+  const args = [...w.args, q.page_size, (q.page - 1) * q.page_size];
+  const logs = cachedUntilChange(ctx.db, `audit\u0000${sql}\u0000${JSON.stringify(args)}`, () => {
+    const page = rows(ctx.db, sql, args);
+    for (const r of page) r.details = parseDetails(r.details as string | null);
+    return page;
+  });
   return { data: { logs, page: q.page, page_size: q.page_size, total_items: total, total_pages: Math.ceil(total / q.page_size) } };
 }
 

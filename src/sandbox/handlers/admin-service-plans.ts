@@ -3,7 +3,7 @@
  */
 import { prep } from '../db.js';
 import type { HandlerContext, HandlerTable } from '../types.js';
-import { b01, badRequest, boolify, boolifyOne, callerId, conflict, count, inTransaction, notFound, nowIso, orderBy, pagination, rows, Where } from './admin-util.js';
+import { b01, badRequest, boolify, boolifyOne, callerId, conflict, count, inTransaction, notFound, nowIso, orderBy, pagination, cachedRows, Where } from './admin-util.js';
 
 const LINK_SORT: Record<string, string> = {
   ServiceCode: 's.service_code',
@@ -74,7 +74,7 @@ function list(ctx: HandlerContext) {
     w.add(`${q.has_unused_codes ? '' : 'NOT '}EXISTS (SELECT 1 FROM usage_codes c WHERE c.service_plan_id = sp.service_plan_id AND c.is_used = 0)`);
   }
   const total = count(ctx.db, `SELECT COUNT(*) FROM ${LINK_FROM} ${w.sql}`, w.args);
-  const service_plans = rows(
+  const service_plans = cachedRows(
     ctx.db,
     `SELECT ${LINK_ITEM} FROM ${LINK_FROM} ${w.sql} ${orderBy(LINK_SORT, q.sort_by, q.sort_order, 'sp.service_plan_id')} LIMIT ? OFFSET ?`,
     [...w.args, q.page_size, (q.page_number - 1) * q.page_size],

@@ -20,7 +20,7 @@ import {
   nowIso,
   orderBy,
   pagination,
-  rows,
+  cachedRows,
   Where,
 } from './admin-util.js';
 
@@ -87,7 +87,7 @@ function listServices(ctx: HandlerContext) {
     .opt(b01(q.is_active), 's.is_active = ?');
   dateRange(w, 's.created_date', q.created_date_from, q.created_date_to);
   const total = count(ctx.db, `SELECT COUNT(*) FROM services s ${w.sql}`, w.args);
-  const services = rows(
+  const services = cachedRows(
     ctx.db,
     `SELECT ${SERVICE_ITEM} FROM services s ${w.sql} ${orderBy(SERVICE_SORT, q.sort_by, q.sort_order, 's.service_id')} LIMIT ? OFFSET ?`,
     [...w.args, q.page_size, (q.page_number - 1) * q.page_size],

@@ -4,7 +4,7 @@
  */
 import { prep } from '../db.js';
 import { SandboxError, type HandlerContext, type HandlerTable } from '../types.js';
-import { b01, badRequest, conflict, count, dateRange, DAY_MS, inTransaction, likeAny, notFound, nowIso, orderBy, pagination, rows, Where } from './admin-util.js';
+import { b01, badRequest, conflict, count, dateRange, DAY_MS, inTransaction, likeAny, notFound, nowIso, orderBy, pagination, cachedRows, Where } from './admin-util.js';
 
 const SUB_SORT: Record<string, string> = {
   Username: 'u.username',
@@ -14,9 +14,9 @@ const SUB_SORT: Record<string, string> = {
   CreatedDate: 'x.created_date',
 };
 
-/** The list item (point 3 "User subscription") plus the detail's reset dates. `?1` is now. */
+/** The list item (point 3 "User subscription") plus the detail's reset dates; is_expired is set against the clock per request. */
 const SUB_ITEM = `x.subscription_id, x.user_id, u.username, u.full_name, u.email, s.service_code, s.service_name, p.plan_code, p.plan_name,
-  x.status, x.start_date, x.end_date, x.end_date < @now AS is_expired, x.auto_renewal, x.payment_method, x.price, x.currency,
+  x.status, x.start_date, x.end_date, NULL AS is_expired, x.auto_renewal, x.payment_method, x.price, x.currency,
   x.total_credits, x.used_credits, x.total_credits - x.used_credits AS remaining_credits, x.renewal_count, x.activation_code,
   x.activation_batch, x.created_date, x.last_updated, x.last_reset_date, x.next_reset_date`;
 const SUB_FROM = `subscriptions x JOIN users u ON u.user_id = x.user_id LEFT JOIN services s ON s.service_id = x.service_id
@@ -37,12 +37,13 @@ function list(ctx: HandlerContext) {
   dateRange(w, 'x.end_date', q.end_date_from, q.end_date_to);
   if (q.is_expired !== undefined) w.add(q.is_expired ? 'x.end_date < ?' : 'x.end_date >= ?', now);
   const total = count(ctx.db, `SELECT COUNT(*) FROM subscriptions x ${w.sql}`, w.args);
-  const subscriptions = rows(
+  const subscriptions = cachedRows(
     ctx.db,
     `SELECT ${SUB_ITEM} FROM ${SUB_FROM} ${w.sql} ${orderBy(SUB_SORT, q.sort_by, q.sort_order, 'x.subscription_id')} LIMIT ? OFFSET ?`,
-    [{ now }, ...w.args, q.page_size, (q.page_number - 1) * q.page_size],
-    ['is_expired', 'auto_renewal'],
+    [...w.args, q.page_size, (q.page_number - 1) * q.page_size],
+    ['auto_renewal'],
   );
+  for (const s of subscriptions) s.is_expired = (s.end_date as string) < now;
   return { data: { pagination: pagination(total, q.page_number, q.page_size), subscriptions } };
 }
 

@@ -96,6 +96,16 @@ export function rows(db: DB, sql: string, args: unknown[], bools: readonly strin
   return out;
 }
 
+/**
+ * A page of rows, remembered until the database changes (see `dataStamp`): paging and
+ * polling ask the same page again and again, and building rows costs most of a request. The
+ * rows are shared between requests: callers may only set per-request fields (such as
+ * is_expired against the clock) before serializing.
+ */
+export function cachedRows(db: DB, sql: string, args: unknown[], bools: readonly string[] = []): Array<Record<string, unknown>> {
+  return cachedUntilChange(db, `rows\u0000${sql}\u0000${JSON.stringify(args)}\u0000${bools.join(',')}`, () => rows(db, sql, args, bools));
+}
+
 /** Turns 0/1 columns into booleans, in place. */
 export function boolify<T extends Record<string, unknown>>(rows: T[], keys: readonly string[]): T[] {
   for (const r of rows) for (const k of keys) if (k in r && r[k] !== null) (r as Record<string, unknown>)[k] = r[k] === 1 || r[k] === true;
@@ -155,7 +165,8 @@ export function cachedUntilChange<T>(db: DB, key: string, compute: () => T): T {
   }
   if (c.entries.has(key)) return c.entries.get(key) as T;
   const v = compute();
-  if (c.entries.size > 500) c.entries.clear();
+  // Pages of 100 rows are ~50 KB: a few hundred of them stay well under 50 MB.
+  if (c.entries.size > 300) c.entries.clear();
   c.entries.set(key, v);
   return v;
 }

@@ -1,0 +1,81 @@
+// Sandbox figures (issue 3): the sandbox's answer rate on a filtered, sorted page of 100
+// subscriptions against the HTTP floor (the same process answering a static body of the same
+// size), and the embedded start against a bare node process.
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const SERVER = `
+const http = require('node:http');
+(async () => {
+  const { startSandbox } = await import(process.argv[1] + '/dist/sandbox-bench.js');
+  const sb = await startSandbox({ dataFile: process.argv[2], port: 0, quiet: true });
+  const token = sb.tokenFor('admin');
+  const path = '/admin/subscriptions?page_size=100&status=active&sort_by=EndDate&sort_order=ASC';
+  const res = await fetch(sb.url + path, { headers: { authorization: 'Bearer ' + token } });
+  const body = Buffer.from(await res.text());
+  const stat = http.createServer({ keepAlive: true }, (q, s) => { s.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }); s.end(body); });
+  stat.listen(0, '127.0.0.1', () => process.stdout.write(JSON.stringify({ sandbox: sb.url + path, token, static: 'http://127.0.0.1:' + stat.address().port + '/', bytes: body.length }) + '\\n'));
+})();
+`;
+
+async function load(url, headers, { connections = 8, seconds = 3 }) {
+  const { Pool } = await import('undici');
+  const u = new URL(url);
+  const pool = new Pool(u.origin, { connections, pipelining: 1 });
+  let n = 0;
+  const end = Date.now() + seconds * 1000;
+  const worker = async () => {
+    while (Date.now() < end) {
+      const r = await pool.request({ path: u.pathname + u.search, method: 'GET', headers });
+      await r.body.arrayBuffer();
+      if (r.statusCode !== 200) throw new Error(`status ${r.statusCode}`);
+      n++;
+    }
+  };
+  const t = performance.now();
+  await Promise.all(Array.from({ length: connections }, worker));
+  const rate = n / ((performance.now() - t) / 1000);
+  await pool.close();
+  return rate;
+}
+
+export async function sandboxBench({ want, compare, timeRun, record, bin, root }) {
+  if (want('sandbox')) {
+    const data = join(mkdtempSync(join(tmpdir(), 'bench-sb-')), 'sandbox.db');
+    const child = spawn(process.execPath, ['-e', SERVER, root, data], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const info = await new Promise((resolve, reject) => {
+      let buf = '';
+      child.stdout.on('data', (d) => {
+        buf += d;
+        if (buf.includes('\n')) resolve(JSON.parse(buf));
+      });
+      child.on('exit', (c) => reject(new Error(`sandbox bench server exited ${c}`)));
+    });
+    const auth = { authorization: `Bearer ${info.token}` };
+    await load(info.sandbox, auth, { seconds: 1 }); // warm-up
+    await load(info.static, {}, { seconds: 1 });
+    const rates = { sandbox: [], floor: [] };
+    for (let i = 0; i < 3; i++) {
+      rates.sandbox.push(await load(info.sandbox, auth, { seconds: 2 }));
+      rates.floor.push(await load(info.static, {}, { seconds: 2 }));
+    }
+    child.kill();
+    const med = (xs) => [...xs].sort((a, b) => a - b)[1];
+    console.log(`\nsandbox: GET /admin/subscriptions page of 100 (filtered, sorted, ${info.bytes} bytes): ${med(rates.sandbox).toFixed(0)} req/s; static body of the same size: ${med(rates.floor).toFixed(0)} req/s`);
+    record('sandbox page rate vs static-body floor', med(rates.sandbox), med(rates.floor), 1 / 3, 'rate');
+  }
+  if (want('embedded')) {
+    const cfg = mkdtempSync(join(tmpdir(), 'bench-emb-'));
+    const env = { PATH: process.env.PATH, HOME: cfg, SUBCTL_CONFIG_DIR: cfg };
+    timeRun(process.execPath, [bin, '--sandbox', 'services', 'list', '-o', 'json'], env); // seeds the data file once
+    const [bare, embedded] = compare([
+      () => timeRun(process.execPath, ['-e', '0'], env),
+      () => timeRun(process.execPath, [bin, '--sandbox', 'services', 'list', '-o', 'json'], env),
+    ], 15);
+    console.log(`\nembedded sandbox start to first answer: ${embedded.toFixed(1)} ms; node -e 0 ${bare.toFixed(1)} ms`);
+    record('subctl --sandbox services list -o json vs node -e 0', embedded, bare, 3);
+  }
+  return [];
+}
