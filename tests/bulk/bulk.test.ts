@@ -1,0 +1,166 @@
+/**
+ * Bulk input on write verbs: validation first (line and field named, nothing sent), flags as
+ * defaults, CSV and NDJSON from files or stdin, reports, exit codes, journal and --restart.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fail, ok, startStubServer, type StubServer } from '../support/stub-server.js';
+import { runCli } from '../support/run-cli.js';
+
+let server: StubServer;
+let dir: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  server = await startStubServer();
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  server.requests.length = 0;
+  server.setHandler((req) => ok({ subscription_id: Number(req.path.split('/')[3]), action: (req.body as { action?: string })?.action, message: 'ok' }));
+  dir = mkdtempSync(join(tmpdir(), 'subctl-bulk-'));
+  env = { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't', SUBCTL_CONFIG_DIR: join(dir, 'cfg') };
+});
+
+function file(name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+const rows = (n: number, extra = '') =>
+  `subscription_id,action,reason,extend_days\n${Array.from({ length: n }, (_, i) => `${100 + i},extend,ticket ${i}${extra},30`).join('\n')}\n`;
+
+describe('bad bulk input: exit 2, line and field named, nothing sent', () => {
+  it('a reason of 501 characters on line 7', async () => {
+    const lines = rows(10).split('\n');
+    lines[6] = `105,extend,${'x'.repeat(501)},30`;
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', file('a.csv', lines.join('\n')), '--yes'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/line 7: reason \(--reason\): Too big: expected string to have <=500 characters/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a bad enum names its line and field', async () => {
+    const text = rows(4).replace('101,extend', '101,refund');
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', file('b.csv', text), '--yes'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/line 3: action \(--action\): Invalid option/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a missing column: every row says which field is required', async () => {
+    const text = 'subscription_id,action,extend_days\n1,extend,3\n2,extend,3\n';
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', file('c.csv', text), '--yes'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/line 2: reason \(--reason\)/);
+    expect(r.stderr).toMatch(/line 3: reason \(--reason\)/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('an unknown column is refused with the fields the verb takes', async () => {
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', file('d.csv', 'subscription_id,action,reason,colour\n1,pause,r,red\n'), '--yes'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown column 'colour'/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a missing file is a usage error', async () => {
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', join(dir, 'nope.csv'), '--yes'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no such file/);
+  });
+});
+
+describe('running', () => {
+  it('flags on the command line are defaults for every row; columns may use flag names', async () => {
+    const text = 'subscription_id,--extend-days\n1,5\n2,\n';
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', file('e.csv', text), '--action', 'extend', '--reason', 'rota', '--extend-days', '9', '--yes'], { env });
+    expect(r.code).toBe(0);
+    const bodies = server.requests.map((q) => [q.path, q.body]).sort();
+    expect(bodies).toEqual([
+      ['/admin/subscriptions/1/manage', { action: 'extend', reason: 'rota', extend_days: 5 }],
+      ['/admin/subscriptions/2/manage', { action: 'extend', reason: 'rota', extend_days: 9 }],
+    ]);
+  });
+
+  it('NDJSON from stdin, typed values kept', async () => {
+    const text = '{"subscription_id":7,"action":"add_credits","reason":"gift","extend_credits":250}\n{"id":8,"action":"pause","reason":"hold"}\n';
+    const r = await runCli(['subscriptions', 'manage', '--from-ndjson', '-', '--yes'], { env, stdin: text });
+    expect(r.code).toBe(0);
+    const byPath = Object.fromEntries(server.requests.map((q) => [q.path, q.body]));
+    expect(byPath['/admin/subscriptions/7/manage']).toEqual({ action: 'add_credits', reason: 'gift', extend_credits: 250 });
+    expect(byPath['/admin/subscriptions/8/manage']).toEqual({ action: 'pause', reason: 'hold' });
+  });
+
+  it('off a terminal a bulk run needs --yes and sends nothing without it', async () => {
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', file('f.csv', rows(2))], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--yes required/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('--dry-run prints the plan and sends no write', async () => {
+    server.setHandler(() => ok({ pagination: { total_pages: 1, total_records: 1 }, subscriptions: [{ subscription_id: 100, status: 'active', end_date: '2026-12-01T00:00:00.000Z' }] }));
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', file('g.csv', rows(2)), '--dry-run', '-o', 'json'], { env });
+    expect(r.code).toBe(0);
+    const plan = JSON.parse(r.stdout);
+    expect(plan).toHaveLength(2);
+    expect(plan[0]).toMatchObject({ line: 2, key: 'id=100', request: 'PUT /admin/subscriptions/100/manage', body: { action: 'extend', reason: 'ticket 0', extend_days: 30 } });
+    expect(plan[0].change).toBe('active, ends 2026-12-01: end_date: 2026-12-01 -> 2026-12-31');
+    expect(plan[1].change).toMatch(/not found/);
+    expect(server.requests.every((q) => q.method === 'GET')).toBe(true);
+  });
+
+  it('some rows rejected: exit 8, the report accounts for each row, the server message kept', async () => {
+    server.setHandler((req) =>
+      req.path.includes('/102/') ? fail(400, 'cannot extend a cancelled subscription') : ok({ subscription_id: Number(req.path.split('/')[3]), message: 'extended' }),
+    );
+    const report = join(dir, 'report.csv');
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', file('h.csv', rows(4)), '--yes', '--report', report, '--concurrency', '2'], { env });
+    expect(r.code).toBe(8);
+    expect(r.stderr).toMatch(/4 rows: 3 applied, 1 failed, 0 unknown/);
+    expect(readFileSync(report, 'utf8')).toBe(
+      'line,key,outcome,http_status,message,created_id\n' +
+        '2,id=100,applied,200,OK,100\n' +
+        '3,id=101,applied,200,OK,101\n' +
+        '4,id=102,failed,400,cannot extend a cancelled subscription,\n' +
+        '5,id=103,applied,200,OK,103\n',
+    );
+  });
+
+  it('the same command again resumes: nothing is sent twice; --restart runs it all again', async () => {
+    const f = file('i.csv', rows(3));
+    const first = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes'], { env });
+    expect(first.code).toBe(0);
+    expect(server.requests).toHaveLength(3);
+    const again = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes'], { env });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/3 rows finished earlier, 0 were in flight, 0 to run/);
+    expect(server.requests).toHaveLength(3);
+    const restarted = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes', '--restart'], { env });
+    expect(restarted.code).toBe(0);
+    expect(server.requests).toHaveLength(6);
+  });
+
+  it('--concurrency is bounded 1-32', async () => {
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', file('j.csv', rows(1)), '--yes', '--concurrency', '64'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--concurrency expects 1-32/);
+  });
+
+  it('bulk works on other write verbs too: services create from CSV', async () => {
+    server.setHandler((req) => ok({ service_id: 50 + server.requests.length, message: `created ${(req.body as { service_code: string }).service_code}` }));
+    const text =
+      'service_code,service_name,service_type,provider_name,base_service_url,access_pattern,credit_reset_cycle\n' +
+      'A1,"Alpha, one",HYBRID,P,https://a,/a/*,daily\n' +
+      'B2,Beta,TIME_BASED,P,https://b,/b/*,monthly\n';
+    const report = join(dir, 'svc.csv');
+    const r = await runCli(['services', 'create', '--from-csv', file('k.csv', text), '--yes', '--report', report, '--concurrency', '1'], { env });
+    expect(r.code).toBe(0);
+    expect(server.requests.map((q) => (q.body as { service_name: string }).service_name)).toEqual(['Alpha, one', 'Beta']);
+    expect(readFileSync(report, 'utf8')).toMatch(/^2,service_code=A1,applied,200,OK,51$/m);
+  });
+});
