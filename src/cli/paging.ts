@@ -43,9 +43,34 @@ export function pageInfoOf(ep: AnyEndpoint, data: unknown, page: number, size: n
   };
 }
 
+/** The field that identifies a row of each list, for de-duplication across shifting pages. */
+const ROW_KEYS: Record<string, string> = {
+  services: 'service_id',
+  service_plans: 'service_plan_id',
+  subscription_plans: 'plan_id',
+  subscriptions: 'subscription_id',
+  usage_codes: 'code_id',
+  transactions: 'transaction_id',
+  logs: 'id',
+  users: 'user_id',
+  roles: 'role_id',
+};
+
+export function rowKeyOf(ep: AnyEndpoint): (row: Record<string, unknown>) => unknown {
+  const field = ROW_KEYS[ep.paging?.items ?? ''];
+  return field ? (row) => row[field] ?? JSON.stringify(row) : (row) => JSON.stringify(row);
+}
+
 /**
- * Every row from `startPage` on, in order, fetching up to `ahead` pages concurrently.
- * Stops at the last page the server reports, or at the first short or empty page.
+ * Every row from `startPage` on, in order, with up to `ahead` pages fetched concurrently.
+ *
+ * Offset paging over a table that changes during the walk shifts rows between pages. Rows
+ * added before the read position push rows already printed onto later pages: they are
+ * recognised by their key (the last pages' keys are remembered) and not printed twice. Rows
+ * deleted before the read position pull unread rows back onto pages already read: when the
+ * server's total drops between two pages, the pages just read are fetched again and their
+ * unseen rows printed. The walk ends at the first short page, not at the page count the first
+ * page announced, so rows added at the end are not lost either.
  */
 export async function* walkPages(
   api: ApiClient,
@@ -54,38 +79,66 @@ export async function* walkPages(
   opts: { startPage: number; size: number; ahead: number; signal: AbortSignal; onFirst?: (data: unknown, info: PageInfo) => void },
 ): AsyncGenerator<Record<string, unknown>> {
   const paging = ep.paging!;
+  const keyOf = rowKeyOf(ep);
   const fetchPage = (page: number) =>
     api.call(ep, { ...call, query: { ...call.query, [paging.page]: page, [paging.size]: opts.size } } as never, { signal: opts.signal });
+  // Keys of the rows of the last few pages printed.
+  const WINDOW = 8;
+  const recent: Array<Set<unknown>> = [];
+  const seen = (k: unknown) => recent.some((s) => s.has(k));
   let next = opts.startPage;
-  let lastPage = Infinity;
+  // Pages are fetched ahead only as far as the server says there are pages; past that, one at a time.
+  let announced = Infinity;
+  let ended = false;
+  let lastTotal: number | undefined;
   const inflight: Array<{ page: number; promise: Promise<unknown> }> = [];
   const fill = () => {
-    while (inflight.length < opts.ahead && next <= lastPage) {
+    while (!ended && inflight.length < opts.ahead && (next <= announced || inflight.length === 0)) {
       const page = next++;
       const promise = fetchPage(page);
       promise.catch(() => {}); // observed when awaited in order
       inflight.push({ page, promise });
     }
   };
-  // The first page alone: it tells how many pages there are.
   inflight.push({ page: next, promise: fetchPage(next++) });
   let first = true;
   while (inflight.length) {
     const { page, promise } = inflight.shift()!;
     const data = await promise;
     const info = pageInfoOf(ep, data, page, opts.size);
-    if (info.totalPages !== undefined) lastPage = Math.min(lastPage, Math.max(info.totalPages, opts.startPage));
+    if (info.totalPages !== undefined) announced = Math.max(info.totalPages, opts.startPage);
     if (first) {
       opts.onFirst?.(data, info);
       first = false;
     }
     const items = itemsOf(ep, data);
-    if (items.length < opts.size) lastPage = Math.min(lastPage, page);
-    // Pages past the last one are dropped without printing.
-    for (let i = inflight.length - 1; i >= 0; i--) if (inflight[i].page > lastPage) inflight.splice(i, 1);
+    const pageKeys = new Set<unknown>();
+    for (const it of items) {
+      const k = keyOf(it);
+      if (seen(k) || pageKeys.has(k)) continue;
+      pageKeys.add(k);
+      yield it;
+    }
+    recent.push(pageKeys);
+    if (recent.length > WINDOW) recent.shift();
+    // Rows deleted behind the read position: read the last pages again for rows pulled back.
+    if (info.totalRecords !== undefined && lastTotal !== undefined && info.totalRecords < lastTotal && page > opts.startPage) {
+      const back = Math.min(WINDOW - 1, Math.ceil((lastTotal - info.totalRecords) / opts.size) + 1);
+      for (let p = Math.max(opts.startPage, page - back); p <= page; p++) {
+        for (const it of itemsOf(ep, await fetchPage(p))) {
+          const k = keyOf(it);
+          if (seen(k)) continue;
+          recent[recent.length - 1].add(k);
+          yield it;
+        }
+      }
+    }
+    if (info.totalRecords !== undefined) lastTotal = info.totalRecords;
+    if (items.length < opts.size) {
+      ended = true;
+      break;
+    }
     fill();
-    for (const it of items) yield it;
-    if (page >= lastPage) break;
   }
 }
 

@@ -165,7 +165,7 @@ export class ConsoleController {
     const r = ls && resourceByName(ls.resource);
     if (!ls || !r) return undefined;
     const spec = listSpec(r, ls);
-    const q = this.cache.peek(spec);
+    const q = this.cache.peek(spec, { expired: true });
     if (q.data === undefined) return { r, ls, spec };
     return { r, ls, spec, ...pageOf(r, ls, q.data) };
   }

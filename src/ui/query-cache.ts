@@ -104,11 +104,14 @@ export class QueryCache {
     return !!e && e.fetchedAt !== undefined && this.#now() - e.fetchedAt < this.ttlMs;
   }
 
-  /** What is known of a query now, without asking the server. */
-  peek(spec: QuerySpec): QueryState {
+  /**
+   * What is known of a query now, without asking the server. A result older than `ttlMs` is
+   * left out unless `expired` (the page still on screen: keys keep working on what is shown).
+   */
+  peek(spec: QuerySpec, opts: { expired?: boolean } = {}): QueryState {
     const e = this.#entries.get(queryKey(spec));
     if (!e) return { loading: false };
-    const fresh = this.#fresh(e);
+    const fresh = opts.expired || this.#fresh(e);
     return { data: fresh ? e.data : undefined, error: e.error, loading: !!e.inflight, fetchedAt: fresh ? e.fetchedAt : undefined };
   }
 

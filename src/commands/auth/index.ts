@@ -55,7 +55,10 @@ export function passwordStdinOption(what = 'the password'): Option {
  * refused with a clear message instead of Commander's "unknown option".
  */
 export function argvSecretTraps(...names: string[]): Option[] {
-  return names.map((n) => new Option(`--${n} <value>`).hideHelp());
+  return names.map(secretTrap);
+}
+function secretTrap(name: string): Option {
+  return new Option(`--${name} <value>`).hideHelp();
 }
 
 /** Refuses a secret given on the command line (see argvSecretTraps); nothing is sent. */
@@ -318,8 +321,8 @@ function buildAccountVerbs(cmd: Command, bind: Bind) {
       .addOption(new Option('--reset-token <token>', 'the one-time reset token (required)'))
       .addOption(new Option('--cms', 'the CMS account (/cms/auth/reset-password-token, no --user-id)'))
       .addOption(passwordStdinOption('the new password'))
-      .addOption(argvSecretTraps('password')[0])
-      .addOption(argvSecretTraps('new-password')[0])
+      .addOption(secretTrap('password'))
+      .addOption(secretTrap('new-password'))
       .action((_o, c) => {
         const opts = c.optsWithGlobals() as Record<string, unknown>;
         bind(async (ctx) => {
@@ -345,9 +348,9 @@ function buildAccountVerbs(cmd: Command, bind: Bind) {
       .description("change the signed-in account's password (--cms: the CMS account); old and new from masked prompts, or two lines of stdin with --password-stdin")
       .addOption(new Option('--cms', 'the CMS account (/cms/auth/change-password)'))
       .addOption(passwordStdinOption('the old password (first line) and the new one (second line)'))
-      .addOption(argvSecretTraps('password')[0])
-      .addOption(argvSecretTraps('old-password')[0])
-      .addOption(argvSecretTraps('new-password')[0])
+      .addOption(secretTrap('password'))
+      .addOption(secretTrap('old-password'))
+      .addOption(secretTrap('new-password'))
       .action((_o, c) => {
         const opts = c.optsWithGlobals() as Record<string, unknown>;
         bind(async (ctx) => {

@@ -60,6 +60,7 @@ export const rolesGroup: Group = {
       name: 'delete',
       endpoint: rolesDelete,
       args: ['role_id'],
+      // The override asks and sends itself (to explain a 409); destructive/describe still serve bulk runs.
       destructive: true,
       describe: (i: VerbInput) => `delete role ${String(i.params.role_id)}`,
       override: async (input, ctx) => {

@@ -1,0 +1,85 @@
+/**
+ * `--all` exports while the table changes under them: every row that existed when the export
+ * started is printed exactly once, in every format.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ok, startStubServer, type StubServer } from '../support/stub-server.js';
+import { runCli } from '../support/run-cli.js';
+
+let server: StubServer;
+beforeAll(async () => {
+  server = await startStubServer();
+});
+afterAll(() => server.close());
+
+type Row = { subscription_id: number; username: string };
+
+/** A list served newest first, with a hook that mutates it before page `n` is answered. */
+function serve(rows: Row[], mutate: (page: number, rows: Row[]) => void) {
+  server.requests.length = 0;
+  server.setHandler((req) => {
+    const page = Number(req.query.page_number ?? 1);
+    const size = Number(req.query.page_size ?? 20);
+    mutate(page, rows);
+    return ok({
+      pagination: { current_page: page, page_size: size, total_pages: Math.ceil(rows.length / size), total_records: rows.length },
+      subscriptions: rows.slice((page - 1) * size, page * size),
+    });
+  });
+}
+
+const make = (from: number, to: number): Row[] => Array.from({ length: to - from + 1 }, (_, i) => ({ subscription_id: to - i, username: `u${to - i}, "q"` }));
+
+function idsOf(out: string, format: string): number[] {
+  if (format === 'ndjson') return out.trim().split('\n').map((l) => JSON.parse(l).subscription_id);
+  if (format === 'json') return JSON.parse(out).map((r: Row) => r.subscription_id);
+  return out
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => Number(l.split(',')[0]));
+}
+
+describe.each(['ndjson', 'json', 'csv'])('--all -o %s while the table changes', (format) => {
+  it('rows added at the front during the export are not printed twice', async () => {
+    const rows = make(1, 950);
+    const original = rows.map((r) => r.subscription_id);
+    let added = 1000;
+    serve(rows, (page) => {
+      if (page === 3 || page === 6) for (let i = 0; i < 37; i++) rows.unshift({ subscription_id: ++added, username: 'new' });
+    });
+    const r = await runCli(['subscriptions', 'list', '--all', '-o', format, '--fields', 'subscription_id,username'], { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' } });
+    expect(r.code).toBe(0);
+    const ids = idsOf(r.stdout, format);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of original) expect(ids).toContain(id);
+  });
+
+  it('rows deleted behind the read position do not make others skipped', async () => {
+    const rows = make(1, 950);
+    const deleted = new Set<number>();
+    serve(rows, (page) => {
+      if (page === 4) for (const r of rows.splice(10, 45)) deleted.add(r.subscription_id);
+    });
+    const r = await runCli(['subscriptions', 'list', '--all', '-o', format, '--fields', 'subscription_id,username'], { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' } });
+    expect(r.code).toBe(0);
+    const ids = idsOf(r.stdout, format);
+    expect(new Set(ids).size).toBe(ids.length);
+    const survivors = make(1, 950)
+      .map((x) => x.subscription_id)
+      .filter((id) => !deleted.has(id));
+    for (const id of survivors) expect(ids).toContain(id);
+  });
+
+  it('rows added at the end during the export are reached (the walk ends at a short page)', async () => {
+    const rows = make(1, 400).reverse(); // oldest first
+    let added = 400;
+    serve(rows, (page) => {
+      if (page === 2) for (let i = 0; i < 150; i++) rows.push({ subscription_id: ++added, username: 'late' });
+    });
+    const r = await runCli(['subscriptions', 'list', '--all', '-o', format, '--fields', 'subscription_id,username'], { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' } });
+    expect(r.code).toBe(0);
+    const ids = idsOf(r.stdout, format);
+    expect(ids).toEqual(Array.from({ length: 550 }, (_, i) => i + 1));
+  });
+});
