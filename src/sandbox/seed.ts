@@ -58,7 +58,7 @@ export function seedDatabase(db: DB, opts: SeedOptions = {}): { seeded: boolean;
     return true;
   });
   // Big seeds: a page cache that holds the transaction, and index sorts in memory.
-  const big = scale > 5;
+  const big = scale > 5 && !process.env.NOBIG;
   const before = big ? { cache: db.pragma('cache_size', { simple: true }), temp: db.pragma('temp_store', { simple: true }) } : null;
   if (big) {
     db.pragma(`cache_size = -${Math.min(512_000, Math.round(scale * 2_000))}`);

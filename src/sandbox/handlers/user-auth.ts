@@ -355,24 +355,24 @@ export const authHandlers: HandlerTable = {
   'cms.verification.verify': (ctx) => {
     const me = caller(ctx);
     const at = nowIso(ctx);
-    return ctx.db.transaction(() => {
+    try {
+      return ctx.db.transaction(() => {
       const row = ctx.db
         .prepare('SELECT * FROM verification_codes WHERE user_id = ? AND type = ? AND code = ? AND used_at IS NULL ORDER BY id DESC LIMIT 1')
         .get(me.user_id, ctx.body.type, ctx.body.code) as { id: number; expires_at: string } | undefined;
-      if (!row) {
-        ctx.audit('auth', 'verify_failed', { user_id: me.user_id, type: ctx.body.type, reason: 'invalid' });
-        throw new SandboxError(422, 'invalid verification code', 'INVALID_VERIFICATION_CODE');
-      }
-      if (row.expires_at <= at) {
-        ctx.audit('auth', 'verify_failed', { user_id: me.user_id, type: ctx.body.type, reason: 'expired' });
-        throw new SandboxError(422, 'verification code expired', 'VERIFICATION_CODE_EXPIRED');
-      }
+      // A failed attempt is audited after the transaction rolls back (see below), so it stays.
+      if (!row) throw new SandboxError(422, 'invalid verification code', 'INVALID_VERIFICATION_CODE', undefined, { reason: 'invalid' });
+      if (row.expires_at <= at) throw new SandboxError(422, 'verification code expired', 'VERIFICATION_CODE_EXPIRED', undefined, { reason: 'expired' });
       ctx.db.prepare('UPDATE verification_codes SET used_at = ? WHERE id = ?').run(at, row.id);
       ctx.db.prepare("UPDATE users SET is_verified = 1, status = CASE WHEN status = 'Pending' THEN 'Active' ELSE status END WHERE user_id = ?").run(me.user_id);
       const u = getUser(ctx.db, me.user_id)!;
       ctx.audit('auth', 'verify', { user_id: me.user_id, type: ctx.body.type, status: u.status });
       return { message: 'account verified', data: { success: true, verified: true, type: ctx.body.type, status: u.status, message: 'account verified' } };
-    })();
+      })();
+    } catch (e) {
+      if (e instanceof SandboxError && e.status === 422) ctx.audit('auth', 'verify_failed', { user_id: me.user_id, type: ctx.body.type, reason: e.extra?.reason });
+      throw e;
+    }
   },
 };
 

@@ -1,0 +1,124 @@
+/**
+ * The real binary (bin/subctl.js over dist/, built by `npm test`) in a real terminal: tmux on a
+ * private socket, 120x40, against a sandbox served by this test process. Open the console,
+ * switch to subscriptions, page forward, filter by status, extend the selected subscription
+ * through the form and the confirmation, then read the sandbox's database: its end_date moved
+ * by the days typed. Screens are polled with a deadline, never slept on.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/server.js';
+import { startTestSandbox } from '../support/sandbox.js';
+
+const root = resolve(__dirname, '../..');
+const bin = join(root, 'bin/subctl.js');
+const hasTmux = spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
+if (!hasTmux) console.warn('tests/ui/tmux.test.ts: tmux is not installed, so the console-in-a-terminal test is skipped (CI installs tmux)');
+
+const socket = `subctl-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+const session = 'console';
+const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+const screen = () => tmux('capture-pane', '-p', '-t', session).stdout;
+const keys = (...k: string[]) => {
+  const r = tmux('send-keys', '-t', session, ...k);
+  if (r.status !== 0) throw new Error(`tmux send-keys failed: ${r.stderr}`);
+};
+
+/** Polls the pane until `test` holds; fails with the last screen after `ms`. */
+async function waitScreen(test: (s: string) => boolean, what: string, ms = 15_000): Promise<string> {
+  const deadline = Date.now() + ms;
+  let s = '';
+  while (Date.now() < deadline) {
+    s = screen();
+    if (test(s)) return s;
+    await new Promise((r) => setTimeout(r, 40));
+  }
+  throw new Error(`timed out waiting for ${what}; the screen was:\n${s}`);
+}
+const waitFor = (text: string, ms?: number) => waitScreen((s) => s.includes(text), JSON.stringify(text), ms);
+
+let sb: Sandbox;
+let dir: string;
+
+beforeAll(async () => {
+  if (!hasTmux) return;
+  if (!existsSync(join(root, 'dist/main.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does it)');
+  sb = await startTestSandbox();
+  dir = mkdtempSync(join(tmpdir(), 'subctl-tmux-'));
+});
+
+afterAll(async () => {
+  if (!hasTmux) return;
+  tmux('kill-server');
+  await sb?.close();
+});
+
+describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
+  it('switch, page, filter, extend through the form; the sandbox database has the new end date', async () => {
+    // A clean environment: no CI variables (Ink draws nothing when it believes it runs in CI).
+    const launcher = join(dir, 'run.sh');
+    writeFileSync(
+      launcher,
+      [
+        '#!/bin/sh',
+        `env -i PATH="$PATH" HOME="${dir}" TERM=xterm-256color LANG=C.UTF-8 SUBCTL_CONFIG_DIR="${join(dir, 'cfg')}" \\`,
+        `  SUBCTL_BASE_URL="${sb.url}" SUBCTL_TOKEN="$(cat "${join(dir, 'token')}")" "${process.execPath}" "${bin}" console`,
+        `echo $? > "${join(dir, 'exit-code')}"`,
+        'sleep 5',
+      ].join('\n'),
+      { mode: 0o700 },
+    );
+    writeFileSync(join(dir, 'token'), sb.tokenFor('admin'), { mode: 0o600 });
+    const started = tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '40', launcher);
+    expect(started.status, started.stderr).toBe(0);
+
+    // Home: the dashboard, and the header.
+    let s = await waitFor('dashboard');
+    expect(s).toContain('subctl │ profile default');
+    expect(s).toContain(sb.url);
+
+    keys(':subscriptions', 'Enter');
+    s = await waitScreen((x) => /subscriptions {2}page 1 of \d+, total \d+/.test(x) && /^> \d+/m.test(x), 'the subscriptions table');
+    const total = Number(/page 1 of (\d+)/.exec(s)![1]);
+    expect(total).toBeGreaterThan(1);
+    const firstPageTop = /^> (\d+)/m.exec(s)![1];
+
+    keys('NPage');
+    s = await waitScreen((x) => x.includes(`page 2 of ${total}`) && /^> (\d+)/m.exec(x)?.[1] !== firstPageTop, 'page 2');
+
+    keys('/');
+    await waitFor('filters of subscriptions');
+    keys('status=active', 'Enter');
+    s = await waitScreen((x) => x.includes('filter status=active') && /page 1 of \d+/.test(x) && !x.includes('loading…'), 'the filtered table');
+    const rows = s.split('\n').filter((l) => /^[> ][ *]\d+ /.test(l));
+    expect(rows.length).toBeGreaterThan(5);
+    for (const l of rows) expect(l).toMatch(/ active /);
+    const id = Number(/^> (\d+)/m.exec(s)![1]);
+    const before = sb.db.prepare('SELECT end_date, status FROM subscriptions WHERE subscription_id = ?').get(id) as { end_date: string; status: string };
+    expect(before.status).toBe('active');
+
+    keys('e');
+    await waitFor('extend_days*');
+    // Enter with the reason empty: the contract's complaint, inline; nothing sent.
+    keys('Enter');
+    await waitFor('reason: Invalid input');
+    keys('ticket 4242', 'Tab', '30', 'Enter');
+    s = await waitFor('Proceed? [y/N]');
+    expect(s).toContain(`extend subscription ${id}`);
+    expect(s).toContain(`profile: default (${sb.url})`);
+    keys('y');
+    await waitFor(`subscription ${id} extended by 30 day(s)`);
+
+    const after = sb.db.prepare('SELECT end_date, status FROM subscriptions WHERE subscription_id = ?').get(id) as { end_date: string; status: string };
+    expect(Date.parse(after.end_date) - Date.parse(before.end_date)).toBe(30 * 86_400_000);
+    expect(after.status).toBe('active');
+
+    keys('q');
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(join(dir, 'exit-code')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 40));
+    expect(readFileSync(join(dir, 'exit-code'), 'utf8').trim()).toBe('0');
+  });
+});
