@@ -3,10 +3,10 @@
 // same run on this machine (absolute times here are noisy; ratios are what we hold).
 //
 //   node bench/run.mjs            all benchmarks
-//   node bench/run.mjs startup    only the named ones (startup, sandbox, embedded)
+//   node bench/run.mjs startup    only the named ones (startup, sandbox, embedded, export, bulk)
 import { spawnSync, spawn } from 'node:child_process';
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,9 +80,12 @@ async function main() {
     const { sandboxBench } = await import('./sandbox.mjs');
     for (const r of await sandboxBench({ want, compare, timeRun, record, bin, root })) void r;
   }
+  if (want('export') || want('bulk')) {
+    const { exportsBench } = await import('./exports.mjs');
+    await exportsBench({ want, compare, timeRun, record, bin, root });
+  }
   const failed = results.filter((r) => !r.pass);
   console.log(`\n${results.length - failed.length} of ${results.length} targets met`);
-  rmSync(join(tmpdir(), 'nonexistent'), { force: true });
   process.exitCode = failed.length ? 1 : 0;
 }
 
