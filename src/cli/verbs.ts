@@ -269,7 +269,7 @@ async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'act
   } catch (e) {
     // On a terminal, a create/update run without its required flags opens a form (CLI.md).
     if (kind !== 'action' || !ctx.interactive() || !onlyMissingBody(e, ep, input.body)) throw e;
-    const { openVerbForm } = await import('../ui/index.js');
+    const { openVerbForm } = await (await import('../ui/load.js')).loadUi();
     const body = await openVerbForm(ctx.io, ep, input.body, { hide: [...(spec.hide ?? []), ...Object.keys(spec.fixed?.body ?? {})] });
     if (!body) throw new RefusedError('cancelled: nothing was sent');
     input.body = call.body = body;

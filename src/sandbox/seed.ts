@@ -57,22 +57,7 @@ export function seedDatabase(db: DB, opts: SeedOptions = {}): { seeded: boolean;
     for (const i of indexes) db.exec(i.sql);
     return true;
   });
-  // Big seeds: a page cache that holds the transaction, and index sorts in memory.
-  const big = scale > 5 && !process.env.NOBIG;
-  const before = big ? { cache: db.pragma('cache_size', { simple: true }), temp: db.pragma('temp_store', { simple: true }) } : null;
-  if (big) {
-    db.pragma(`cache_size = -${Math.min(512_000, Math.round(scale * 2_000))}`);
-    db.pragma('temp_store = MEMORY');
-  }
-  let seeded: boolean;
-  try {
-    seeded = run.immediate();
-  } finally {
-    if (before) {
-      db.pragma(`cache_size = ${before.cache}`);
-      db.pragma(`temp_store = ${before.temp}`);
-    }
-  }
+  const seeded = run.immediate();
   if (seeded) db.pragma('optimize');
   return { seeded, ms: Math.round(performance.now() - t0) };
 }

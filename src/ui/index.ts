@@ -82,6 +82,9 @@ export function sessionOf(ctx: Ctx): Session {
   return { profile, target, user: 'not signed in' };
 }
 
+/** Ink's options for the console; 60 fps caps the wait between a page's data and its frame at ~17 ms. */
+export const RENDER_OPTIONS = { exitOnCtrlC: false, patchConsole: true, maxFps: 60 } as const;
+
 const ALT_SCREEN_ON = '\u001b[?1049h\u001b[H';
 const ALT_SCREEN_OFF = '\u001b[?1049l';
 
@@ -110,8 +113,7 @@ export async function openConsole(ctx: Ctx, opts: { resource?: string; readOnly?
     stdin: ctx.io.stdin as NodeJS.ReadStream,
     stdout,
     stderr: ctx.io.stderr as NodeJS.WriteStream,
-    exitOnCtrlC: false,
-    patchConsole: true,
+    ...RENDER_OPTIONS,
   });
   const onAbort = () => instance.unmount();
   ctx.signal.addEventListener('abort', onAbort, { once: true });

@@ -43,7 +43,8 @@ async function runConsole(ctx: Ctx, opts: ConsoleOpts): Promise<number> {
       hint: `run it in a terminal, or use the commands, e.g. \`subctl ${opts.resource ?? 'subscriptions'} list -o json\``,
     });
   }
-  const { openConsole } = await import('../../ui/index.js');
+  const { loadUi } = await import('../../ui/load.js');
+  const { openConsole } = await loadUi();
   return openConsole(ctx, opts);
 }
 
