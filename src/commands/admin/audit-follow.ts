@@ -25,49 +25,49 @@ export function auditFollow(ep: AnyEndpoint, columns?: string[]) {
     const interval = Number(opts.interval ?? 2);
     if (!Number.isFinite(interval) || interval < 0.2) throw new UsageError(`--interval expects seconds (at least 0.2), got '${String(opts.interval)}'`);
     const api = await ctx.api();
-    const seen = new Set<unknown>();
-    let maxId = -Infinity;
-    let first = true;
     const g = ctx.globals;
-    const print = async (entries: Entry[]) => {
-      if (!entries.length) return;
-      if (g.output === 'table') {
-        const width = ctx.io.stdoutIsTTY ? ctx.io.columns : undefined;
-        for (const e of entries) ctx.io.stdout.write(`${auditLine(e, width)}\n`);
-      } else {
-        // A follow never ends, so json becomes one object per line, like ndjson.
-        await printList(entries, { format: g.output === 'json' ? 'ndjson' : g.output, fields: g.fields, columns, io: ctx.io, noColor: g.noColor });
-      }
-    };
     ctx.note(`following ${ep.path}${Object.keys(input.query).length ? ` (${new URLSearchParams(input.query as Record<string, string>).toString()})` : ''}; Ctrl-C to stop`);
-    while (!ctx.signal.aborted) {
-      try {
-        const data = await api.call(ep, { params: ep.params ? input.params : undefined, query: { ...input.query, page: 1 } } as never, { signal: ctx.signal });
-        const items = itemsOf(ep, data);
-        const fresh = items.filter((e) => {
-          const id = e.id;
-          if (seen.has(id)) return false;
-          if (typeof id === 'number' && id <= maxId && !first) return false;
-          return true;
-        });
+
+    /** New entries, oldest first, poll after poll, until Ctrl-C. */
+    async function* entries(): AsyncGenerator<Entry> {
+      const seen = new Set<unknown>();
+      let maxId = -Infinity;
+      let first = true;
+      while (!ctx.signal.aborted) {
+        let data: unknown;
+        try {
+          data = await api.call(ep, { params: ep.params ? input.params : undefined, query: { ...input.query, page: 1 } } as never, { signal: ctx.signal });
+        } catch (e) {
+          if (ctx.signal.aborted) return;
+          throw e;
+        }
+        const fresh = itemsOf(ep, data).filter((e) => !seen.has(e.id) && (first || typeof e.id !== 'number' || e.id > maxId));
         for (const e of fresh) {
           seen.add(e.id);
           if (typeof e.id === 'number') maxId = Math.max(maxId, e.id);
         }
-        fresh.sort((a, b) => Number(a.id) - Number(b.id));
-        await print(fresh);
+        // Only the ids still on the newest page can come back; forget the rest.
+        if (seen.size > 10_000) for (const id of [...seen].slice(0, seen.size - 5_000)) seen.delete(id);
         first = false;
-      } catch (e) {
-        if (ctx.signal.aborted) break;
-        throw e;
+        fresh.sort((a, b) => Number(a.id) - Number(b.id));
+        yield* fresh;
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, interval * 1000);
+          ctx.signal.addEventListener('abort', () => {
+            clearTimeout(t);
+            resolve();
+          }, { once: true });
+        });
       }
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, interval * 1000);
-        ctx.signal.addEventListener('abort', () => {
-          clearTimeout(t);
-          resolve();
-        }, { once: true });
-      });
+    }
+
+    if (g.output === 'table') {
+      const width = ctx.io.stdoutIsTTY ? ctx.io.columns : undefined;
+      for await (const e of entries()) ctx.io.stdout.write(`${auditLine(e, width)}\n`);
+    } else {
+      // One printer for the whole follow: csv writes its header once; json becomes one object a
+      // line (ndjson), since the list never ends.
+      await printList(entries(), { format: g.output === 'json' ? 'ndjson' : g.output, fields: g.fields, columns, io: ctx.io, noColor: g.noColor });
     }
     return 130;
   };

@@ -47,12 +47,15 @@ export function dateRange(w: Where, column: string, from: string | undefined, to
   if (to) w.add(`${column} < ?`, dayAfter(to));
 }
 
-/** ORDER BY for a contract sort name, with the id as tie-break so pages never overlap. */
-export function orderBy(map: Record<string, string>, sortBy: string, sortOrder: string, tiebreak: string): string {
-  const col = map[sortBy];
-  if (!col) throw new SandboxError(400, `cannot sort by ${sortBy}`, 'VALIDATION_ERROR', [{ field: 'sort_by', message: `unknown sort field ${sortBy}` }]);
+/**
+ * ORDER BY for a contract sort name, with the id as tie-break so pages never overlap. A sort
+ * may name several columns (all in the same direction) so that it follows an index exactly.
+ */
+export function orderBy(map: Record<string, string | string[]>, sortBy: string, sortOrder: string, tiebreak: string): string {
+  const cols = map[sortBy];
+  if (!cols) throw new SandboxError(400, `cannot sort by ${sortBy}`, 'VALIDATION_ERROR', [{ field: 'sort_by', message: `unknown sort field ${sortBy}` }]);
   const dir = sortOrder === 'ASC' ? 'ASC' : 'DESC';
-  return `ORDER BY ${col} ${dir}, ${tiebreak} ${dir}`;
+  return `ORDER BY ${[...(Array.isArray(cols) ? cols : [cols]), tiebreak].map((c) => `${c} ${dir}`).join(', ')}`;
 }
 
 /** The admin lists' pagination block. */

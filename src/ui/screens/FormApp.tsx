@@ -3,7 +3,7 @@
  * command run on a terminal without its required flags.
  */
 import { Box, Text, useApp, useInput } from 'ink';
-import { useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { FormView } from '../components/FormView.js';
 import { formKey, formValues, missingRequired, type FormState } from '../form-model.js';
 import { useStore } from '../hooks/useStore.js';
@@ -24,11 +24,17 @@ export function FormApp({ form, validate, onDone }: FormAppProps) {
   const state = useStore(store);
   const { exit } = useApp();
   const size = useTerminalSize();
+  // The last frame is empty, so the form leaves nothing behind on the terminal.
+  const [finished, setFinished] = useState(false);
+  useEffect(() => {
+    if (finished) exit();
+  }, [finished, exit]);
   const done = (v: Record<string, unknown> | undefined) => {
     onDone(v);
-    exit();
+    setFinished(true);
   };
   useInput((input, key) => {
+    if (finished) return;
     for (const k of keyPresses(input, key)) {
       if (k.ctrl && k.input === 'c') return done(undefined);
       const r = formKey(store.getState(), k);
@@ -46,6 +52,7 @@ export function FormApp({ form, validate, onDone }: FormAppProps) {
       store.dispatch(r.form);
     }
   });
+  if (finished) return null;
   return (
     <Box flexDirection="column" width={size.columns}>
       <FormView form={state} height={Math.max(5, size.rows - 3)} />
