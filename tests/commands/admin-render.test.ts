@@ -1,0 +1,131 @@
+/**
+ * What the administrator sees: default columns on an 80-column terminal, every format on every
+ * list, summaries, the dashboard and service detail drawn on a terminal and plain off one, and
+ * the manage preview.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/server.js';
+import { startTestSandbox } from '../support/sandbox.js';
+import { runCli } from '../support/run-cli.js';
+
+let sb: Sandbox;
+let env: Record<string, string>;
+beforeAll(async () => {
+  sb = await startTestSandbox();
+  env = { SUBCTL_BASE_URL: sb.url, SUBCTL_TOKEN: sb.tokenFor('admin'), FORCE_COLOR: '0' };
+});
+afterAll(() => sb?.close());
+
+const LISTS = [
+  'services list',
+  'service-plans list',
+  'service-plans list-alt',
+  'plans list',
+  'subscriptions list',
+  'usage-codes list',
+  'wallet list',
+  'audit list',
+  'users list',
+  'roles list',
+  'referrals admin-list',
+];
+
+describe('every list', () => {
+  it.each(LISTS)('%s: default columns fit an 80-column terminal', async (line) => {
+    const r = await runCli(line, { env, tty: true, columns: 80 });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(1);
+    for (const l of lines) expect([...l].length, l).toBeLessThanOrEqual(80);
+  });
+
+  it.each(LISTS)('%s: table, json, ndjson and csv all work', async (line) => {
+    const json = await runCli(`${line} -o json --page-size 3`, { env });
+    expect(json.code, json.stderr).toBe(0);
+    const rows = JSON.parse(json.stdout) as unknown[];
+    expect(rows.length).toBeGreaterThan(0);
+    const nd = await runCli(`${line} -o ndjson --page-size 3`, { env });
+    expect(nd.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual(rows);
+    const csv = await runCli(`${line} -o csv --page-size 3`, { env });
+    expect(csv.code).toBe(0);
+    expect(csv.stdout.split('\n')[0].split(',').length).toBeGreaterThan(1);
+    const table = await runCli(`${line} --page-size 3`, { env });
+    expect(table.code).toBe(0);
+    expect(table.stdout.trim().split('\n')).toHaveLength(rows.length + 1);
+  });
+});
+
+describe('summaries', () => {
+  it('usage-codes list: the summary on stderr under a table, its own object under json', async () => {
+    const t = await runCli('usage-codes list --page-size 2', { env });
+    expect(t.stderr).toMatch(/^Summary$/m);
+    expect(t.stderr).toMatch(/^ {2}total_codes +\d+$/m);
+    const j = await runCli('usage-codes list --page-size 2 -o json', { env });
+    expect(JSON.parse(j.stdout)).toHaveLength(2);
+    expect(JSON.parse(j.stderr.trim()).summary.total_codes).toBeGreaterThan(0);
+  });
+
+  it('wallet list: the summary block too', async () => {
+    const t = await runCli('wallet list --transaction-type topup --page-size 2', { env });
+    expect(t.stderr).toMatch(/total_topup_amount/);
+  });
+});
+
+describe('dashboard and service detail', () => {
+  it('dashboard on a terminal draws series as sparklines; off one, plain values', async () => {
+    const tty = await runCli('dashboard', { env, tty: true, columns: 100 });
+    expect(tty.code, tty.stderr).toBe(0);
+    expect(tty.stdout).toMatch(/[▁▂▃▄▅▆▇█]{5,}/);
+    const plain = await runCli('dashboard', { env });
+    expect(plain.stdout).not.toMatch(/[▁▂▃▄▅▆▇█]/);
+    expect(plain.stdout.length).toBeGreaterThan(100);
+    const json = await runCli('dashboard -o json', { env });
+    expect(typeof JSON.parse(json.stdout)).toBe('object');
+  });
+
+  it('services get shows the five parts; usage drawn as a chart on a terminal', async () => {
+    const tty = await runCli('services get --service-code GPT4', { env, tty: true, columns: 120 });
+    expect(tty.code, tty.stderr).toBe(0);
+    for (const part of ['GPT4', 'Plans (', 'Active subscriptions (', 'Top users (']) expect(tty.stdout).toContain(part);
+    expect(tty.stdout).toMatch(/usage +[▁▂▃▄▅▆▇█]+/);
+    expect(tty.stdout).toMatch(/unique users +[▁▂▃▄▅▆▇█]+/);
+    const plain = await runCli('services get GPT4', { env });
+    expect(plain.stdout).toContain('Usage statistics (');
+    const json = JSON.parse((await runCli('services get GPT4 -o json', { env })).stdout);
+    expect(Object.keys(json)).toEqual(expect.arrayContaining(['service_info', 'service_plans', 'active_subscriptions', 'top_users', 'usage_statistics']));
+  });
+
+  it('service-plans get shows info, subscriptions and codes', async () => {
+    const id = (sb.db.prepare('SELECT service_plan_id FROM service_plans ORDER BY service_plan_id LIMIT 1').get() as { service_plan_id: number }).service_plan_id;
+    const r = await runCli(`service-plans get ${id}`, { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Subscriptions (');
+    expect(r.stdout).toContain('Usage codes (');
+  });
+});
+
+describe('subscriptions manage on a terminal', () => {
+  it('shows the current state and the change, asks, then sends', async () => {
+    const sub = sb.db.prepare("SELECT s.subscription_id, u.username, s.end_date FROM subscriptions s JOIN users u ON u.user_id = s.user_id WHERE s.status = 'active' ORDER BY s.subscription_id LIMIT 1").get() as {
+      subscription_id: number;
+      username: string;
+      end_date: string;
+    };
+    const r = await runCli(`subscriptions manage ${sub.subscription_id} --action extend --reason "ticket" --extend-days 10 --username ${sub.username}`, { env, tty: true, answers: ['y'] });
+    expect(r.code, r.stderr).toBe(0);
+    const newEnd = new Date(Date.parse(sub.end_date) + 10 * 86_400_000).toISOString().slice(0, 10);
+    expect(r.stderr).toContain(`subscription ${sub.subscription_id}: ${sub.username}`);
+    expect(r.stderr).toContain(`end_date: ${sub.end_date.slice(0, 10)} -> ${newEnd}`);
+    expect(r.stderr).toMatch(/Proceed\? \[y\/N\]/);
+    const after = sb.db.prepare('SELECT end_date FROM subscriptions WHERE subscription_id = ?').get(sub.subscription_id) as { end_date: string };
+    expect(after.end_date.slice(0, 10)).toBe(newEnd);
+  });
+
+  it('answering no sends nothing', async () => {
+    const sub = sb.db.prepare("SELECT subscription_id, status FROM subscriptions WHERE status = 'active' ORDER BY subscription_id DESC LIMIT 1").get() as { subscription_id: number };
+    const r = await runCli(`subscriptions manage ${sub.subscription_id} --action pause --reason "no"`, { env, tty: true, answers: ['n'] });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/status: active -> paused/);
+    expect((sb.db.prepare('SELECT status FROM subscriptions WHERE subscription_id = ?').get(sub.subscription_id) as { status: string }).status).toBe('active');
+  });
+});
