@@ -47,6 +47,8 @@ function median(xs) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** For short synchronous pauses between tmux polls (a busy loop would steal the CPU being measured). */
+const pause = new Int32Array(new SharedArrayBuffer(4));
 
 function tmuxAvailable() {
   return spawnSync('tmux', ['-V']).status === 0;
@@ -66,6 +68,7 @@ function timeInTmux(socket, name, cmd, done, timeoutMs = 20_000) {
     const screen = spawnSync('tmux', ['-L', socket, 'capture-pane', '-p', '-t', name], { encoding: 'utf8' }).stdout;
     if (done(screen)) return performance.now() - t0;
     if (performance.now() - t0 > timeoutMs) throw new Error(`timed out in tmux session ${name}; screen:\n${screen}`);
+    Atomics.wait(pause, 0, 0, 3);
   }
 }
 
@@ -90,6 +93,9 @@ async function tmuxBenches({ record, bin }) {
   const baseCmd = `${env} "${process.execPath}" -e "process.stdout.write('ready')"; sleep 30`;
   const lastRow = `row-${String(PAGE).padStart(4, '0')}`;
   const kill = (name) => spawnSync('tmux', ['-L', socket, 'kill-session', '-t', name]);
+  // A session that outlives the measured ones: tmux exits with its last session, and a new
+  // session started while the server exits fails.
+  spawnSync('tmux', ['-L', socket, 'new-session', '-d', '-s', 'keep', 'sleep 600']);
   try {
     const base = [];
     const ui = [];
@@ -98,6 +104,7 @@ async function tmuxBenches({ record, bin }) {
       kill(`b${i}`);
       ui.push(timeInTmux(socket, `c${i}`, consoleCmd, (s) => s.includes(lastRow) && s.includes('page 1 of')));
       if (i < 6) kill(`c${i}`);
+      Atomics.wait(pause, 0, 0, 50);
     }
     const b = median(base);
     const c = median(ui);

@@ -37,7 +37,7 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
   // Only the group named on the command line is loaded and built; the others are listed by name.
   const first = argv.find((a) => !a.startsWith('-'));
   for (const g of groups) {
-    const cmd = program.command(g.name).description(g.summary);
+    const cmd = program.command(g.name, { hidden: g.hidden === true }).description(g.summary);
     if (g.aliases) cmd.aliases(g.aliases);
     if (first === g.name || g.aliases?.includes(first ?? '')) {
       (await g.load()).build(cmd, (action) => (raw) => {
@@ -82,7 +82,7 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
       io.stderr.write(`run 'subctl ${first && first !== 'help' ? `${first} ` : ''}--help' for usage\n`);
       return 2;
     }
-    return reportError(e, io, undefined);
+    return reportError(e, io, undefined, argv);
   }
   if (!pending) return 0;
 
@@ -95,16 +95,50 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
     return typeof code === 'number' ? code : 0;
   } catch (e) {
     if (deps.signal.aborted && !(e instanceof CliError && e.exitCode !== 130)) {
-      return reportError(new InterruptedError(), io, globals);
+      return reportError(new InterruptedError(), io, globals, argv);
     }
-    return reportError(e, io, globals);
+    return reportError(e, io, globals, argv);
   } finally {
     await ctx?.close().catch(() => {});
   }
 }
 
-function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOptions | undefined): number {
+/** The command as typed, without flags: `services get`. */
+function commandWords(argv: string[]): string {
+  const words: string[] = [];
+  for (const a of argv) {
+    if (a.startsWith('-')) break;
+    words.push(a);
+    if (words.length === 2) break;
+  }
+  return words.join(' ');
+}
+
+/** A hint naming the next command, for errors that came without one. */
+export function defaultHint(e: CliError, argv: string[]): string | undefined {
+  const cmd = commandWords(argv);
+  const group = cmd.split(' ')[0];
+  switch (e.type) {
+    case 'validation':
+    case 'usage':
+      return cmd ? `\`subctl ${cmd} --help\` lists every flag with its type and bounds` : '`subctl --help` lists the commands';
+    case 'not_found':
+      return group && !['api', 'auth', 'config'].includes(group) ? `check the id or code; \`subctl ${group} list\` shows what exists` : 'check the id or path';
+    case 'rejected':
+      return cmd ? `the server refused the request as sent; \`subctl ${cmd} --help\` lists the fields and their rules` : undefined;
+    case 'server':
+    case 'bad_response':
+      return 'the server failed; run the command again later, or with --verbose to see the exchange';
+    case 'network':
+      return '`subctl doctor` checks the profile, the address, TLS and reachability';
+    default:
+      return undefined;
+  }
+}
+
+function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOptions | undefined, argv: string[] = []): number {
   const jsonErrors = globals?.output === 'json' || globals?.output === 'ndjson';
+  if (e instanceof CliError && !e.hint && e.exitCode !== 130) e.hint = defaultHint(e, argv);
   if (e instanceof CliError) {
     if (e.exitCode === 130) {
       io.stderr.write('interrupted\n');

@@ -1,20 +1,12 @@
 /**
- * A page of rows fitted to the width. Only the rows in view are drawn; each row is a memoized
- * line, so moving the selection redraws two rows' elements, not the page.
+ * A page of rows fitted to the width. Only the rows in view are drawn, as one text block (one
+ * Ink node, not one per row: Ink's layout and measuring cost grows with the nodes), with the
+ * selected row inverted and marked rows coloured as nested spans.
  */
 import { Box, Text } from 'ink';
-import { memo, useRef } from 'react';
+import { memo, useMemo, useRef } from 'react';
 import { padEndWidth } from '../../output/width.js';
 import type { TableLayout } from '../table-layout.js';
-
-const Row = memo(function Row({ text, selected, marked, width }: { text: string; selected: boolean; marked: boolean; width: number }) {
-  const line = `${selected ? '>' : ' '}${marked ? '*' : ' '}${text}`;
-  return (
-    <Text inverse={selected} color={marked ? 'cyan' : undefined} wrap="truncate-end">
-      {selected ? padEndWidth(line, width) : line}
-    </Text>
-  );
-});
 
 export interface DataTableProps {
   layout: TableLayout;
@@ -25,7 +17,39 @@ export interface DataTableProps {
   width: number;
 }
 
-export function DataTable({ layout, selected, marked, height, width }: DataTableProps) {
+type Span = { text: string; selected?: boolean; marked?: boolean };
+
+/** The visible lines as runs of plain text and the styled rows between them. */
+function spansOf(lines: string[], off: number, selected: number, marked: ReadonlySet<number>, width: number): Span[] {
+  const spans: Span[] = [];
+  let plain: string[] = [];
+  const flush = () => {
+    if (plain.length) spans.push({ text: plain.join('\n') });
+    plain = [];
+  };
+  lines.forEach((text, i) => {
+    const n = off + i;
+    const isSel = n === selected;
+    const isMarked = marked.has(n);
+    const line = `${isSel ? '>' : ' '}${isMarked ? '*' : ' '}${text}`;
+    const nl = i < lines.length - 1 ? '\n' : '';
+    if (!isSel && !isMarked) {
+      plain.push(line);
+      return;
+    }
+    // The newline that ends the styled row goes with the next plain run.
+    if (plain.length) {
+      spans.push({ text: `${plain.join('\n')}\n` });
+      plain = [];
+    }
+    spans.push({ text: isSel ? padEndWidth(line, width) : line, selected: isSel, marked: isMarked });
+    if (nl) spans.push({ text: nl });
+  });
+  flush();
+  return spans;
+}
+
+export const DataTable = memo(function DataTable({ layout, selected, marked, height, width }: DataTableProps) {
   const offset = useRef(0);
   const n = layout.lines.length;
   let off = offset.current;
@@ -33,16 +57,24 @@ export function DataTable({ layout, selected, marked, height, width }: DataTable
   if (selected >= off + height) off = selected - height + 1;
   off = Math.max(0, Math.min(off, Math.max(0, n - height)));
   offset.current = off;
-  const visible = layout.lines.slice(off, off + height);
+  const spans = useMemo(() => spansOf(layout.lines.slice(off, off + height), off, selected, marked, width), [layout, off, height, selected, marked, width]);
   return (
     <Box flexDirection="column">
       <Text bold wrap="truncate-end">
         {'  '}
         {layout.header}
       </Text>
-      {visible.map((text, i) => (
-        <Row key={off + i} text={text} selected={off + i === selected} marked={marked.has(off + i)} width={width} />
-      ))}
+      <Text>
+        {spans.map((s, i) =>
+          s.selected || s.marked ? (
+            <Text key={i} inverse={s.selected} color={s.marked ? 'cyan' : undefined}>
+              {s.text}
+            </Text>
+          ) : (
+            s.text
+          ),
+        )}
+      </Text>
     </Box>
   );
-}
+});

@@ -1,0 +1,52 @@
+/**
+ * Errors become exit codes in one place, each with the server's message and a hint naming the
+ * next command; with -o json the error is also one JSON object on stderr.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fail, startStubServer, type StubServer } from '../support/stub-server.js';
+import { runCli } from '../support/run-cli.js';
+
+let server: StubServer;
+beforeAll(async () => {
+  server = await startStubServer();
+});
+afterAll(() => server.close());
+
+describe('every user-facing error has a message, an exit code and a hint', () => {
+  it.each([
+    [400, 5, 'rejected', /hint: .*`subctl services get --help`/],
+    [401, 3, 'unauthenticated', /hint: .*subctl auth login/],
+    [403, 3, 'forbidden', /hint: .*subctl auth status/],
+    [404, 4, 'not_found', /hint: .*`subctl services list`/],
+    [409, 5, 'rejected', /hint: .*--help/],
+    [422, 5, 'rejected', /hint: .*--help/],
+    [500, 6, 'server', /hint: .*--verbose/],
+  ])('HTTP %i -> exit %i (%s)', async (status, code, type, hint) => {
+    server.setHandler(() => fail(status, `the server says ${status}`));
+    const r = await runCli('services get --service-code X -o json --retries 0', { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' } });
+    expect(r.code).toBe(code);
+    expect(r.stderr).toContain(`error: the server says ${status} (HTTP ${status})`);
+    expect(r.stderr).toMatch(hint);
+    const last = JSON.parse(r.stderr.trim().split('\n').pop()!);
+    expect(last.error).toMatchObject({ type, message: `the server says ${status}`, status });
+  });
+
+  it('network failure -> exit 7 with a hint to run doctor', async () => {
+    const r = await runCli('services list --retries 0 --base-url http://127.0.0.1:9', { env: { SUBCTL_TOKEN: 't' } });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(/hint: .*subctl doctor/);
+  });
+
+  it('invalid input -> exit 2 with the help command of the verb', async () => {
+    const r = await runCli('services list --page-size 0', { env: { SUBCTL_BASE_URL: server.url } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/hint: `subctl services list --help`/);
+  });
+
+  it('an unknown flag -> exit 2, with the help of the group', async () => {
+    const r = await runCli('services list --colour red', { env: { SUBCTL_BASE_URL: server.url } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown option '--colour'/);
+    expect(r.stderr).toMatch(/subctl services --help/);
+  });
+});
