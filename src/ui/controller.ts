@@ -93,6 +93,20 @@ export function describeError(e: unknown, profile: string): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/** Rows per server page for a resource: the given size, else what fits the terminal. */
+export function pageSizeFor(r: ResourceDef, viewport: { rows: number }, pageSize?: number): number {
+  const paging = r.endpoint.paging!;
+  return Math.max(1, Math.min(paging.maxSize, pageSize ?? Math.max(5, Math.max(3, viewport.rows - CHROME_LINES))));
+}
+
+/** The request of the console's first screen: page 1 of `resource`, or the dashboard. */
+export function firstScreenSpec(resource: string | undefined, viewport: { rows: number }, pageSize?: number): QuerySpec | undefined {
+  if (!resource) return dashboardSpec;
+  const r = resourceByName(resource);
+  if (!r) return undefined;
+  return listSpec(r, { resource: r.name, page: 1, size: pageSizeFor(r, viewport, pageSize), filters: {}, selected: 0, marked: {} });
+}
+
 export class ConsoleController {
   readonly store: Store<ConsoleState, ConsoleAction>;
   readonly cache: QueryCache;
@@ -152,9 +166,7 @@ export class ConsoleController {
     }
     const r = resourceByName(name);
     if (!r) return false;
-    const paging = r.endpoint.paging!;
-    const size = Math.max(1, Math.min(paging.maxSize, this.#d.pageSize ?? Math.max(5, this.tableHeight())));
-    this.#dispatch({ type: 'list', resource: r.name, size });
+    this.#dispatch({ type: 'list', resource: r.name, size: pageSizeFor(r, this.#viewport, this.#d.pageSize) });
     return true;
   }
 

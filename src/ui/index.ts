@@ -92,7 +92,10 @@ const ALT_SCREEN_OFF = '\u001b[?1049l';
  * Runs the console on the context's terminal until `q` or Ctrl-C (0), or a signal (130).
  * The caller has checked that stdin and stdout are terminals.
  */
-export async function openConsole(ctx: Ctx, opts: { resource?: string; readOnly?: boolean; pageSize?: number } = {}): Promise<number> {
+export async function openConsole(
+  ctx: Ctx,
+  opts: { resource?: string; readOnly?: boolean; pageSize?: number; cache?: QueryCache; viewport?: { columns: number; rows: number } } = {},
+): Promise<number> {
   const api = await ctx.api();
   const session = sessionOf(ctx);
   const stdout = ctx.io.stdout as NodeJS.WriteStream;
@@ -103,9 +106,10 @@ export async function openConsole(ctx: Ctx, opts: { resource?: string; readOnly?
     readOnly: opts.readOnly,
     resource: opts.resource,
     pageSize: opts.pageSize,
+    cache: opts.cache,
     now: ctx.now,
     signal: ctx.signal,
-    viewport: { columns: stdout.columns || 80, rows: stdout.rows || 24 },
+    viewport: opts.viewport ?? { columns: stdout.columns || 80, rows: stdout.rows || 24 },
   });
   // The alternate screen, like less and top: the shell's scrollback is left as it was.
   stdout.write(ALT_SCREEN_ON);

@@ -20,3 +20,19 @@ export async function loadUi(): Promise<typeof import('./index.js')> {
     Object.assign(process.env, saved);
   }
 }
+
+/**
+ * Starts the request of the console's first screen (the dashboard, or page 1 of `resource`)
+ * in a new query cache, before Ink is loaded; the console then finds it in the cache.
+ */
+export async function prefetchFirstScreen(
+  api: import('./controller.js').ApiLike,
+  opts: { resource?: string; pageSize?: number; viewport: { columns: number; rows: number }; signal?: AbortSignal },
+): Promise<import('./query-cache.js').QueryCache> {
+  const { QueryCache } = await import('./query-cache.js');
+  const { firstScreenSpec } = await import('./controller.js');
+  const cache = new QueryCache((spec) => api.call(spec.endpoint, spec.input, { signal: opts.signal }));
+  const spec = firstScreenSpec(opts.resource, opts.viewport, opts.pageSize);
+  if (spec) void cache.load(spec);
+  return cache;
+}

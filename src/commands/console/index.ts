@@ -43,9 +43,15 @@ async function runConsole(ctx: Ctx, opts: ConsoleOpts): Promise<number> {
       hint: `run it in a terminal, or use the commands, e.g. \`subctl ${opts.resource ?? 'subscriptions'} list -o json\``,
     });
   }
-  const { loadUi } = await import('../../ui/load.js');
+  // The first screen's request goes out now, while Ink loads (half a second): the answer is
+  // usually there by the first frame.
+  const api = await ctx.api();
+  const { loadUi, prefetchFirstScreen } = await import('../../ui/load.js');
+  const stdout = ctx.io.stdout as NodeJS.WriteStream;
+  const viewport = { columns: stdout.columns || 80, rows: stdout.rows || 24 };
+  const cache = await prefetchFirstScreen(api, { ...opts, viewport, signal: ctx.signal });
   const { openConsole } = await loadUi();
-  return openConsole(ctx, opts);
+  return openConsole(ctx, { ...opts, cache, viewport });
 }
 
 export const consoleGroup: Group = {
