@@ -87,6 +87,11 @@ export interface FullResponse<D> {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /**
+   * Not ended by the client's own signal (Ctrl-C): a bulk run lets a row already sent finish,
+   * up to the time-out, so that its answer can be recorded. The per-call `signal` still applies.
+   */
+  detached?: boolean;
 }
 
 export interface RawRequestInit {
@@ -431,7 +436,7 @@ export class ApiClient {
     appendQuery(url, v.query);
     const headers: Record<string, string> = {};
     if (ep.deviceId && this.#opts.deviceId) headers['x-device-id'] = this.#opts.deviceId;
-    const res = await this.#exchange({ method: ep.method, url, headers, body: v.body }, opts?.signal);
+    const res = await this.#exchange({ method: ep.method, url, headers, body: v.body }, opts?.signal, opts?.detached);
     const data = this.#parseData(ep, res);
     return { ...res, data };
   }
@@ -492,8 +497,8 @@ export class ApiClient {
   }
 
   /** The attempt loop: send, classify, wait, send again (GET only), then answer or throw. */
-  async #exchange(req: Outgoing, callSignal?: AbortSignal): Promise<Exchange> {
-    const { signal, dispose } = linkSignals([this.#opts.signal, callSignal]);
+  async #exchange(req: Outgoing, callSignal?: AbortSignal, detached = false): Promise<Exchange> {
+    const { signal, dispose } = linkSignals([detached ? undefined : this.#opts.signal, callSignal]);
     try {
       const max = req.method === 'GET' ? this.#retries + 1 : 1;
       const headers: Record<string, string> = {

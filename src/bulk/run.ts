@@ -229,7 +229,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
       journal.append({ line: row.line, state: 'sent', at: sentAt });
       try {
         // No abort signal: a row in flight when Ctrl-C comes is awaited (up to the time-out).
-        const res = await api.callFull(ep, { params: ep.params ? row.input.params : undefined, query: ep.query ? row.input.query : undefined, body: ep.body ? row.input.body : undefined } as never);
+        const res = await api.callFull(ep, { params: ep.params ? row.input.params : undefined, query: ep.query ? row.input.query : undefined, body: ep.body ? row.input.body : undefined } as never, { detached: true });
         const created = createdIdOf(res.data);
         journal.append({ line: row.line, state: 'done', at: Date.now(), status: res.status, created_id: created, message: res.message ?? undefined });
         state.set(row.line, { line: row.line, state: 'done', attempt: 1, status: res.status, created_id: created, message: res.message ?? undefined });

@@ -163,4 +163,23 @@ describe('running', () => {
     expect(server.requests.map((q) => (q.body as { service_name: string }).service_name)).toEqual(['Alpha, one', 'Beta']);
     expect(readFileSync(report, 'utf8')).toMatch(/^2,service_code=A1,applied,200,OK,51$/m);
   });
+
+  it('Ctrl-C: exit 130, rows in flight are awaited, the journal is flushed; the next run finishes the rest, none twice', async () => {
+    server.setHandler((req) => ({ ...ok({ subscription_id: Number(req.path.split('/')[3]) }), delayMs: 150 }));
+    const f = file('l.csv', rows(20));
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 500);
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes', '--concurrency', '2'], { env, signal: ac.signal });
+    expect(r.code).toBe(130);
+    const sentFirst = server.requests.length;
+    expect(sentFirst).toBeGreaterThan(0);
+    expect(sentFirst).toBeLessThan(20);
+    expect(r.stderr).toMatch(/not run \(interrupted\)/);
+    // Every request that left was answered and recorded: the rerun sends only the others.
+    const again = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes', '--concurrency', '2'], { env });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(new RegExp(`${sentFirst} rows finished earlier, 0 were in flight`));
+    expect(server.requests).toHaveLength(20);
+    expect(new Set(server.requests.map((q) => q.path)).size).toBe(20);
+  });
 });
