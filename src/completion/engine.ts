@@ -38,6 +38,8 @@ export type Need =
   | { kind: 'profiles' };
 
 export interface Analysis {
+  /** The group the words name (the first command below the program), if any. */
+  group?: string;
   /** The word being completed, as the engine sees it (bash's `=`/`:` pieces joined back). */
   current: string;
   /** Prepended to every value (`--plan-code=` when completing `--plan-code=PR`). */
@@ -46,17 +48,20 @@ export interface Analysis {
   target: TargetOptions;
 }
 
-/** Every group built into one program, as `subctl` would have it with every group named. */
-export async function buildFullTree(): Promise<Command> {
+/**
+ * The command tree as `subctl` builds it: every group by name (with its aliases and summary),
+ * and the one named `load` built in full (its verbs, flags and arguments). Completing a word
+ * needs at most one group's tree, so at most one group is loaded.
+ */
+export async function buildTree(load?: string): Promise<Command> {
   const program = new Command('subctl');
   addGlobalOptions(program);
-  const visible = groups.filter((g) => !g.hidden);
-  const built = await Promise.all(visible.map((g) => g.load()));
-  visible.forEach((g, i) => {
+  for (const g of groups) {
+    if (g.hidden) continue;
     const cmd = program.command(g.name).description(g.summary);
     if (g.aliases) cmd.aliases(g.aliases);
-    built[i].build(cmd, () => () => {});
-  });
+    if (g.name === load) (await g.load()).build(cmd, () => () => {});
+  }
   return program;
 }
 
@@ -153,6 +158,7 @@ export function analyze(program: Command, words: string[], cword: number): Analy
   let literal = false;
   const target: TargetOptions = {};
   let pending: Option | undefined;
+  let group: string | undefined;
   for (let i = 1; i < cword && i < words.length; i++) {
     const w = words[i];
     if (!literal && w === '--') {
@@ -182,6 +188,7 @@ export function analyze(program: Command, words: string[], cword: number): Analy
     }
     const sub = positionals === 0 ? findCommand(cmd, w) : undefined;
     if (sub) {
+      if (cmd === program) group = sub.name();
       cmd = sub;
       continue;
     }
@@ -189,7 +196,7 @@ export function analyze(program: Command, words: string[], cword: number): Analy
   }
 
   const current = words[cword] ?? '';
-  const result = (need: Need, valuePrefix = ''): Analysis => ({ current, valuePrefix, need, target });
+  const result = (need: Need, valuePrefix = ''): Analysis => ({ group, current, valuePrefix, need, target });
 
   if (pending) {
     // `--is-active [bool]` may be followed by another flag instead of its value.

@@ -228,7 +228,12 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const qi = rawUrl.indexOf('?');
     const path = qi < 0 ? rawUrl : rawUrl.slice(0, qi);
     const qs = qi < 0 ? '' : rawUrl.slice(qi + 1);
-    const r = route(method, path);
+    let r: Route;
+    try {
+      r = route(method, path);
+    } catch {
+      throw new SandboxError(400, `malformed path: ${path}`, 'BAD_REQUEST');
+    }
     if (r.kind === 'none') throw new SandboxError(404, `no such endpoint: ${method} ${path}`, 'NOT_FOUND');
     if (r.kind === 'method') {
       const e = new SandboxError(405, `method ${method} not allowed on ${path} (allowed: ${r.allow.join(', ')})`, 'METHOD_NOT_ALLOWED');

@@ -83,6 +83,14 @@ describe('GET /admin/subscriptions', () => {
     expect((await get({ payment_method: 'cash' })).status).toBe(400);
   });
 
+  it('/admin/subscriptions/list answers the same', async () => {
+    const q = { status: 'paused', sort_by: 'EndDate', sort_order: 'ASC', page_size: 30 };
+    const a = await get(q);
+    const b = await call(sb, 'GET', '/admin/subscriptions/list', { as: 'admin', query: q });
+    expect(b.status).toBe(200);
+    expect(b.json.data).toEqual(a.json.data);
+  });
+
   it('sorts by every sort field', async () => {
     for (const [sortBy, key] of [
       ['Username', 'username'],

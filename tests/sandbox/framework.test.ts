@@ -40,6 +40,12 @@ describe('routing', () => {
     expect(r2.headers.allow).toBe('PUT');
   });
 
+  it('answers a malformed path 400, not 500', async () => {
+    const r = await call(sb, 'PUT', '/admin/subscriptions/%E0%A4%A/manage', { as: 'admin', body: {} });
+    expect(r.status).toBe(400);
+    expect(r.json.error.code).toBe('BAD_REQUEST');
+  });
+
   it('ignores a trailing slash and answers the success envelope', async () => {
     const r = await call(sb, 'GET', '/admin/services/', { as: 'admin', query: { page_size: 1 } });
     expect(r.status).toBe(200);

@@ -36,7 +36,9 @@ async function waitScreen(test: (s: string) => boolean, what: string, ms = 15_00
     if (test(s)) return s;
     await new Promise((r) => setTimeout(r, 40));
   }
-  throw new Error(`timed out waiting for ${what}; the screen was:\n${s}`);
+  const err = existsSync(join(dir, 'stderr')) ? readFileSync(join(dir, 'stderr'), 'utf8') : '';
+  const code = existsSync(join(dir, 'exit-code')) ? readFileSync(join(dir, 'exit-code'), 'utf8').trim() : 'still running';
+  throw new Error(`timed out waiting for ${what}; the screen was:\n${s}\nstderr:\n${err}\nexit code: ${code}`);
 }
 const waitFor = (text: string, ms?: number) => waitScreen((s) => s.includes(text), JSON.stringify(text), ms);
 
@@ -65,9 +67,9 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
       [
         '#!/bin/sh',
         `env -i PATH="$PATH" HOME="${dir}" TERM=xterm-256color LANG=C.UTF-8 SUBCTL_CONFIG_DIR="${join(dir, 'cfg')}" \\`,
-        `  SUBCTL_BASE_URL="${sb.url}" SUBCTL_TOKEN="$(cat "${join(dir, 'token')}")" "${process.execPath}" "${bin}" console`,
+        `  SUBCTL_BASE_URL="${sb.url}" SUBCTL_TOKEN="$(cat "${join(dir, 'token')}")" "${process.execPath}" "${bin}" console 2> "${join(dir, 'stderr')}"`,
         `echo $? > "${join(dir, 'exit-code')}"`,
-        'sleep 5',
+        'sleep 30',
       ].join('\n'),
       { mode: 0o700 },
     );

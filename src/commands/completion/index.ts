@@ -17,7 +17,7 @@ export const completionGroup: Group = {
   name: 'completion',
   summary: 'print the shell completion script: completion bash|zsh|fish',
   build(cmd, bind) {
-    cmd.addHelpText('after', installHelp());
+    cmd.usage('bash|zsh|fish').addHelpText('after', installHelp());
     for (const shell of SHELLS) {
       addGlobalOptions(
         cmd
@@ -71,13 +71,15 @@ export const completeGroup: Group = {
 
 async function candidates(ctx: Ctx, cwordIn: number, wordsIn: string[], shell: Shell): Promise<string> {
   if (!Number.isInteger(cwordIn) || cwordIn < 1 || wordsIn.length === 0) return '';
-  const { analyze, buildFullTree, filterCandidates, formatCandidates, joinBashWords } = await import('../../completion/engine.js');
+  const { analyze, buildTree, filterCandidates, formatCandidates, joinBashWords } = await import('../../completion/engine.js');
   let words = wordsIn;
   let cword = cwordIn;
   let strip = 0;
   if (shell === 'bash') ({ words, cword, strip } = joinBashWords(wordsIn, cwordIn));
-  const program = await buildFullTree();
-  const a = analyze(program, words, cword);
+  // First with no group built (enough for the group names and the global options), then again
+  // with the group the words name: one group loaded, as for any command.
+  let a = analyze(await buildTree(), words, cword);
+  if (a.group) a = analyze(await buildTree(a.group), words, cword);
   let list: Array<{ value: string; description?: string }>;
   if (a.need.kind === 'static') list = a.need.candidates;
   else {

@@ -106,7 +106,6 @@ export function rows(db: DB, sql: string, args: unknown[], bools: readonly strin
  * is_expired against the clock) before serializing.
  */
 export function cachedRows(db: DB, sql: string, args: unknown[], bools: readonly string[] = []): Array<Record<string, unknown>> {
-  if (1) return rows(db, sql, args, bools);
   return cachedUntilChange(db, `rows\u0000${sql}\u0000${JSON.stringify(args)}\u0000${bools.join(',')}`, () => rows(db, sql, args, bools));
 }
 
