@@ -149,6 +149,7 @@ async function frameBench({ record, root }) {
   if (!chunk) throw new Error('dist/ui-*.js not found: run `npm run build`');
   // Ink reads CI variables once as it loads and then draws nothing: hide them (see src/ui/load.ts).
   for (const k of Object.keys(process.env)) if (k === 'CI' || k === 'CONTINUOUS_INTEGRATION' || k.startsWith('CI_')) delete process.env[k];
+  process.env.NODE_ENV ??= 'production';
   const ui = await import(pathToFileURL(join(root, 'dist', chunk)).href);
   const { render } = await import('ink');
   const SIZE = 100;

@@ -11,6 +11,7 @@
  */
 import { statSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { basename } from 'node:path';
 import tls from 'node:tls';
 import type { Dispatcher } from 'undici';
 import type { Ctx } from '../../cli/context.js';
@@ -109,7 +110,7 @@ function fileModesCheck(before: ModeSnapshot[], after: ModeSnapshot[]): Check {
   before.forEach((b, i) => {
     if (b.mode === undefined) return;
     const now = after[i].mode;
-    present.push(`${b.path} ${octal(b.mode)}`);
+    present.push(`${i === 0 ? 'directory' : basename(b.path)} ${octal(b.mode)}`);
     if ((b.mode & 0o077) !== 0) {
       problems.push(now === b.want ? `${b.path} was ${octal(b.mode)} (repaired to ${octal(b.want)} by this run)` : `${b.path} is ${octal(now ?? b.mode)}, open to other users`);
       fixes.push(now === b.want ? `find what loosened ${b.path} (a sync or backup tool?)` : `chmod ${b.want.toString(8)} ${b.path}`);
@@ -121,7 +122,7 @@ function fileModesCheck(before: ModeSnapshot[], after: ModeSnapshot[]): Check {
   });
   if (present.length === 0) return { check: 'config-files', status: 'ok', detail: `no configuration yet (${before[0].path})`, fix: null };
   if (problems.length) return { check: 'config-files', status: 'warn', detail: problems.join('; '), fix: fixes.join('; ') };
-  return { check: 'config-files', status: 'ok', detail: `private: ${present.join(', ')}`, fix: null };
+  return { check: 'config-files', status: 'ok', detail: `private: ${present.join(', ')} (${before[0].path})`, fix: null };
 }
 
 interface Where {
@@ -304,23 +305,24 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
     name = ctx.profileName();
     profile = ctx.profile();
     unconfigured = ctx.config().isUnconfigured();
+    const implicit = raw.profile === undefined && !env.SUBCTL_PROFILE && !data.current_profile;
     const from =
       raw.profile !== undefined
-        ? '--profile'
+        ? 'from --profile'
         : env.SUBCTL_PROFILE
-          ? 'SUBCTL_PROFILE'
+          ? 'from SUBCTL_PROFILE'
           : data.current_profile
-            ? '`subctl config use`'
-            : 'the default name';
+            ? 'chosen with `subctl config use`'
+            : 'the default profile name';
     const known = Object.keys(data.profiles);
-    if (profile) add('profile', 'ok', `${name} (from ${from})`);
-    else if (g.sandbox || baseFrom) add('profile', 'ok', `${name} (from ${from}; not saved: ${g.sandbox ? '--sandbox' : baseFrom} gives the address)`);
-    else if (unconfigured && from === 'the default name') add('profile', 'ok', `${name} (no profile configured yet: the embedded sandbox is used)`);
+    if (profile) add('profile', 'ok', `"${name}" (${from}) in ${ctx.paths().configFile}`);
+    else if (g.sandbox || baseFrom) add('profile', 'ok', `"${name}" (${from}), not saved: the address comes from ${g.sandbox ? '--sandbox' : baseFrom}`);
+    else if (unconfigured && implicit) add('profile', 'ok', `"${name}" (${from}); no profile configured yet, so the embedded sandbox is used`);
     else
       add(
         'profile',
         'fail',
-        `no profile named "${name}" (from ${from})${known.length ? `; profiles: ${known.join(', ')}` : ''}`,
+        `no profile named "${name}" (${from})${known.length ? `; profiles: ${known.join(', ')}` : ''}`,
         `create it with \`subctl config set base-url https://... --profile ${name}\`${known.length ? `, or choose one with \`subctl config use ${known[0]}\`` : ''}`,
       );
   } catch (e) {
