@@ -7,9 +7,9 @@ import { createInterface } from 'node:readline';
 import type { Dispatcher } from 'undici';
 import type { ApiClient } from '../api/client.js';
 import { RefusedError, UsageError } from '../api/errors.js';
-import type { CredentialStore } from '../config/credentials.js';
-import type { Paths } from '../config/paths.js';
-import type { ConfigStore, Profile } from '../config/store.js';
+import { CredentialStore, resolveSessionId, resolveToken } from '../config/credentials.js';
+import { resolvePaths, type Paths } from '../config/paths.js';
+import { ConfigStore, type Profile } from '../config/store.js';
 import type { IO } from '../io.js';
 import { useColor } from '../io.js';
 import type { GlobalOptions } from './globals.js';
@@ -68,11 +68,6 @@ export function createContext(deps: CtxDeps): Ctx {
   let client: ApiClient | undefined;
   let target: Target | undefined;
   let closeSandbox: (() => Promise<void>) | undefined;
-  const mods = {
-    paths: undefined as typeof import('../config/paths.js') | undefined,
-    store: undefined as typeof import('../config/store.js') | undefined,
-    creds: undefined as typeof import('../config/credentials.js') | undefined,
-  };
 
   const ctx: Ctx = {
     io,
@@ -80,15 +75,15 @@ export function createContext(deps: CtxDeps): Ctx {
     signal,
     now: deps.now ?? (() => new Date()),
     paths() {
-      if (!paths) paths = configModules().paths.resolvePaths(io.env);
+      if (!paths) paths = resolvePaths(io.env);
       return paths;
     },
     config() {
-      if (!store) store = new (configModules().store.ConfigStore)(ctx.paths());
+      if (!store) store = new ConfigStore(ctx.paths());
       return store;
     },
     credentials() {
-      if (!creds) creds = new (configModules().creds.CredentialStore)(ctx.paths(), ctx.config(), { warn: (m: string) => ctx.warn(m) });
+      if (!creds) creds = new CredentialStore(ctx.paths(), ctx.config(), { warn: (m: string) => ctx.warn(m) });
       return creds;
     },
     profileName() {
@@ -102,9 +97,11 @@ export function createContext(deps: CtxDeps): Ctx {
       if (client) return client;
       const name = ctx.profileName();
       const profile = ctx.profile();
-      const { resolveToken, resolveSessionId } = configModules().creds;
       let baseUrl = globals.baseUrl ?? profile?.base_url;
-      const wantSandbox = globals.sandbox || (!globals.baseUrl && (profile?.base_url === 'sandbox' || (!profile?.base_url && ctx.config().isUnconfigured())));
+      // The embedded sandbox: asked for, or the profile points at it, or no profile points at a
+      // real platform yet (a newcomer's first command works).
+      const noRealPlatform = Object.values(ctx.config().load().profiles).every((p) => !p.base_url || p.base_url === 'sandbox');
+      const wantSandbox = globals.sandbox || (!globals.baseUrl && (profile?.base_url === 'sandbox' || (!profile?.base_url && noRealPlatform)));
       const stored = ctx.credentials().get(name);
       let { token } = resolveToken(io.env, globals.tokenFile, stored);
       if (wantSandbox) {
@@ -188,23 +185,7 @@ export function createContext(deps: CtxDeps): Ctx {
       await closeSandbox?.();
     },
   };
-
-  function configModules() {
-    // Loaded synchronously on first use: they are small and import only node builtins.
-    return {
-      paths: mods.paths ?? (mods.paths = requireConfig().paths),
-      store: mods.store ?? (mods.store = requireConfig().store),
-      creds: mods.creds ?? (mods.creds = requireConfig().creds),
-    };
-  }
   return ctx;
-}
-
-import * as pathsModule from '../config/paths.js';
-import * as storeModule from '../config/store.js';
-import * as credsModule from '../config/credentials.js';
-function requireConfig() {
-  return { paths: pathsModule, store: storeModule, creds: credsModule };
 }
 
 /** A masked prompt: echoes '*' per character, Enter ends, Ctrl-C aborts. */

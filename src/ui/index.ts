@@ -2,7 +2,8 @@
  * The interactive screens (Ink), loaded only on interactive paths: `subctl console` (and a bare
  * `subctl` on a terminal) and the forms a create/update command opens on a terminal when its
  * required flags are missing. Nothing outside src/commands/console and that one hook in
- * src/cli/verbs.ts imports this module, and both import it with `await import()`.
+ * src/cli/verbs.ts loads this module, and both load it with `loadUi()` (src/ui/load.ts: an
+ * `await import()` with Ink's CI detection out of the way).
  */
 import { createElement } from 'react';
 import type { AnyEndpoint, FieldInfo } from '../api/contract/common.js';

@@ -414,7 +414,7 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
     if (reached.ok) {
       const s = reached.status!;
       if (s >= 500) add('reachability', 'warn', `${host} answered in ${reached.ms} ms, but with HTTP ${s}`, 'the server is up but failing: try again later, or tell its operators');
-      else add('reachability', 'ok', `${host} answered in ${reached.ms} ms (GET ${where.url.pathname.replace(/\/+$/, '')}/ -> HTTP ${s})`);
+      else add('reachability', 'ok', `${host} answered in ${reached.ms} ms (GET ${where.url.pathname.replace(/\/+$/, '')}/ -> HTTP ${s}${proxyApplies ? ', through the proxy' : ''})`);
     } else if (reached.tlsError) {
       add('reachability', 'fail', `${host}: the TLS handshake failed (${reached.code})`, 'see the tls check');
     } else {
@@ -427,7 +427,7 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
             : code === 'ETIMEDOUT'
               ? `check the network path to ${host} (VPN, firewall${proxy ? ', proxy' : ''}); --timeout MS allows more time`
               : `check the address and the network${proxy ? ' (and the proxy)' : ''}`;
-      add('reachability', 'fail', `no answer from ${host} after ${reached.ms} ms: ${reached.error}${code && !reached.error?.includes(code) ? ` (${code})` : ''}`, fix);
+      add('reachability', 'fail', `no answer from ${host}${proxyApplies ? ' (through the proxy)' : ''} after ${reached.ms} ms: ${reached.error}${code && !reached.error?.includes(code) ? ` (${code})` : ''}`, fix);
     }
   } else {
     add('reachability', 'warn', 'not checked: no usable base address', 'fix the base-url check first');

@@ -1,12 +1,12 @@
 /**
- * `useQuery(cache, spec)`: what the 5-minute query cache holds for a request, loading it when
+ * `useQueryCache(cache, spec)`: what the 5-minute query cache holds for a request, loading it when
  * it is missing (a page seen within 5 minutes shows at once; see query-cache.ts for when it is
  * refreshed in the background). The view re-renders when the entry changes.
  */
 import { useEffect, useSyncExternalStore } from 'react';
 import { queryKey, type QueryCache, type QuerySpec, type QueryState } from '../query-cache.js';
 
-export function useQuery(cache: QueryCache, spec: QuerySpec | undefined): QueryState {
+export function useQueryCache(cache: QueryCache, spec: QuerySpec | undefined): QueryState {
   const key = spec ? queryKey(spec) : '';
   useSyncExternalStore(cache.subscribe, () => cache.version, () => cache.version);
   useEffect(() => {

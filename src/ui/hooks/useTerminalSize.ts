@@ -18,7 +18,10 @@ export function useTerminalSize(): TerminalSize {
   const { stdout } = useStdout();
   const [size, setSize] = useState(() => sizeOf(stdout));
   useEffect(() => {
-    const onResize = () => setSize(sizeOf(stdout));
+    const onResize = () => {
+      const next = sizeOf(stdout);
+      setSize((prev) => (prev.columns === next.columns && prev.rows === next.rows ? prev : next));
+    };
     stdout.on('resize', onResize);
     onResize();
     return () => {

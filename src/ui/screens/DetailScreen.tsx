@@ -6,7 +6,7 @@ import { Box, Text } from 'ink';
 import { useEffect, useMemo } from 'react';
 import { detailSpec } from '../controller.js';
 import { detailLines } from '../detail-lines.js';
-import { useQuery } from '../hooks/useQueryCache.js';
+import { useQueryCache } from '../hooks/useQueryCache.js';
 import type { QueryCache } from '../query-cache.js';
 import type { DetailSection, ResourceDef } from '../resources.js';
 import type { DetailState } from '../state/console-state.js';
@@ -23,7 +23,7 @@ export interface DetailScreenProps {
 
 export function DetailScreen({ cache, resource: r, detail, width, height, onMaxScroll }: DetailScreenProps) {
   const spec = useMemo(() => detailSpec(r, detail.row), [r, detail.row]);
-  const q = useQuery(cache, spec);
+  const q = useQueryCache(cache, spec);
   const sections: DetailSection[] | undefined = useMemo(() => {
     if (!spec) return [{ kind: 'kv', value: detail.row }];
     return q.data !== undefined ? r.detail!.sections(q.data) : undefined;

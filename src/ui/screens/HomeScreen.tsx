@@ -6,7 +6,7 @@ import { Box, Text } from 'ink';
 import { useEffect, useMemo } from 'react';
 import { renderDashboard } from '../../commands/admin/dashboard.js';
 import { dashboardSpec } from '../controller.js';
-import { useQuery } from '../hooks/useQueryCache.js';
+import { useQueryCache } from '../hooks/useQueryCache.js';
 import type { QueryCache } from '../query-cache.js';
 
 export const AUTO_REFRESH_MS = 30_000;
@@ -14,7 +14,7 @@ export const AUTO_REFRESH_MS = 30_000;
 const clock = (ms: number) => new Date(ms).toLocaleTimeString();
 
 export function HomeScreen({ cache, width, height, autoRefresh, intervalMs = AUTO_REFRESH_MS }: { cache: QueryCache; width: number; height: number; autoRefresh: boolean; intervalMs?: number }) {
-  const q = useQuery(cache, dashboardSpec);
+  const q = useQueryCache(cache, dashboardSpec);
   useEffect(() => {
     if (!autoRefresh) return;
     const t = setInterval(() => void cache.load(dashboardSpec, { force: true }), intervalMs);

@@ -7,7 +7,7 @@ import { useMemo, useRef } from 'react';
 import { DataTable } from '../components/DataTable.js';
 import { listSpec, pageOf } from '../controller.js';
 import { filtersText } from '../filters.js';
-import { useQuery } from '../hooks/useQueryCache.js';
+import { useQueryCache } from '../hooks/useQueryCache.js';
 import type { QueryCache } from '../query-cache.js';
 import { rowKey, sortInfo, type ResourceDef } from '../resources.js';
 import type { ListState } from '../state/console-state.js';
@@ -24,7 +24,7 @@ export interface ListScreenProps {
 
 export function ListScreen({ cache, resource: r, list: ls, width, height }: ListScreenProps) {
   const spec = useMemo(() => listSpec(r, ls), [r, ls.page, ls.size, ls.filters, ls.sortBy, ls.sortOrder]); // eslint-disable-line react-hooks/exhaustive-deps
-  const q = useQuery(cache, spec);
+  const q = useQueryCache(cache, spec);
   const last = useRef<{ resource: string; data: unknown; list: ListState } | undefined>(undefined);
   if (q.data !== undefined) last.current = { resource: r.name, data: q.data, list: ls };
   const shown = last.current?.resource === r.name ? last.current : undefined;

@@ -1,0 +1,48 @@
+/**
+ * The embedded sandbox: a newcomer's first command works with no setup; profiles can point at
+ * it; a machine with a real platform configured does not fall back to it silently.
+ */
+import { describe, expect, it } from 'vitest';
+import { runCli, tempConfigDir } from '../support/run-cli.js';
+
+describe('the embedded sandbox', () => {
+  it('with no profile, a command runs against the local sandbox and says so on stderr', async () => {
+    const cfg = tempConfigDir();
+    const r = await runCli('services list -o json', { env: { SUBCTL_CONFIG_DIR: cfg } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^\[sandbox\] local platform at http:\/\/127\.0\.0\.1:\d+ .*signed in as admin/m);
+    const rows = JSON.parse(r.stdout) as Array<{ service_code: string }>;
+    expect(rows.map((s) => s.service_code)).toContain('GPT4');
+    const quiet = await runCli('services list -o json -q', { env: { SUBCTL_CONFIG_DIR: cfg } });
+    expect(quiet.stderr).toBe('');
+  });
+
+  it('auth login --sandbox stores a profile that points at the sandbox; its token is used afterwards', async () => {
+    const cfg = tempConfigDir();
+    const login = await runCli('auth login --profile eve --sandbox --username enduser --password-stdin', { env: { SUBCTL_CONFIG_DIR: cfg }, stdin: 'sandbox-enduser\n' });
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stderr).toMatch(/signed in as enduser \(user\) on profile 'eve'/);
+    const get = await runCli('config get base-url --profile eve', { env: { SUBCTL_CONFIG_DIR: cfg } });
+    expect(get.stdout).toBe('sandbox\n');
+    const status = await runCli('auth status --profile eve -o json', { env: { SUBCTL_CONFIG_DIR: cfg } });
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ profile: 'eve', base_url: 'SANDBOX', username: 'enduser', role: 'user', valid: true });
+    // The end user's token, not the admin's: the admin area is forbidden.
+    const admin = await runCli('services list --profile eve', { env: { SUBCTL_CONFIG_DIR: cfg } });
+    expect(admin.code).toBe(3);
+    const wallet = await runCli('me wallet --profile eve -o json', { env: { SUBCTL_CONFIG_DIR: cfg } });
+    expect(wallet.code, wallet.stderr).toBe(0);
+    expect(JSON.parse(wallet.stdout).balance).toBeGreaterThanOrEqual(0);
+  });
+
+  it('once a real platform is configured, a profile without an address is an error, not the sandbox', async () => {
+    const cfg = tempConfigDir();
+    expect((await runCli('config set base-url https://api.example.com --profile prod', { env: { SUBCTL_CONFIG_DIR: cfg } })).code).toBe(0);
+    const r = await runCli('services list', { env: { SUBCTL_CONFIG_DIR: cfg } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/profile 'default' has no base address/);
+    expect(r.stderr).toMatch(/hint: .*subctl config set base-url/);
+    const sb = await runCli('services list --sandbox -q -o json', { env: { SUBCTL_CONFIG_DIR: cfg } });
+    expect(sb.code).toBe(0);
+  });
+});
