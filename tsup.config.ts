@@ -13,7 +13,6 @@ export default defineConfig({
   splitting: true,
   sourcemap: true,
   clean: true,
-  treeshake: true,
   noExternal: [/^commander$/, /^zod/, /^undici/, /^cli-table3$/, /^csv-stringify/, /^csv-parse/],
   external: ['better-sqlite3', '@napi-rs/keyring', 'ink', 'react', '@inkjs/ui', 'ink-testing-library'],
   banner: {

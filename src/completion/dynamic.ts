@@ -76,7 +76,8 @@ export function completionContext(parent: Ctx, opts: TargetOptions): Ctx {
 export function targetOf(ctx: Ctx): string | undefined {
   const profile = ctx.profile();
   const g = ctx.globals;
-  if (g.sandbox || (!g.baseUrl && (profile?.base_url === 'sandbox' || (!profile?.base_url && ctx.config().isUnconfigured())))) return 'sandbox';
+  const noRealPlatform = Object.values(ctx.config().load().profiles).every((p) => !p.base_url || p.base_url === 'sandbox');
+  if (g.sandbox || (!g.baseUrl && (profile?.base_url === 'sandbox' || (!profile?.base_url && noRealPlatform)))) return 'sandbox';
   return g.baseUrl ?? profile?.base_url;
 }
 

@@ -304,7 +304,8 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
     const data = ctx.config().load();
     name = ctx.profileName();
     profile = ctx.profile();
-    unconfigured = ctx.config().isUnconfigured();
+    // As Ctx.api() decides: no profile points at a real platform yet (`sandbox` does not count).
+    unconfigured = Object.values(data.profiles).every((p) => !p.base_url || p.base_url === 'sandbox');
     const implicit = raw.profile === undefined && !env.SUBCTL_PROFILE && !data.current_profile;
     const from =
       raw.profile !== undefined
@@ -317,7 +318,7 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
     const known = Object.keys(data.profiles);
     if (profile) add('profile', 'ok', `"${name}" (${from}) in ${ctx.paths().configFile}`);
     else if (g.sandbox || baseFrom) add('profile', 'ok', `"${name}" (${from}), not saved: the address comes from ${g.sandbox ? '--sandbox' : baseFrom}`);
-    else if (unconfigured && implicit) add('profile', 'ok', `"${name}" (${from}); no profile configured yet, so the embedded sandbox is used`);
+    else if (unconfigured && implicit) add('profile', 'ok', `"${name}" (${from}); no profile points at a platform yet, so the embedded sandbox is used`);
     else
       add(
         'profile',

@@ -48,14 +48,32 @@ export function dateRange(w: Where, column: string, from: string | undefined, to
 }
 
 /**
+ * A sort column: its SQL expression (with its collation, if the sort needs one) and whether it
+ * can be NULL (a nullable column, or any column of a LEFT JOIN). Deep paging (`pageRows`)
+ * needs to know: SQLite puts NULLs first ascending and last descending.
+ */
+export interface SortColumn {
+  expr: string;
+  nullable?: boolean;
+}
+
+/** Contract sort names to columns; a sort may name several columns (all in the same direction). */
+export type SortMap = Record<string, string | SortColumn | Array<string | SortColumn>>;
+
+/** The columns of a contract sort name (400 for an unknown one). */
+export function sortColumns(map: SortMap, sortBy: string): SortColumn[] {
+  const cols = Object.prototype.hasOwnProperty.call(map, sortBy) ? map[sortBy] : undefined;
+  if (!cols) throw new SandboxError(400, `cannot sort by ${sortBy}`, 'VALIDATION_ERROR', [{ field: 'sort_by', message: `unknown sort field ${sortBy}` }]);
+  return (Array.isArray(cols) ? cols : [cols]).map((c) => (typeof c === 'string' ? { expr: c } : c));
+}
+
+/**
  * ORDER BY for a contract sort name, with the id as tie-break so pages never overlap. A sort
  * may name several columns (all in the same direction) so that it follows an index exactly.
  */
-export function orderBy(map: Record<string, string | string[]>, sortBy: string, sortOrder: string, tiebreak: string): string {
-  const cols = map[sortBy];
-  if (!cols) throw new SandboxError(400, `cannot sort by ${sortBy}`, 'VALIDATION_ERROR', [{ field: 'sort_by', message: `unknown sort field ${sortBy}` }]);
+export function orderBy(map: SortMap, sortBy: string, sortOrder: string, tiebreak: string): string {
   const dir = sortOrder === 'ASC' ? 'ASC' : 'DESC';
-  return `ORDER BY ${[...(Array.isArray(cols) ? cols : [cols]), tiebreak].map((c) => `${c} ${dir}`).join(', ')}`;
+  return `ORDER BY ${[...sortColumns(map, sortBy).map((c) => c.expr), tiebreak].map((c) => `${c} ${dir}`).join(', ')}`;
 }
 
 /** The admin lists' pagination block. */

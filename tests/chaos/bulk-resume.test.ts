@@ -1,0 +1,125 @@
+/**
+ * What the chaos runs found in the bulk engine: a row refused with 429 or 503 (not applied,
+ * and likely to pass later) stayed `failed` forever, so that running the command again did
+ * nothing and only `--restart` (which applies every finished row a second time) could retry it.
+ * Now such a row is sent again by the next run of the same command; a final refusal (4xx) is
+ * not; and a 5xx that does not say whether the row was applied (500, 502, 504) is settled like
+ * a lost answer, against the server (the audit log for `subscriptions manage`).
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fail, ok, startStubServer, type RecordedRequest, type StubServer } from '../support/stub-server.js';
+import { runCli } from '../support/run-cli.js';
+
+let server: StubServer;
+let dir: string;
+let env: Record<string, string>;
+/** Audit entries the stub's GET /audit answers with (newest first, as the platform). */
+let audit: Array<Record<string, unknown>>;
+
+beforeAll(async () => {
+  server = await startStubServer();
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  server.requests.length = 0;
+  audit = [];
+  dir = mkdtempSync(join(tmpdir(), 'subctl-bulk-resume-'));
+  env = { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't', SUBCTL_CONFIG_DIR: join(dir, 'cfg') };
+});
+
+const idOf = (req: RecordedRequest) => Number(req.path.split('/')[3]);
+const puts = () => server.requests.filter((r) => r.method === 'PUT').map(idOf);
+
+/** Answers PUT /admin/subscriptions/{id}/manage with `reply(id, n)` (n = how many times that id was sent), and GET /audit from `audit`. */
+function serve(reply: (id: number, n: number) => ReturnType<typeof ok>) {
+  const seen = new Map<number, number>();
+  server.setHandler((req) => {
+    if (req.method === 'GET' && req.path === '/audit') return ok({ logs: audit, page: 1, page_size: 100, total_items: audit.length, total_pages: 1 });
+    const id = idOf(req);
+    seen.set(id, (seen.get(id) ?? 0) + 1);
+    return reply(id, seen.get(id)!);
+  });
+}
+
+function csv(ids: number[]): string {
+  const p = join(dir, 'rows.csv');
+  writeFileSync(p, `subscription_id,action,reason,extend_days\n${ids.map((id) => `${id},extend,ticket ${id},7`).join('\n')}\n`);
+  return p;
+}
+
+const report = () => join(dir, 'report.csv');
+const outcomes = () =>
+  Object.fromEntries(
+    readFileSync(report(), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => [Number(/id=(\d+)/.exec(l)![1]), l.split(',')[2]]),
+  );
+const args = (file: string) => ['subscriptions', 'manage', '--from-csv', file, '--yes', '--concurrency', '2', '--report', report(), '--timeout', '200'];
+
+describe('a bulk run again after refusals', () => {
+  it('429 and 503 rows are sent again by the next run, the applied ones are not; a 400 row stays failed', async () => {
+    serve((id, n) => {
+      if (id === 102 && n === 1) return { ...fail(503, 'busy'), headers: { 'retry-after': '1' } };
+      if (id === 103 && n === 1) return fail(429, 'slow down');
+      if (id === 104) return fail(400, 'cannot extend a cancelled subscription');
+      return ok({ subscription_id: id, message: 'extended' });
+    });
+    const file = csv([101, 102, 103, 104]);
+    const first = await runCli(args(file), { env });
+    expect(first.code).toBe(8);
+    expect(first.stderr).toMatch(/4 rows: 1 applied, 3 failed, 0 unknown/);
+    expect(readFileSync(report(), 'utf8')).toMatch(/^3,id=102,failed,503,busy \(not applied: run the command again to send it again\),$/m);
+    expect(outcomes()).toEqual({ 101: 'applied', 102: 'failed', 103: 'failed', 104: 'failed' });
+    expect(puts().sort()).toEqual([101, 102, 103, 104]);
+
+    server.requests.length = 0;
+    const second = await runCli(args(file), { env });
+    expect(second.stderr).toMatch(/resuming subscriptions manage: 2 rows finished earlier, 0 were in flight, 2 to run/);
+    expect(puts().sort()).toEqual([102, 103]);
+    expect(second.code).toBe(8);
+    expect(outcomes()).toEqual({ 101: 'applied', 102: 'applied', 103: 'applied', 104: 'failed' });
+
+    // Nothing left that a run could change: a third run sends nothing.
+    server.requests.length = 0;
+    const third = await runCli(args(file), { env });
+    expect(third.code).toBe(8);
+    expect(puts()).toEqual([]);
+  });
+
+  it('a 502 row found applied in the audit log is reported applied and never sent again', async () => {
+    serve((id) => {
+      if (id === 202) {
+        // The gateway timed out after the platform had applied it.
+        audit.unshift({ id: 9, module: 'subscriptions', action: 'manage', created_at: new Date().toISOString(), details: JSON.stringify({ subscription_id: 202, action: 'extend', reason: 'ticket 202' }) });
+        return fail(502, 'bad gateway');
+      }
+      return ok({ subscription_id: id, message: 'extended' });
+    });
+    const file = csv([201, 202]);
+    const first = await runCli(args(file), { env });
+    expect(first.code, first.stderr).toBe(0);
+    expect(outcomes()).toEqual({ 201: 'applied', 202: 'applied' });
+    expect(readFileSync(report(), 'utf8')).toMatch(/^3,id=202,applied,502,applied \(HTTP 502; confirmed on the server\),$/m);
+    server.requests.length = 0;
+    expect((await runCli(args(file), { env })).code).toBe(0);
+    expect(puts()).toEqual([]);
+  });
+
+  it('a 500 row absent from the audit log is unknown (not failed) and sent again by the next run', async () => {
+    serve((id, n) => (id === 302 && n === 1 ? fail(500, 'internal error') : ok({ subscription_id: id, message: 'extended' })));
+    const file = csv([301, 302]);
+    const first = await runCli(args(file), { env });
+    expect(first.code).toBe(8);
+    expect(first.stderr).toMatch(/2 rows: 1 applied, 0 failed, 1 unknown/);
+    expect(readFileSync(report(), 'utf8')).toMatch(/^3,id=302,unknown,500,not applied \(HTTP 500 without saying whether it was applied; confirmed absent\): run the command again to retry,$/m);
+    server.requests.length = 0;
+    const second = await runCli(args(file), { env });
+    expect(second.code, second.stderr).toBe(0);
+    expect(puts()).toEqual([302]);
+  });
+});
