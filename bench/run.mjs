@@ -3,7 +3,7 @@
 // same run on this machine (absolute times here are noisy; ratios are what we hold).
 //
 //   node bench/run.mjs            all benchmarks
-//   node bench/run.mjs startup    only the named ones (startup, sandbox, embedded, export, bulk)
+//   node bench/run.mjs startup    only the named ones (startup, sandbox, embedded, export, bulk, console)
 import { spawnSync, spawn } from 'node:child_process';
 import http from 'node:http';
 import { mkdtempSync } from 'node:fs';
@@ -83,6 +83,10 @@ async function main() {
   if (want('export') || want('bulk')) {
     const { exportsBench } = await import('./exports.mjs');
     await exportsBench({ want, compare, timeRun, record, bin, root });
+  }
+  if (want('console')) {
+    const { consoleBench } = await import('./console.mjs');
+    await consoleBench({ record, compare, timeRun, bin, root });
   }
   const failed = results.filter((r) => !r.pass);
   console.log(`\n${results.length - failed.length} of ${results.length} targets met`);

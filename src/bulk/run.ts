@@ -9,7 +9,10 @@
  * 3. Running the same command again resumes: finished rows are skipped; a row whose answer
  *    never came is checked against the server where the contract allows (the verb's `verify`),
  *    run again only when the check proves it was not applied, and otherwise reported as unknown
- *    and left alone. `--restart` discards the journal on purpose.
+ *    and left alone. A row the server refused for a passing reason that proves it was not
+ *    applied (408, 429, 503) is sent again; other refusals (4xx) stay failed. A 5xx that does not
+ *    say whether the row was applied (500, 502, 504 ...) is settled like a lost answer.
+ *    `--restart` discards the journal on purpose.
  * 4. A report (`--report FILE`, CSV) accounts for every row; exit 0 when all rows were applied,
  *    8 when some failed or are unknown, 130 after Ctrl-C (in-flight rows are awaited).
  */
@@ -18,6 +21,7 @@ import type { ApiClient } from '../api/client.js';
 import type { AnyEndpoint } from '../api/contract/common.js';
 import { describeObject, flagName } from '../api/contract/common.js';
 import { CliError, UsageError, ValidationError } from '../api/errors.js';
+import { isSecretKey, redactBody } from '../api/redact.js';
 import type { Ctx } from '../cli/context.js';
 import { printList } from '../output/index.js';
 import type { InputRow } from './input.js';
@@ -66,12 +70,22 @@ export interface BulkOptions {
 
 const KEY_FIELDS = /(^id$|_id$|_code$|^username$|^email$|^batch_id$|^role_name$)/;
 
+/**
+ * Refusals that prove the row was not applied and may succeed later: a run of the same command
+ * sends such a row again (a bulk run under a rate limit or a brief outage converges by running
+ * it again, without `--restart` applying the finished rows twice).
+ */
+export const RETRY_ON_RESUME = new Set([408, 429, 503]);
+
+/** A 5xx answer that does not tell whether the request was applied (a gateway's 502/504, a 500). */
+const isAmbiguousStatus = (status: number) => status >= 500 && !RETRY_ON_RESUME.has(status);
+
 function keyOf(input: BulkInput): string {
   const parts: string[] = [];
   for (const [k, v] of Object.entries(input.params)) parts.push(`${k}=${String(v)}`);
   if (!parts.length) {
     for (const place of [input.body, input.query]) {
-      for (const [k, v] of Object.entries(place)) if (KEY_FIELDS.test(k) && v !== undefined && typeof v !== 'object') parts.push(`${k}=${String(v)}`);
+      for (const [k, v] of Object.entries(place)) if (KEY_FIELDS.test(k) && !isSecretKey(k) && v !== undefined && typeof v !== 'object') parts.push(`${k}=${String(v)}`);
     }
   }
   return parts.slice(0, 3).join(' ');
@@ -149,8 +163,9 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
         line: p.line,
         key: p.key,
         request: `${ep.method} ${pathOf(ep, p.input.params)}`,
-        ...(Object.keys(p.input.query).length ? { query: p.input.query } : {}),
-        ...(ep.body ? { body: p.input.body } : {}),
+        ...(Object.keys(p.input.query).length ? { query: redactBody(p.input.query) } : {}),
+        // A password column (bulk `users create`) is in the file, never on the screen.
+        ...(ep.body ? { body: redactBody(p.input.body) } : {}),
         ...(verb.preview ? { change: changes.get(p.line) ?? 'current state not found' } : {}),
       })),
       { ...out, columns: ['line', 'key', 'request', 'body', ...(verb.preview ? ['change'] : [])] },
@@ -176,6 +191,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   for (const p of planned) {
     const rec = known.get(p.line);
     if (!rec) todo.push(p);
+    else if (rec.state === 'failed' && rec.status !== undefined && RETRY_ON_RESUME.has(rec.status)) todo.push(p);
     else if (rec.state === 'done' || rec.state === 'failed') skipped++;
     else if (rec.state === 'unknown' && rec.via === 'absent') todo.push(p);
     else inFlightBefore.push({ row: p, sentAt: rec.sentAt ?? 0 });
@@ -208,7 +224,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   let done = 0;
   let failed = 0;
   let interrupted = false;
-  const lost: Array<{ row: PlannedRow; sentAt: number }> = [];
+  const lost: Array<{ row: PlannedRow; sentAt: number; status?: number }> = [];
   const progress = ctx.io.stderrIsTTY && !g.quiet ? setInterval(() => showProgress(false), 200) : undefined;
   function showProgress(final: boolean) {
     const secs = (Date.now() - started) / 1000;
@@ -236,13 +252,15 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
         done++;
       } catch (e) {
         const err = e as CliError;
-        if (err instanceof CliError && err.status !== undefined) {
-          journal.append({ line: row.line, state: 'failed', at: Date.now(), status: err.status, message: err.message });
-          state.set(row.line, { line: row.line, state: 'failed', attempt: 1, status: err.status, message: err.message });
+        if (err instanceof CliError && err.status !== undefined && !isAmbiguousStatus(err.status)) {
+          const message = RETRY_ON_RESUME.has(err.status) ? `${err.message} (not applied: run the command again to send it again)` : err.message;
+          journal.append({ line: row.line, state: 'failed', at: Date.now(), status: err.status, message });
+          state.set(row.line, { line: row.line, state: 'failed', attempt: 1, status: err.status, message });
           failed++;
         } else if (err instanceof CliError) {
-          // No answer (network, time-out): the request may or may not have been applied.
-          lost.push({ row, sentAt });
+          // No answer (network, time-out), or a 5xx that does not say: the request may or may
+          // not have been applied.
+          lost.push({ row, sentAt, status: err.status });
           failed++;
         } else throw e;
       }
@@ -259,12 +277,17 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   }
   if (lost.length) {
     const results = await verifyRows(ctx, api, verb, lost, opts.timeoutMs);
-    for (const { row } of lost) {
+    for (const { row, status } of lost) {
       const r = results.get(row.line) ?? 'unknown';
+      const what = status === undefined ? 'no answer' : `HTTP ${status} without saying whether it was applied`;
       const message =
-        r === 'applied' ? 'applied (answer lost; confirmed on the server)' : r === 'absent' ? 'not applied (no answer; confirmed absent): run the command again to retry' : 'no answer and the server cannot tell whether it was applied: left alone';
-      journal.append({ line: row.line, state: r === 'applied' ? 'done' : 'unknown', at: Date.now(), via: r === 'applied' ? 'verified' : r === 'absent' ? 'absent' : undefined, message });
-      state.set(row.line, { line: row.line, state: r === 'applied' ? 'done' : 'unknown', attempt: 1, message, via: r });
+        r === 'applied'
+          ? `applied (${status === undefined ? 'answer lost' : `HTTP ${status}`}; confirmed on the server)`
+          : r === 'absent'
+            ? `not applied (${what}; confirmed absent): run the command again to retry`
+            : `${what} and the server cannot tell whether it was applied: left alone`;
+      journal.append({ line: row.line, state: r === 'applied' ? 'done' : 'unknown', at: Date.now(), status, via: r === 'applied' ? 'verified' : r === 'absent' ? 'absent' : undefined, message });
+      state.set(row.line, { line: row.line, state: r === 'applied' ? 'done' : 'unknown', attempt: 1, status, message, via: r });
     }
   }
   journal.close();

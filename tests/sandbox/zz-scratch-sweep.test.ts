@@ -8,10 +8,10 @@ it('sweep', async () => {
   const sb = await startTestSandbox();
   const mk = (u: string) => new ApiClient({ baseUrl: sb.url, token: sb.tokenFor(u), retries: 0 });
   const sa = mk('superadmin');
-  const problems: string[] = [];
+  const problems: string[] = []; let ok = 0; const other: string[] = [];
   const tryCall = async (c: ApiClient, name: string, input: any) => {
-    try { await c.callFull(endpointByName(name), input); }
-    catch (e: any) {
+    try { await c.callFull(endpointByName(name), input); ok++; }
+    catch (e: any) { other.push(`${name} ${JSON.stringify(input).slice(0,150)} ${e.status} ${e.message}`);
       const tag = e.constructor?.name;
       if (tag === 'BadResponseError' || (e.status ?? 0) >= 500) problems.push(`${name} ${JSON.stringify(input)} -> ${tag}: ${e.message} ${JSON.stringify(e.details ?? '').slice(0, 400)}`);
     }
@@ -76,6 +76,6 @@ it('sweep', async () => {
   await tryCall(sa, 'usage-codes.list', { query: { include_summary: false } });
   await tryCall(sa, 'dashboard.get', {});
   console.log(problems.join('\n'));
-  console.log('problems', problems.length);
+  console.log('problems', problems.length, 'ok', ok, 'other', other.length); console.log(other.slice(0,80).join('\n'));
   await sb.close();
 }, 600_000);

@@ -93,24 +93,35 @@ type RowBuilder = (values: unknown[]) => Record<string, unknown>;
 const builders = new WeakMap<object, Map<string, RowBuilder>>();
 
 /**
- * `stmt.all()` as objects, fast: better-sqlite3 spends more time building row objects than
- * SQLite spends on a 100-row page, so rows come as arrays and a function compiled once per
- * statement (one object shape, booleans converted on the way) turns them into objects.
+ * The function turning a raw row (array) of `st` into an object: compiled once per statement
+ * (one object shape, 0/1 columns in `bools` turned into booleans on the way). The last `drop`
+ * columns are left out (pageRows reads its sort keys there).
  */
-export function rows(db: DB, sql: string, args: unknown[], bools: readonly string[] = []): Array<Record<string, unknown>> {
-  const st = prep(db, sql, 'raw');
+function rowBuilder(st: ReturnType<typeof prep>, bools: readonly string[], drop = 0): RowBuilder {
   let perStmt = builders.get(st);
   if (!perStmt) builders.set(st, (perStmt = new Map()));
-  const key = bools.join(',');
+  const key = `${drop}\u0000${bools.join(',')}`;
   let build = perStmt.get(key);
   if (!build) {
-    const names = st.columns().map((c) => c.name);
+    const all = st.columns().map((c) => c.name);
+    const names = all.slice(0, all.length - drop);
     const body = names
       .map((n, i) => `${JSON.stringify(n)}: ${bools.includes(n) ? `v[${i}] === null ? null : v[${i}] === 1` : `v[${i}]`}`)
       .join(', ');
     build = new Function('v', `return { ${body} };`) as RowBuilder;
     perStmt.set(key, build);
   }
+  return build;
+}
+
+/**
+ * `stmt.all()` as objects, fast: better-sqlite3 spends more time building row objects than
+ * SQLite spends on a 100-row page, so rows come as arrays and a function compiled once per
+ * statement (one object shape, booleans converted on the way) turns them into objects.
+ */
+export function rows(db: DB, sql: string, args: unknown[], bools: readonly string[] = []): Array<Record<string, unknown>> {
+  const st = prep(db, sql, 'raw');
+  const build = rowBuilder(st, bools);
   const raw = st.all(...args) as unknown[][];
   const out = new Array(raw.length);
   for (let i = 0; i < raw.length; i++) out[i] = build(raw[i]);
