@@ -35,6 +35,8 @@ export interface Ctx {
   api(): Promise<ApiClient>;
   /** Where requests go, once api() has run. */
   target(): Target | undefined;
+  /** Where requests will go: `sandbox` (embedded), a base address, or undefined (nowhere yet). */
+  plannedTarget(): string | undefined;
   /** A note on stderr (suppressed by --quiet). */
   note(text: string): void;
   /** A warning on stderr (shown even with --quiet). */
@@ -58,6 +60,11 @@ export interface CtxDeps {
   signal: AbortSignal;
   dispatcher?: Dispatcher;
   now?: () => Date;
+}
+
+/** True while no profile points at a real platform (a base address other than `sandbox`). */
+export function noRealPlatform(config: ConfigStore): boolean {
+  return Object.values(config.load().profiles).every((p) => !p.base_url || p.base_url === 'sandbox');
 }
 
 export function createContext(deps: CtxDeps): Ctx {
@@ -93,15 +100,20 @@ export function createContext(deps: CtxDeps): Ctx {
       return ctx.config().getProfile(ctx.profileName());
     },
     target: () => target,
+    plannedTarget() {
+      const profile = ctx.profile();
+      if (globals.sandbox) return 'sandbox';
+      if (globals.baseUrl) return globals.baseUrl;
+      if (profile?.base_url) return profile.base_url;
+      // No profile points at a real platform yet: a newcomer's first command uses the sandbox.
+      return noRealPlatform(ctx.config()) ? 'sandbox' : undefined;
+    },
     async api() {
       if (client) return client;
       const name = ctx.profileName();
       const profile = ctx.profile();
-      let baseUrl = globals.baseUrl ?? profile?.base_url;
-      // The embedded sandbox: asked for, or the profile points at it, or no profile points at a
-      // real platform yet (a newcomer's first command works).
-      const noRealPlatform = Object.values(ctx.config().load().profiles).every((p) => !p.base_url || p.base_url === 'sandbox');
-      const wantSandbox = globals.sandbox || (!globals.baseUrl && (profile?.base_url === 'sandbox' || (!profile?.base_url && noRealPlatform)));
+      let baseUrl: string | undefined = ctx.plannedTarget();
+      const wantSandbox = baseUrl === 'sandbox';
       const stored = ctx.credentials().get(name);
       let { token } = resolveToken(io.env, globals.tokenFile, stored);
       if (wantSandbox) {

@@ -74,11 +74,7 @@ export function completionContext(parent: Ctx, opts: TargetOptions): Ctx {
 
 /** `sandbox`, the base address, or undefined when the command line goes nowhere. Mirrors Ctx.api(). */
 export function targetOf(ctx: Ctx): string | undefined {
-  const profile = ctx.profile();
-  const g = ctx.globals;
-  const noRealPlatform = Object.values(ctx.config().load().profiles).every((p) => !p.base_url || p.base_url === 'sandbox');
-  if (g.sandbox || (!g.baseUrl && (profile?.base_url === 'sandbox' || (!profile?.base_url && noRealPlatform)))) return 'sandbox';
-  return g.baseUrl ?? profile?.base_url;
+  return ctx.plannedTarget();
 }
 
 export function cacheFile(ctx: Ctx, kind: DynamicKind): string {

@@ -14,7 +14,7 @@ import { isIP } from 'node:net';
 import { basename } from 'node:path';
 import tls from 'node:tls';
 import type { Dispatcher } from 'undici';
-import type { Ctx } from '../../cli/context.js';
+import { noRealPlatform, type Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { CliError, ExitCode, HttpError } from '../../api/errors.js';
 import type { Group } from '../types.js';
@@ -305,7 +305,7 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
     name = ctx.profileName();
     profile = ctx.profile();
     // As Ctx.api() decides: no profile points at a real platform yet (`sandbox` does not count).
-    unconfigured = Object.values(data.profiles).every((p) => !p.base_url || p.base_url === 'sandbox');
+    unconfigured = noRealPlatform(ctx.config());
     const implicit = raw.profile === undefined && !env.SUBCTL_PROFILE && !data.current_profile;
     const from =
       raw.profile !== undefined

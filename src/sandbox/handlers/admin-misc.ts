@@ -19,22 +19,24 @@ import {
   likeAny,
   notFound,
   nowIso,
-  orderBy,
+  pageRows,
   pagination,
   parseDetails,
-  cachedRows,
-  rows,
+  sortColumns,
   Where,
+  type SortMap,
 } from './admin-util.js';
 
 // ---------------------------------------------------------------------------------------------
 // Usage codes
 
-const CODE_SORT: Record<string, string> = {
+const CODE_SORT: SortMap = {
   CodeValue: 'c.code_value',
   BatchID: 'c.batch_id',
-  ServiceCode: 's.service_code',
-  UsedDate: 'c.used_date',
+  // NULL when the code's link or service is gone (LEFT JOIN).
+  ServiceCode: { expr: 's.service_code', nullable: true },
+  // NULL while the code is unused.
+  UsedDate: { expr: 'c.used_date', nullable: true },
   CreatedDate: 'c.created_date',
 };
 
@@ -62,14 +64,18 @@ function listCodes(ctx: HandlerContext) {
   const now = nowIso(ctx);
   const w = codeFilters(ctx, now);
   const total = count(db, `SELECT COUNT(*) FROM usage_codes c ${w.sql}`, w.args);
-  const codes = cachedRows(
-    db,
-    `SELECT c.batch_id, c.code_id, c.code_value, c.created_date, c.credit_amount, c.expiry_date, NULL AS is_expired,
-       c.is_used, p.plan_code, s.service_code, c.service_plan_id, c.used_by, u.username AS used_by_username, c.used_date, c.used_in_subscription
-     FROM ${CODE_FROM} ${w.sql} ${orderBy(CODE_SORT, q.sort_by, q.sort_order, 'c.code_id')} LIMIT ? OFFSET ?`,
-    [...w.args, q.page_size, (q.page_number - 1) * q.page_size],
-    ['is_used'],
-  );
+  const codes = pageRows(db, {
+    select: `c.batch_id, c.code_id, c.code_value, c.created_date, c.credit_amount, c.expiry_date, NULL AS is_expired,
+       c.is_used, p.plan_code, s.service_code, c.service_plan_id, c.used_by, u.username AS used_by_username, c.used_date, c.used_in_subscription`,
+    from: CODE_FROM,
+    where: w,
+    sort: sortColumns(CODE_SORT, q.sort_by),
+    tiebreak: 'c.code_id',
+    order: q.sort_order,
+    page: q.page_number,
+    size: q.page_size,
+    bools: ['is_used'],
+  });
   for (const c of codes) c.is_expired = (c.expiry_date as string) <= now;
   const data: Record<string, unknown> = { pagination: pagination(total, q.page_number, q.page_size) };
   if (q.include_summary) data.summary = codeSummary(ctx, w, now);
@@ -178,7 +184,7 @@ function generateCodes(ctx: HandlerContext) {
 // ---------------------------------------------------------------------------------------------
 // Wallet transactions
 
-const WALLET_SORT: Record<string, string | string[]> = {
+const WALLET_SORT: SortMap = {
   Username: 'u.username',
   // Within a type, newest first (or oldest): the order of the (type, date) index.
   TransactionType: ['w.transaction_type', 'w.transaction_date'],
@@ -198,14 +204,17 @@ function listWallet(ctx: HandlerContext) {
     .opt(q.amount_to, 'w.amount <= ?');
   dateRange(w, 'w.transaction_date', q.date_from, q.date_to);
   const summary = walletSummary(ctx, w);
-  const transactions = cachedRows(
-    db,
-    `SELECT w.transaction_id, w.user_id, u.username, u.email, w.transaction_type, w.amount, w.balance_before, w.balance_after, w.currency,
-       w.payment_method, w.status, w.description, w.transaction_reference, w.related_subscription_id, w.transaction_date, w.created_date
-     FROM wallet_transactions w JOIN users u ON u.user_id = w.user_id ${w.sql}
-     ${orderBy(WALLET_SORT, q.sort_by, q.sort_order, 'w.transaction_id')} LIMIT ? OFFSET ?`,
-    [...w.args, q.page_size, (q.page_number - 1) * q.page_size],
-  );
+  const transactions = pageRows(db, {
+    select: `w.transaction_id, w.user_id, u.username, u.email, w.transaction_type, w.amount, w.balance_before, w.balance_after, w.currency,
+       w.payment_method, w.status, w.description, w.transaction_reference, w.related_subscription_id, w.transaction_date, w.created_date`,
+    from: 'wallet_transactions w JOIN users u ON u.user_id = w.user_id',
+    where: w,
+    sort: sortColumns(WALLET_SORT, q.sort_by),
+    tiebreak: 'w.transaction_id',
+    order: q.sort_order,
+    page: q.page_number,
+    size: q.page_size,
+  });
   return { data: { pagination: pagination(summary.transaction_count, q.page_number, q.page_size), transactions, summary } };
 }
 
@@ -352,12 +361,18 @@ function auditPage(ctx: HandlerContext, userId: number | undefined) {
   const w = new Where().opt(userId, 'user_id = ?').opt(q.action, 'action = ?').opt(q.module, 'module = ?');
   dateRange(w, 'created_at', q.start_date, q.end_date);
   const total = count(ctx.db, `SELECT COUNT(*) FROM audit_logs ${w.sql}`, w.args);
-  const sql = `SELECT id, user_id, username, module, action, details, ip_address, user_agent, created_at FROM audit_logs ${w.sql} ORDER BY id DESC LIMIT ? OFFSET ?`;
-  const args = [...w.args, q.page_size, (q.page - 1) * q.page_size];
-  const logs = cachedUntilChange(ctx.db, `audit\u0000${sql}\u0000${JSON.stringify(args)}`, () => {
-    const page = rows(ctx.db, sql, args);
-    for (const r of page) r.details = parseDetails(r.details as string | null);
-    return page;
+  const logs = pageRows(ctx.db, {
+    select: 'id, user_id, username, module, action, details, ip_address, user_agent, created_at',
+    from: 'audit_logs',
+    where: w,
+    sort: [],
+    tiebreak: 'id',
+    order: 'DESC',
+    page: q.page,
+    size: q.page_size,
+    finish: (page) => {
+      for (const r of page) r.details = parseDetails(r.details as string | null);
+    },
   });
   return { data: { logs, page: q.page, page_size: q.page_size, total_items: total, total_pages: Math.ceil(total / q.page_size) } };
 }

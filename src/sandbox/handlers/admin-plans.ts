@@ -3,9 +3,9 @@
  */
 import { prep } from '../db.js';
 import type { HandlerContext, HandlerTable } from '../types.js';
-import { b01, badRequest, boolify, boolifyOne, callerId, conflict, count, DAY_MS, inTransaction, likeAny, notFound, nowIso, orderBy, pagination, rows, Where } from './admin-util.js';
+import { b01, badRequest, boolify, boolifyOne, callerId, conflict, count, DAY_MS, inTransaction, likeAny, notFound, nowIso, pageRows, pagination, sortColumns, Where, type SortMap } from './admin-util.js';
 
-const PLAN_SORT: Record<string, string> = {
+const PLAN_SORT: SortMap = {
   PlanCode: 'p.plan_code',
   PlanName: 'p.plan_name COLLATE NOCASE',
   Price: 'p.price',
@@ -51,12 +51,20 @@ function list(ctx: HandlerContext) {
     .opt(b01(q.is_active), 'p.is_active = ?');
   if (q.has_credits !== undefined) w.add(q.has_credits ? 'p.credit_amount > 0' : 'p.credit_amount <= 0');
   const total = count(ctx.db, `SELECT COUNT(*) FROM subscription_plans p ${w.sql}`, w.args);
-  const subscription_plans = rows(
-    ctx.db,
-    `SELECT ${PLAN_ITEM} FROM subscription_plans p ${w.sql} ${orderBy(PLAN_SORT, q.sort_by, q.sort_order, 'p.plan_id')} LIMIT ? OFFSET ?`,
-    [{ since30: since30(ctx) }, ...w.args, q.page_size, (q.page_number - 1) * q.page_size],
-    ['is_active'],
-  );
+  const subscription_plans = pageRows(ctx.db, {
+    select: PLAN_ITEM,
+    from: 'subscription_plans p',
+    where: w,
+    sort: sortColumns(PLAN_SORT, q.sort_by),
+    tiebreak: 'p.plan_id',
+    order: q.sort_order,
+    page: q.page_number,
+    size: q.page_size,
+    bools: ['is_active'],
+    params: { since30: since30(ctx) },
+    // revenue_30_days moves with the clock.
+    cache: false,
+  });
   return { data: { pagination: pagination(total, q.page_number, q.page_size), subscription_plans } };
 }
 

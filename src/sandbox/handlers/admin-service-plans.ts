@@ -3,9 +3,9 @@
  */
 import { prep } from '../db.js';
 import type { HandlerContext, HandlerTable } from '../types.js';
-import { b01, badRequest, boolify, boolifyOne, callerId, conflict, count, inTransaction, notFound, nowIso, orderBy, pagination, cachedRows, Where } from './admin-util.js';
+import { b01, badRequest, boolify, boolifyOne, callerId, conflict, count, inTransaction, notFound, nowIso, pageRows, pagination, sortColumns, Where, type SortMap } from './admin-util.js';
 
-const LINK_SORT: Record<string, string> = {
+const LINK_SORT: SortMap = {
   ServiceCode: 's.service_code',
   PlanCode: 'p.plan_code',
   CreatedDate: 'sp.created_date',
@@ -74,12 +74,17 @@ function list(ctx: HandlerContext) {
     w.add(`${q.has_unused_codes ? '' : 'NOT '}EXISTS (SELECT 1 FROM usage_codes c WHERE c.service_plan_id = sp.service_plan_id AND c.is_used = 0)`);
   }
   const total = count(ctx.db, `SELECT COUNT(*) FROM ${LINK_FROM} ${w.sql}`, w.args);
-  const service_plans = cachedRows(
-    ctx.db,
-    `SELECT ${LINK_ITEM} FROM ${LINK_FROM} ${w.sql} ${orderBy(LINK_SORT, q.sort_by, q.sort_order, 'sp.service_plan_id')} LIMIT ? OFFSET ?`,
-    [...w.args, q.page_size, (q.page_number - 1) * q.page_size],
-    ['is_available'],
-  );
+  const service_plans = pageRows(ctx.db, {
+    select: LINK_ITEM,
+    from: LINK_FROM,
+    where: w,
+    sort: sortColumns(LINK_SORT, q.sort_by),
+    tiebreak: 'sp.service_plan_id',
+    order: q.sort_order,
+    page: q.page_number,
+    size: q.page_size,
+    bools: ['is_available'],
+  });
   return { data: { pagination: pagination(total, q.page_number, q.page_size), service_plans } };
 }
 

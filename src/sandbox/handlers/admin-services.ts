@@ -18,13 +18,14 @@ import {
   likeAny,
   notFound,
   nowIso,
-  orderBy,
+  pageRows,
   pagination,
-  cachedRows,
+  sortColumns,
   Where,
+  type SortMap,
 } from './admin-util.js';
 
-const SERVICE_SORT: Record<string, string> = {
+const SERVICE_SORT: SortMap = {
   ServiceCode: 's.service_code',
   ServiceName: 's.service_name COLLATE NOCASE',
   ServiceType: 's.service_type',
@@ -87,12 +88,17 @@ function listServices(ctx: HandlerContext) {
     .opt(b01(q.is_active), 's.is_active = ?');
   dateRange(w, 's.created_date', q.created_date_from, q.created_date_to);
   const total = count(ctx.db, `SELECT COUNT(*) FROM services s ${w.sql}`, w.args);
-  const services = cachedRows(
-    ctx.db,
-    `SELECT ${SERVICE_ITEM} FROM services s ${w.sql} ${orderBy(SERVICE_SORT, q.sort_by, q.sort_order, 's.service_id')} LIMIT ? OFFSET ?`,
-    [...w.args, q.page_size, (q.page_number - 1) * q.page_size],
-    SERVICE_BOOLS,
-  );
+  const services = pageRows(ctx.db, {
+    select: SERVICE_ITEM,
+    from: 'services s',
+    where: w,
+    sort: sortColumns(SERVICE_SORT, q.sort_by),
+    tiebreak: 's.service_id',
+    order: q.sort_order,
+    page: q.page_number,
+    size: q.page_size,
+    bools: SERVICE_BOOLS,
+  });
   return { data: { pagination: pagination(total, q.page_number, q.page_size), services } };
 }
 

@@ -4,11 +4,12 @@
  */
 import { prep } from '../db.js';
 import { SandboxError, type HandlerContext, type HandlerTable } from '../types.js';
-import { b01, badRequest, conflict, count, dateRange, DAY_MS, inTransaction, likeAny, notFound, nowIso, orderBy, pagination, cachedRows, Where } from './admin-util.js';
+import { b01, badRequest, conflict, count, dateRange, DAY_MS, inTransaction, likeAny, notFound, nowIso, pageRows, pagination, sortColumns, Where, type SortMap } from './admin-util.js';
 
-const SUB_SORT: Record<string, string> = {
+const SUB_SORT: SortMap = {
   Username: 'u.username',
-  ServiceCode: 's.service_code',
+  // NULL when the service is gone (LEFT JOIN).
+  ServiceCode: { expr: 's.service_code', nullable: true },
   StartDate: 'x.start_date',
   EndDate: 'x.end_date',
   CreatedDate: 'x.created_date',
@@ -37,12 +38,17 @@ function list(ctx: HandlerContext) {
   dateRange(w, 'x.end_date', q.end_date_from, q.end_date_to);
   if (q.is_expired !== undefined) w.add(q.is_expired ? 'x.end_date < ?' : 'x.end_date >= ?', now);
   const total = count(ctx.db, `SELECT COUNT(*) FROM subscriptions x ${w.sql}`, w.args);
-  const subscriptions = cachedRows(
-    ctx.db,
-    `SELECT ${SUB_ITEM} FROM ${SUB_FROM} ${w.sql} ${orderBy(SUB_SORT, q.sort_by, q.sort_order, 'x.subscription_id')} LIMIT ? OFFSET ?`,
-    [...w.args, q.page_size, (q.page_number - 1) * q.page_size],
-    ['auto_renewal'],
-  );
+  const subscriptions = pageRows(ctx.db, {
+    select: SUB_ITEM,
+    from: SUB_FROM,
+    where: w,
+    sort: sortColumns(SUB_SORT, q.sort_by),
+    tiebreak: 'x.subscription_id',
+    order: q.sort_order,
+    page: q.page_number,
+    size: q.page_size,
+    bools: ['auto_renewal'],
+  });
   for (const s of subscriptions) s.is_expired = (s.end_date as string) < now;
   return { data: { pagination: pagination(total, q.page_number, q.page_size), subscriptions } };
 }
