@@ -43,6 +43,11 @@ async function runConsole(ctx: Ctx, opts: ConsoleOpts): Promise<number> {
       hint: `run it in a terminal, or use the commands, e.g. \`subctl ${opts.resource ?? 'subscriptions'} list -o json\``,
     });
   }
+  // The request log would draw over the screen; the console keeps --verbose for the commands.
+  if (ctx.globals.verbose) {
+    ctx.warn('note: --verbose is ignored by the console (its log would draw over the screen)');
+    ctx.globals.verbose = false;
+  }
   // The first screen's request goes out now, while Ink loads (half a second): the answer is
   // usually there by the first frame.
   const api = await ctx.api();
