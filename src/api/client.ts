@@ -92,6 +92,11 @@ export interface CallOptions {
    * up to the time-out, so that its answer can be recorded. The per-call `signal` still applies.
    */
   detached?: boolean;
+  /**
+   * The input is the output of `validateInput` for this endpoint (a bulk run checks every row
+   * before sending any): it is sent as is, without being validated a second time.
+   */
+  prevalidated?: boolean;
 }
 
 export interface RawRequestInit {
@@ -204,6 +209,10 @@ export function validateInput(
     const given = (input.params as Record<string, unknown> | undefined)?.[name];
     if ((params[name] ?? given) === undefined && !problems.some((p) => p.field === name)) {
       problems.push({ field: name, message: 'Invalid input: expected a value for the path parameter' });
+    } else if (String(params[name] ?? given) === '.' || String(params[name] ?? given) === '..') {
+      // A URL resolves `.` and `..` segments even percent-encoded (/cms/roles/./users is
+      // /cms/roles/users): the request would go to another endpoint.
+      problems.push({ field: name, message: "Invalid input: '.' and '..' cannot be sent as a path segment" });
     }
   }
   if (problems.length) throw new ValidationError(problems);
@@ -431,7 +440,7 @@ export class ApiClient {
 
   /** Like `call`, with status, headers, the raw envelope and its message. */
   async callFull<E extends AnyEndpoint>(ep: E, input?: CallInput<E> | InputOf<E>, opts?: CallOptions): Promise<FullResponse<DataOf<E>>> {
-    const v = validateInput(ep, input ?? {});
+    const v = opts?.prevalidated ? (input as ReturnType<typeof validateInput>) : validateInput(ep, input ?? {});
     const url = this.#url(fillPath(ep.path, v.params));
     appendQuery(url, v.query);
     const headers: Record<string, string> = {};
@@ -533,12 +542,16 @@ export class ApiClient {
   }
 
   async #attempt(req: Outgoing, headers: Record<string, string>, payload: string | undefined, attempt: number, max: number, signal: AbortSignal): Promise<Attempt> {
-    const shownUrl = redactUrl(req.url);
+    let shown: string | undefined;
+    const shownUrl = () => (shown ??= redactUrl(req.url));
     const started = performance.now();
     const ms = () => Math.round(performance.now() - started);
-    this.#log(`> ${req.method} ${shownUrl} (attempt ${attempt}/${max})`);
-    for (const [k, v] of Object.entries(redactHeaders(headers))) this.#log(`>   ${k}: ${v}`);
-    if (payload !== undefined) this.#log(`>   ${redactBodyText(payload)}`);
+    if (this.#opts.log) this.#log(`> ${req.method} ${shownUrl()} (attempt ${attempt}/${max})`);
+    // Redaction costs real time on bulk runs: only when someone reads the log.
+    if (this.#opts.log) {
+      for (const [k, v] of Object.entries(redactHeaders(headers))) this.#log(`>   ${k}: ${v}`);
+      if (payload !== undefined) this.#log(`>   ${redactBodyText(payload)}`);
+    }
 
     const ac = new AbortController();
     let timedOut = false;
@@ -567,16 +580,16 @@ export class ApiClient {
     } catch (e) {
       res?.body.destroy();
       if (signal.aborted && !timedOut) {
-        this.#log(`< interrupted ${req.method} ${shownUrl} ${ms()} ms`);
+        this.#log(`< interrupted ${req.method} ${shownUrl()} ${ms()} ms`);
         throw new InterruptedError();
       }
       if (e instanceof CliError) {
-        this.#log(`< ${res?.statusCode ?? 'error'} ${req.method} ${shownUrl} ${ms()} ms: ${e.message}`);
+        this.#log(`< ${res?.statusCode ?? 'error'} ${req.method} ${shownUrl()} ${ms()} ms: ${e.message}`);
         return { error: e, retryable: false };
       }
       if (timedOut) {
-        const msg = `${req.method} ${shownUrl} timed out after ${this.#timeoutMs} ms`;
-        this.#log(`< timeout ${req.method} ${shownUrl} ${ms()} ms`);
+        const msg = `${req.method} ${shownUrl()} timed out after ${this.#timeoutMs} ms`;
+        this.#log(`< timeout ${req.method} ${shownUrl()} ${ms()} ms`);
         return {
           error: new NetworkError(msg, { code: 'ETIMEDOUT', hint: 'the server is slow or unreachable; --timeout MS allows more time' }),
           retryable: true,
@@ -585,13 +598,13 @@ export class ApiClient {
       }
       if (errCode(e) === 'UND_ERR_INVALID_ARG') {
         // A header value undici refuses (a token pasted with a newline ...): nothing was sent.
-        this.#log(`< refused ${req.method} ${shownUrl}: ${(e as Error).message}`);
-        return { error: new UsageError(`cannot send ${req.method} ${shownUrl}: ${(e as Error).message}`), retryable: false };
+        this.#log(`< refused ${req.method} ${shownUrl()}: ${(e as Error).message}`);
+        return { error: new UsageError(`cannot send ${req.method} ${shownUrl()}: ${(e as Error).message}`), retryable: false };
       }
       const d = describeNetworkError(e, req.url.host);
-      this.#log(`< error ${req.method} ${shownUrl} ${ms()} ms: ${d.message}`);
+      this.#log(`< error ${req.method} ${shownUrl()} ${ms()} ms: ${d.message}`);
       return {
-        error: new NetworkError(`${req.method} ${shownUrl}: ${d.message}`, { code: d.code, hint: d.hint, cause: e }),
+        error: new NetworkError(`${req.method} ${shownUrl()}: ${d.message}`, { code: d.code, hint: d.hint, cause: e }),
         retryable: d.retryable,
         why: d.message,
       };
@@ -602,9 +615,11 @@ export class ApiClient {
 
     const status = res.statusCode;
     const resHeaders = res.headers as ResponseHeaders;
-    this.#log(`< ${status} ${req.method} ${shownUrl} ${ms()} ms`);
-    for (const [k, v] of Object.entries(redactHeaders(resHeaders))) this.#log(`<   ${k}: ${v}`);
-    if (text) this.#log(`<   ${redactBodyText(text)}`);
+    if (this.#opts.log) this.#log(`< ${status} ${req.method} ${shownUrl()} ${ms()} ms`);
+    if (this.#opts.log) {
+      for (const [k, v] of Object.entries(redactHeaders(resHeaders))) this.#log(`<   ${k}: ${v}`);
+      if (text) this.#log(`<   ${redactBodyText(text)}`);
+    }
     return this.#classify(req, status, resHeaders, text);
   }
 

@@ -57,6 +57,8 @@ export interface PlannedRow {
   line: number;
   key: string;
   input: BulkInput;
+  /** The input as checked by the contract, sent as is. */
+  validated: ReturnType<typeof import('../api/client.js').validateInput>;
 }
 
 export interface BulkOptions {
@@ -124,8 +126,8 @@ export async function planRows(verb: BulkVerb, rows: InputRow[], defaults: BulkI
         input[places.get(field)!][field] = verb.convert(field, raw);
       }
       await verb.prepare?.(input);
-      validateInput(ep, { params: ep.params ? input.params : undefined, query: ep.query ? input.query : undefined, body: ep.body ? input.body : undefined });
-      planned.push({ line: r.line, key: keyOf(input), input });
+      const validated = validateInput(ep, { params: ep.params ? input.params : undefined, query: ep.query ? input.query : undefined, body: ep.body ? input.body : undefined });
+      planned.push({ line: r.line, key: keyOf(input), input, validated });
     } catch (e) {
       if (e instanceof ValidationError) {
         for (const p of e.problems) errors.push(`line ${r.line}: ${p.field ? `${p.field} (${flagName(p.field.split('.')[0])}): ` : ''}${p.message}`);
@@ -245,7 +247,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
       journal.append({ line: row.line, state: 'sent', at: sentAt });
       try {
         // No abort signal: a row in flight when Ctrl-C comes is awaited (up to the time-out).
-        const res = await api.callFull(ep, { params: ep.params ? row.input.params : undefined, query: ep.query ? row.input.query : undefined, body: ep.body ? row.input.body : undefined } as never, { detached: true });
+        const res = await api.callFull(ep, row.validated as never, { detached: true, prevalidated: true });
         const created = createdIdOf(res.data);
         journal.append({ line: row.line, state: 'done', at: Date.now(), status: res.status, created_id: created, message: res.message ?? undefined });
         state.set(row.line, { line: row.line, state: 'done', attempt: 1, status: res.status, created_id: created, message: res.message ?? undefined });

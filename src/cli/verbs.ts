@@ -62,11 +62,16 @@ interface FieldPlace {
   info: FieldInfo;
 }
 
+const fieldsCache = new WeakMap<AnyEndpoint, FieldPlace[]>();
+
 function fieldsOf(ep: AnyEndpoint): FieldPlace[] {
+  const cached = fieldsCache.get(ep);
+  if (cached) return cached;
   const out: FieldPlace[] = [];
   for (const place of ['params', 'query', 'body'] as const) {
     for (const [field, info] of describeObject(ep[place])) out.push({ field, place, info });
   }
+  fieldsCache.set(ep, out);
   return out;
 }
 
