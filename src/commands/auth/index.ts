@@ -145,9 +145,11 @@ export const authGroup: Group = {
         .addOption(new Option('--username <name>', 'account name (prompted on a terminal)'))
         .addOption(new Option('--password-stdin', 'read the password from standard input'))
         .addOption(new Option('--cms', 'staff login (/cms/auth/login) with the X-Device-ID header; stores the session id too'))
+        .addOption(secretTrap('password'))
         .action((_o, c) => {
           const opts = c.optsWithGlobals() as Record<string, unknown>;
           bind(async (ctx) => {
+            refuseArgvSecrets(opts, 'password');
             const name = ctx.profileName();
             let username = opts.username as string | undefined;
             if (!username) {
