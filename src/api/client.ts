@@ -29,7 +29,7 @@ import {
   ValidationError,
   type FieldProblem,
 } from './errors.js';
-import { redactBodyText, redactHeaders, redactUrl } from './redact.js';
+import { isSecretKey, MASK, oneLine, redactBody, redactBodyText, redactHeaders, redactUrl } from './redact.js';
 import { createDispatcher, sendRequest } from './transport.js';
 
 export interface ClientOptions {
@@ -318,8 +318,16 @@ function describeNetworkError(e: unknown, host: string): { message: string; retr
 }
 
 function snippet(text: string, n = 80): string {
-  const s = text.replace(/\s+/g, ' ').trim();
+  const s = oneLine(text);
   return s.length > n ? `${s.slice(0, n)}...` : s;
+}
+
+/** A copy of a JSON value whose strings are `oneLine`d (server error details, printed as field errors). */
+function oneLineDeep(v: unknown, depth = 0): unknown {
+  if (typeof v === 'string') return oneLine(v);
+  if (depth > 20 || v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map((x) => oneLineDeep(x, depth + 1));
+  return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, oneLineDeep(x, depth + 1)]));
 }
 
 function asRecord(v: unknown): Record<string, unknown> | undefined {
@@ -338,12 +346,12 @@ function errorFromBody(status: number, body: unknown): HttpError {
   const error = o?.error;
   const errObj = asRecord(error);
   const pickStr = (v: unknown) => (typeof v === 'string' && v.trim() ? v : undefined);
-  const message =
-    pickStr(o?.message) ?? pickStr(errObj?.message) ?? pickStr(error) ?? pickStr(o?.detail) ?? pickStr(o?.title) ?? `HTTP ${status}`;
+  const said = pickStr(o?.message) ?? pickStr(errObj?.message) ?? pickStr(error) ?? pickStr(o?.detail) ?? pickStr(o?.title);
+  const message = (said !== undefined ? oneLine(said) : '') || `HTTP ${status}`;
   const rawCode = errObj?.code ?? (typeof o?.code === 'string' ? o.code : undefined);
   const code = rawCode === undefined || rawCode === null ? undefined : String(rawCode);
-  const details = errObj ?? (typeof error === 'string' && error !== message ? error : undefined);
-  return new HttpError(status, message, { code, details, hint: hintFor(status) });
+  const details = oneLineDeep(errObj ?? (typeof error === 'string' && oneLine(error) !== message ? error : undefined));
+  return new HttpError(status, message, { code: code === undefined ? undefined : oneLine(code), details, hint: hintFor(status) });
 }
 
 function hintFor(status: number): string | undefined {
@@ -529,7 +537,7 @@ export class ApiClient {
         const err = a.error!;
         if (!a.retryable || attempt >= max) {
           if (attempt > 1 && err instanceof NetworkError) err.message = `${err.message} (after ${attempt} attempts)`;
-          throw err;
+          throw this.#withoutSecrets(err, req, headers);
         }
         const delay = a.retryAfterMs ?? backoffDelay(attempt);
         this.#log(`! ${a.why}; retry ${attempt + 1}/${max} in ${delay} ms${a.retryAfterMs !== undefined ? ' (Retry-After)' : ''}`);
@@ -539,6 +547,49 @@ export class ApiClient {
     } finally {
       dispose();
     }
+  }
+
+  /**
+   * The error with every secret of this request masked: the token, the session id, secret
+   * headers, and the values of secret fields (password, token ...) of the query and body. A
+   * server may echo them ("invalid token abc", details `{password: ...}`); subctl never prints
+   * them, whatever the output format.
+   */
+  #withoutSecrets(err: CliError, req: Outgoing, headers: Record<string, string>): CliError {
+    const secrets = new Set<string>();
+    const add = (v: unknown) => {
+      if (typeof v === 'string' && v.length >= 3) secrets.add(v);
+      else if (typeof v === 'number' && String(v).length >= 3) secrets.add(String(v));
+    };
+    add(this.#opts.token);
+    add(this.#opts.sessionId);
+    for (const [k, v] of Object.entries(headers)) {
+      if (!/^(authorization|proxy-authorization|x-session-id|cookie|x-api-key)$/i.test(k)) continue;
+      add(v);
+      add(/^\S+\s+(.+)$/.exec(v)?.[1]);
+    }
+    for (const [k, v] of req.url.searchParams) if (isSecretKey(k)) add(v);
+    const walk = (v: unknown, depth: number): void => {
+      if (depth > 20 || v === null || typeof v !== 'object') return;
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+        if (isSecretKey(k)) add(x);
+        walk(x, depth + 1);
+      }
+    };
+    walk(req.body, 0);
+    const list = [...secrets].sort((a, b) => b.length - a.length);
+    const mask = (t: string) => list.reduce((acc, s) => (acc.includes(s) ? acc.split(s).join(MASK) : acc), t);
+    const deep = (v: unknown, depth = 0): unknown => {
+      if (typeof v === 'string') return mask(v);
+      if (depth > 20 || v === null || typeof v !== 'object') return v;
+      if (Array.isArray(v)) return v.map((x) => deep(x, depth + 1));
+      return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, deep(x, depth + 1)]));
+    };
+    err.message = mask(err.message);
+    if (err.hint) err.hint = mask(err.hint);
+    if (err.code) err.code = mask(err.code);
+    if (err.details !== undefined && err.details !== null) err.details = deep(redactBody(err.details));
+    return err;
   }
 
   async #attempt(req: Outgoing, headers: Record<string, string>, payload: string | undefined, attempt: number, max: number, signal: AbortSignal): Promise<Attempt> {

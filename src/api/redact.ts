@@ -130,3 +130,16 @@ export function redactBodyText(text: string, max = 2000): string {
   }
   return shown.length > max ? `${shown.slice(0, max)}... (${shown.length} chars)` : shown;
 }
+
+/**
+ * Text from the server fit for one line of a terminal: escape sequences dropped (a server must
+ * not move the cursor, retitle the window or clear the screen), other control characters and
+ * line breaks made spaces (a message with `\n    at ...` would pass for a stack trace).
+ * @example oneLine('bad\n\u001b[31minput\u001b[0m') // 'bad input'
+ */
+export function oneLine(text: string): string {
+  return text
+    .replace(/\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[@-_]/g, '')
+    .replace(/[\u0000-\u001f\u007f-\u009f\s]+/g, ' ')
+    .trim();
+}

@@ -157,7 +157,8 @@ export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { col
     const page = givenPage ?? 1;
     const info = pageInfoOf(ep, data, page, givenSize ?? paging.defaultSize);
     await printList(items, out);
-    await opts.extras?.(data, ctx);
+    // No data at all (lenient: `data: null` is not a contract breach): no summary to print either.
+    if (data !== null && typeof data === 'object') await opts.extras?.(data, ctx);
     if (ctx.io.stderrIsTTY && ctx.io.stdoutIsTTY && !g.quiet) {
       const total = info.totalRecords;
       const more = info.totalPages !== undefined ? page < info.totalPages : total !== undefined && page * info.size < total;

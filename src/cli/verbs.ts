@@ -292,7 +292,9 @@ async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'act
     await ctx.confirm(spec.describe ? spec.describe(input) : `${ep.method} ${ep.path}`);
   }
   const res = await api.callFull(ep, call as never, { signal: ctx.signal });
-  if (spec.render) {
+  // A renderer is written for the answer's shape; an answer without data (the contract lets a
+  // server omit it) has nothing to render and prints like any other: its message.
+  if (spec.render && res.data !== null && res.data !== undefined) {
     await spec.render(res.data, ctx, input);
     return 0;
   }

@@ -109,7 +109,8 @@ function keyValueLines(obj: Record<string, unknown>, prefix: string, color: bool
 export async function printObject(obj: unknown, opts: OutputOptions): Promise<void> {
   const { io } = opts;
   if (Array.isArray(obj) && (opts.format === 'table' || opts.format === 'csv')) {
-    await printList(obj as Row[], opts);
+    // Rows are objects: an item that is not one (a server answering [null, 3]) is a `value` column.
+    await printList(obj.map((item: unknown) => (isPlainObject(item) ? (item as Row) : { value: item })), opts);
     return;
   }
   const stream = io.stdout;

@@ -112,7 +112,8 @@ export const apiGroup: Group = {
         const format = ctx.globals.outputExplicit ? ctx.globals.output : 'json';
         const out = { format, fields: ctx.globals.fields, io: ctx.io, noColor: ctx.globals.noColor };
         const data = res.data === undefined ? res.envelope : res.data;
-        if (Array.isArray(data) && format !== 'json') await printList(data as Record<string, unknown>[], out);
+        // Rows of a table, csv or ndjson are objects: an item that is not one is a `value` column.
+        if (Array.isArray(data) && format !== 'json') await printList(data.map((d: unknown) => (d !== null && typeof d === 'object' && !Array.isArray(d) ? (d as Record<string, unknown>) : { value: d })), out);
         else await printObject(data ?? null, out);
         return 0;
       })(opts);

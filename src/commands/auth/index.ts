@@ -18,7 +18,8 @@ import {
   cmsVerificationGenerate,
   cmsVerificationVerify,
 } from '../../api/contract/user-auth.js';
-import { UsageError, ValidationError } from '../../api/errors.js';
+import { BadResponseError, CliError, ExitCode, UsageError, ValidationError } from '../../api/errors.js';
+import { oneLine } from '../../api/redact.js';
 import type { Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { buildVerb, convertValue } from '../../cli/verbs.js';
@@ -161,9 +162,15 @@ export const authGroup: Group = {
             if (cms) ctx.config().upsertProfile(name, { device_id: ctx.config().deviceId(name) });
             const api = await ctx.api();
             const ep = endpointByName(cms ? 'cms.auth.login' : 'auth.login');
-            const data = (await api.call(ep, { body: { username, password } } as never, { signal: ctx.signal })) as Record<string, unknown>;
+            const data = ((await api.call(ep, { body: { username, password } } as never, { signal: ctx.signal })) ?? {}) as Record<string, unknown>;
             const token = data.token as string | undefined;
-            if (!token) throw new UsageError(`sign-in refused: ${String(data.error_message ?? data.message ?? 'no token in the answer')}`);
+            if (!token) {
+              // Something was sent: not a usage error. A refusal in the server's words is "not
+              // authenticated" (exit 3); an answer without a token or a reason is outside the contract.
+              const why = data.error_message ?? data.message;
+              if (typeof why === 'string' && why.trim()) throw new CliError('unauthenticated', ExitCode.auth, `sign-in refused: ${oneLine(why)}`);
+              throw new BadResponseError('sign-in refused: no token in the answer');
+            }
             const where = ctx.credentials().set(name, {
               token,
               session_id: cms ? (data.session_id as string | undefined) : undefined,
@@ -214,7 +221,9 @@ export const authGroup: Group = {
             const stored = ctx.credentials().get(name);
             if (!stored?.token) throw new UsageError(`profile '${name}' is not signed in`, { hint: `subctl auth login --profile ${name}` });
             const api = await ctx.api();
-            const data = (await api.call(endpointByName('auth.refresh'), { body: { token: stored.token } } as never, { signal: ctx.signal })) as Record<string, unknown>;
+            const data = ((await api.call(endpointByName('auth.refresh'), { body: { token: stored.token } } as never, { signal: ctx.signal })) ?? {}) as Record<string, unknown>;
+            // Storing no token would sign the profile out without a word.
+            if (typeof data.token !== 'string' || !data.token) throw new BadResponseError('the answer to the token refresh holds no token; the stored token is kept');
             const expiresIn = data.expires_in as number | undefined;
             ctx.credentials().set(name, {
               ...stored,
@@ -248,7 +257,7 @@ export const authGroup: Group = {
               session: stored?.session_id ? 'yes (cms)' : 'no',
             };
             if (tok.token) {
-              const v = (await api.call(endpointByName('auth.validate-session'), { body: { token: tok.token } } as never, { signal: ctx.signal })) as Record<string, unknown>;
+              const v = ((await api.call(endpointByName('auth.validate-session'), { body: { token: tok.token } } as never, { signal: ctx.signal })) ?? {}) as Record<string, unknown>;
               status.valid = v.valid ?? null;
               if (v.username) status.username = v.username;
               if (v.role) status.role = v.role;

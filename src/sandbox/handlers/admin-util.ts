@@ -201,9 +201,13 @@ export function setDeepPaging(db: DB, on: boolean): void {
   else plainOffset.add(db);
 }
 
-/** How many sort keys the boundary cache holds for `db` (tests). */
+/** Pages read since start, by how: plain OFFSET, after a known row, before a known row (tests, benchmarks). */
+export const pageReads = { offset: 0, after: 0, before: 0 };
+
+/** How many sort keys the boundary cache holds for `db` that still hold (tests). */
 export function pageBoundaryCount(db: DB): number {
-  return boundaryStores.get(db)?.lru.size ?? 0;
+  const s = boundaryStores.get(db);
+  return s && s.stamp === dataStamp(db) ? s.lru.size : 0;
 }
 
 function boundaryStore(db: DB, stamp: string): BoundaryStore {
@@ -344,19 +348,25 @@ function readPage(db: DB, q: PageQuery, keys: SortColumn[], dir: 'ASC' | 'DESC',
     }
   }
   const readDir = mode === 'before' ? (dir === 'ASC' ? 'DESC' : 'ASC') : dir;
-  const conds: string[] = q.where.clauses.length ? [`(${q.where.clauses.join(' AND ')})`] : [];
-  const args: unknown[] = q.params ? [q.params, ...q.where.args] : [...q.where.args];
+  const conds: string[] = [];
+  const args: unknown[] = q.params ? [q.params] : [];
   if (mode !== 'offset') {
+    // First: of two bounds on one index column, SQLite seeks to the first one written.
     touchBoundary(store!, bounds!, from);
     const k = afterKey(keys, readDir, bounds!.keys.get(from)!);
     conds.push(k.sql);
     args.push(...k.args);
+  }
+  if (q.where.clauses.length) {
+    conds.push(`(${q.where.clauses.join(' AND ')})`);
+    args.push(...q.where.args);
   }
   args.push(q.size, offset);
   const sql = `SELECT ${q.select}, ${keys.map((k, i) => `${k.expr} AS __sort_key_${i}`).join(', ')} FROM ${q.from}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}
     ORDER BY ${keys.map((k) => `${k.expr} ${readDir}`).join(', ')} LIMIT ? OFFSET ?`;
   const st = prep(db, sql, 'raw');
   const raw = st.all(...args) as unknown[][];
+  pageReads[mode]++;
   if (store && dataStamp(db) !== stamp) {
     // Another process committed while the boundaries were in use: read again from the start.
     if (mode !== 'offset') return readPage(db, q, keys, dir, sig, start, false);
@@ -434,10 +444,17 @@ export function cachedUntilChange<T>(db: DB, key: string, compute: () => T): T {
     c = { stamp, entries: new Map() };
     stampCaches.set(db, c);
   }
-  if (c.entries.has(key)) return c.entries.get(key) as T;
+  if (c.entries.has(key)) {
+    // Most recently used last: a walk through thousands of pages pushes out old pages, not the
+    // count and summary every page asks for.
+    const hit = c.entries.get(key) as T;
+    c.entries.delete(key);
+    c.entries.set(key, hit);
+    return hit;
+  }
   const v = compute();
   // Pages of 100 rows are ~50 KB: a few hundred of them stay well under 50 MB.
-  if (c.entries.size > 300) c.entries.clear();
+  if (c.entries.size >= 300) c.entries.delete(c.entries.keys().next().value as string);
   c.entries.set(key, v);
   return v;
 }
