@@ -4,7 +4,7 @@
  * as one JSON object on stderr).
  */
 import { Command, CommanderError } from 'commander';
-import { CliError, InterruptedError, UsageError, ValidationError } from '../api/errors.js';
+import { CliError, InterruptedError, ValidationError } from '../api/errors.js';
 import { flagName } from '../api/contract/common.js';
 import type { MainDeps } from '../main.js';
 import { createContext, type Ctx } from './context.js';
@@ -28,7 +28,6 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
-      outputError: (s, write) => write(s.replace(/^error: /, 'error: ')),
     })
     .showSuggestionAfterError(true)
     .helpCommand(true);
@@ -174,4 +173,3 @@ function fieldErrors(details: unknown): string[] {
     .map((f) => (f.field ? `${f.field}: ${f.message}` : f.message));
 }
 
-export { UsageError };

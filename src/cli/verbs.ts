@@ -244,7 +244,7 @@ async function runBulkVerb(
       verify: extra.verify,
       convert: (field, raw) => {
         const fp = placeOf(field);
-        return fp ? convertValue(typeof raw === 'number' || typeof raw === 'boolean' ? raw : raw, fp.info) : raw;
+        return fp ? convertValue(raw, fp.info) : raw;
       },
       prepare: spec.prepare ? (input) => spec.prepare!(input, ctx, opts) : undefined,
     },
@@ -317,4 +317,3 @@ export function verbsBuilder(specs: () => VerbSpec[]) {
   };
 }
 
-export { UsageError };

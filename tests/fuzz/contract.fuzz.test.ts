@@ -14,7 +14,8 @@
  *     render answers (tables, csv, json, summaries, the dashboard).
  *
  * Budget: FUZZ_RUNS runs per property (`npm run fuzz`: 2000); 30 when unset (`npm test`).
- * A table of the cases per command group is printed at the end.
+ * FUZZ_SEED replays a run; FUZZ_TRACE=FILE appends every case to FILE before it runs (to find
+ * a case that hangs). A table of the cases per command group is printed at the end.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
