@@ -191,6 +191,14 @@ function reportOutcomes(file) {
   return new Map(rows.map((r) => [Number(/id=(\d+)/.exec(r.key)?.[1]), r]));
 }
 
+/** Rows the next run would send again: refused for a passing reason, or found not applied. */
+function retryable(file) {
+  if (!existsSync(file)) return 0;
+  return parseCsv(readFileSync(file, 'utf8'), { columns: true }).filter(
+    (r) => (r.outcome === 'failed' && ['408', '429', '503'].includes(r.http_status)) || (r.outcome === 'unknown' && /run the command again/.test(r.message)),
+  ).length;
+}
+
 async function bulkCheck(bin, env, db, work) {
   const subs = db
     .prepare("SELECT subscription_id, end_date FROM subscriptions WHERE status IN ('active','paused','expired') ORDER BY subscription_id DESC LIMIT ?")
@@ -209,14 +217,17 @@ async function bulkCheck(bin, env, db, work) {
     const r = record(await runCli(bin, args, env));
     codes.push(r.code);
     const summary = r.stderr.trim().split('\n').filter((l) => l.includes(' rows: ')).pop() ?? '';
-    log(`bulk run ${i + 1}: exit ${r.code}: ${summary.replace(/; report .*/, '')}`);
+    const toRun = /(\d+) to run/.exec(r.stderr)?.[1];
+    log(`bulk run ${i + 1}: exit ${r.code}${toRun !== undefined ? `, ${toRun} rows sent` : ''}: ${summary.replace(/; report .*/, '')}`);
     if (r.code !== 0 && r.code !== 8) {
       fail(`bulk run ${i + 1} exited ${r.code ?? r.signal}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
       break;
     }
     if (r.code === 0) break;
     const outcomes = existsSync(report) ? readFileSync(report, 'utf8') : '';
-    if (outcomes === last) break; // exit 8 stopped changing
+    // Exit 8 stopped changing, and no row is waiting for a run to send it again (a 429/503
+    // refused again looks the same in the report, but the next run sends it once more).
+    if (outcomes === last && retryable(report) === 0) break;
     last = outcomes;
   }
 

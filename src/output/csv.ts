@@ -57,7 +57,11 @@ export class CsvEncoder implements Encoder {
 
   private render(): void {
     if (!this.columns || (this.batch.length === 0 && this.headerDone)) return;
-    this.buf += stringify(this.batch, { ...baseOptions, header: !this.headerDone, columns: this.columns });
+    // The header goes in as the first record rather than through `columns`: csv-stringify
+    // normalises its options again for a cell whose cast returns options (a negative number
+    // written as text), and then refuses a column named '' (`{"": 1, "x": "-7"}` crashed).
+    // Same bytes out: headers are cast like any record.
+    this.buf += stringify(this.headerDone ? this.batch : [this.columns, ...this.batch], { ...baseOptions });
     this.bufRows += this.batch.length;
     this.headerDone = true;
     this.batch = [];

@@ -87,6 +87,8 @@ export function invalidValue(info: FieldInfo, place: Place): fc.Arbitrary<unknow
   const opts: Array<fc.Arbitrary<unknown>> = [];
   switch (info.kind) {
     case 'string':
+      // A path id may not be `.` or `..`: a URL resolves them (the client refuses them).
+      if (place === 'params') opts.push(fc.constantFrom('.', '..'));
       if (info.max !== undefined) opts.push(fc.string({ unit: 'grapheme-ascii', minLength: info.max + 1, maxLength: info.max + 30 }));
       if (info.min) opts.push(fc.string({ unit: 'grapheme-ascii', minLength: 0, maxLength: info.min - 1 }));
       opts.push(fc.integer(), fc.boolean(), fc.constant({ a: 1 }), fc.constant(['x']));
@@ -158,7 +160,7 @@ export function validInput(ep: AnyEndpoint): fc.Arbitrary<Input> {
     for (const f of fieldsOf(ep).filter((x) => x.place === p)) {
       // The description has no exclusive bounds (`.positive()` reads as min 0): the field's own
       // schema has the last word on what is valid.
-      model[f.name] = validValue(f.info).filter((v) => f.schema.safeParse(v).success);
+      model[f.name] = validValue(f.info).filter((v) => !refuses(f, v));
       if (!f.info.optional) required.push(f.name);
     }
     return fc.record(model, { requiredKeys: required }) as fc.Arbitrary<Record<string, unknown>>;
@@ -170,6 +172,11 @@ export function validInput(ep: AnyEndpoint): fc.Arbitrary<Input> {
     if (hasObjectChecks(s)) arb = arb.filter((i) => s!.safeParse(i[p]).success);
   }
   return arb;
+}
+
+/** Does the client refuse this value for this field? (Its schema, and for a path id `.` and `..`.) */
+export function refuses(f: FieldRef, v: unknown): boolean {
+  return !f.schema.safeParse(v).success || (f.place === 'params' && (String(v) === '.' || String(v) === '..'));
 }
 
 export interface Broken {
@@ -197,7 +204,7 @@ export function brokenInput(ep: AnyEndpoint): fc.Arbitrary<Broken> | undefined {
       }
       return invalidValue(f.info, f.place)
         // Only values the field itself refuses (a z.unknown() field refuses nothing).
-        .filter((v) => !f.schema.safeParse(v).success)
+        .filter((v) => refuses(f, v))
         .map((v) => {
           const copy = structuredClone(input);
           copy[f.place][f.name] = v;

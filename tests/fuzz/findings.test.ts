@@ -111,6 +111,19 @@ describe('answers without data, or with items that are not objects', () => {
   });
 });
 
+describe('csv of keys csv-stringify trips on', () => {
+  it("a column named '' next to a negative number written as text: printed, not a crash", async () => {
+    server.setHandler(() => json({ status: true, message: 'OK', data: { '-7': 'a', '': 1, x: '-2' } }));
+    const one = await runCli(['api', 'GET', '/x', '-o', 'csv'], { env: env() });
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stdout).toBe('-7,,x\na,1,-2\n');
+    server.setHandler(() => json({ status: true, message: 'OK', data: [{ '': '-1', b: '=cmd' }, { '': 2, b: 'ok' }] }));
+    const list = await runCli(['api', 'GET', '/x', '-o', 'csv'], { env: env() });
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toBe(",b\n-1,'=cmd\n2,ok\n");
+  });
+});
+
 describe('auth answers outside the contract', () => {
   it('a sign-in answered 200 with an error message is exit 3 (not a usage error: something was sent)', async () => {
     server.setHandler(() => json({ status: true, message: 'OK', data: { success: false, error_message: 'wrong\npassword' } }));
