@@ -30,7 +30,7 @@ import {
   type FieldProblem,
 } from './errors.js';
 import { isSecretKey, MASK, oneLine, redactBody, redactBodyText, redactHeaders, redactUrl } from './redact.js';
-import { createDispatcher, sendRequest } from './transport.js';
+import { createTransport, type Transport, type TransportResponse } from './transport.js';
 
 export interface ClientOptions {
   /** e.g. `http://127.0.0.1:8080`; a path prefix (`https://h/api`) is kept. */
@@ -45,8 +45,10 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Retries of a failed GET; default 3 (so at most 4 attempts). */
   retries?: number;
-  /** Injected transport; default `createDispatcher(env)`, created on first use. */
+  /** Injected undici dispatcher (tests); default: `createTransport(env)`, created on first use. */
   dispatcher?: Dispatcher;
+  /** A CA file trusted next to the public roots (tests; NODE_EXTRA_CA_CERTS is the user's way). */
+  caFile?: string;
   /** For proxy and CA decisions; default `process.env`. */
   env?: NodeJS.ProcessEnv;
   /** Ctrl-C: aborts the attempt in flight and any backoff wait -> InterruptedError. */
@@ -284,6 +286,9 @@ function errCode(e: unknown): string | undefined {
   return (e as { code?: string } | undefined)?.code;
 }
 
+/** Codes of a request refused by the transport before sending (undici, then node:http). */
+const INVALID_REQUEST = new Set(['UND_ERR_INVALID_ARG', 'ERR_INVALID_CHAR', 'ERR_HTTP_INVALID_HEADER_VALUE', 'ERR_INVALID_HTTP_TOKEN']);
+
 const TLS_CODE = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ALTNAME/i;
 
 /** A transport failure in words; TLS failures are final (retrying does not fix a certificate). */
@@ -395,8 +400,10 @@ export class ApiClient {
   readonly #retries: number;
   readonly #maxBytes: number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  #dispatcher: Dispatcher | undefined;
-  readonly #ownsDispatcher: boolean;
+  #transport: Promise<Transport> | undefined;
+  #throughput = false;
+  /** Transports replaced by a faster one; closed with the client. */
+  readonly #retired: Array<Promise<Transport>> = [];
 
   constructor(opts: ClientOptions) {
     let u: URL;
@@ -428,13 +435,28 @@ export class ApiClient {
     this.#retries = retries;
     this.#maxBytes = opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
     this.#sleep = opts.sleep ?? defaultSleep;
-    this.#dispatcher = opts.dispatcher;
-    this.#ownsDispatcher = !opts.dispatcher;
   }
 
-  get #transport(): Dispatcher {
-    this.#dispatcher ??= createDispatcher(this.#opts.env ?? process.env);
-    return this.#dispatcher;
+  #getTransport(): Promise<Transport> {
+    this.#transport ??= createTransport(this.#opts.env ?? process.env, {
+      dispatcher: this.#opts.dispatcher,
+      throughput: this.#throughput,
+      caFile: this.#opts.caFile,
+    });
+    return this.#transport;
+  }
+
+  /**
+   * Many requests will follow (bulk runs, `--all`, the console): use the transport that is
+   * slower to load and faster per request (undici). A no-op for an injected dispatcher.
+   */
+  preferThroughput(): void {
+    if (this.#throughput) return;
+    this.#throughput = true;
+    if (this.#transport && !this.#opts.dispatcher) {
+      this.#retired.push(this.#transport);
+      this.#transport = undefined;
+    }
   }
 
   /**
@@ -480,13 +502,11 @@ export class ApiClient {
     return this.#exchange({ method: m, url, headers, body: init.body }, opts?.signal);
   }
 
-  /** Closes the dispatcher when the client created it (an injected one belongs to the caller). */
+  /** Closes the connections the client opened (an injected dispatcher belongs to the caller). */
   async close(): Promise<void> {
-    if (this.#ownsDispatcher && this.#dispatcher) {
-      const d = this.#dispatcher;
-      this.#dispatcher = undefined;
-      await d.close();
-    }
+    const all = [...this.#retired.splice(0), ...(this.#transport ? [this.#transport] : [])];
+    this.#transport = undefined;
+    await Promise.all(all.map(async (t) => (await t.catch(() => undefined))?.close()));
   }
 
   #url(path: string): URL {
@@ -616,13 +636,14 @@ export class ApiClient {
     const onAbort = () => ac.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
 
-    let res: Dispatcher.ResponseData | undefined;
+    let res: TransportResponse | undefined;
     let text: string;
     try {
-      res = await sendRequest(this.#transport, {
+      const transport = await this.#getTransport();
+      res = await transport.send({
         origin: req.url.origin,
         path: `${req.url.pathname}${req.url.search}`,
-        method: req.method as Dispatcher.HttpMethod,
+        method: req.method,
         headers,
         body: payload,
         signal: ac.signal,
@@ -647,7 +668,7 @@ export class ApiClient {
           why: `timed out after ${this.#timeoutMs} ms`,
         };
       }
-      if (errCode(e) === 'UND_ERR_INVALID_ARG') {
+      if (INVALID_REQUEST.has(errCode(e) ?? '')) {
         // A header value undici refuses (a token pasted with a newline ...): nothing was sent.
         this.#log(`< refused ${req.method} ${shownUrl()}: ${(e as Error).message}`);
         return { error: new UsageError(`cannot send ${req.method} ${shownUrl()}: ${(e as Error).message}`), retryable: false };
@@ -675,7 +696,7 @@ export class ApiClient {
   }
 
   /** Reads the whole body under the per-attempt signal, refusing more than the cap. */
-  async #readBody(res: Dispatcher.ResponseData, req: Outgoing): Promise<string> {
+  async #readBody(res: TransportResponse, req: Outgoing): Promise<string> {
     const tooBig = () =>
       new BadResponseError(
         `the answer to ${req.method} ${redactUrl(req.url)} (HTTP ${res.statusCode}) is larger than ${Math.round(this.#maxBytes / 1024 / 1024)} MiB; refusing to read it`,

@@ -1,44 +1,80 @@
 /**
- * The HTTP transport: which undici dispatcher carries the requests.
+ * The HTTP transports: what carries one request of the client (retries, time-outs and redirects
+ * are the client's business, not the transport's).
  *
- * - A keep-alive `Agent` by default.
- * - `EnvHttpProxyAgent` when `http_proxy`/`https_proxy` (either case; lower case wins) is set,
- *   honouring `no_proxy`. It is loaded lazily: most runs have no proxy and should not pay for it.
+ * - `NodeTransport` (node:http / node:https, keep-alive) for an ordinary command: it loads in
+ *   about 4 ms where undici takes about 25 ms plus a WebAssembly parser whose background
+ *   compilation held every process open for about 100 ms at exit.
+ * - `UndiciTransport` where undici pays for itself or is needed: runs of many requests (bulk,
+ *   `--all` exports, the console; the client is told by `preferThroughput()`), a proxy
+ *   (`http_proxy`/`https_proxy`, either case, lower case wins, honouring `no_proxy`), and an
+ *   injected dispatcher (tests).
  * - `NODE_EXTRA_CA_CERTS` (and `caFile`) merged with Node's bundled roots: undici's `connect.ca`
  *   replaces the whole trust store, so passing only the extra file would drop the public roots.
  *   When `env` holds the same NODE_EXTRA_CA_CERTS Node loaded at start-up, Node's default store
  *   already has it and nothing is passed.
- *
- * undici is imported by deep paths: its package root loads fetch, WebSocket, caches and more
- * (about 90 ms on Node 20) where the agent and the request helper take about 30 ms.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import tls from 'node:tls';
 import type { Dispatcher } from 'undici';
-// @ts-expect-error -- deep path into undici: no type declarations; typed through `AgentClass` below.
-import AgentImpl from 'undici/lib/dispatcher/agent.js';
-// @ts-expect-error -- deep path into undici: no type declarations; typed through `requestImpl` below.
-import requestFn from 'undici/lib/api/api-request.js';
 import { UsageError } from './errors.js';
 
-type AgentClass = typeof import('undici').Agent;
-type EnvHttpProxyAgentClass = typeof import('undici').EnvHttpProxyAgent;
-type AgentOptions = ConstructorParameters<AgentClass>[0];
+/** One request, as the client hands it to a transport. */
+export interface SendOptions {
+  origin: string;
+  path: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
 
-const Agent = AgentImpl as AgentClass;
+/** The answer: status, headers (lower-case names) and the body as a stream of chunks. */
+export interface TransportResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: AsyncIterable<Uint8Array> & { destroy(err?: Error): unknown };
+}
+
+export interface Transport {
+  readonly kind: 'node' | 'undici';
+  send(opts: SendOptions): Promise<TransportResponse>;
+  /** Closes the connections it owns (an injected dispatcher belongs to its owner). */
+  close(): Promise<void>;
+}
+
+export interface TransportOptions {
+  caFile?: string;
+  /** An undici dispatcher to send through (tests); not closed by `close()`. */
+  dispatcher?: Dispatcher;
+  /** Many requests will follow: take undici (faster per request, slower to load). */
+  throughput?: boolean;
+}
 
 /**
- * undici's `request()` helper, bound at call time to any dispatcher (`this.dispatch(...)`).
- * `import 'undici/lib/api/index.js'` alone does not add `.request` to dispatchers (the package
- * root does that), so the client calls this instead: it works with our Agent, an injected
- * `MockAgent` or any other undici 7 dispatcher.
+ * The transport for a run.
+ * @example await createTransport(process.env) // NodeTransport; UndiciTransport behind a proxy
  */
-const requestImpl = requestFn as (this: Dispatcher, opts: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+export async function createTransport(env: NodeJS.ProcessEnv = process.env, opts: TransportOptions = {}): Promise<Transport> {
+  if (opts.dispatcher) {
+    const { UndiciTransport } = await import('./transport-undici.js');
+    return new UndiciTransport(opts.dispatcher, false);
+  }
+  const ca = trustedCertificates(env, opts.caFile);
+  // One secure context for every connection: handing `ca` itself to each tls.connect would
+  // parse the ~150 roots again per connection (about 50 ms each).
+  const secureContext = ca ? builtin<typeof import('node:tls')>('node:tls').createSecureContext({ ca }) : undefined;
+  const proxy = proxySettings(env);
+  if (proxy || opts.throughput) {
+    const { UndiciTransport, createDispatcher } = await import('./transport-undici.js');
+    return new UndiciTransport(createDispatcher(secureContext, proxy), true);
+  }
+  const { NodeTransport } = await import('./transport-node.js');
+  return new NodeTransport(secureContext);
+}
 
-/** Sends one request over `dispatcher`; no retries, no redirects (the caller's business). */
-export function sendRequest(dispatcher: Dispatcher, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
-  return requestImpl.call(dispatcher, opts);
+/** A built-in module, loaded when first needed (tls alone costs about 5 ms at start-up). */
+export function builtin<T>(name: string): T {
+  return process.getBuiltinModule(name) as T;
 }
 
 export interface ProxySettings {
@@ -91,51 +127,6 @@ export function trustedCertificates(env: NodeJS.ProcessEnv, caFile?: string): st
       throw new UsageError(`cannot read the CA file ${caFile}: ${(e as Error).message}`);
     }
   }
-  return extra.length ? [...tls.rootCertificates, ...extra] : undefined;
+  return extra.length ? [...builtin<typeof import('node:tls')>('node:tls').rootCertificates, ...extra] : undefined;
 }
 
-let envProxyAgentClass: EnvHttpProxyAgentClass | undefined;
-function loadEnvHttpProxyAgent(): EnvHttpProxyAgentClass {
-  if (envProxyAgentClass) return envProxyAgentClass;
-  // Loaded on demand through require so that createDispatcher stays synchronous.
-  const load = createRequire(import.meta.url);
-  // ProxyAgent opens its CONNECT tunnels with `client.connect()`, one of the API methods the
-  // package root copies onto Dispatcher.prototype; the deep imports skip that step, so do it here
-  // (without it an https target behind a proxy fails with "this[kClient].connect is not a function").
-  const DispatcherClass = load('undici/lib/dispatcher/dispatcher.js') as { prototype: object };
-  Object.assign(DispatcherClass.prototype, load('undici/lib/api/index.js'));
-  envProxyAgentClass = load('undici/lib/dispatcher/env-http-proxy-agent.js') as EnvHttpProxyAgentClass;
-  return envProxyAgentClass;
-}
-
-/**
- * The dispatcher for a run.
- * @example createDispatcher(process.env) // Agent, or EnvHttpProxyAgent when https_proxy is set
- */
-export function createDispatcher(env: NodeJS.ProcessEnv = process.env, opts: { caFile?: string } = {}): Dispatcher {
-  const ca = trustedCertificates(env, opts.caFile);
-  // One secure context for every connection: handing `ca` itself to each tls.connect would
-  // parse the ~150 roots again per connection (about 50 ms each).
-  const secureContext = ca ? tls.createSecureContext({ ca }) : undefined;
-  const base: AgentOptions = {
-    keepAliveTimeout: 4_000,
-    // Time-outs are enforced per attempt by the client (headers and body together); these
-    // inactivity limits only bound a connection nobody is waiting for any more.
-    connect: secureContext ? { secureContext, timeout: 10_000 } : { timeout: 10_000 },
-  };
-  const proxy = proxySettings(env);
-  if (!proxy) return new Agent(base);
-  const EnvHttpProxyAgent = loadEnvHttpProxyAgent();
-  return new EnvHttpProxyAgent({
-    ...base,
-    httpProxy: proxy.httpProxy,
-    httpsProxy: proxy.httpsProxy,
-    // Given explicitly, or undici would read process.env.no_proxy instead of `env`.
-    noProxy: proxy.noProxy,
-    // http:// targets go to the proxy as absolute-URI requests (as curl does); https:// ones
-    // through a CONNECT tunnel.
-    proxyTunnel: false,
-    // Through a tunnel the target's TLS is set up by `requestTls`, not `connect`.
-    ...(secureContext ? { requestTls: { secureContext }, proxyTls: { secureContext } } : {}),
-  } as ConstructorParameters<EnvHttpProxyAgentClass>[0]);
-}

@@ -182,6 +182,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   const known = journal.load();
   const resuming = known.size > 0;
   const api = await ctx.api();
+  if (planned.length > 1) api.preferThroughput();
 
   if (!resuming && verb.destructive) await ctx.confirm(`${verb.command}: ${planned.length} rows (${ep.method} ${ep.path})`);
 

@@ -172,7 +172,9 @@ export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { col
     return 0;
   }
 
-  // --all / --limit: the largest page size the contract allows, unless one was given.
+  // --all / --limit: the largest page size the contract allows, unless one was given; many pages
+  // may follow, so the client takes its faster-per-request transport.
+  if (g.all || (g.limit ?? 0) > (givenSize ?? paging.defaultSize)) api.preferThroughput();
   const size = givenSize ?? paging.maxSize;
   const limit = g.limit ?? Infinity;
   let firstData: Record<string, unknown> | undefined;

@@ -6,9 +6,15 @@
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
 const ASCII_PRINTABLE = /^[\x20-\x7e]*$/;
-const ZERO_WIDTH = /^(?:\p{Mn}|\p{Me}|\p{Cf}|[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2060\ufe00-\ufe0f])+$/u;
-const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
-const EMOJI_PRESENTATION = /\p{Emoji_Presentation}|\ufe0f/u;
+// The Unicode property classes cost about 2 ms to build: made on first use, which an all-ASCII
+// run (and every json/csv run) never reaches.
+let unicode: { zeroWidth: RegExp; emoji: RegExp; emojiPresentation: RegExp } | undefined;
+const classes = () =>
+  (unicode ??= {
+    zeroWidth: /^(?:\p{Mn}|\p{Me}|\p{Cf}|[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2060\ufe00-\ufe0f])+$/u,
+    emoji: /\p{Extended_Pictographic}|\p{Regional_Indicator}/u,
+    emojiPresentation: /\p{Emoji_Presentation}|\ufe0f/u,
+  });
 
 let segmenter: Intl.Segmenter | undefined;
 function graphemes(s: string): Iterable<string> {
@@ -44,8 +50,9 @@ function isWide(cp: number): boolean {
 }
 
 function graphemeWidth(g: string): number {
-  if (ZERO_WIDTH.test(g)) return 0;
-  if (EMOJI.test(g) && EMOJI_PRESENTATION.test(g)) return 2;
+  const c = classes();
+  if (c.zeroWidth.test(g)) return 0;
+  if (c.emoji.test(g) && c.emojiPresentation.test(g)) return 2;
   return isWide(g.codePointAt(0) ?? 0) ? 2 : 1;
 }
 

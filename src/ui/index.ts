@@ -98,6 +98,8 @@ export async function openConsole(
   opts: { resource?: string; readOnly?: boolean; pageSize?: number; cache?: QueryCache; viewport?: { columns: number; rows: number } } = {},
 ): Promise<number> {
   const api = await ctx.api();
+  // A session of many requests: the transport that is faster per request.
+  api.preferThroughput();
   const session = sessionOf(ctx);
   const stdout = ctx.io.stdout as NodeJS.WriteStream;
   const { render } = await import('ink');

@@ -16,7 +16,7 @@ import tls from 'node:tls';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { NetworkError } from '../../src/api/errors.js';
-import { createDispatcher, proxySettings, trustedCertificates } from '../../src/api/transport.js';
+import { createTransport, proxySettings, trustedCertificates } from '../../src/api/transport.js';
 import { ok, startStubServer, type StubServer } from '../support/stub-server.js';
 
 const require = createRequire(import.meta.url);
@@ -24,13 +24,18 @@ const require = createRequire(import.meta.url);
 // First, before any test creates a proxy dispatcher: a run without proxy variables never loads
 // EnvHttpProxyAgent (each test file runs in its own process).
 describe('start-up cost', () => {
-  it('createDispatcher without proxy variables is a plain Agent and does not load EnvHttpProxyAgent', async () => {
-    const d = createDispatcher({});
-    expect(d.constructor.name).toBe('Agent');
+  it('without proxy variables: node:http, or a plain undici Agent for throughput; EnvHttpProxyAgent is not loaded', async () => {
+    const n = await createTransport({});
+    expect(n.kind).toBe('node');
+    await n.close();
+    const d = await createTransport({}, { throughput: true });
+    expect(d.kind).toBe('undici');
+    expect((d as unknown as { dispatcher: object }).dispatcher.constructor.name).toBe('Agent');
     expect(require.cache[require.resolve('undici/lib/dispatcher/env-http-proxy-agent.js')]).toBeUndefined();
     await d.close();
-    const p = createDispatcher({ https_proxy: 'http://127.0.0.1:9' });
-    expect(p.constructor.name).toBe('EnvHttpProxyAgent');
+    const p = await createTransport({ https_proxy: 'http://127.0.0.1:9' });
+    expect(p.kind).toBe('undici');
+    expect((p as unknown as { dispatcher: object }).dispatcher.constructor.name).toBe('EnvHttpProxyAgent');
     expect(require.cache[require.resolve('undici/lib/dispatcher/env-http-proxy-agent.js')]).toBeDefined();
     await p.close();
   });
@@ -176,7 +181,10 @@ describe('rule 11: proxy variables', () => {
   });
 });
 
-describe('rule 12: NODE_EXTRA_CA_CERTS', () => {
+describe.each([
+  ['node:http', false],
+  ['undici', true],
+] as const)('rule 12: NODE_EXTRA_CA_CERTS (%s transport)', (_kind, throughput) => {
   let dir: string;
   let caFile: string;
   let server: https.Server;
@@ -210,12 +218,12 @@ describe('rule 12: NODE_EXTRA_CA_CERTS', () => {
   });
 
   const call = async (env: NodeJS.ProcessEnv, caFile?: string) => {
-    const d = createDispatcher(env, { caFile });
-    const c = new ApiClient({ baseUrl: url, env, retries: 2, sleep: async () => {}, dispatcher: d });
+    const c = new ApiClient({ baseUrl: url, env, retries: 2, sleep: async () => {}, caFile });
+    if (throughput) c.preferThroughput();
     try {
       return await c.request('GET', '/admin/services');
     } finally {
-      await d.close(); // injected: the caller closes it
+      await c.close();
     }
   };
 
@@ -253,13 +261,14 @@ describe('rule 12: NODE_EXTRA_CA_CERTS', () => {
 
   it('https through https_proxy uses a CONNECT tunnel and still trusts NODE_EXTRA_CA_CERTS', async () => {
     const env = { https_proxy: proxy.url, NODE_EXTRA_CA_CERTS: caFile };
-    const d = createDispatcher(env);
-    const c = new ApiClient({ baseUrl: url, env, retries: 0, dispatcher: d });
+    const c = new ApiClient({ baseUrl: url, env, retries: 0 });
+    if (throughput) c.preferThroughput();
+    const seen = proxy.seen.length;
     try {
       expect((await c.request('GET', '/admin/services')).data).toEqual({ secure: true });
-      expect(proxy.seen).toEqual([`CONNECT ${new URL(url).host}`]);
+      expect(proxy.seen.slice(seen)).toEqual([`CONNECT ${new URL(url).host}`]);
     } finally {
-      await d.close();
+      await c.close();
     }
   });
 });

@@ -13,7 +13,7 @@ import { statSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { basename } from 'node:path';
 import tls from 'node:tls';
-import type { Dispatcher } from 'undici';
+import type { Transport } from '../../api/transport.js';
 import { noRealPlatform, type Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { CliError, ExitCode, HttpError } from '../../api/errors.js';
@@ -188,16 +188,16 @@ function errorCode(e: unknown): string | undefined {
 }
 
 async function probe(ctx: Ctx, base: URL, timeoutMs: number): Promise<Probe> {
-  const { createDispatcher, sendRequest } = await import('../../api/transport.js');
-  let dispatcher: Dispatcher | undefined;
+  const { createTransport } = await import('../../api/transport.js');
+  let transport: Transport | undefined;
   const started = performance.now();
   const localStart = ctx.now().getTime();
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]);
   try {
-    dispatcher = createDispatcher(ctx.io.env);
+    transport = await createTransport(ctx.io.env);
     const path = `${base.pathname.replace(/\/+$/, '')}/`;
-    const res = await sendRequest(dispatcher, { origin: base.origin, path, method: 'GET', headers: { accept: 'application/json', 'user-agent': 'subctl-doctor' }, signal });
-    await res.body.dump().catch(() => {});
+    const res = await transport.send({ origin: base.origin, path, method: 'GET', headers: { accept: 'application/json', 'user-agent': 'subctl-doctor' }, signal });
+    res.body.destroy();
     const ms = Math.round(performance.now() - started);
     const date = res.headers.date;
     return { ok: true, ms, status: res.statusCode, date: Array.isArray(date) ? date[0] : date, localMid: (localStart + ctx.now().getTime()) / 2 };
@@ -208,7 +208,7 @@ async function probe(ctx: Ctx, base: URL, timeoutMs: number): Promise<Probe> {
     const message = timedOut ? `no answer within ${timeoutMs} ms` : (e as Error)?.message ?? String(e);
     return { ok: false, ms, error: message, code, tlsError: !!code && TLS_CODE.test(code), localMid: localStart };
   } finally {
-    await dispatcher?.close().catch(() => {});
+    await transport?.close().catch(() => {});
   }
 }
 
