@@ -30,7 +30,7 @@ import {
   type FieldProblem,
 } from './errors.js';
 import { isSecretKey, MASK, oneLine, redactBody, redactBodyText, redactHeaders, redactUrl } from './redact.js';
-import { createTransport, type Transport, type TransportResponse } from './transport.js';
+import { Cancel, createTransport, type Transport, type TransportResponse } from './transport.js';
 
 export interface ClientOptions {
   /** e.g. `http://127.0.0.1:8080`; a path prefix (`https://h/api`) is kept. */
@@ -263,9 +263,14 @@ const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   });
 
 /** One signal that aborts when any of `signals` does; `dispose` removes the listeners. */
+/** A signal that never aborts: what a detached call without its own signal listens to. */
+const NEVER = new AbortController().signal;
+
 function linkSignals(signals: Array<AbortSignal | undefined>): { signal: AbortSignal; dispose: () => void } {
-  const ac = new AbortController();
   const live = signals.filter((s): s is AbortSignal => !!s);
+  // One signal or none (every bulk row): nothing to link, no controller to make per request.
+  if (live.length <= 1) return { signal: live[0] ?? NEVER, dispose: () => {} };
+  const ac = new AbortController();
   const onAbort = (e: Event) => ac.abort((e.target as AbortSignal).reason);
   for (const s of live) {
     if (s.aborted) {
@@ -624,7 +629,7 @@ export class ApiClient {
       if (payload !== undefined) this.#log(`>   ${redactBodyText(payload)}`);
     }
 
-    const ac = new AbortController();
+    const ac = new Cancel();
     let timedOut = false;
     const timer =
       this.#timeoutMs > 0
@@ -634,7 +639,7 @@ export class ApiClient {
           }, this.#timeoutMs)
         : undefined;
     const onAbort = () => ac.abort(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal !== NEVER) signal.addEventListener('abort', onAbort, { once: true });
 
     let res: TransportResponse | undefined;
     let text: string;
@@ -646,7 +651,7 @@ export class ApiClient {
         method: req.method,
         headers,
         body: payload,
-        signal: ac.signal,
+        signal: ac,
       });
       text = await this.#readBody(res, req);
     } catch (e) {
@@ -682,7 +687,7 @@ export class ApiClient {
       };
     } finally {
       clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
+      if (signal !== NEVER) signal.removeEventListener('abort', onAbort);
     }
 
     const status = res.statusCode;
@@ -704,6 +709,8 @@ export class ApiClient {
       );
     const declared = Number(res.headers['content-length']);
     if (Number.isFinite(declared) && declared > this.#maxBytes) throw tooBig();
+    // A declared length within the cap: the parser reads no further, so read it whole.
+    if (res.headers['content-length'] !== undefined && Number.isFinite(declared)) return res.text();
     const chunks: Buffer[] = [];
     let total = 0;
     for await (const chunk of res.body) {
@@ -715,7 +722,9 @@ export class ApiClient {
   }
 
   #classify(req: Outgoing, status: number, headers: ResponseHeaders, text: string): Attempt {
-    const where = `${req.method} ${redactUrl(req.url)}`;
+    // Words for an error only: redacting the URL costs a parse, which a good answer never needs.
+    let shownWhere: string | undefined;
+    const where = () => (shownWhere ??= `${req.method} ${redactUrl(req.url)}`);
     if (status >= 300 && status < 400) {
       const loc = Array.isArray(headers.location) ? headers.location[0] : headers.location;
       let target: string | undefined;
@@ -727,8 +736,8 @@ export class ApiClient {
         }
       }
       const msg = target
-        ? `the server redirected ${where} to ${target} (HTTP ${status}); subctl does not follow redirects`
-        : `the server answered ${where} with HTTP ${status} (a redirect without a Location); subctl does not follow redirects`;
+        ? `the server redirected ${where()} to ${target} (HTTP ${status}); subctl does not follow redirects`
+        : `the server answered ${where()} with HTTP ${status} (a redirect without a Location); subctl does not follow redirects`;
       return { error: new RedirectError(status, msg, target) };
     }
 
@@ -750,14 +759,14 @@ export class ApiClient {
       const ctype = String(headers['content-type'] ?? 'no content type');
       if (status >= 400 && retryable) {
         return {
-          error: new HttpError(status, `HTTP ${status} from ${where} (not JSON, ${ctype}): ${shown}`, { hint: hintFor(status) }),
+          error: new HttpError(status, `HTTP ${status} from ${where()} (not JSON, ${ctype}): ${shown}`, { hint: hintFor(status) }),
           retryable,
           retryAfterMs,
           why: `HTTP ${status}`,
         };
       }
       return {
-        error: new BadResponseError(`HTTP ${status} from ${where} is not JSON (${ctype}): ${shown}`, { status }),
+        error: new BadResponseError(`HTTP ${status} from ${where()} is not JSON (${ctype}): ${shown}`, { status }),
       };
     }
 

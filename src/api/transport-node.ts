@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
 import type { SecureContext } from 'node:tls';
-import { builtin, type SendOptions, type Transport, type TransportResponse } from './transport.js';
+import { builtin, Cancel, type SendOptions, type Transport, type TransportResponse } from './transport.js';
 
 export class NodeTransport implements Transport {
   readonly kind = 'node' as const;
@@ -38,7 +38,7 @@ export class NodeTransport implements Transport {
           // server would read none.
           headers: o.body !== undefined ? { ...o.headers, 'content-length': String(Buffer.byteLength(o.body)) } : o.headers,
           agent,
-          signal: o.signal,
+          ...(o.signal instanceof AbortSignal ? { signal: o.signal } : {}),
           ...(secure && this.secureContext ? { secureContext: this.secureContext } : {}),
         });
       } catch (e) {
@@ -47,8 +47,32 @@ export class NodeTransport implements Transport {
         return;
       }
       req.once('error', reject);
+      const cancel = o.signal instanceof Cancel ? o.signal : undefined;
+      if (cancel) {
+        const onCancel = () => req.destroy(Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR', cause: cancel.reason }));
+        if (cancel.aborted) onCancel();
+        else {
+          cancel.once('abort', onCancel);
+          req.once('close', () => cancel.off('abort', onCancel));
+        }
+      }
       req.once('response', (res) => {
-        resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: res });
+        resolve({
+          statusCode: res.statusCode ?? 0,
+          headers: res.headers,
+          body: res,
+          text: () =>
+            new Promise<string>((ok, fail) => {
+              const chunks: Buffer[] = [];
+              res.on('data', (c: Buffer) => chunks.push(c));
+              res.once('end', () => ok(Buffer.concat(chunks).toString('utf8')));
+              res.once('error', fail);
+              // Closed before the declared length arrived (no 'end'): the answer is incomplete.
+              res.once('close', () => {
+                if (!res.complete) fail(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+              });
+            }),
+        });
       });
       req.end(o.body);
     });

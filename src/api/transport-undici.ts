@@ -40,9 +40,10 @@ export class UndiciTransport implements Transport {
       method: o.method as Dispatcher.HttpMethod,
       headers: o.headers,
       body: o.body,
-      signal: o.signal,
+      // undici takes an EventEmitter with `aborted` as readily as an AbortSignal.
+      signal: o.signal as AbortSignal,
     });
-    return { statusCode: res.statusCode, headers: res.headers as TransportResponse['headers'], body: res.body };
+    return { statusCode: res.statusCode, headers: res.headers as TransportResponse['headers'], body: res.body, text: () => res.body.text() };
   }
 
   async close(): Promise<void> {

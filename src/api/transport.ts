@@ -14,6 +14,7 @@
  *   When `env` holds the same NODE_EXTRA_CA_CERTS Node loaded at start-up, Node's default store
  *   already has it and nothing is passed.
  */
+import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
 import { UsageError } from './errors.js';
@@ -25,7 +26,23 @@ export interface SendOptions {
   method: string;
   headers: Record<string, string>;
   body?: string;
-  signal?: AbortSignal;
+  signal?: AbortSignal | Cancel;
+}
+
+/**
+ * What the client aborts one attempt with (its time-out, or Ctrl-C passed on). An EventEmitter,
+ * which undici accepts as a signal: an AbortController costs about 15 us to make and listen to
+ * in Node 20, paid on every row of a bulk run.
+ */
+export class Cancel extends EventEmitter {
+  aborted = false;
+  reason: unknown;
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort');
+  }
 }
 
 /** The answer: status, headers (lower-case names) and the body as a stream of chunks. */
@@ -33,6 +50,11 @@ export interface TransportResponse {
   statusCode: number;
   headers: Record<string, string | string[] | undefined>;
   body: AsyncIterable<Uint8Array> & { destroy(err?: Error): unknown };
+  /**
+   * The whole body as UTF-8 text, without the per-chunk cost of async iteration. Only for a
+   * body whose declared content-length the caller has accepted (the parser stops there).
+   */
+  text(): Promise<string>;
 }
 
 export interface Transport {

@@ -90,9 +90,12 @@ export class Journal {
     return rows;
   }
 
-  append(e: JournalEvent): void {
+  append(...events: JournalEvent[]): void {
     if (this.fd === undefined) this.fd = openSync(this.path, 'a', 0o600);
-    writeSync(this.fd, `${JSON.stringify(e)}\n`);
+    // Several events in one write(2): a kill cuts at most the last line, as with one.
+    let text = '';
+    for (const e of events) text += `${JSON.stringify(e)}\n`;
+    writeSync(this.fd, text);
   }
 
   close(): void {

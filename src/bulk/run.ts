@@ -25,7 +25,7 @@ import { isSecretKey, redactBody } from '../api/redact.js';
 import type { Ctx } from '../cli/context.js';
 import { printList } from '../output/index.js';
 import type { InputRow } from './input.js';
-import { Journal, runDigest, type RowRecord } from './journal.js';
+import { Journal, runDigest, type JournalEvent, type RowRecord } from './journal.js';
 
 export interface BulkInput {
   params: Record<string, unknown>;
@@ -242,15 +242,25 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   };
   ctx.signal.addEventListener('abort', stopOnAbort, { once: true });
   const worker = async () => {
+    // A row's `done` goes out with the worker's next `sent`, in one write: nothing happens between
+    // the two (no await), so the journal is exactly as current as with two writes.
+    let finished: JournalEvent | undefined;
     while (!interrupted && next < todo.length) {
       const row = todo[next++];
       const sentAt = Date.now();
-      journal.append({ line: row.line, state: 'sent', at: sentAt });
+      const sent: JournalEvent = { line: row.line, state: 'sent', at: sentAt };
+      if (finished) journal.append(finished, sent);
+      else journal.append(sent);
+      finished = undefined;
       try {
         // No abort signal: a row in flight when Ctrl-C comes is awaited (up to the time-out).
         const res = await api.callFull(ep, row.validated as never, { detached: true, prevalidated: true });
         const created = createdIdOf(res.data);
-        journal.append({ line: row.line, state: 'done', at: Date.now(), status: res.status, created_id: created, message: res.message ?? undefined });
+        finished = { line: row.line, state: 'done', at: Date.now(), status: res.status, created_id: created, message: res.message ?? undefined };
+        if (interrupted || next >= todo.length) {
+          journal.append(finished);
+          finished = undefined;
+        }
         state.set(row.line, { line: row.line, state: 'done', attempt: 1, status: res.status, created_id: created, message: res.message ?? undefined });
         done++;
       } catch (e) {

@@ -2,3 +2,4 @@
 // exports and the console use it; single commands use node:http).
 globalThis.subctlTestThroughput = true;
 await import('./client.test.js');
+export {};
