@@ -107,3 +107,23 @@ export function prep(db: DB, sql: string, mode: 'rows' | 'pluck' | 'raw' = 'rows
   }
   return st;
 }
+
+const epochs = new WeakMap<DB, number>();
+
+/**
+ * A stamp that changes whenever the database does: `data_version` moves when another
+ * connection commits, `total_changes()` when this one writes, and the epoch when this one
+ * rolls back (`dataRolledBack`: a rollback leaves `total_changes()` where it was, so what was
+ * read inside the transaction must not outlive it). Results computed under the same stamp are
+ * still exact, so caching them under it never serves stale data.
+ */
+export function dataStamp(db: DB): string {
+  const v = prep(db, 'PRAGMA data_version', 'pluck').get() as number;
+  const c = prep(db, 'SELECT total_changes()', 'pluck').get() as number;
+  return `${v}:${c}:${epochs.get(db) ?? 0}`;
+}
+
+/** Moves `dataStamp` on: called after a rollback on this connection. */
+export function dataRolledBack(db: DB): void {
+  epochs.set(db, (epochs.get(db) ?? 0) + 1);
+}

@@ -2,7 +2,9 @@
  * Helpers shared by the administrator handlers: WHERE-clause building, sort mapping, the
  * pagination block, 0/1 to booleans, and a count/summary cache that stays exact.
  */
-import { prep } from '../db.js';
+import { dataRolledBack, dataStamp, prep } from '../db.js';
+
+export { dataStamp };
 import { SandboxError, type DB, type HandlerContext } from '../types.js';
 
 export const DAY_MS = 86_400_000;
@@ -398,6 +400,39 @@ export function boolifyOne<T extends Record<string, unknown> | undefined>(row: T
   return row;
 }
 
+/**
+ * Sets `row[flag]` on each row to whether its `column` (ISO text) is past at `now`: `column < now`,
+ * or `column <= now` with `orEqual`. Answers the test of another clock time under which every
+ * flag would come out the same (for `HandlerResult.reusable`): after the latest past value and
+ * not beyond the earliest one still to come. Undefined (not reusable) when a value is not text.
+ */
+export function flagPast(
+  rows: Array<Record<string, unknown>>,
+  column: string,
+  flag: string,
+  now: string,
+  orEqual = false,
+): ((t: string) => boolean) | undefined {
+  let lastPast: string | undefined;
+  let firstToCome: string | undefined;
+  let text = true;
+  for (const r of rows) {
+    const v = r[column] as string;
+    const past = orEqual ? v <= now : v < now;
+    r[flag] = past;
+    if (typeof v !== 'string') text = false;
+    else if (past) {
+      if (lastPast === undefined || v > lastPast) lastPast = v;
+    } else if (firstToCome === undefined || v < firstToCome) firstToCome = v;
+  }
+  if (!text) return undefined;
+  const lo = lastPast;
+  const hi = firstToCome;
+  return orEqual
+    ? (t) => (lo === undefined || lo <= t) && (hi === undefined || t < hi)
+    : (t) => (lo === undefined || lo < t) && (hi === undefined || t <= hi);
+}
+
 export const b01 = (v: boolean | undefined) => (v === undefined ? undefined : v ? 1 : 0);
 
 export function nowIso(ctx: HandlerContext): string {
@@ -418,17 +453,6 @@ export function conflict(message: string, field?: string): SandboxError {
 
 export function badRequest(message: string, field?: string): SandboxError {
   return new SandboxError(400, message, field ? 'VALIDATION_ERROR' : 'BAD_REQUEST', field ? [{ field, message }] : undefined);
-}
-
-/**
- * A stamp that changes whenever the database does: `data_version` moves when another
- * connection commits, `total_changes()` when this one writes. Results computed under the
- * same stamp are still exact, so caching them under it never serves stale data.
- */
-export function dataStamp(db: DB): string {
-  const v = prep(db, 'PRAGMA data_version', 'pluck').get() as number;
-  const c = prep(db, 'SELECT total_changes()', 'pluck').get() as number;
-  return `${v}:${c}`;
 }
 
 const stampCaches = new WeakMap<DB, { stamp: string; entries: Map<string, unknown> }>();
@@ -464,9 +488,29 @@ export function count(db: DB, sql: string, args: unknown[]): number {
   return cachedUntilChange(db, `count\u0000${sql}\u0000${JSON.stringify(args)}`, () => prep(db, sql, 'pluck').get(...args) as number);
 }
 
-/** Runs `fn` in a write transaction (BEGIN IMMEDIATE: no lock upgrade failures between processes). */
+/**
+ * Runs `fn` in a write transaction (BEGIN IMMEDIATE: no lock upgrade failures between
+ * processes), or in a savepoint inside the one already open (a batch of writes, see
+ * batch.ts): all of it or none of it. What better-sqlite3's `db.transaction(fn).immediate()`
+ * does, without building the four wrapper functions it builds on every call.
+ */
 export function inTransaction<T>(db: DB, fn: () => T): T {
-  return db.transaction(fn).immediate();
+  const nested = db.inTransaction;
+  prep(db, nested ? 'SAVEPOINT sandbox_tx' : 'BEGIN IMMEDIATE').run();
+  try {
+    const result = fn();
+    if (result && typeof (result as { then?: unknown }).then === 'function') throw new TypeError('Transaction function cannot return a promise');
+    prep(db, nested ? 'RELEASE sandbox_tx' : 'COMMIT').run();
+    return result;
+  } catch (err) {
+    if (db.inTransaction) {
+      prep(db, nested ? 'ROLLBACK TO sandbox_tx' : 'ROLLBACK').run();
+      if (nested) prep(db, 'RELEASE sandbox_tx').run();
+    }
+    // Rolled back: what was cached inside it must go (see dataStamp).
+    dataRolledBack(db);
+    throw err;
+  }
 }
 
 /** The last 30 days (oldest first) as YYYY-MM-DD, ending today. */
