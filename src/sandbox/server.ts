@@ -12,13 +12,14 @@ import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
 import { endpoints, matchEndpoint } from '../api/contract/index.js';
 import { describeObject, type AnyEndpoint } from '../api/contract/common.js';
-import { issueToken, lookupToken, roleAllows } from './auth.js';
+import { issueToken, roleAllows, tokenRow, tokenUser, type TokenRow } from './auth.js';
 import { chaosActive, decideChaos, type ChaosOptions } from './chaos.js';
-import { openDatabase, prep } from './db.js';
+import { writeBatcher } from './batch.js';
+import { dataStamp, openDatabase, prep } from './db.js';
 import { adminHandlers } from './handlers/admin.js';
 import { userHandlers } from './handlers/user.js';
 import { seedDatabase } from './seed.js';
-import { SandboxError, type AuthUser, type DB, type HandlerContext, type HandlerTable } from './types.js';
+import { SandboxError, type AuthUser, type DB, type HandlerContext, type HandlerResult, type HandlerTable } from './types.js';
 
 export interface SandboxOptions {
   /** SQLite file; created, migrated and seeded when new. */
@@ -167,6 +168,20 @@ function readBody(req: http.IncomingMessage): Promise<string> {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof (v as { then?: unknown } | null)?.then === 'function';
+
+/** Reusable GET answers kept per sandbox: at most this many, and this many bytes in all. */
+const MAX_ANSWERS = 500;
+/** Token rows remembered for reads, at most. */
+const MAX_TOKEN_ROWS = 1000;
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+
+interface Answer {
+  status: number;
+  body: Buffer;
+  holds: true | ((nowIso: string) => boolean);
+}
+
 /**
  * Starts the sandbox: opens (creating, migrating, seeding) the data file and listens.
  *
@@ -187,10 +202,48 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const chaos = chaosActive(opts.chaos) ? opts.chaos : undefined;
   const quiet = opts.quiet ?? false;
 
-  const send = (res: http.ServerResponse, status: number, text: string, headers?: Record<string, string>) => {
+  const writes = writeBatcher(db);
+
+  // Remembered for reads (GET), for as long as the database is unchanged (`dataStamp`, read
+  // once per request): the answers the handler called reusable (HandlerResult.reusable),
+  // encoded — a list page of 100 costs about half a millisecond to serialize and encode,
+  // several times what the HTTP exchange itself costs — and the bearer tokens' rows (their
+  // expiry is checked against the clock on every request).
+  const answers = new Map<string, Answer>();
+  let answerBytes = 0;
+  const tokenRows = new Map<string, TokenRow | undefined>();
+  let cachesStamp = '';
+  /** The current data stamp; what was remembered under another one is dropped. */
+  const syncCaches = (): string => {
+    const stamp = dataStamp(db);
+    if (stamp !== cachesStamp) {
+      answers.clear();
+      answerBytes = 0;
+      tokenRows.clear();
+      cachesStamp = stamp;
+    }
+    return stamp;
+  };
+  /** `tokenRow`, remembered until the data changes (call `syncCaches` first, in the same tick). */
+  const cachedTokenRow = (token: string): TokenRow | undefined => {
+    if (tokenRows.has(token)) return tokenRows.get(token);
+    const row = tokenRow(db, token);
+    if (tokenRows.size >= MAX_TOKEN_ROWS) tokenRows.clear();
+    tokenRows.set(token, row);
+    return row;
+  };
+  const rememberAnswer = (key: string, a: Answer) => {
+    answers.set(key, a);
+    answerBytes += a.body.length;
+    while (answers.size > MAX_ANSWERS || answerBytes > MAX_ANSWER_BYTES) {
+      const [k, old] = answers.entries().next().value as [string, Answer];
+      answers.delete(k);
+      answerBytes -= old.body.length;
+    }
+  };
+
+  const sendBody = (res: http.ServerResponse, status: number, body: Buffer, headers?: Record<string, string>) => {
     if (res.destroyed || res.headersSent) return;
-    // Encoded once: measuring the length and then writing the string would encode it twice.
-    const body = Buffer.from(text, 'utf8');
     res.writeHead(status, {
       'content-type': 'application/json; charset=utf-8',
       'content-length': body.length,
@@ -198,6 +251,9 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     });
     res.end(body);
   };
+  // Encoded once: measuring the length and then writing the string would encode it twice.
+  const send = (res: http.ServerResponse, status: number, text: string, headers?: Record<string, string>) =>
+    sendBody(res, status, Buffer.from(text, 'utf8'), headers);
   const sendError = (res: http.ServerResponse, err: SandboxError, headers?: Record<string, string>) =>
     send(res, err.status, envelopeError(err.message, err.code, err.fields, err.extra), headers);
 
@@ -242,12 +298,16 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     }
     const e = r.prepared.endpoint;
 
+    // Reads look the data stamp up once, for the token and the answer remembered under it.
+    const read = method === 'GET';
+    let stamp = read ? syncCaches() : '';
+
     // Authentication and rights.
     let user: AuthUser | null = null;
     const authz = req.headers.authorization;
     if (authz) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(authz);
-      user = m ? lookupToken(db, m[1], now()) : null;
+      user = m ? tokenUser(read ? cachedTokenRow(m[1]) : tokenRow(db, m[1]), now()) : null;
       if (!user && e.access !== 'public') throw new SandboxError(401, 'invalid or expired token', 'UNAUTHORIZED');
     } else if (e.access !== 'public') throw new SandboxError(401, 'authentication required: send Authorization: Bearer <token>', 'UNAUTHORIZED');
     if (user && e.access !== 'public' && !roleAllows(e.access, user.role, method)) {
@@ -259,6 +319,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const hasBody = req.headers['content-length'] ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
     if (hasBody) {
       const text = await readBody(req);
+      // Other requests ran meanwhile.
+      if (read) stamp = syncCaches();
       if (e.body && text.trim() !== '') {
         try {
           rawBody = JSON.parse(text);
@@ -297,6 +359,20 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const handler = handlers[e.name];
     if (!handler) throw new SandboxError(501, `endpoint ${e.name} (${e.method} ${e.path}) has no sandbox handler yet`, 'NOT_IMPLEMENTED');
 
+    // A reusable answer to the same request, while the data has not changed.
+    let answerKey: string | undefined;
+    if (read) {
+      answerKey = `${e.name}\u0000${user ? user.user_id : ''}\u0000${JSON.stringify(params)}\u0000${JSON.stringify(query)}`;
+      const hit = answers.get(answerKey);
+      if (hit && (hit.holds === true || hit.holds(now().toISOString()))) {
+        // Most recently used last.
+        answers.delete(answerKey);
+        answers.set(answerKey, hit);
+        sendBody(res, hit.status, hit.body);
+        return;
+      }
+    }
+
     let audited = false;
     const ip = req.socket.remoteAddress ?? '';
     const userAgent = typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : '';
@@ -324,13 +400,31 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
         );
       },
     };
-    const result = await handler(ctx);
-    if (method !== 'GET' && !audited) {
-      const { module, action } = auditNames(e);
-      ctx.audit(module, action, maskSecrets({ endpoint: e.name, ...(Object.keys(params).length ? { params } : {}), ...(Object.keys(body).length ? { body } : {}) }));
+    let result: HandlerResult;
+    if (read) result = await handler(ctx);
+    else {
+      // Every successful mutation is audited: by the handler, else here.
+      const finish = (r: HandlerResult): HandlerResult => {
+        if (!audited) {
+          const { module, action } = auditNames(e);
+          ctx.audit(module, action, maskSecrets({ endpoint: e.name, ...(Object.keys(params).length ? { params } : {}), ...(Object.keys(body).length ? { body } : {}) }));
+        }
+        return r;
+      };
+      // Run with the other writes waiting now, committed together (batch.ts).
+      result = await writes.run(() => {
+        audited = false;
+        const r = handler(ctx);
+        return isThenable(r) ? Promise.resolve(r).then(finish) : finish(r);
+      });
     }
     const status = result.status ?? e.successStatus ?? 200;
-    send(res, status, envelopeOk(result.message ?? 'Success', result.data));
+    const out = Buffer.from(envelopeOk(result.message ?? 'Success', result.data), 'utf8');
+    // Kept only when nothing changed while it was built (this process or another).
+    if (answerKey && result.reusable && stamp === cachesStamp && dataStamp(db) === stamp) {
+      rememberAnswer(answerKey, { status, body: out, holds: result.reusable });
+    }
+    sendBody(res, status, out);
   }
 
   const server = http.createServer({ keepAlive: true }, (req, res) => {
@@ -374,6 +468,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      // Writes whose requests were read are done, as they would be without batching.
+      writes.flush();
       db.close();
     },
   };

@@ -14,6 +14,7 @@ import {
   count,
   dateRange,
   DAY_MS,
+  flagPast,
   inTransaction,
   lastDays,
   likeAny,
@@ -76,11 +77,13 @@ function listCodes(ctx: HandlerContext) {
     size: q.page_size,
     bools: ['is_used'],
   });
-  for (const c of codes) c.is_expired = (c.expiry_date as string) <= now;
+  const sameFlags = flagPast(codes, 'expiry_date', 'is_expired', now, true);
   const data: Record<string, unknown> = { pagination: pagination(total, q.page_number, q.page_size) };
   if (q.include_summary) data.summary = codeSummary(ctx, w, now);
   data.usage_codes = codes;
-  return { data };
+  // The answer holds while the data does and no is_expired flips; not with an is_expired filter
+  // or the summary, where the clock also decides what is counted.
+  return { data, reusable: q.is_expired === undefined && !q.include_summary ? sameFlags : undefined };
 }
 
 /**
@@ -219,7 +222,8 @@ function listWallet(ctx: HandlerContext) {
     page: q.page_number,
     size: q.page_size,
   });
-  return { data: { pagination: pagination(summary.transaction_count, q.page_number, q.page_size), transactions, summary } };
+  // Nothing in the answer moves with the clock.
+  return { data: { pagination: pagination(summary.transaction_count, q.page_number, q.page_size), transactions, summary }, reusable: true as const };
 }
 
 /**
@@ -378,7 +382,8 @@ function auditPage(ctx: HandlerContext, userId: number | undefined) {
       for (const r of page) r.details = parseDetails(r.details as string | null);
     },
   });
-  return { data: { logs, page: q.page, page_size: q.page_size, total_items: total, total_pages: Math.ceil(total / q.page_size) } };
+  // Nothing in the answer moves with the clock.
+  return { data: { logs, page: q.page, page_size: q.page_size, total_items: total, total_pages: Math.ceil(total / q.page_size) }, reusable: true as const };
 }
 
 function auditUser(ctx: HandlerContext) {

@@ -85,7 +85,8 @@ function list(ctx: HandlerContext) {
     size: q.page_size,
     bools: ['is_available'],
   });
-  return { data: { pagination: pagination(total, q.page_number, q.page_size), service_plans } };
+  // Nothing in the answer moves with the clock.
+  return { data: { pagination: pagination(total, q.page_number, q.page_size), service_plans }, reusable: true as const };
 }
 
 function detail(ctx: HandlerContext) {

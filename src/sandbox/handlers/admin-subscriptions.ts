@@ -4,7 +4,7 @@
  */
 import { prep } from '../db.js';
 import { SandboxError, type HandlerContext, type HandlerTable } from '../types.js';
-import { b01, badRequest, conflict, count, dateRange, DAY_MS, inTransaction, likeAny, notFound, nowIso, pageRows, pagination, sortColumns, Where, type SortMap } from './admin-util.js';
+import { b01, badRequest, conflict, count, dateRange, DAY_MS, flagPast, inTransaction, likeAny, notFound, nowIso, pageRows, pagination, sortColumns, Where, type SortMap } from './admin-util.js';
 
 const SUB_SORT: SortMap = {
   Username: 'u.username',
@@ -49,8 +49,11 @@ function list(ctx: HandlerContext) {
     size: q.page_size,
     bools: ['auto_renewal'],
   });
-  for (const s of subscriptions) s.is_expired = (s.end_date as string) < now;
-  return { data: { pagination: pagination(total, q.page_number, q.page_size), subscriptions } };
+  const sameFlags = flagPast(subscriptions, 'end_date', 'is_expired', now);
+  // The answer holds while the data does and no is_expired flips; not with an is_expired
+  // filter, where the clock also decides which rows are counted.
+  const reusable = q.is_expired === undefined ? sameFlags : undefined;
+  return { data: { pagination: pagination(total, q.page_number, q.page_size), subscriptions }, reusable };
 }
 
 interface SubRow {
@@ -62,6 +65,7 @@ interface SubRow {
   total_credits: number;
   used_credits: number;
   auto_renewal: number;
+  next_reset_date: string | null;
 }
 
 const VERB: Record<string, string> = { add_credits: 'add credits to' };
@@ -83,7 +87,7 @@ function manage(ctx: HandlerContext) {
   const b = ctx.body;
   const id = ctx.params.id as number;
   return inTransaction(db, () => {
-    const sub = prep(db, 'SELECT subscription_id, user_id, status, start_date, end_date, total_credits, used_credits, auto_renewal FROM subscriptions WHERE subscription_id = ?').get(
+    const sub = prep(db, 'SELECT subscription_id, user_id, status, start_date, end_date, total_credits, used_credits, auto_renewal, next_reset_date FROM subscriptions WHERE subscription_id = ?').get(
       id,
     ) as SubRow | undefined;
     if (!sub) throw notFound(`subscription ${id}`);
@@ -137,12 +141,24 @@ function manage(ctx: HandlerContext) {
       default:
         throw badRequest(`unknown action ${b.action}`, 'action');
     }
-    prep(
-      db,
-      `UPDATE subscriptions SET status = ?, end_date = ?, total_credits = ?, auto_renewal = ?, last_updated = ?,
-         next_reset_date = CASE WHEN ? IN ('active', 'paused') THEN ? ELSE next_reset_date END
-       WHERE subscription_id = ?`,
-    ).run(status, end, total, autoRenewal, now, status, end, id);
+    // The row as it ends up: a running subscription's next reset is its end. Only the columns
+    // that change are written: SQLite rewrites every index on a column it sets, even to the
+    // same value, and each index page touched is written to the WAL again at commit.
+    const next = status === 'active' || status === 'paused' ? end : sub.next_reset_date;
+    const set = ['last_updated = ?'];
+    const args: unknown[] = [now];
+    const change = (column: string, from: unknown, to: unknown) => {
+      if (from !== to) {
+        set.push(`${column} = ?`);
+        args.push(to);
+      }
+    };
+    change('status', sub.status, status);
+    change('end_date', sub.end_date, end);
+    change('total_credits', sub.total_credits, total);
+    change('auto_renewal', sub.auto_renewal, autoRenewal);
+    change('next_reset_date', sub.next_reset_date, next);
+    prep(db, `UPDATE subscriptions SET ${set.join(', ')} WHERE subscription_id = ?`).run(...args, id);
     ctx.audit('subscriptions', 'manage', {
       subscription_id: id,
       action: b.action,
