@@ -172,9 +172,9 @@ const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof (v as { the
 
 /** Reusable GET answers kept per sandbox: at most this many, and this many bytes in all. */
 const MAX_ANSWERS = 500;
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 /** Token rows remembered for reads, at most. */
 const MAX_TOKEN_ROWS = 1000;
-const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
 interface Answer {
   status: number;
