@@ -4,7 +4,7 @@
  * The real binary runs against a real sandbox; the proof is read from the sandbox database.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,14 +21,36 @@ beforeAll(async () => {
 });
 afterAll(() => sb?.close());
 
-function run(args: string[], env: NodeJS.ProcessEnv, killAfterMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+/** Journal lines written so far (every file of the state directory's bulk journals). */
+function journalLines(dir: string): number {
+  let n = 0;
+  try {
+    for (const f of readdirSync(dir)) for (const c of readFileSync(join(dir, f), 'utf8')) if (c === '\n') n++;
+  } catch {
+    // not created yet
+  }
+  return n;
+}
+
+type Kill = { afterMs: number } | { afterEvents: number; journalDir: string };
+
+function run(args: string[], env: NodeJS.ProcessEnv, kill?: Kill): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((done) => {
     const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
-    const timer = killAfterMs !== undefined ? setTimeout(() => child.kill('SIGKILL'), killAfterMs) : undefined;
+    let timer: NodeJS.Timeout | undefined;
+    if (kill && 'afterMs' in kill) timer = setTimeout(() => child.kill('SIGKILL'), kill.afterMs);
+    else if (kill) {
+      // By progress, not by time: a kill lands mid-run however fast the machine and server are.
+      const start = journalLines(kill.journalDir);
+      timer = setInterval(() => {
+        if (journalLines(kill.journalDir) - start >= kill.afterEvents) child.kill('SIGKILL');
+      }, 3);
+    }
     child.on('exit', (code, signal) => {
-      if (timer) clearTimeout(timer);
+      clearTimeout(timer);
+      clearInterval(timer);
       done({ code, signal, stderr });
     });
   });
@@ -50,16 +72,20 @@ describe('bulk runs never lose or repeat a row', () => {
     const env = { PATH: process.env.PATH, HOME: dir, SUBCTL_CONFIG_DIR: join(dir, 'cfg'), SUBCTL_BASE_URL: sb.url, SUBCTL_TOKEN: sb.tokenFor('admin') };
     const args = ['subscriptions', 'manage', '--from-csv', csv, '--concurrency', '16', '--yes', '--report', report, '--timeout', '1500'];
 
+    const journalDir = join(dir, 'cfg', 'state', 'bulk');
     let killed = 0;
     for (let i = 0; i < 20; i++) {
-      // Random moments: from before the first request to deep into the run.
-      const r = await run(args, env, 150 + Math.floor(Math.random() * 900));
+      // Random moments: every fifth run at a random time early on (start-up, reading, planning,
+      // the first requests), the others after a random number of journal events (each row
+      // writes two: sent, then done): 20 runs of at most 240 events stay short of the 4,000.
+      const kill: Kill = i % 5 === 0 ? { afterMs: 100 + Math.floor(Math.random() * 300) } : { afterEvents: Math.floor(Math.random() * 240), journalDir };
+      const r = await run(args, env, kill);
       if (r.signal === 'SIGKILL') killed++;
       else expect(r.code, r.stderr).toBe(0);
     }
     const final = await run(args, env);
     expect(final.code, final.stderr).toBe(0);
-    expect(killed).toBeGreaterThanOrEqual(10);
+    expect(killed).toBeGreaterThanOrEqual(15);
 
     // Every end date moved by exactly one extension.
     const after = sb.db.prepare(`SELECT subscription_id, end_date FROM subscriptions WHERE subscription_id IN (${subs.map((s) => s.subscription_id).join(',')})`).all() as Array<{
@@ -81,8 +107,7 @@ describe('bulk runs never lose or repeat a row', () => {
     expect([...perSub.values()].every((n) => n === 1)).toBe(true);
 
     // Kills caught rows in flight, and the resumes settled them against the server.
-    const { readdirSync } = await import('node:fs');
-    const jdir = join(dir, 'cfg', 'state', 'bulk');
+    const jdir = journalDir;
     const events = readdirSync(jdir)
       .flatMap((f) => readFileSync(join(jdir, f), 'utf8').split('\n'))
       .filter(Boolean)

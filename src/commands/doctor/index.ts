@@ -197,7 +197,9 @@ async function probe(ctx: Ctx, base: URL, timeoutMs: number): Promise<Probe> {
     transport = await createTransport(ctx.io.env);
     const path = `${base.pathname.replace(/\/+$/, '')}/`;
     const res = await transport.send({ origin: base.origin, path, method: 'GET', headers: { accept: 'application/json', 'user-agent': 'subctl-doctor' }, signal });
-    res.body.destroy();
+    // Read to the end (an answer to `/` is small): destroying undici's body mid-way rejects
+    // the request's own promise, unhandled.
+    await res.text().catch(() => '');
     const ms = Math.round(performance.now() - started);
     const date = res.headers.date;
     return { ok: true, ms, status: res.statusCode, date: Array.isArray(date) ? date[0] : date, localMid: (localStart + ctx.now().getTime()) / 2 };
