@@ -170,17 +170,8 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof (v as { then?: unknown } | null)?.then === 'function';
 
-/** Reusable GET answers kept per sandbox: at most this many, and this many bytes in all. */
-const MAX_ANSWERS = 500;
-const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 /** Token rows remembered for reads, at most. */
 const MAX_TOKEN_ROWS = 1000;
-
-interface Answer {
-  status: number;
-  body: Buffer;
-  holds: true | ((nowIso: string) => boolean);
-}
 
 /**
  * Starts the sandbox: opens (creating, migrating, seeding) the data file and listens.
@@ -205,20 +196,14 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const writes = writeBatcher(db);
 
   // Remembered for reads (GET), for as long as the database is unchanged (`dataStamp`, read
-  // once per request): the answers the handler called reusable (HandlerResult.reusable),
-  // encoded — a list page of 100 costs about half a millisecond to serialize and encode,
-  // several times what the HTTP exchange itself costs — and the bearer tokens' rows (their
-  // expiry is checked against the clock on every request).
-  const answers = new Map<string, Answer>();
-  let answerBytes = 0;
+  // once per request): the bearer tokens' rows (their expiry is checked against the clock on
+  // every request). Answers themselves are always computed: every list is a query.
   const tokenRows = new Map<string, TokenRow | undefined>();
   let cachesStamp = '';
   /** The current data stamp; what was remembered under another one is dropped. */
   const syncCaches = (): string => {
     const stamp = dataStamp(db);
     if (stamp !== cachesStamp) {
-      answers.clear();
-      answerBytes = 0;
       tokenRows.clear();
       cachesStamp = stamp;
     }
@@ -231,15 +216,6 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     if (tokenRows.size >= MAX_TOKEN_ROWS) tokenRows.clear();
     tokenRows.set(token, row);
     return row;
-  };
-  const rememberAnswer = (key: string, a: Answer) => {
-    answers.set(key, a);
-    answerBytes += a.body.length;
-    while (answers.size > MAX_ANSWERS || answerBytes > MAX_ANSWER_BYTES) {
-      const [k, old] = answers.entries().next().value as [string, Answer];
-      answers.delete(k);
-      answerBytes -= old.body.length;
-    }
   };
 
   const sendBody = (res: http.ServerResponse, status: number, body: Buffer, headers?: Record<string, string>) => {
@@ -298,9 +274,9 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     }
     const e = r.prepared.endpoint;
 
-    // Reads look the data stamp up once, for the token and the answer remembered under it.
+    // Reads look the data stamp up once, for the token row remembered under it.
     const read = method === 'GET';
-    let stamp = read ? syncCaches() : '';
+    if (read) syncCaches();
 
     // Authentication and rights.
     let user: AuthUser | null = null;
@@ -319,8 +295,6 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const hasBody = req.headers['content-length'] ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
     if (hasBody) {
       const text = await readBody(req);
-      // Other requests ran meanwhile.
-      if (read) stamp = syncCaches();
       if (e.body && text.trim() !== '') {
         try {
           rawBody = JSON.parse(text);
@@ -358,20 +332,6 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
 
     const handler = handlers[e.name];
     if (!handler) throw new SandboxError(501, `endpoint ${e.name} (${e.method} ${e.path}) has no sandbox handler yet`, 'NOT_IMPLEMENTED');
-
-    // A reusable answer to the same request, while the data has not changed.
-    let answerKey: string | undefined;
-    if (read) {
-      answerKey = `${e.name}\u0000${user ? user.user_id : ''}\u0000${JSON.stringify(params)}\u0000${JSON.stringify(query)}`;
-      const hit = answers.get(answerKey);
-      if (hit && (hit.holds === true || hit.holds(now().toISOString()))) {
-        // Most recently used last.
-        answers.delete(answerKey);
-        answers.set(answerKey, hit);
-        sendBody(res, hit.status, hit.body);
-        return;
-      }
-    }
 
     let audited = false;
     const ip = req.socket.remoteAddress ?? '';
@@ -420,10 +380,6 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     }
     const status = result.status ?? e.successStatus ?? 200;
     const out = Buffer.from(envelopeOk(result.message ?? 'Success', result.data), 'utf8');
-    // Kept only when nothing changed while it was built (this process or another).
-    if (answerKey && result.reusable && stamp === cachesStamp && dataStamp(db) === stamp) {
-      rememberAnswer(answerKey, { status, body: out, holds: result.reusable });
-    }
     sendBody(res, status, out);
   }
 

@@ -44,15 +44,6 @@ export interface HandlerResult {
   /** The envelope's message. */
   message?: string;
   data: unknown;
-  /**
-   * GET only: the answer may be sent again, byte for byte, to the same request (endpoint,
-   * caller, params and query) for as long as the database is unchanged (`dataStamp`). Set it
-   * only when the answer depends on nothing else: not on headers, the session or chance.
-   * `true` when it does not depend on the clock either; otherwise a test of another clock time
-   * (ISO text) that holds exactly when the answer at that time would be this one (e.g.
-   * `flagPast`'s). Leave it out when unsure: the answer is then built every time.
-   */
-  reusable?: true | ((nowIso: string) => boolean);
 }
 
 export type Handler = (ctx: HandlerContext) => HandlerResult | Promise<HandlerResult>;

@@ -14,7 +14,6 @@ import {
   count,
   dateRange,
   DAY_MS,
-  flagPast,
   inTransaction,
   lastDays,
   likeAny,
@@ -77,13 +76,11 @@ function listCodes(ctx: HandlerContext) {
     size: q.page_size,
     bools: ['is_used'],
   });
-  const sameFlags = flagPast(codes, 'expiry_date', 'is_expired', now, true);
+  for (const c of codes) c.is_expired = (c.expiry_date as string) <= now;
   const data: Record<string, unknown> = { pagination: pagination(total, q.page_number, q.page_size) };
   if (q.include_summary) data.summary = codeSummary(ctx, w, now);
   data.usage_codes = codes;
-  // The answer holds while the data does and no is_expired flips; not with an is_expired filter
-  // or the summary, where the clock also decides what is counted.
-  return { data, reusable: q.is_expired === undefined && !q.include_summary ? sameFlags : undefined };
+  return { data };
 }
 
 /**
@@ -222,8 +219,7 @@ function listWallet(ctx: HandlerContext) {
     page: q.page_number,
     size: q.page_size,
   });
-  // Nothing in the answer moves with the clock.
-  return { data: { pagination: pagination(summary.transaction_count, q.page_number, q.page_size), transactions, summary }, reusable: true as const };
+  return { data: { pagination: pagination(summary.transaction_count, q.page_number, q.page_size), transactions, summary } };
 }
 
 /**
@@ -382,8 +378,7 @@ function auditPage(ctx: HandlerContext, userId: number | undefined) {
       for (const r of page) r.details = parseDetails(r.details as string | null);
     },
   });
-  // Nothing in the answer moves with the clock.
-  return { data: { logs, page: q.page, page_size: q.page_size, total_items: total, total_pages: Math.ceil(total / q.page_size) }, reusable: true as const };
+  return { data: { logs, page: q.page, page_size: q.page_size, total_items: total, total_pages: Math.ceil(total / q.page_size) } };
 }
 
 function auditUser(ctx: HandlerContext) {

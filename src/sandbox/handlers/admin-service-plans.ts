@@ -85,8 +85,7 @@ function list(ctx: HandlerContext) {
     size: q.page_size,
     bools: ['is_available'],
   });
-  // Nothing in the answer moves with the clock.
-  return { data: { pagination: pagination(total, q.page_number, q.page_size), service_plans }, reusable: true as const };
+  return { data: { pagination: pagination(total, q.page_number, q.page_size), service_plans } };
 }
 
 function detail(ctx: HandlerContext) {

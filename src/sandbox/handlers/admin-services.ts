@@ -99,8 +99,7 @@ function listServices(ctx: HandlerContext) {
     size: q.page_size,
     bools: SERVICE_BOOLS,
   });
-  // Nothing in the answer moves with the clock.
-  return { data: { pagination: pagination(total, q.page_number, q.page_size), services }, reusable: true as const };
+  return { data: { pagination: pagination(total, q.page_number, q.page_size), services } };
 }
 
 function detail(ctx: HandlerContext) {

@@ -4,7 +4,7 @@
  */
 import { prep } from '../db.js';
 import { SandboxError, type HandlerContext, type HandlerTable } from '../types.js';
-import { b01, badRequest, conflict, count, dateRange, DAY_MS, flagPast, inTransaction, likeAny, notFound, nowIso, pageRows, pagination, sortColumns, Where, type SortMap } from './admin-util.js';
+import { b01, badRequest, conflict, count, dateRange, DAY_MS, inTransaction, likeAny, notFound, nowIso, pageRows, pagination, sortColumns, Where, type SortMap } from './admin-util.js';
 
 const SUB_SORT: SortMap = {
   Username: 'u.username',
@@ -49,11 +49,8 @@ function list(ctx: HandlerContext) {
     size: q.page_size,
     bools: ['auto_renewal'],
   });
-  const sameFlags = flagPast(subscriptions, 'end_date', 'is_expired', now);
-  // The answer holds while the data does and no is_expired flips; not with an is_expired
-  // filter, where the clock also decides which rows are counted.
-  const reusable = q.is_expired === undefined ? sameFlags : undefined;
-  return { data: { pagination: pagination(total, q.page_number, q.page_size), subscriptions }, reusable };
+  for (const s of subscriptions) s.is_expired = (s.end_date as string) < now;
+  return { data: { pagination: pagination(total, q.page_number, q.page_size), subscriptions } };
 }
 
 interface SubRow {

@@ -400,39 +400,6 @@ export function boolifyOne<T extends Record<string, unknown> | undefined>(row: T
   return row;
 }
 
-/**
- * Sets `row[flag]` on each row to whether its `column` (ISO text) is past at `now`: `column < now`,
- * or `column <= now` with `orEqual`. Answers the test of another clock time under which every
- * flag would come out the same (for `HandlerResult.reusable`): after the latest past value and
- * not beyond the earliest one still to come. Undefined (not reusable) when a value is not text.
- */
-export function flagPast(
-  rows: Array<Record<string, unknown>>,
-  column: string,
-  flag: string,
-  now: string,
-  orEqual = false,
-): ((t: string) => boolean) | undefined {
-  let lastPast: string | undefined;
-  let firstToCome: string | undefined;
-  let text = true;
-  for (const r of rows) {
-    const v = r[column] as string;
-    const past = orEqual ? v <= now : v < now;
-    r[flag] = past;
-    if (typeof v !== 'string') text = false;
-    else if (past) {
-      if (lastPast === undefined || v > lastPast) lastPast = v;
-    } else if (firstToCome === undefined || v < firstToCome) firstToCome = v;
-  }
-  if (!text) return undefined;
-  const lo = lastPast;
-  const hi = firstToCome;
-  return orEqual
-    ? (t) => (lo === undefined || lo <= t) && (hi === undefined || t < hi)
-    : (t) => (lo === undefined || lo < t) && (hi === undefined || t <= hi);
-}
-
 export const b01 = (v: boolean | undefined) => (v === undefined ? undefined : v ? 1 : 0);
 
 export function nowIso(ctx: HandlerContext): string {
