@@ -108,9 +108,16 @@ export async function planRows(verb: BulkVerb, rows: InputRow[], defaults: BulkI
   const { validateInput } = await import('../api/client.js');
   const errors: string[] = [];
   const planned: PlannedRow[] = [];
+  // Column names repeat on every row: normalised once each.
+  const names = new Map<string, string>();
   const normalize = (col: string) => {
-    const f = col.replace(/^--/, '').replace(/-/g, '_').toLowerCase();
-    return verb.aliases?.[f] ?? f;
+    let n = names.get(col);
+    if (n === undefined) {
+      const f = col.replace(/^--/, '').replace(/-/g, '_').toLowerCase();
+      n = verb.aliases?.[f] ?? f;
+      names.set(col, n);
+    }
+    return n;
   };
   // Unknown columns are an error of the whole file, said once.
   const columns = new Set(rows.flatMap((r) => Object.keys(r.record)));
