@@ -10,7 +10,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
-import { endpoints, matchEndpoint } from '../api/contract/index.js';
+import { loadContractFile, matchRoute, routes } from '../api/contract/routes.js';
 import { describeObject, type AnyEndpoint } from '../api/contract/common.js';
 import { issueToken, roleAllows, tokenRow, tokenUser, type TokenRow } from './auth.js';
 import { chaosActive, decideChaos, type ChaosOptions } from './chaos.js';
@@ -76,17 +76,29 @@ function prepared(e: AnyEndpoint): Prepared {
 type Route = { kind: 'ok'; prepared: Prepared; params: Record<string, string> } | { kind: 'method'; allow: string[] } | { kind: 'none' };
 const routeCache = new Map<string, Route>();
 
-/** Routes METHOD PATH, remembering the answer (paths repeat: lists are asked page after page). */
-function route(method: string, path: string): Route {
+/**
+ * Routes METHOD PATH, remembering the answer (paths repeat: lists are asked page after page).
+ * The endpoint's contract file is loaded on the first request to one of its endpoints (see
+ * api/contract/routes.ts): a promise then, the route itself afterwards. Throws on a malformed
+ * path (a bad %-escape).
+ */
+function route(method: string, path: string): Route | Promise<Route> {
   const key = `${method} ${path}`;
-  let r = routeCache.get(key);
-  if (r) return r;
-  const m = METHODS.includes(method as (typeof METHODS)[number]) ? matchEndpoint(method, path) : undefined;
-  if (m) r = { kind: 'ok', prepared: prepared(m.endpoint), params: m.params };
-  else {
-    const allow = METHODS.filter((x) => x !== method && matchEndpoint(x, path));
-    r = allow.length ? { kind: 'method', allow } : { kind: 'none' };
+  const known = routeCache.get(key);
+  if (known) return known;
+  const m = METHODS.includes(method as (typeof METHODS)[number]) ? matchRoute(method, path) : undefined;
+  if (m) {
+    return loadContractFile(m.file).then((eps) => {
+      const endpoint = eps.find((x) => x.name === m.name);
+      if (!endpoint) throw new Error(`endpoint ${m.name} is not in contract file ${m.file}`);
+      return remember(key, { kind: 'ok', prepared: prepared(endpoint), params: m.params });
+    });
   }
+  const allow = METHODS.filter((x) => x !== method && matchRoute(x, path));
+  return remember(key, allow.length ? { kind: 'method', allow } : { kind: 'none' });
+}
+
+function remember(key: string, r: Route): Route {
   if (routeCache.size > 5000) routeCache.clear();
   routeCache.set(key, r);
   return r;
@@ -260,12 +272,13 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const qi = rawUrl.indexOf('?');
     const path = qi < 0 ? rawUrl : rawUrl.slice(0, qi);
     const qs = qi < 0 ? '' : rawUrl.slice(qi + 1);
-    let r: Route;
+    let routed: Route | Promise<Route>;
     try {
-      r = route(method, path);
+      routed = route(method, path);
     } catch {
       throw new SandboxError(400, `malformed path: ${path}`, 'BAD_REQUEST');
     }
+    const r = routed instanceof Promise ? await routed : routed;
     if (r.kind === 'none') throw new SandboxError(404, `no such endpoint: ${method} ${path}`, 'NOT_FOUND');
     if (r.kind === 'method') {
       const e = new SandboxError(405, `method ${method} not allowed on ${path} (allowed: ${r.allow.join(', ')})`, 'METHOD_NOT_ALLOWED');
@@ -433,5 +446,5 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
 
 /** Every endpoint name of the contract without a handler in `table` (for tests and `sandbox serve`). */
 export function missingHandlers(table: HandlerTable = { ...userHandlers, ...adminHandlers }): string[] {
-  return endpoints.filter((e) => !table[e.name]).map((e) => e.name);
+  return routes.filter(([, , name]) => !table[name]).map(([, , name]) => name);
 }

@@ -3,6 +3,7 @@
  * once. `subctl api endpoints` prints this list.
  */
 import type { AnyEndpoint } from './common.js';
+import { matchRoute } from './routes.js';
 import { serviceEndpoints } from './admin-services.js';
 import { servicePlanEndpoints } from './admin-service-plans.js';
 import { planEndpoints } from './admin-plans.js';
@@ -36,26 +37,6 @@ export function endpointByName(name: string): AnyEndpoint {
 
 /** Finds the endpoint serving METHOD PATH (path with concrete ids), with its path params. */
 export function matchEndpoint(method: string, path: string): { endpoint: AnyEndpoint; params: Record<string, string> } | undefined {
-  const m = method.toUpperCase();
-  let best: { endpoint: AnyEndpoint; params: Record<string, string>; literal: number } | undefined;
-  const segs = path.split('?')[0].replace(/\/+$/, '').split('/');
-  for (const e of endpoints) {
-    if (e.method !== m) continue;
-    const tsegs = e.path.split('/');
-    if (tsegs.length !== segs.length) continue;
-    const params: Record<string, string> = {};
-    let literal = 0;
-    let okay = true;
-    for (let i = 0; i < tsegs.length; i++) {
-      const t = tsegs[i];
-      if (t.startsWith('{') && t.endsWith('}')) params[t.slice(1, -1)] = decodeURIComponent(segs[i]);
-      else if (t === segs[i]) literal++;
-      else {
-        okay = false;
-        break;
-      }
-    }
-    if (okay && (!best || literal > best.literal)) best = { endpoint: e, params, literal };
-  }
-  return best && { endpoint: best.endpoint, params: best.params };
+  const r = matchRoute(method, path);
+  return r && { endpoint: endpointByName(r.name), params: r.params };
 }

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Option } from 'commander';
-import { endpoints, matchEndpoint } from '../../api/contract/index.js';
+import { loadEndpoint, matchRoute } from '../../api/contract/routes.js';
 import { UsageError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
@@ -53,6 +53,7 @@ async function readInput(ctx: Ctx, file: string): Promise<unknown> {
 }
 
 async function listEndpoints(ctx: Ctx) {
+  const { endpoints } = await import('../../api/contract/index.js');
   const rows = endpoints.map((e) => ({ method: e.method, path: e.path, name: e.name, area: e.area, access: e.access, summary: e.summary }));
   await printList(rows, {
     format: ctx.globals.output,
@@ -97,14 +98,16 @@ export const apiGroup: Group = {
           if (i <= 0) throw new UsageError(`-H expects name:value, got '${h}'`);
           headers[h.slice(0, i).trim()] = h.slice(i + 1).trim();
         }
-        // A path of the contract gets the contract's checks before anything is sent.
-        const match = matchEndpoint(m, pathOnly);
+        // A path of the contract gets the contract's checks before anything is sent (only that
+        // endpoint's contract file is loaded).
+        const match = matchRoute(m, pathOnly);
         if (match) {
+          const endpoint = await loadEndpoint(match.name);
           const { validateInput } = await import('../../api/client.js');
-          validateInput(match.endpoint, {
-            params: match.endpoint.params ? match.params : undefined,
-            query: match.endpoint.query ? query : undefined,
-            body: match.endpoint.body ? (body ?? {}) : undefined,
+          validateInput(endpoint, {
+            params: endpoint.params ? match.params : undefined,
+            query: endpoint.query ? query : undefined,
+            body: endpoint.body ? (body ?? {}) : undefined,
           });
         }
         const api = await ctx.api();
