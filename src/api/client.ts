@@ -183,6 +183,14 @@ function onlyGiven(parsed: Record<string, unknown>, given: unknown): Record<stri
   return out;
 }
 
+const pathParamNames = new Map<string, string[]>();
+/** The `{name}`s of a path template, read once per template (bulk runs validate every row). */
+function pathParams(template: string): string[] {
+  let names = pathParamNames.get(template);
+  if (!names) pathParamNames.set(template, (names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1])));
+  return names;
+}
+
 /**
  * Validates input against an endpoint's schemas; throws ValidationError listing every bad
  * field (nothing is sent). Query and body keep only the keys the caller gave: defaults
@@ -206,8 +214,7 @@ export function validateInput(
   const params = check(ep.params, input.params);
   const query = check(ep.query, input.query);
   const body = ep.body ? check(ep.body, input.body) : undefined;
-  for (const m of ep.path.matchAll(/\{([^}]+)\}/g)) {
-    const name = m[1];
+  for (const name of pathParams(ep.path)) {
     const given = (input.params as Record<string, unknown> | undefined)?.[name];
     if ((params[name] ?? given) === undefined && !problems.some((p) => p.field === name)) {
       problems.push({ field: name, message: 'Invalid input: expected a value for the path parameter' });
