@@ -44,10 +44,18 @@ function measure(cmd, args, env) {
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS) || 3);
 
-/** Runs the candidates interleaved, `n` rounds: the median time and the highest peak memory of each. */
+/**
+ * Runs the candidates interleaved, `n` rounds, in turn first (A B, B A, ...: the server's data
+ * grows and its checkpoints fall where they fall, so neither always runs on the fresher one):
+ * the median time and the highest peak memory of each.
+ */
 function rounds(n, candidates) {
   const runs = candidates.map(() => []);
-  for (let i = 0; i < n; i++) candidates.forEach((c, j) => runs[j].push(c()));
+  for (let i = 0; i < n; i++) {
+    const order = candidates.map((_, j) => j);
+    if (i % 2 === 1) order.reverse();
+    for (const j of order) runs[j].push(candidates[j]());
+  }
   return runs.map((r) => ({ ms: [...r].sort((a, b) => a.ms - b.ms)[Math.floor(r.length / 2)].ms, mb: Math.max(...r.map((x) => x.mb)) }));
 }
 
