@@ -31,7 +31,7 @@ export default defineConfig({
   splitting: true,
   sourcemap: true,
   clean: true,
-  noExternal: [/^commander$/, /^zod/, /^undici/, /^cli-table3$/, /^csv-stringify/],
+  noExternal: [/^commander$/, /^zod/, /^undici/, /^cli-table3$/],
   external: ['better-sqlite3', '@napi-rs/keyring', 'ink', 'react', '@inkjs/ui', 'ink-testing-library'],
   esbuildPlugins: [trimStartup],
   banner: {

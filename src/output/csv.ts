@@ -1,21 +1,23 @@
 /**
- * CSV: csv-stringify (RFC 4180 quoting) with formula-injection protection. Loaded only when
- * `-o csv` is asked for.
+ * CSV (RFC 4180 quoting) with formula-injection protection, written here: the same bytes as
+ * csv-stringify with the options this project used (a test holds the two together on generated
+ * rows), at about a third of its cost on a million-row export. Loaded only when `-o csv` is
+ * asked for.
  *
- * Rows are stringified in batches with the synchronous API and written by `pump`: measured on a
- * million rows into a pipe, 1.3 s against 4.4 s for `pipeline(Readable.from(rows), stringify(), stdout)`
- * (that writes one chunk per record), with the same backpressure and memory bound.
+ * - null and undefined are empty cells; booleans `true`/`false`; numbers as JavaScript writes
+ *   them; dates ISO 8601; objects and arrays as JSON.
+ * - A text cell starting with = + - @ TAB CR (or their full-width forms) gets a leading `'`, so
+ *   that a spreadsheet does not run it as a formula; a negative number sent as text ("-19.99")
+ *   is data and is left alone, as real numbers are.
+ * - A cell holding `,` `"` CR or LF is quoted, its quotes doubled. Records end with LF.
+ *
+ * Rows are encoded in batches and written by `pump`, with backpressure and a bounded buffer.
  */
-import { stringify, type Options } from 'csv-stringify/sync';
 import { CHUNK_CHARS, type Encoder, type Row } from './encoders.js';
 import { getPath } from './format.js';
 
-/** Rows per stringify call: small enough to keep the generator close to the reader. */
-const BATCH_ROWS = 64;
-
-// A negative number sent as a string ("-19.99") is data, not a formula; csv-stringify already
-// spares real numbers. Anything else starting with = + - @ TAB CR gets a leading quote.
 const NEGATIVE_NUMBER = /^-\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$/;
+const NEEDS_QUOTES = /[",\r\n]/;
 
 function json(v: unknown): string {
   try {
@@ -25,46 +27,86 @@ function json(v: unknown): string {
   }
 }
 
-const baseOptions: Options = {
-  escape_formulas: true,
-  cast: {
-    boolean: (v) => (v ? 'true' : 'false'),
-    date: (v) => (Number.isNaN(v.getTime()) ? '' : v.toISOString()),
-    object: (v) => json(v),
-    string: (v) => (NEGATIVE_NUMBER.test(v) ? { value: v, escape_formulas: false } : v),
-  },
-};
+/** Would a spreadsheet read this text as a formula? */
+function formulaLike(s: string): boolean {
+  switch (s.charCodeAt(0)) {
+    case 0x3d: // =
+    case 0x2b: // +
+    case 0x40: // @
+    case 0x09: // TAB
+    case 0x0d: // CR
+    case 0xff1d: // full-width =
+    case 0xff0b: // full-width +
+    case 0xff0d: // full-width -
+    case 0xff20: // full-width @
+      return true;
+    case 0x2d: // -
+      return !NEGATIVE_NUMBER.test(s);
+    default:
+      return false;
+  }
+}
+
+/** One cell, quoted and escaped as needed. */
+export function csvCell(v: unknown): string {
+  let s: string;
+  switch (typeof v) {
+    case 'string':
+      if (v === '') return '';
+      s = formulaLike(v) ? `'${v}` : v;
+      break;
+    case 'number':
+    case 'bigint':
+      // Numbers are data: a negative one is not a formula.
+      return String(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'undefined':
+      return '';
+    case 'object':
+      if (v === null) return '';
+      s = v instanceof Date ? (Number.isNaN(v.getTime()) ? '' : v.toISOString()) : json(v);
+      // A date beyond year 9999 is written +010000-...: a formula to a spreadsheet.
+      if (formulaLike(s)) s = `'${s}`;
+      break;
+    default:
+      s = String(v);
+  }
+  return NEEDS_QUOTES.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** One record: cells joined by `,`, ended by LF. */
+export function csvRecord(cells: readonly unknown[]): string {
+  let out = '';
+  for (let i = 0; i < cells.length; i++) out += i === 0 ? csvCell(cells[i]) : `,${csvCell(cells[i])}`;
+  return `${out}\n`;
+}
 
 /**
  * `id,name` / `1,"Pro, monthly"` ... : header row (field names) then one record a row; nested
  * objects JSON-encoded in the cell, booleans true/false, null empty, `=SUM(A1)` written `'=SUM(A1)`.
  */
 export class CsvEncoder implements Encoder {
-  private batch: unknown[][] = [];
   private buf = '';
   private bufRows = 0;
   private headerDone = false;
   constructor(private columns: string[] | undefined) {}
 
-  add(row: Row): void {
-    this.columns ??= Object.keys(row);
-    const cols = this.columns;
-    const record = new Array<unknown>(cols.length);
-    for (let i = 0; i < cols.length; i++) record[i] = getPath(row, cols[i]);
-    this.batch.push(record);
-    if (this.batch.length >= BATCH_ROWS) this.render();
+  private header(): void {
+    if (this.headerDone || !this.columns) return;
+    // Headers are cells like any other (a column named "=x" is written '=x).
+    this.buf += csvRecord(this.columns);
+    this.headerDone = true;
   }
 
-  private render(): void {
-    if (!this.columns || (this.batch.length === 0 && this.headerDone)) return;
-    // The header goes in as the first record rather than through `columns`: csv-stringify
-    // normalises its options again for a cell whose cast returns options (a negative number
-    // written as text), and then refuses a column named '' (`{"": 1, "x": "-7"}` crashed).
-    // Same bytes out: headers are cast like any record.
-    this.buf += stringify(this.headerDone ? this.batch : [this.columns, ...this.batch], { ...baseOptions });
-    this.bufRows += this.batch.length;
-    this.headerDone = true;
-    this.batch = [];
+  add(row: Row): void {
+    this.columns ??= Object.keys(row);
+    this.header();
+    const cols = this.columns;
+    let line = '';
+    for (let i = 0; i < cols.length; i++) line += i === 0 ? csvCell(getPath(row, cols[i])) : `,${csvCell(getPath(row, cols[i]))}`;
+    this.buf += `${line}\n`;
+    this.bufRows++;
   }
 
   full(): boolean {
@@ -72,7 +114,7 @@ export class CsvEncoder implements Encoder {
   }
 
   take(): { text: string; rows: number } {
-    this.render();
+    this.header();
     const out = { text: this.buf, rows: this.bufRows };
     this.buf = '';
     this.bufRows = 0;
