@@ -1,7 +1,7 @@
 /**
  * The output layer: every result a command prints goes through `printList` or `printObject`,
  * in the format of `-o` (table, json, ndjson, csv), with `--fields`, colour rules and a closed
- * pipe handled once here. cli-table3 and csv-stringify are loaded only when a terminal table or
+ * pipe handled once here. cli-table3 and the CSV encoder are loaded only when a terminal table or
  * csv is asked for, so `-o json` never loads them.
  */
 import { useColor, type IO } from '../io.js';
