@@ -120,17 +120,20 @@ export async function planRows(verb: BulkVerb, rows: InputRow[], defaults: BulkI
     return n;
   };
   // Unknown columns are an error of the whole file, said once.
-  const columns = new Set(rows.flatMap((r) => Object.keys(r.record)));
+  const columns = new Set<string>();
+  for (const r of rows) for (const c in r.record) columns.add(c);
   const unknown = [...columns].filter((c) => !places.has(normalize(c)));
+  // Each column's field and place, worked out once (the rows of a CSV file share them).
+  const target = new Map([...columns].map((c) => [c, { field: normalize(c), place: places.get(normalize(c))! }]));
   if (unknown.length) {
     throw new UsageError(`unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `'${c}'`).join(', ')}: ${verb.command} takes ${[...places.keys(), ...Object.keys(verb.aliases ?? {})].join(', ')}`);
   }
   for (const r of rows) {
     const input: BulkInput = { params: { ...defaults.params }, query: { ...defaults.query }, body: { ...defaults.body } };
     try {
-      for (const [col, raw] of Object.entries(r.record)) {
-        const field = normalize(col);
-        input[places.get(field)!][field] = verb.convert(field, raw);
+      for (const col in r.record) {
+        const t = target.get(col)!;
+        input[t.place][t.field] = verb.convert(t.field, r.record[col]);
       }
       // Awaited only when there is one: a turn of the microtask queue per row adds up.
       if (verb.prepare) await verb.prepare(input);
