@@ -55,6 +55,23 @@ describe('the binary', () => {
     expect(stderr).toContain('interrupted');
   });
 
+  it('Ctrl-C while an answer is awaited (node:http, one command) ends the process within 200 ms with exit 130', async () => {
+    server.setHandler(() => ({ hang: true }));
+    server.requests.length = 0;
+    const child = spawn(process.execPath, [bin, 'services', 'list', '--base-url', server.url], { env: env({ SUBCTL_TOKEN: 't' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    while (server.requests.length < 1) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 100));
+    const sent = performance.now();
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    expect(code).toBe(130);
+    expect(performance.now() - sent).toBeLessThan(200);
+    expect(server.requests).toHaveLength(1);
+    expect(stderr).toContain('interrupted');
+  });
+
   it('a closed pipe ends quietly: `| head -1` prints one line, no EPIPE trace', () => {
     const r = spawnSync('bash', ['-c', `set -o pipefail; node ${bin} api endpoints -o ndjson | head -1`], { env: env(), encoding: 'utf8' });
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
@@ -81,6 +98,21 @@ describe('the binary', () => {
     expect(loaded).toContain('dist/main.js'); // the trace works
     expect(loaded).not.toMatch(/node_modules\/(ink|react|@inkjs|yoga-layout)\//);
     expect(loaded).not.toMatch(/^cjs (ink|react)$/m);
+  });
+
+  it('a single command sends over node:http and never loads undici; --all loads undici', async () => {
+    server.setHandler(() => ok({ pagination: { total_pages: 1, total_records: 1 }, services: [{ service_id: 1, service_code: 'GPT4' }] }));
+    const traced = async (args: string[]) => {
+      const trace = join(mkdtempSync(join(tmpdir(), 'subctl-trace-')), 'modules.txt');
+      const r = await runBin(args, env({ SUBCTL_TOKEN: 't', TRACE_FILE: trace }), ['--import', join(root, 'tests/support/trace-imports.mjs')]);
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      return readFileSync(trace, 'utf8');
+    };
+    const one = await traced(['services', 'list', '--base-url', server.url, '-o', 'json']);
+    expect(one).toMatch(/dist\/transport-node-/);
+    expect(one).not.toMatch(/dist\/transport-undici-/);
+    const all = await traced(['services', 'list', '--base-url', server.url, '-o', 'json', '--all']);
+    expect(all).toMatch(/dist\/transport-undici-/);
   });
 
   it('--version answers from the launcher with nothing else loaded', () => {
