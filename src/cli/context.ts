@@ -3,7 +3,6 @@
  * access to configuration and the API client (created only when a command needs it, so that
  * local commands never pay for the HTTP stack).
  */
-import { createInterface } from 'node:readline';
 import type { Dispatcher } from 'undici';
 import type { ApiClient } from '../api/client.js';
 import { RefusedError, UsageError } from '../api/errors.js';
@@ -169,6 +168,8 @@ export function createContext(deps: CtxDeps): Ctx {
     },
     async promptLine(label) {
       if (!ctx.interactive()) throw new UsageError(`cannot prompt for ${label.trim()} when not running interactively`);
+      // node:readline is loaded for a prompt, not by every command.
+      const { createInterface } = process.getBuiltinModule('node:readline') as typeof import('node:readline');
       const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true });
       try {
         return await new Promise<string>((resolve, reject) => {

@@ -6,7 +6,6 @@
  * taken over silently; the take-over itself runs under a short-lived guard file
  * (`<lock>.takeover`), so that two processes finding the same stale lock cannot both win.
  */
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -105,7 +104,7 @@ export function acquireLock(lockFile: string, info: { command: string }): Lock {
     started_at: new Date().toISOString(),
     command: info.command,
     host: os.hostname(),
-    nonce: randomBytes(8).toString('hex'),
+    nonce: (process.getBuiltinModule('node:crypto') as typeof import('node:crypto')).randomBytes(8).toString('hex'),
   };
   const content = JSON.stringify(mine) + '\n';
 
