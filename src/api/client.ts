@@ -627,8 +627,9 @@ export class ApiClient {
   async #attempt(req: Outgoing, headers: Record<string, string>, payload: string | undefined, attempt: number, max: number, signal: AbortSignal): Promise<Attempt> {
     let shown: string | undefined;
     const shownUrl = () => (shown ??= redactUrl(req.url));
-    const started = performance.now();
-    const ms = () => Math.round(performance.now() - started);
+    // process.hrtime: `performance` loads perf_hooks (about 1 ms) on first use.
+    const started = process.hrtime.bigint();
+    const ms = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
     if (this.#opts.log) this.#log(`> ${req.method} ${shownUrl()} (attempt ${attempt}/${max})`);
     // Redaction costs real time on bulk runs: only when someone reads the log.
     if (this.#opts.log) {
