@@ -269,10 +269,10 @@ const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 
-/** One signal that aborts when any of `signals` does; `dispose` removes the listeners. */
 /** A signal that never aborts: what a detached call without its own signal listens to. */
 const NEVER = new AbortController().signal;
 
+/** One signal that aborts when any of `signals` does; `dispose` removes the listeners. */
 function linkSignals(signals: Array<AbortSignal | undefined>): { signal: AbortSignal; dispose: () => void } {
   const live = signals.filter((s): s is AbortSignal => !!s);
   // One signal or none (every bulk row): nothing to link, no controller to make per request.
@@ -682,7 +682,7 @@ export class ApiClient {
         };
       }
       if (INVALID_REQUEST.has(errCode(e) ?? '')) {
-        // A header value undici refuses (a token pasted with a newline ...): nothing was sent.
+        // A header value the transport refuses (a token pasted with a newline ...): nothing was sent.
         this.#log(`< refused ${req.method} ${shownUrl()}: ${(e as Error).message}`);
         return { error: new UsageError(`cannot send ${req.method} ${shownUrl()}: ${(e as Error).message}`), retryable: false };
       }
