@@ -5,10 +5,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import https from 'node:https';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +15,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ApiClient } from '../../src/api/client.js';
 import { NetworkError } from '../../src/api/errors.js';
 import { createTransport, proxySettings, trustedCertificates } from '../../src/api/transport.js';
+import { startProxy, type Proxy } from '../support/proxy.js';
 import { ok, startStubServer, type StubServer } from '../support/stub-server.js';
 
 const require = createRequire(import.meta.url);
@@ -40,65 +39,6 @@ describe('start-up cost', () => {
     await p.close();
   });
 });
-
-interface Proxy {
-  url: string;
-  /** `GET http://host/path` for forwarded requests, `CONNECT host:port` for tunnels. */
-  seen: string[];
-  close(): Promise<void>;
-}
-
-/** A tiny forward proxy: absolute-URI requests are forwarded, CONNECT opens a tunnel. */
-async function startProxy(): Promise<Proxy> {
-  const seen: string[] = [];
-  const sockets = new Set<net.Socket>();
-  const server = http.createServer((req, res) => {
-    seen.push(`${req.method} ${req.url}`);
-    let target: URL;
-    try {
-      target = new URL(req.url ?? '');
-    } catch {
-      res.writeHead(400).end('absolute URI expected');
-      return;
-    }
-    const up = http.request(
-      { host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: req.method, headers: { ...req.headers, 'x-via-test-proxy': '1' } },
-      (ur) => {
-        res.writeHead(ur.statusCode ?? 502, ur.headers);
-        ur.pipe(res);
-      },
-    );
-    up.on('error', () => res.writeHead(502).end());
-    req.pipe(up);
-  });
-  server.on('connect', (req, client, head) => {
-    seen.push(`CONNECT ${req.url}`);
-    const [host, port] = (req.url ?? '').split(':');
-    const up = net.connect(Number(port), host, () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      up.write(head);
-      up.pipe(client);
-      client.pipe(up);
-    });
-    sockets.add(up);
-    up.on('error', () => client.destroy());
-    client.on('error', () => up.destroy());
-  });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: () =>
-      new Promise<void>((r) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => r());
-      }),
-  };
-}
 
 describe('rule 11: proxy variables', () => {
   let target: StubServer;

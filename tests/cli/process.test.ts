@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fail, ok, startStubServer, type StubServer } from '../support/stub-server.js';
+import { fail, ok, startStubServer, type StubReply, type StubServer } from '../support/stub-server.js';
 
 const root = resolve(__dirname, '../..');
 const bin = join(root, 'bin/subctl.js');
@@ -36,40 +36,36 @@ function env(extra: Record<string, string> = {}) {
 }
 
 describe('the binary', () => {
-  it('Ctrl-C during a retry backoff ends the process within 200 ms with exit 130', async () => {
-    server.setHandler(() => fail(503, 'down for maintenance'));
+  /** `services list` against the stub's `reply`, SIGINT `settleMs` after its first request. */
+  async function interruptAfterFirstRequest(reply: StubReply, settleMs: number) {
+    server.setHandler(() => reply);
     server.requests.length = 0;
     const child = spawn(process.execPath, [bin, 'services', 'list', '--base-url', server.url], { env: env({ SUBCTL_TOKEN: 't' }), stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
-    // Wait for the first attempt to be answered: the client is then in its 1 s backoff.
     while (server.requests.length < 1) await new Promise((r) => setTimeout(r, 10));
-    await new Promise((r) => setTimeout(r, 150));
+    await new Promise((r) => setTimeout(r, settleMs));
     const sent = performance.now();
     child.kill('SIGINT');
     const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-    const elapsed = performance.now() - sent;
-    expect(code).toBe(130);
-    expect(elapsed).toBeLessThan(200);
+    return { code, elapsed: performance.now() - sent, stderr };
+  }
+
+  it('Ctrl-C during a retry backoff ends the process within 200 ms with exit 130', async () => {
+    // After the first attempt is answered the client is in its 1 s backoff.
+    const r = await interruptAfterFirstRequest(fail(503, 'down for maintenance'), 150);
+    expect(r.code).toBe(130);
+    expect(r.elapsed).toBeLessThan(200);
     expect(server.requests).toHaveLength(1);
-    expect(stderr).toContain('interrupted');
+    expect(r.stderr).toContain('interrupted');
   });
 
   it('Ctrl-C while an answer is awaited (node:http, one command) ends the process within 200 ms with exit 130', async () => {
-    server.setHandler(() => ({ hang: true }));
-    server.requests.length = 0;
-    const child = spawn(process.execPath, [bin, 'services', 'list', '--base-url', server.url], { env: env({ SUBCTL_TOKEN: 't' }), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    while (server.requests.length < 1) await new Promise((r) => setTimeout(r, 10));
-    await new Promise((r) => setTimeout(r, 100));
-    const sent = performance.now();
-    child.kill('SIGINT');
-    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-    expect(code).toBe(130);
-    expect(performance.now() - sent).toBeLessThan(200);
+    const r = await interruptAfterFirstRequest({ hang: true }, 100);
+    expect(r.code).toBe(130);
+    expect(r.elapsed).toBeLessThan(200);
     expect(server.requests).toHaveLength(1);
-    expect(stderr).toContain('interrupted');
+    expect(r.stderr).toContain('interrupted');
   });
 
   it('a closed pipe ends quietly: `| head -1` prints one line, no EPIPE trace', () => {

@@ -23,19 +23,11 @@ import {
 import { openDatabase } from '../../src/sandbox/db.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import type { DB } from '../../src/sandbox/types.js';
+import { mulberry32 } from '../../src/sandbox/seed.js';
 import { call, closeAllTestSandboxes, startTestSandbox, tempDataFile } from '../support/sandbox.js';
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG: the seeders' own. */
+const rng = mulberry32;
 
 function shuffled<T>(xs: T[], r: () => number): T[] {
   const a = [...xs];

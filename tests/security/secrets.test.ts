@@ -31,13 +31,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { binary, run as runBinary } from '../chaos/binary.js';
+import { startProxy } from '../support/proxy.js';
 import { startTestSandbox } from '../support/sandbox.js';
 import { ok, startStubServer, type StubServer } from '../support/stub-server.js';
 import { runCli, tempConfigDir, type RunResult } from '../support/run-cli.js';
@@ -72,48 +72,6 @@ function expectNoSecrets(r: RunResult | { stdout: string; stderr: string }, secr
 }
 
 /** A forward proxy that records what it is asked: absolute-URI requests and CONNECT tunnels. */
-async function startProxy() {
-  const seen: string[] = [];
-  const sockets = new Set<net.Socket>();
-  const server = http.createServer((req, res) => {
-    seen.push(`${req.method} ${req.url}`);
-    const u = new URL(req.url ?? '');
-    const up = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: req.method, headers: req.headers }, (ur) => {
-      res.writeHead(ur.statusCode ?? 502, ur.headers);
-      ur.pipe(res);
-    });
-    up.on('error', () => res.writeHead(502).end());
-    req.pipe(up);
-  });
-  server.on('connect', (req, client, head) => {
-    seen.push(`CONNECT ${req.url}`);
-    const [host, port] = (req.url ?? '').split(':');
-    const up = net.connect(Number(port), host, () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      up.write(head);
-      up.pipe(client);
-      client.pipe(up);
-    });
-    sockets.add(up);
-    up.on('error', () => client.destroy());
-    client.on('error', () => up.destroy());
-  });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: () =>
-      new Promise<void>((r) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => r());
-      }),
-  };
-}
-
 describe('1. secrets never in argv', () => {
   it.each([['--token'], ['--session-id'], ['--session'], ['--password']])('%s is not an option of any command: exit 2, nothing sent', async (flag) => {
     for (const line of [['services', 'list'], ['auth', 'status'], ['api', 'GET', '/admin/services']]) {
