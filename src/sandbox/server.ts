@@ -212,14 +212,13 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   // every request). Answers themselves are always computed: every list is a query.
   const tokenRows = new Map<string, TokenRow | undefined>();
   let cachesStamp = '';
-  /** The current data stamp; what was remembered under another one is dropped. */
-  const syncCaches = (): string => {
+  /** Drops what was remembered under another data stamp than the current one. */
+  const syncCaches = (): void => {
     const stamp = dataStamp(db);
     if (stamp !== cachesStamp) {
       tokenRows.clear();
       cachesStamp = stamp;
     }
-    return stamp;
   };
   /** `tokenRow`, remembered until the data changes (call `syncCaches` first, in the same tick). */
   const cachedTokenRow = (token: string): TokenRow | undefined => {
