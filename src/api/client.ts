@@ -176,8 +176,8 @@ function issueProblems(issues: readonly z.core.$ZodIssue[], prefix = ''): FieldP
 function onlyGiven(parsed: Record<string, unknown>, given: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (!given || typeof given !== 'object') return out;
-  for (const [k, v] of Object.entries(given as Record<string, unknown>)) {
-    if (v === undefined) continue;
+  for (const k in given as Record<string, unknown>) {
+    if (!Object.prototype.hasOwnProperty.call(given, k) || (given as Record<string, unknown>)[k] === undefined) continue;
     if (k in parsed) out[k] = parsed[k];
   }
   return out;
@@ -202,23 +202,15 @@ export function validateInput(
   input: { params?: unknown; query?: unknown; body?: unknown },
 ): { params: Record<string, unknown>; query: Record<string, unknown>; body: Record<string, unknown> | undefined } {
   const problems: FieldProblem[] = [];
-  const check = (schema: z.ZodObject | undefined, value: unknown): Record<string, unknown> => {
-    if (!schema) return {};
-    const r = schema.safeParse(value ?? {});
-    if (!r.success) {
-      problems.push(...issueProblems(r.error.issues));
-      return {};
-    }
-    return r.data as Record<string, unknown>;
-  };
-  const params = check(ep.params, input.params);
-  const query = check(ep.query, input.query);
-  const body = ep.body ? check(ep.body, input.body) : undefined;
+  const params = checkPart(ep.params, input.params, problems);
+  const query = checkPart(ep.query, input.query, problems);
+  const body = ep.body ? checkPart(ep.body, input.body, problems) : undefined;
+  const given = input.params as Record<string, unknown> | undefined;
   for (const name of pathParams(ep.path)) {
-    const given = (input.params as Record<string, unknown> | undefined)?.[name];
-    if ((params[name] ?? given) === undefined && !problems.some((p) => p.field === name)) {
-      problems.push({ field: name, message: 'Invalid input: expected a value for the path parameter' });
-    } else if (String(params[name] ?? given) === '.' || String(params[name] ?? given) === '..') {
+    const v = params[name] ?? given?.[name];
+    if (v === undefined) {
+      if (!problems.some((p) => p.field === name)) problems.push({ field: name, message: 'Invalid input: expected a value for the path parameter' });
+    } else if (v === '.' || v === '..') {
       // A URL resolves `.` and `..` segments even percent-encoded (/cms/roles/./users is
       // /cms/roles/users): the request would go to another endpoint.
       problems.push({ field: name, message: "Invalid input: '.' and '..' cannot be sent as a path segment" });
@@ -226,10 +218,21 @@ export function validateInput(
   }
   if (problems.length) throw new ValidationError(problems);
   return {
-    params: { ...(input.params as Record<string, unknown> | undefined), ...params },
+    params: given ? { ...given, ...params } : params,
     query: onlyGiven(query, input.query),
     body: body === undefined ? undefined : onlyGiven(body, input.body),
   };
+}
+
+/** One part (params, query or body) checked against its schema; problems are added to `problems`. */
+function checkPart(schema: z.ZodObject | undefined, value: unknown, problems: FieldProblem[]): Record<string, unknown> {
+  if (!schema) return {};
+  const r = schema.safeParse(value ?? {});
+  if (!r.success) {
+    problems.push(...issueProblems(r.error.issues));
+    return {};
+  }
+  return r.data as Record<string, unknown>;
 }
 
 function queryValue(v: unknown): string | undefined {

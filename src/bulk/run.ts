@@ -253,15 +253,15 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   };
   ctx.signal.addEventListener('abort', stopOnAbort, { once: true });
   const worker = async () => {
-    // A row's `done` goes out with the worker's next `sent`, in one write: nothing happens between
-    // the two (no await), so the journal is exactly as current as with two writes.
+    // A row's `done` goes out with the worker's next `sent`, and with the records of every other
+    // worker of the same turn, in one write; the row is sent once that write is done, so `sent`
+    // is on disk before its request leaves. Rows answered together leave together.
     let finished: JournalEvent | undefined;
     while (!interrupted && next < todo.length) {
       const row = todo[next++];
       const sentAt = Date.now();
       const sent: JournalEvent = { line: row.line, state: 'sent', at: sentAt };
-      if (finished) journal.append(finished, sent);
-      else journal.append(sent);
+      await (finished ? journal.appendSoon(finished, sent) : journal.appendSoon(sent));
       finished = undefined;
       try {
         // No abort signal: a row in flight when Ctrl-C comes is awaited (up to the time-out).

@@ -1,0 +1,48 @@
+/**
+ * The journal's coalesced appends: the records of every caller of one turn of the event loop
+ * go to disk in one write, and each caller resumes only once its records are on disk (a bulk
+ * worker sends its row after that, so `sent` always precedes the request).
+ */
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Journal } from '../../src/bulk/journal.js';
+
+const lines = (j: Journal) => (existsSync(j.path) ? readFileSync(j.path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+
+describe('Journal.appendSoon', () => {
+  it('writes nothing until the turn ends, then every record of the turn before any caller resumes', async () => {
+    const j = new Journal(mkdtempSync(join(tmpdir(), 'journal-')), 'subscriptions-manage', 'abc');
+    const seen: number[][] = [];
+    const a = j.appendSoon({ line: 2, state: 'done', at: 1 }, { line: 3, state: 'sent', at: 2 }).then(() => seen.push(lines(j).map((e) => e.line)));
+    const b = j.appendSoon({ line: 4, state: 'sent', at: 3 }).then(() => seen.push(lines(j).map((e) => e.line)));
+    expect(lines(j)).toEqual([]);
+    await Promise.all([a, b]);
+    // Both callers saw all three records already on disk: one write for the turn, in call order.
+    expect(seen).toEqual([
+      [2, 3, 4],
+      [2, 3, 4],
+    ]);
+    // A later turn appends after them.
+    await j.appendSoon({ line: 5, state: 'sent', at: 4 });
+    expect(lines(j).map((e) => [e.line, e.state])).toEqual([
+      [2, 'done'],
+      [3, 'sent'],
+      [4, 'sent'],
+      [5, 'sent'],
+    ]);
+    j.close();
+  });
+
+  it('rejects every caller of the turn when the write fails (nothing is sent)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'journal-'));
+    const j = new Journal(dir, 'x', 'y');
+    // The journal's path is a directory: opening it for appending fails.
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(j.path);
+    const results = await Promise.allSettled([j.appendSoon({ line: 1, state: 'sent', at: 1 }), j.appendSoon({ line: 2, state: 'sent', at: 1 })]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect((results[0] as PromiseRejectedResult).reason.code).toBe('EISDIR');
+  });
+});
