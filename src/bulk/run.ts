@@ -245,7 +245,8 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
     const rate = (done + failed) / Math.max(secs, 0.001);
     const left = todo.length - done - failed;
     const eta = rate > 0 ? Math.ceil(left / rate) : 0;
-    ctx.io.stderr.write(`\r${done + failed}/${todo.length} rows, ${failed} failed, ${rate.toFixed(0)} rows/s${final ? '' : `, ${eta}s left`}   ${final ? '\n' : ''}`);
+    // \x1b[K clears what a longer earlier line left to the right (the final line has no "left").
+    ctx.io.stderr.write(`\r${done + failed}/${todo.length} rows, ${failed} failed, ${rate.toFixed(0)} rows/s${final ? '' : `, ${eta}s left`}\x1b[K${final ? '\n' : ''}`);
   }
   let next = 0;
   const stopOnAbort = () => {

@@ -123,4 +123,54 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
     while (!existsSync(join(dir, 'exit-code')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 40));
     expect(readFileSync(join(dir, 'exit-code'), 'utf8').trim()).toBe('0');
   });
+  it('a bulk run on a terminal: a progress line with the time left while it runs, then the final count on a clean line', async () => {
+    // 20 ms per answer, two in flight: 60 rows take about 0.6 s, several progress ticks (200 ms).
+    const slow = await startTestSandbox({ chaos: { latencyMs: [20, 20] } });
+    try {
+      const ids = (slow.db.prepare("SELECT subscription_id FROM subscriptions WHERE status = 'active' ORDER BY subscription_id LIMIT 60").all() as Array<{ subscription_id: number }>).map(
+        (r) => r.subscription_id,
+      );
+      expect(ids.length).toBe(60);
+      const csv = join(dir, 'rows.csv');
+      writeFileSync(csv, `subscription_id,action,reason,extend_days\n${ids.map((id) => `${id},extend,tty progress,1`).join('\n')}\n`);
+      writeFileSync(join(dir, 'bulk-token'), slow.tokenFor('admin'), { mode: 0o600 });
+      const launcher = join(dir, 'bulk.sh');
+      writeFileSync(
+        launcher,
+        [
+          '#!/bin/sh',
+          `env -i PATH="$PATH" HOME="${dir}" TERM=xterm-256color LANG=C.UTF-8 SUBCTL_CONFIG_DIR="${join(dir, 'bulk-cfg')}" \\`,
+          `  SUBCTL_BASE_URL="${slow.url}" SUBCTL_TOKEN="$(cat "${join(dir, 'bulk-token')}")" "${process.execPath}" "${bin}" subscriptions manage --from-csv "${csv}" --concurrency 2 --yes`,
+          `echo "exit $?"`,
+          'sleep 30',
+        ].join('\n'),
+        { mode: 0o700 },
+      );
+      const started = tmux('new-session', '-d', '-s', 'bulk', '-x', '120', '-y', '10', launcher);
+      expect(started.status, started.stderr).toBe(0);
+      const pane = () => tmux('capture-pane', '-p', '-t', 'bulk').stdout;
+      const poll = async (test: (x: string) => boolean, what: string) => {
+        const deadline = Date.now() + 15_000;
+        let x = '';
+        while (Date.now() < deadline) {
+          x = pane();
+          if (test(x)) return x;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        throw new Error(`timed out waiting for ${what}; the screen was:\n${x}`);
+      };
+      const running = await poll((x) => /\d+\/60 rows, 0 failed, \d+ rows\/s, \d+s left/.test(x), 'a progress line with the time left');
+      expect(running).not.toContain('60 applied');
+      const end = await poll((x) => x.includes('exit '), 'the end of the run');
+      const lines = end.split('\n').map((l) => l.trimEnd());
+      const i = lines.findIndex((l) => l.startsWith('60/60 rows'));
+      // The final count, alone on its line: nothing left over from the longer lines before it.
+      expect(lines[i]).toMatch(/^60\/60 rows, 0 failed, \d+ rows\/s$/);
+      expect(lines[i + 1]).toBe('subscriptions manage: 60 rows: 60 applied, 0 failed, 0 unknown');
+      expect(lines).toContain('exit 0');
+    } finally {
+      tmux('kill-session', '-t', 'bulk');
+      await slow.close();
+    }
+  });
 });
