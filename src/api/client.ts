@@ -16,7 +16,7 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { version } from '../../package.json';
-import type { AnyEndpoint, DataOf, InputOf } from './contract/common.js';
+import { parseMode, type AnyEndpoint, type DataOf, type InputOf } from './contract/common.js';
 import {
   BadResponseError,
   CliError,
@@ -227,7 +227,7 @@ export function validateInput(
 /** One part (params, query or body) checked against its schema; problems are added to `problems`. */
 function checkPart(schema: z.ZodObject | undefined, value: unknown, problems: FieldProblem[]): Record<string, unknown> {
   if (!schema) return {};
-  const r = schema.safeParse(value ?? {});
+  const r = schema.safeParse(value ?? {}, parseMode(schema));
   if (!r.success) {
     problems.push(...issueProblems(r.error.issues));
     return {};
@@ -532,7 +532,7 @@ export class ApiClient {
   }
 
   #parseData<E extends AnyEndpoint>(ep: E, res: Exchange): DataOf<E> {
-    const r = ep.response.safeParse(res.data);
+    const r = ep.response.safeParse(res.data, parseMode(ep.response));
     if (r.success) return r.data as DataOf<E>;
     // Lenient: an answer without `data` at all (empty body, 204) is not a contract breach.
     if (res.data === undefined || res.data === null) return res.data as DataOf<E>;

@@ -11,7 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
 import { loadContractFile, matchRoute, routes } from '../api/contract/routes.js';
-import { describeObject, type AnyEndpoint } from '../api/contract/common.js';
+import { describeObject, parseMode, type AnyEndpoint } from '../api/contract/common.js';
 import { issueToken, roleAllows, tokenRow, tokenUser, type TokenRow } from './auth.js';
 import { chaosActive, decideChaos, type ChaosOptions } from './chaos.js';
 import { writeBatcher } from './batch.js';
@@ -339,17 +339,17 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     let query: Json = {};
     let body: Json = {};
     if (e.params) {
-      const p = e.params.safeParse(r.params);
+      const p = e.params.safeParse(r.params, parseMode(e.params));
       if (p.success) params = p.data as Json;
       else fields.push(...zodFields(p.error, 'params'));
     }
     if (e.query) {
-      const q = e.query.safeParse(parseQuery(qs, r.prepared.listQueryFields));
+      const q = e.query.safeParse(parseQuery(qs, r.prepared.listQueryFields), parseMode(e.query));
       if (q.success) query = q.data as Json;
       else fields.push(...zodFields(q.error, 'query'));
     }
     if (e.body) {
-      const b = e.body.safeParse(rawBody);
+      const b = e.body.safeParse(rawBody, parseMode(e.body));
       if (b.success) body = b.data as Json;
       else fields.push(...zodFields(b.error, 'body'));
     }

@@ -85,6 +85,23 @@ export type InputOf<E extends AnyEndpoint> = {
 };
 export type DataOf<E extends AnyEndpoint> = z.output<E['response']>;
 
+/**
+ * zod compiles a parser for each object schema (with `new Function`) the first time it parses
+ * one. That pays for itself when the schema parses many values (the rows of a bulk run, the
+ * pages of an export), not for a command's one or two parses, where the compile is most of the
+ * parse (about 1 ms of `services list`). So a schema is parsed without compiling for its first
+ * few uses, and compiled after that. Same results either way.
+ */
+const INTERPRETED_PARSES = 8;
+const parseCounts = new WeakMap<object, number>();
+const JITLESS = { jitless: true } as const;
+export function parseMode(schema: object): { jitless: boolean } | undefined {
+  const n = parseCounts.get(schema) ?? 0;
+  if (n >= INTERPRETED_PARSES) return undefined;
+  parseCounts.set(schema, n + 1);
+  return JITLESS;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Field helpers
 
