@@ -18,6 +18,8 @@ export interface Target {
   baseUrl: string;
   /** Embedded sandbox in this process. */
   sandbox: boolean;
+  /** The embedded sandbox signed in as its seeded admin because no credential was given: that token. */
+  sandboxAdminToken?: string;
 }
 
 export interface Ctx {
@@ -124,7 +126,7 @@ export function createContext(deps: CtxDeps): Ctx {
         if (!globals.quiet) {
           io.stderr.write(`[sandbox] local platform at ${sb.url} (data ${sb.dataFile})${token === sb.adminToken ? '; signed in as admin' : ''}\n`);
         }
-        target = { profile: name, baseUrl: sb.url, sandbox: true };
+        target = { profile: name, baseUrl: sb.url, sandbox: true, sandboxAdminToken: token === sb.adminToken ? token : undefined };
       } else {
         if (!baseUrl) {
           throw new UsageError(`profile '${name}' has no base address`, {

@@ -17,6 +17,26 @@ describe('the embedded sandbox', () => {
     expect(quiet.stderr).toBe('');
   });
 
+  it('with no profile, auth status says who the commands run as: the sandbox admin, valid (exit 0)', async () => {
+    const cfg = tempConfigDir();
+    const r = await runCli('auth status -o json', { env: { SUBCTL_CONFIG_DIR: cfg } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({
+      profile: 'default',
+      base_url: 'SANDBOX',
+      username: 'admin',
+      role: 'admin',
+      token_source: 'sandbox',
+      credential: null,
+      session: 'no',
+      valid: true,
+    });
+    // A token given explicitly is the one reported (and checked), not the sandbox admin's.
+    const bogus = await runCli('auth status -o json', { env: { SUBCTL_CONFIG_DIR: cfg, SUBCTL_TOKEN: 'not-a-token' } });
+    expect(bogus.code).toBe(3);
+    expect(JSON.parse(bogus.stdout)).toMatchObject({ token_source: 'env', valid: false });
+  });
+
   it('auth login --sandbox stores a profile that points at the sandbox; its token is used afterwards', async () => {
     const cfg = tempConfigDir();
     const login = await runCli('auth login --profile eve --sandbox --username enduser --password-stdin', { env: { SUBCTL_CONFIG_DIR: cfg }, stdin: 'sandbox-enduser\n' });

@@ -247,17 +247,19 @@ export const authGroup: Group = {
             const tok = resolveToken(ctx.io.env, ctx.globals.tokenFile, stored);
             const api = await ctx.api();
             const target = ctx.target()!;
+            // No credential on the embedded sandbox: it signed in as its seeded admin.
+            const token = tok.token ?? target.sandboxAdminToken;
             const status: Record<string, unknown> = {
               profile: name,
               base_url: target.sandbox ? 'SANDBOX' : target.baseUrl,
               username: stored?.username ?? profile?.username ?? null,
               role: stored?.role ?? profile?.role ?? null,
-              token_source: tok.source,
+              token_source: tok.token ? tok.source : token ? 'sandbox' : 'none',
               credential: stored ? ctx.credentials().where(name) : null,
               session: stored?.session_id ? 'yes (cms)' : 'no',
             };
-            if (tok.token) {
-              const v = ((await api.call(endpointByName('auth.validate-session'), { body: { token: tok.token } } as never, { signal: ctx.signal })) ?? {}) as Record<string, unknown>;
+            if (token) {
+              const v = ((await api.call(endpointByName('auth.validate-session'), { body: { token } } as never, { signal: ctx.signal })) ?? {}) as Record<string, unknown>;
               status.valid = v.valid ?? null;
               if (v.username) status.username = v.username;
               if (v.role) status.role = v.role;
