@@ -168,8 +168,20 @@ export function isLoopbackHost(hostname: string): boolean {
 function issueProblems(issues: readonly z.core.$ZodIssue[], prefix = ''): FieldProblem[] {
   return issues.map((i) => {
     const path = i.path.map((p) => String(p)).join('.');
-    return { field: prefix && path ? `${prefix}.${path}` : prefix || path, message: i.message };
+    return { field: prefix && path ? `${prefix}.${path}` : prefix || path, message: issueMessage(i) };
   });
+}
+
+/**
+ * zod's message, except for a value that is missing altogether (the issue carries its input
+ * when parsed with `reportInput`): "required: expected string" rather than zod's "Invalid input:
+ * expected string, received undefined", and "required: expected one of ..." rather than
+ * "Invalid option: ...", which reads as if a wrong value had been given.
+ */
+function issueMessage(i: z.core.$ZodIssue): string {
+  const missing = 'input' in i && i.input === undefined && i.path.length > 0;
+  if (!missing || (i.code !== 'invalid_type' && i.code !== 'invalid_value')) return i.message;
+  return `required: ${i.message.replace(/^Invalid (input|option): /, '').replace(/, received undefined$/, '')}`;
 }
 
 /** Keys of `given` that the caller actually set (not undefined), taken from the validated `parsed`. */
@@ -227,7 +239,7 @@ export function validateInput(
 /** One part (params, query or body) checked against its schema; problems are added to `problems`. */
 function checkPart(schema: z.ZodObject | undefined, value: unknown, problems: FieldProblem[]): Record<string, unknown> {
   if (!schema) return {};
-  const r = schema.safeParse(value ?? {}, parseMode(schema));
+  const r = schema.safeParse(value ?? {}, parseMode(schema, { reportInput: true }));
   if (!r.success) {
     problems.push(...issueProblems(r.error.issues));
     return {};

@@ -178,3 +178,21 @@ describe.each([
     expect(server.requests).toHaveLength(0);
   });
 });
+
+describe('what the message says', () => {
+  it('a missing value says "required" with what is expected; a wrong one keeps the rule it breaks', async () => {
+    const env = { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' };
+    const missing = await runCli('services create --service-code C', { env });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('service_name (--service-name): required: expected string\n');
+    expect(missing.stderr).toContain('service_type (--service-type): required: expected one of "TIME_BASED"|"USAGE_BASED"|"HYBRID"\n');
+    const wrong = await runCli(svcCreate('--service-type MONTHLY --is-active maybe'), { env });
+    expect(wrong.stderr).toContain('service_type (--service-type): Invalid option: expected one of "TIME_BASED"|"USAGE_BASED"|"HYBRID"\n');
+    expect(wrong.stderr).not.toContain('required');
+    // A bulk row names its line the same way.
+    const bulk = await runCli('subscriptions manage --from-csv - --yes', { env, stdin: 'subscription_id,action\n42,extend\n' });
+    expect(bulk.code).toBe(2);
+    expect(bulk.stderr).toContain('line 2: reason (--reason): required: expected string\n');
+    expect(server.requests).toHaveLength(0);
+  });
+});

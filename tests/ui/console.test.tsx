@@ -157,7 +157,7 @@ describe('console: actions', () => {
     // Submitting empty: the contract's message names the field; nothing is sent.
     await h.press(KEY.enter);
     f = h.frame();
-    expect(f).toContain('reason: Invalid input: expected string, received undefined');
+    expect(f).toContain('reason: required: expected string');
     expect(f).toContain('extend_days: Required');
     expect(h.requests('PUT')).toHaveLength(0);
 

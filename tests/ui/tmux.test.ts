@@ -106,7 +106,7 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
     await waitFor('extend_days*');
     // Enter with the reason empty: the contract's complaint, inline; nothing sent.
     keys('Enter');
-    await waitFor('reason: Invalid input');
+    await waitFor('reason: required: expected string');
     keys('ticket 4242', 'Tab', '30', 'Enter');
     s = await waitFor('Proceed? [y/N]');
     expect(s).toContain(`extend subscription ${id}`);
