@@ -58,10 +58,29 @@ function lineWidth(widths: number[]): number {
  * below MIN_COLUMN; if even that is too wide, the rightmost columns are dropped.
  * `fitColumns([2, 40, 30], 40)` -> `{ widths: [2, 17, 17], shown: 3 }` (2 + 17 + 17 + 2 gaps of 2 = 40);
  * `fitColumns([2, 40, 10], 40)` -> `{ widths: [2, 24, 10], shown: 3 }`.
+ * With `content` (the widest value of each column, headers aside), headers wider than their
+ * values are cut first: `fitColumns([15, 30], 30, [4, 30])` -> `{ widths: [6, 22], shown: 2 }`
+ * rather than cutting both to 14.
  */
-export function fitColumns(natural: number[], available: number): Fit {
+export function fitColumns(natural: number[], available: number, content?: number[]): Fit {
   if (natural.length === 0) return { widths: [], shown: 0 };
   if (lineWidth(natural) <= available) return { widths: natural.slice(), shown: natural.length };
+  if (content) {
+    // Headers give way first: a header wider than its column's values ('subscription_id' over
+    // ids of four digits) is cut down to the values (not below MIN_COLUMN) before any value is.
+    const demand = natural.map((w, i) => Math.min(w, Math.max(content[i], MIN_COLUMN)));
+    if (lineWidth(demand) <= available) {
+      // Room to spare goes back to the cut headers, left to right.
+      let left = available - lineWidth(demand);
+      for (let i = 0; i < demand.length && left > 0; i++) {
+        const extra = Math.min(natural[i] - demand[i], left);
+        demand[i] += extra;
+        left -= extra;
+      }
+      return { widths: demand, shown: demand.length };
+    }
+    return fitColumns(demand, available);
+  }
   const floors = natural.map((w) => Math.min(w, MIN_COLUMN));
   let shown = natural.length;
   while (shown > 1 && lineWidth(floors.slice(0, shown)) > available) shown--;
@@ -131,15 +150,17 @@ export function drawTable(header: string[] | undefined, rows: string[][], widths
   return lines.join('\n');
 }
 
-function naturalWidths(header: string[], rows: string[][]): number[] {
-  const widths = header.map((h) => displayWidth(h));
+/** The columns' fit: natural widths are header or widest value, whichever is wider; values alone decide how far a header may be cut. */
+function fitTable(header: string[], rows: string[][], available: number): Fit {
+  const content = header.map(() => 0);
   for (const r of rows) {
-    for (let i = 0; i < widths.length; i++) {
+    for (let i = 0; i < content.length; i++) {
       const w = displayWidth(r[i] ?? '');
-      if (w > widths[i]) widths[i] = w;
+      if (w > content[i]) content[i] = w;
     }
   }
-  return widths;
+  const natural = header.map((h, i) => Math.max(displayWidth(h), content[i]));
+  return fitColumns(natural, available, content);
 }
 
 /** One row's cells as terminal text: formatted for a terminal, control characters escaped. */
@@ -174,7 +195,7 @@ export class TtyTableEncoder implements Encoder {
 
   private layout(moreToCome: boolean): void {
     const header = (this.columns ?? []).map(escapeControls);
-    const fit = fitColumns(naturalWidths(header, this.rows), this.width);
+    const fit = fitTable(header, this.rows, this.width);
     if (moreToCome) {
       let slack = this.width - lineWidth(fit.widths);
       for (let i = 0; i < fit.widths.length && slack > 0; i++) {
@@ -272,7 +293,7 @@ function renderSection(obj: Record<string, unknown>, indent: number, width: numb
       const columns = unionKeys(items);
       const header = columns.map(escapeControls);
       const rows = items.map((it) => ttyCells(it, columns));
-      const fit = fitColumns(naturalWidths(header, rows), Math.max(10, room - 2));
+      const fit = fitTable(header, rows, Math.max(10, room - 2));
       for (const line of drawTable(header, rows, fit.widths, color).split('\n')) out.push(pad + '  ' + line);
     } else {
       block.push([k, escapeControls(formatCell(value, { tty: true }))]);

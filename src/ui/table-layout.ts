@@ -49,15 +49,16 @@ export function joinCells(cells: string[], widths: number[]): string {
  */
 export function layoutTable(rows: Row[], columns: string[], width: number): TableLayout {
   const cells = rows.map((r) => columns.map((c) => cellText(r, c)));
-  const natural = columns.map((c, i) => {
-    let w = displayWidth(c);
+  const content = columns.map((_c, i) => {
+    let w = 0;
     for (const r of cells) {
       const cw = displayWidth(r[i]);
       if (cw > w) w = cw;
     }
     return w;
   });
-  const fit = fitColumns(natural, Math.max(1, width));
+  const natural = columns.map((c, i) => Math.max(displayWidth(c), content[i]));
+  const fit = fitColumns(natural, Math.max(1, width), content);
   const shown = columns.slice(0, fit.shown);
   return {
     columns: shown,

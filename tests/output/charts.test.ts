@@ -76,4 +76,14 @@ describe('width helpers', () => {
     expect(fitColumns([50], 20)).toEqual({ widths: [20], shown: 1 });
     expect(fitColumns([], 20)).toEqual({ widths: [], shown: 0 });
   });
+
+  test('fitColumns with the values\' widths: a header wider than its values gives way before any value is cut', () => {
+    // 'subscription_id' (15) over ids of 4 digits, next to a 30-wide column, in 30 columns.
+    expect(fitColumns([15, 30], 30, [4, 30])).toEqual({ widths: [6, 22], shown: 2 });
+    // Cutting headers alone is enough: the values stay whole, spare room goes back to the headers.
+    expect(fitColumns([15, 16, 17], 40, [4, 16, 6])).toEqual({ widths: [14, 16, 6], shown: 3 });
+    expect(fitColumns([15, 16, 17], 45, [4, 16, 6])).toEqual({ widths: [15, 16, 10], shown: 3 });
+    // Without the values' widths, the old rule: the widest (the headers here) shrink together.
+    expect(fitColumns([15, 30], 30)).toEqual({ widths: [14, 14], shown: 2 });
+  });
 });
