@@ -15,7 +15,7 @@ import { subscriptionsList } from '../api/contract/admin-subscriptions.js';
 import { describeField, describeObject, type AnyEndpoint, type FieldInfo } from '../api/contract/common.js';
 import { rolesAssignments, rolesList, usersList, usersSearch } from '../api/contract/user-accounts.js';
 import { referralsAdminList, referralsAdminReferred, referralsAdminSearch } from '../api/contract/user-referrals.js';
-import { AUDIT_COLUMNS, CODE_COLUMNS, PLAN_COLUMNS, SERVICE_PLAN_COLUMNS, SUBSCRIPTION_COLUMNS, WALLET_COLUMNS } from '../commands/admin/index.js';
+import { AUDIT_COLUMNS, CODE_COLUMNS, PLAN_COLUMNS, SERVICE_PLAN_COLUMNS, SUBSCRIPTION_COLUMNS, WALLET_COLUMNS } from '../commands/admin/common.js';
 import { SERVICE_COLUMNS } from '../commands/services/index.js';
 
 export type Row = Record<string, unknown>;

@@ -111,6 +111,27 @@ describe('the binary', () => {
     expect(all).toMatch(/dist\/transport-undici-/);
   });
 
+  it("a command builds only its own group's contract: the source files behind the chunks it loads", async () => {
+    // The chunks a command loads, mapped back to their sources through the build's source maps.
+    const sourcesOf = async (args: string[]) => {
+      const trace = join(mkdtempSync(join(tmpdir(), 'subctl-trace-')), 'modules.txt');
+      const r = await runBin(args, env({ SUBCTL_TOKEN: 't', TRACE_FILE: trace }), ['--import', join(root, 'tests/support/trace-imports.mjs')]);
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      const chunks = [...readFileSync(trace, 'utf8').matchAll(/(\/[^\s]*\/dist\/[^\s/]+\.js)/g)].map((m) => m[1]);
+      const sources = new Set<string>();
+      for (const c of new Set(chunks)) {
+        if (!existsSync(`${c}.map`)) continue;
+        for (const src of (JSON.parse(readFileSync(`${c}.map`, 'utf8')) as { sources: string[] }).sources) sources.add(src.replace(/^(\.\.\/)+/, ''));
+      }
+      return [...sources];
+    };
+    // The groups' contract files (admin-common.ts holds the few pieces they share).
+    const contracts = (srcs: string[]) => srcs.filter((s) => s.startsWith('src/api/contract/admin-') && !s.endsWith('admin-common.ts')).sort();
+    expect(contracts(await sourcesOf(['subscriptions', 'manage', '--help']))).toEqual(['src/api/contract/admin-misc.ts', 'src/api/contract/admin-subscriptions.ts']);
+    expect(contracts(await sourcesOf(['wallet', 'list', '--help']))).toEqual(['src/api/contract/admin-misc.ts']);
+    expect(contracts(await sourcesOf(['services', 'list', '--help']))).toEqual(['src/api/contract/admin-services.ts']);
+  });
+
   it('--version answers from the launcher with nothing else loaded', () => {
     const r = spawnSync(process.execPath, [bin, '--version'], { env: { PATH: process.env.PATH! }, encoding: 'utf8' });
     expect(r.status).toBe(0);

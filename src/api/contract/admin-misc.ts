@@ -4,8 +4,7 @@
  */
 import { z } from './z.js';
 import { anything, bool, dateTime, endpoint, listOf, loose, num, Pagination, pageNumber, pageSize, q, SortOrder, str } from './common.js';
-import { adminPaging } from './admin-service-plans.js';
-import { PaymentMethod } from './admin-subscriptions.js';
+import { adminPaging, PaymentMethod } from './admin-common.js';
 
 export const UsageCodeSortBy = z.enum(['CodeValue', 'BatchID', 'ServiceCode', 'UsedDate', 'CreatedDate']);
 export const TransactionType = z.enum(['topup', 'deduct', 'refund', 'auto_renewal']);

@@ -4,8 +4,7 @@
  */
 import { z } from './z.js';
 import { anything, bool, dateTime, endpoint, listOf, loose, num, Pagination, pageNumber, pageSize, q, SortOrder, str } from './common.js';
-import { deleteFlags } from './admin-services.js';
-import { adminPaging } from './admin-service-plans.js';
+import { adminPaging, deleteFlags } from './admin-common.js';
 
 export const DurationUnit = z.enum(['days', 'months', 'years']);
 export const CreditUnit = z.enum(['requests', 'tokens', 'minutes', 'hours']);

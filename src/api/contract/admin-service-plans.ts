@@ -4,13 +4,11 @@
  */
 import { z } from './z.js';
 import { anything, bool, dateTime, endpoint, listOf, loose, num, Pagination, pageNumber, pageSize, q, SortOrder, str } from './common.js';
-import { deleteFlags, ServiceType } from './admin-services.js';
+import { adminPaging, deleteFlags, ServiceType } from './admin-common.js';
 
 export const ServicePlanSortBy = z.enum(['ServiceCode', 'PlanCode', 'CreatedDate']);
 export const ServicePlanManageAction = z.enum(['activate', 'deactivate', 'update', 'delete']);
 
-/** Paging of the admin lists: page_number/page_size, items under `items`, totals under `pagination`. */
-export const adminPaging = (items: string) => ({ page: 'page_number', size: 'page_size', items, info: 'pagination', defaultSize: 20, maxSize: 100 });
 
 export const ServicePlanLink = loose({
   service_plan_id: num,

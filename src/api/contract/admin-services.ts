@@ -4,8 +4,8 @@
  */
 import { z } from './z.js';
 import { anything, bool, dateTime, endpoint, listOf, loose, num, Pagination, pageNumber, pageSize, q, SortOrder, str } from './common.js';
+import { deleteFlags, ServiceType } from './admin-common.js';
 
-export const ServiceType = z.enum(['TIME_BASED', 'USAGE_BASED', 'HYBRID']);
 export const CreditResetCycle = z.enum(['daily', 'weekly', 'monthly', 'yearly']);
 export const ServiceSortBy = z.enum(['ServiceCode', 'ServiceName', 'ServiceType', 'CreatedDate']);
 /** Service report type filter (point 9): a different vocabulary from service_type. */
@@ -208,11 +208,6 @@ export const servicesUpdate = endpoint({
   access: 'admin',
 });
 
-/** Delete requests (point 5): optional flags plus identifiers. */
-export const deleteFlags = {
-  force_delete: z.boolean().optional(),
-  delete_related_data: z.boolean().optional(),
-};
 
 export const servicesDelete = endpoint({
   name: 'services.delete',

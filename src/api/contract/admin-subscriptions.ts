@@ -4,11 +4,9 @@
  */
 import { z } from './z.js';
 import { anything, bool, dateTime, endpoint, listOf, loose, num, Pagination, pageNumber, pageSize, q, SortOrder, str } from './common.js';
-import { deleteFlags } from './admin-services.js';
-import { adminPaging } from './admin-service-plans.js';
+import { adminPaging, deleteFlags, PaymentMethod } from './admin-common.js';
 
 export const SubscriptionStatus = z.enum(['active', 'expired', 'cancelled', 'paused']);
-export const PaymentMethod = z.enum(['card', 'bank', 'paypal', 'crypto']);
 export const SubscriptionManageAction = z.enum(['extend', 'pause', 'resume', 'cancel', 'add_credits']);
 export const SubscriptionSortBy = z.enum(['Username', 'ServiceCode', 'StartDate', 'EndDate', 'CreatedDate']);
 

@@ -8,7 +8,7 @@ import type { Ctx } from '../../cli/context.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printList, printObject } from '../../output/index.js';
 import { precheck } from '../auth/index.js';
-import { section } from '../services/index.js';
+import { section } from '../admin/common.js';
 import type { Group } from '../types.js';
 
 const DEVICE_COLUMNS = ['current', 'device_id', 'device_name', 'device_type', 'ip_address', 'is_currently_logged_in', 'last_activity_time', 'last_login_date'];

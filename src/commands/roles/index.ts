@@ -19,8 +19,8 @@ import { HttpError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';
-import { printSummary } from '../admin/index.js';
-import { section } from '../services/index.js';
+import { printSummary } from '../admin/common.js';
+import { section } from '../admin/common.js';
 import type { Group } from '../types.js';
 
 const ROLE_COLUMNS = ['role_id', 'role_name', 'display_name', 'priority', 'is_system_role', 'is_active', 'user_count', 'permission_count'];

@@ -13,6 +13,7 @@ import { UsageError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printList, printObject, sparkline } from '../../output/index.js';
+import { section } from '../admin/common.js';
 import type { Group } from '../types.js';
 
 export const SERVICE_COLUMNS = ['service_id', 'service_code', 'service_name', 'service_type', 'is_active', 'active_subscriptions_count'];
@@ -21,13 +22,6 @@ function needsIdentifier(where: Record<string, unknown>, what: string) {
   if (where.service_id === undefined && where.service_code === undefined) {
     throw new UsageError(`${what} needs --service-code or --service-id`);
   }
-}
-
-/** Prints an array under a heading on a terminal table, or as-is for machine formats. */
-export async function section(ctx: Ctx, title: string, rows: unknown, columns?: string[]) {
-  const list = Array.isArray(rows) ? (rows as Record<string, unknown>[]) : [];
-  ctx.io.stdout.write(`\n${ctx.color('stdout') ? `\u001b[1m${title}\u001b[22m` : title} (${list.length})\n`);
-  if (list.length) await printList(list, { format: 'table', columns, io: ctx.io, noColor: ctx.globals.noColor });
 }
 
 /** The service detail: its five parts, readable on a terminal; one object for json/ndjson/csv. */

@@ -9,7 +9,7 @@ import { UsageError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';
-import { printSummary } from '../admin/index.js';
+import { printSummary } from '../admin/common.js';
 import { argvSecretTraps, checkSecrets, passwordStdinOption, precheck, readNewPassword, refuseArgvSecrets } from '../auth/index.js';
 import type { Group } from '../types.js';
 

@@ -1,0 +1,32 @@
+/**
+ * `subctl audit`: the audit log, with --follow (spec/admin-area.md point 7).
+ */
+import { Option } from 'commander';
+import { auditList, auditUser } from '../../api/contract/admin-misc.js';
+import { verbsBuilder } from '../../cli/verbs.js';
+import type { Group } from '../types.js';
+import { auditFollow } from './audit-follow.js';
+import { AUDIT_COLUMNS } from './common.js';
+
+export const auditGroup: Group = {
+  name: 'audit',
+  summary: 'audit log: every mutation, who and when; --follow for new entries',
+  build: (cmd, bind) => {
+    verbsBuilder(() => [
+      {
+        name: 'list',
+        endpoint: auditList,
+        columns: AUDIT_COLUMNS,
+        aliases: ['ls'],
+        extraOptions: [new Option('--follow', 'poll for new entries and print only those, until Ctrl-C'), new Option('--interval <s>', 'seconds between polls with --follow').default('2')],
+      },
+      {
+        name: 'user',
+        endpoint: auditUser,
+        args: ['id'],
+        columns: AUDIT_COLUMNS,
+        extraOptions: [new Option('--follow', 'poll for new entries and print only those, until Ctrl-C'), new Option('--interval <s>', 'seconds between polls with --follow').default('2')],
+      },
+    ].map((s) => ({ ...s, override: auditFollow(s.endpoint, s.columns) })))(cmd, bind);
+  },
+};

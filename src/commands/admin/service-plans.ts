@@ -1,0 +1,52 @@
+/**
+ * `subctl service-plans`: links between services and plans (spec/admin-area.md point 7).
+ */
+import {
+  servicePlansCreate,
+  servicePlansDelete,
+  servicePlansDetail,
+  servicePlansList,
+  servicePlansListAlt,
+  servicePlansManage,
+  servicePlansUpdate,
+} from '../../api/contract/admin-service-plans.js';
+import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
+import { printObject } from '../../output/index.js';
+import type { Group } from '../types.js';
+import { out, section, SERVICE_PLAN_COLUMNS } from './common.js';
+
+export const servicePlansGroup: Group = {
+  name: 'service-plans',
+  summary: 'links between services and plans (/admin/service-plans)',
+  build: verbsBuilder(() => [
+    {
+      name: 'list',
+      endpoint: servicePlansList,
+      columns: SERVICE_PLAN_COLUMNS,
+      aliases: ['ls'],
+    },
+    { name: 'list-alt', endpoint: servicePlansListAlt, columns: SERVICE_PLAN_COLUMNS, summary: 'the same list from /admin/service-plans/list' },
+    {
+      name: 'get',
+      endpoint: servicePlansDetail,
+      args: ['id'],
+      summary: "one link: its info, its subscriptions and its usage codes",
+      render: async (data: Record<string, unknown>, ctx) => {
+        if (ctx.globals.output !== 'table') return printObject(data, out(ctx));
+        await printObject(data.service_plan_info ?? {}, out(ctx));
+        await section(ctx, 'Subscriptions', data.subscriptions, ['subscription_id', 'username', 'status', 'start_date', 'end_date', 'auto_renewal', 'total_usage_count']);
+        await section(ctx, 'Usage codes', data.usage_codes, ['code_id', 'code_value', 'batch_id', 'is_used', 'used_by_username', 'expiry_date']);
+      },
+    },
+    { name: 'create', endpoint: servicePlansCreate },
+    { name: 'update', endpoint: servicePlansUpdate, args: ['service_plan_id?'] },
+    { name: 'manage', endpoint: servicePlansManage },
+    {
+      name: 'delete',
+      endpoint: servicePlansDelete,
+      args: ['service_plan_id?'],
+      destructive: true,
+      describe: (i: VerbInput) => `delete service-plan link ${JSON.stringify(i.body)}`,
+    },
+  ]),
+};

@@ -1,0 +1,34 @@
+/**
+ * `subctl usage-codes`: list with summary, generate batches (spec/admin-area.md point 7).
+ */
+import { usageCodesGenerate, usageCodesList } from '../../api/contract/admin-misc.js';
+import { verbsBuilder } from '../../cli/verbs.js';
+import { printList } from '../../output/index.js';
+import type { Group } from '../types.js';
+import { CODE_COLUMNS, out, printSummary } from './common.js';
+
+export const usageCodesGroup: Group = {
+  name: 'usage-codes',
+  summary: 'usage codes: list with summary, generate batches',
+  aliases: ['codes'],
+  build: verbsBuilder(() => [
+    {
+      name: 'list',
+      endpoint: usageCodesList,
+      columns: CODE_COLUMNS,
+      aliases: ['ls'],
+      extras: (data, ctx) => printSummary(ctx, 'Summary', data.summary),
+    },
+    {
+      name: 'generate',
+      endpoint: usageCodesGenerate,
+      summary: 'generate a batch of codes; prints the codes to stdout (`> codes.csv` works)',
+      render: async (data: Record<string, unknown>, ctx) => {
+        const codes = Array.isArray(data?.codes) ? (data.codes as Record<string, unknown>[]) : [];
+        const rows = codes.map((c) => ({ batch_id: data.batch_id, ...c }));
+        await printList(rows, out(ctx, ['code_value', 'batch_id', 'expiry_date', 'code_id']));
+        ctx.note(`generated ${String(data?.generated_count ?? rows.length)} codes in batch ${String(data?.batch_id ?? '')}`);
+      },
+    },
+  ]),
+};

@@ -1,0 +1,21 @@
+/**
+ * `subctl wallet`: wallet transactions with their summary (spec/admin-area.md point 7).
+ */
+import { walletList } from '../../api/contract/admin-misc.js';
+import { verbsBuilder } from '../../cli/verbs.js';
+import type { Group } from '../types.js';
+import { printSummary, WALLET_COLUMNS } from './common.js';
+
+export const walletGroup: Group = {
+  name: 'wallet',
+  summary: 'wallet transactions with their summary (/admin/wallet-transactions/list)',
+  build: verbsBuilder(() => [
+    {
+      name: 'list',
+      endpoint: walletList,
+      columns: WALLET_COLUMNS,
+      aliases: ['ls'],
+      extras: (data, ctx) => printSummary(ctx, 'Summary', data.summary),
+    },
+  ]),
+};
