@@ -95,16 +95,12 @@ export type DataOf<E extends AnyEndpoint> = z.output<E['response']>;
 const INTERPRETED_PARSES = 8;
 const parseCounts = new WeakMap<object, number>();
 const JITLESS = { jitless: true } as const;
-const JITLESS_REPORT = { jitless: true, reportInput: true } as const;
-/** Parse options for `schema`'s next parse; `reportInput` keeps each issue's input (to tell a missing value). */
-export function parseMode(schema: object, opts?: { reportInput?: boolean }): { jitless?: boolean; reportInput?: boolean } | undefined {
+export function parseMode(schema: object): { jitless: boolean } | undefined {
   const n = parseCounts.get(schema) ?? 0;
-  if (n >= INTERPRETED_PARSES) return opts?.reportInput ? REPORT_INPUT : undefined;
+  if (n >= INTERPRETED_PARSES) return undefined;
   parseCounts.set(schema, n + 1);
-  return opts?.reportInput ? JITLESS_REPORT : JITLESS;
+  return JITLESS;
 }
-/** Issues with their input, compiled parser allowed. */
-const REPORT_INPUT = { reportInput: true } as const;
 
 // ---------------------------------------------------------------------------------------------
 // Field helpers
