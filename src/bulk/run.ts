@@ -240,13 +240,17 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   let interrupted = false;
   const lost: Array<{ row: PlannedRow; sentAt: number; status?: number }> = [];
   const progress = ctx.io.stderrIsTTY && !g.quiet ? setInterval(() => showProgress(false), 200) : undefined;
+  let shownWidth = 0;
   function showProgress(final: boolean) {
     const secs = (Date.now() - started) / 1000;
     const rate = (done + failed) / Math.max(secs, 0.001);
     const left = todo.length - done - failed;
     const eta = rate > 0 ? Math.ceil(left / rate) : 0;
-    // \x1b[K clears what a longer earlier line left to the right (the final line has no "left").
-    ctx.io.stderr.write(`\r${done + failed}/${todo.length} rows, ${failed} failed, ${rate.toFixed(0)} rows/s${final ? '' : `, ${eta}s left`}\x1b[K${final ? '\n' : ''}`);
+    const text = `${done + failed}/${todo.length} rows, ${failed} failed, ${rate.toFixed(0)} rows/s${final ? '' : `, ${eta}s left`}`;
+    // Spaces over what a longer earlier line left to the right (the final line has no "left");
+    // spaces rather than an erase sequence, which a TERM=dumb terminal would print.
+    ctx.io.stderr.write(`\r${text}${' '.repeat(Math.max(0, shownWidth - text.length))}${final ? '\n' : ''}`);
+    shownWidth = text.length;
   }
   let next = 0;
   const stopOnAbort = () => {
