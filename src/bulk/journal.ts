@@ -56,6 +56,13 @@ export function runDigest(command: string, endpoint: string, inputs: unknown[]):
   return h.digest('hex').slice(0, 24);
 }
 
+/** Journal lines of `events`, each ended by a newline. */
+function lines(events: JournalEvent[]): string {
+  let text = '';
+  for (const e of events) text += `${JSON.stringify(e)}\n`;
+  return text;
+}
+
 export class Journal {
   readonly path: string;
   private fd: number | undefined;
@@ -112,7 +119,7 @@ export class Journal {
    * and their next requests leave together.
    */
   appendSoon(...events: JournalEvent[]): Promise<void> {
-    for (const e of events) this.#pending += `${JSON.stringify(e)}\n`;
+    this.#pending += lines(events);
     return new Promise((resolve, reject) => {
       this.#waiting.push({ resolve, reject });
       if (!this.#scheduled) {
@@ -129,8 +136,7 @@ export class Journal {
     this.#waiting = [];
     this.#scheduled = false;
     try {
-      if (this.fd === undefined) this.fd = openSync(this.path, 'a', 0o600);
-      writeSync(this.fd, text);
+      this.#write(text);
     } catch (e) {
       for (const w of waiting) w.reject(e);
       return;
@@ -139,10 +145,12 @@ export class Journal {
   }
 
   append(...events: JournalEvent[]): void {
+    this.#write(lines(events));
+  }
+
+  /** One write(2) of whole lines: a kill cuts at most the last line, which the loader ignores. */
+  #write(text: string): void {
     if (this.fd === undefined) this.fd = openSync(this.path, 'a', 0o600);
-    // Several events in one write(2): a kill cuts at most the last line, as with one.
-    let text = '';
-    for (const e of events) text += `${JSON.stringify(e)}\n`;
     writeSync(this.fd, text);
   }
 

@@ -6,7 +6,7 @@
  */
 export { auditGroup } from './audit.js';
 export { cleanupGroup } from './cleanup.js';
-export { AUDIT_COLUMNS, CODE_COLUMNS, PLAN_COLUMNS, printSummary, SERVICE_PLAN_COLUMNS, SUBSCRIPTION_COLUMNS, WALLET_COLUMNS } from './common.js';
+export { AUDIT_COLUMNS, CODE_COLUMNS, PLAN_COLUMNS, SERVICE_PLAN_COLUMNS, SUBSCRIPTION_COLUMNS, WALLET_COLUMNS } from './common.js';
 export { dashboardGroup } from './dashboard.js';
 export { plansGroup } from './plans.js';
 export { servicePlansGroup } from './service-plans.js';

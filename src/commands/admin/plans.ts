@@ -6,7 +6,8 @@ import { UsageError } from '../../api/errors.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printList } from '../../output/index.js';
 import type { Group } from '../types.js';
-import { out, PLAN_COLUMNS } from './common.js';
+import { out } from '../common.js';
+import { PLAN_COLUMNS } from './common.js';
 
 export const plansGroup: Group = {
   name: 'plans',

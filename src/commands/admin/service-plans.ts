@@ -13,7 +13,8 @@ import {
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';
 import type { Group } from '../types.js';
-import { out, section, SERVICE_PLAN_COLUMNS } from './common.js';
+import { out, section } from '../common.js';
+import { SERVICE_PLAN_COLUMNS } from './common.js';
 
 export const servicePlansGroup: Group = {
   name: 'service-plans',

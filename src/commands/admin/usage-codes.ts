@@ -5,7 +5,8 @@ import { usageCodesGenerate, usageCodesList } from '../../api/contract/admin-mis
 import { verbsBuilder } from '../../cli/verbs.js';
 import { printList } from '../../output/index.js';
 import type { Group } from '../types.js';
-import { CODE_COLUMNS, out, printSummary } from './common.js';
+import { out, printSummary } from '../common.js';
+import { CODE_COLUMNS } from './common.js';
 
 export const usageCodesGroup: Group = {
   name: 'usage-codes',

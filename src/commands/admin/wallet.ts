@@ -4,7 +4,8 @@
 import { walletList } from '../../api/contract/admin-misc.js';
 import { verbsBuilder } from '../../cli/verbs.js';
 import type { Group } from '../types.js';
-import { printSummary, WALLET_COLUMNS } from './common.js';
+import { printSummary } from '../common.js';
+import { WALLET_COLUMNS } from './common.js';
 
 export const walletGroup: Group = {
   name: 'wallet',

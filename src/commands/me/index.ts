@@ -23,12 +23,12 @@ import { verbsBuilder } from '../../cli/verbs.js';
 import { printList, printObject } from '../../output/index.js';
 import { printAnswer } from '../auth/index.js';
 import type { Group } from '../types.js';
+import { out } from '../common.js';
 
 const SERVICE_COLUMNS = ['service_id', 'service_code', 'service_name', 'service_type', 'min_price', 'max_price', 'has_active_subscription', 'current_plan_name'];
 const PLAN_COLUMNS = ['service_plan_id', 'service_code', 'plan_code', 'plan_name', 'price', 'currency', 'duration', 'duration_unit', 'credit_amount', 'max_usage_per_day', 'is_current_plan'];
 const SUBSCRIPTION_COLUMNS = ['subscription_id', 'service_code', 'plan_code', 'status', 'start_date', 'end_date', 'remaining_credits', 'usage_today', 'auto_renewal'];
 
-const out = (ctx: Ctx, columns?: string[]) => ({ format: ctx.globals.output, fields: ctx.globals.fields, columns, io: ctx.io, noColor: ctx.globals.noColor });
 
 /** Bare-array answers print as lists (an object answer, from another server, as an object). */
 const asList = (columns?: string[]) => async (data: unknown, ctx: Ctx) => {

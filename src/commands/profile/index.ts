@@ -8,12 +8,11 @@ import type { Ctx } from '../../cli/context.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printList, printObject } from '../../output/index.js';
 import { precheck } from '../auth/index.js';
-import { section } from '../admin/common.js';
+import { out, section } from '../common.js';
 import type { Group } from '../types.js';
 
 const DEVICE_COLUMNS = ['current', 'device_id', 'device_name', 'device_type', 'ip_address', 'is_currently_logged_in', 'last_activity_time', 'last_login_date'];
 
-const out = (ctx: Ctx, columns?: string[]) => ({ format: ctx.globals.output, fields: ctx.globals.fields, columns, io: ctx.io, noColor: ctx.globals.noColor });
 
 function heading(ctx: Ctx, title: string) {
   ctx.io.stdout.write(`\n${ctx.color('stdout') ? `\u001b[1m${title}\u001b[22m` : title}\n`);

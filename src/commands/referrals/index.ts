@@ -24,7 +24,7 @@ import {
 import { UsageError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
-import { printSummary } from '../admin/common.js';
+import { printSummary } from '../common.js';
 import { printAnswer } from '../auth/index.js';
 import type { Group } from '../types.js';
 

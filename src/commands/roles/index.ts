@@ -16,18 +16,15 @@ import {
   rolesUpdate,
 } from '../../api/contract/user-accounts.js';
 import { HttpError } from '../../api/errors.js';
-import type { Ctx } from '../../cli/context.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';
-import { printSummary } from '../admin/common.js';
-import { section } from '../admin/common.js';
+import { out, printSummary, section } from '../common.js';
 import type { Group } from '../types.js';
 
 const ROLE_COLUMNS = ['role_id', 'role_name', 'display_name', 'priority', 'is_system_role', 'is_active', 'user_count', 'permission_count'];
 const MEMBER_COLUMNS = ['user_id', 'username', 'email', 'full_name', 'is_active', 'assigned_at', 'assigned_by'];
 const ASSIGNMENT_COLUMNS = ['user_id', 'username', 'email', 'full_name', 'role', 'role_level', 'is_active', 'last_login'];
 
-const out = (ctx: Ctx, columns?: string[]) => ({ format: ctx.globals.output, fields: ctx.globals.fields, columns, io: ctx.io, noColor: ctx.globals.noColor });
 
 /**
  * A 409 on `roles delete` explained: the server's message stays the error; the users holding

@@ -13,7 +13,7 @@ import { UsageError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printList, printObject, sparkline } from '../../output/index.js';
-import { section } from '../admin/common.js';
+import { section } from '../common.js';
 import type { Group } from '../types.js';
 
 export const SERVICE_COLUMNS = ['service_id', 'service_code', 'service_name', 'service_type', 'is_active', 'active_subscriptions_count'];

@@ -6,17 +6,15 @@
 import { cmsSuperadminChangePassword } from '../../api/contract/user-auth.js';
 import { usersCreate, usersDelete, usersGet, usersList, usersSearch, usersUpdate } from '../../api/contract/user-accounts.js';
 import { UsageError } from '../../api/errors.js';
-import type { Ctx } from '../../cli/context.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';
-import { printSummary } from '../admin/common.js';
+import { out, printSummary } from '../common.js';
 import { argvSecretTraps, checkSecrets, passwordStdinOption, precheck, readNewPassword, refuseArgvSecrets } from '../auth/index.js';
 import type { Group } from '../types.js';
 
 export const USER_COLUMNS = ['user_id', 'username', 'email', 'full_name', 'role', 'status', 'last_login_date'];
 const SEARCH_COLUMNS = ['user_id', 'username', 'email', 'full_name', 'role_names', 'status', 'activity_status', 'last_login_date', 'referral_count'];
 
-const out = (ctx: Ctx, columns?: string[]) => ({ format: ctx.globals.output, fields: ctx.globals.fields, columns, io: ctx.io, noColor: ctx.globals.noColor });
 
 /** A path id that must be a whole number: checked here so that the body's copy of it is never a guess. */
 export function wholeId(value: unknown, name = 'id'): number {

@@ -1,0 +1,33 @@
+/**
+ * Output helpers the command groups share: the printer options of a command, summary blocks
+ * and titled sections.
+ */
+import type { Ctx } from '../cli/context.js';
+import { printList } from '../output/index.js';
+
+/** The printer options of a command's output (format, fields, colour), with default columns. */
+export const out = (ctx: Ctx, columns?: string[]) => ({ format: ctx.globals.output, fields: ctx.globals.fields, columns, io: ctx.io, noColor: ctx.globals.noColor });
+
+/** Prints a summary block: its own object with -o json, key/value lines on stderr under a table. */
+export async function printSummary(ctx: Ctx, title: string, summary: unknown) {
+  if (!summary || typeof summary !== 'object') return;
+  const g = ctx.globals;
+  if (g.output === 'table') {
+    if (g.quiet) return;
+    ctx.io.stderr.write(`\n${title}\n`);
+    for (const [k, v] of Object.entries(summary as Record<string, unknown>)) {
+      ctx.io.stderr.write(`  ${k.padEnd(28)} ${v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)}\n`);
+    }
+  } else if (g.output === 'json' || g.output === 'ndjson') {
+    // The rows went to stdout as a list; the summary follows as its own object on stderr,
+    // so that stdout stays one parseable document.
+    ctx.io.stderr.write(`${JSON.stringify({ [title.toLowerCase().replace(/\s+/g, '_')]: summary })}\n`);
+  }
+}
+
+/** Prints an array under a heading on a terminal table, or as-is for machine formats. */
+export async function section(ctx: Ctx, title: string, rows: unknown, columns?: string[]) {
+  const list = Array.isArray(rows) ? (rows as Record<string, unknown>[]) : [];
+  ctx.io.stdout.write(`\n${ctx.color('stdout') ? `\u001b[1m${title}\u001b[22m` : title} (${list.length})\n`);
+  if (list.length) await printList(list, { format: 'table', columns, io: ctx.io, noColor: ctx.globals.noColor });
+}
