@@ -2,13 +2,15 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineConfig } from 'tsup';
 
+type Build = {
+  onResolve: (o: { filter: RegExp }, cb: (a: { path: string; importer: string; kind: string }) => { path: string; external?: boolean; namespace?: string } | undefined) => void;
+  onLoad: (o: { filter: RegExp; namespace?: string }, cb: (a: { path: string }) => { contents: string; loader: 'js' }) => void;
+};
+
 /** Start-up: keep modules the CLI never uses out of every command's start (see build/*.cjs). */
 const trimStartup = {
   name: 'trim-startup',
-  setup(build: {
-    onResolve: (o: { filter: RegExp }, cb: (a: { path: string; importer: string }) => { path: string } | undefined) => void;
-    onLoad: (o: { filter: RegExp }, cb: (a: { path: string }) => { contents: string; loader: 'js' }) => void;
-  }) {
+  setup(build: Build) {
     build.onResolve({ filter: /client-h2(\.js)?$/ }, (a) => (a.importer.includes('undici') ? { path: resolve('build/stub-h2.cjs') } : undefined));
     // Builtins are marked external before plugins see them, so Commander's source is edited instead.
     build.onLoad({ filter: /node_modules[\\/]commander[\\/]lib[\\/]command\.js$/ }, (a) => ({
@@ -18,23 +20,60 @@ const trimStartup = {
   },
 };
 
-// One ESM bundle with code splitting: dist/main.js stays tiny (it answers --version on its
-// own) and loads the command tree, the sandbox and the Ink screens as separate chunks on demand.
-// Pure-JS dependencies are bundled (one file parses much faster than hundreds); native addons
-// and the Ink/React stack stay external.
-export default defineConfig({
-  // sandbox-bench: the sandbox server alone, for bench/ (a child process serves it under load).
-  entry: { main: 'src/main.ts', 'sandbox-bench': 'src/sandbox/server.ts' },
-  format: ['esm'],
-  target: 'node20',
-  platform: 'node',
-  splitting: true,
-  sourcemap: true,
-  clean: true,
-  noExternal: [/^commander$/, /^zod/, /^undici/, /^cli-table3$/],
-  external: ['better-sqlite3', '@napi-rs/keyring', 'ink', 'react', '@inkjs/ui', 'ink-testing-library'],
-  esbuildPlugins: [trimStartup],
-  banner: {
-    js: "import { createRequire as __subctlCreateRequire } from 'node:module'; const require = __subctlCreateRequire(import.meta.url);",
+/**
+ * Ink is an ES module graph with a top-level await (yoga-layout), which `require()` cannot load,
+ * and Node 20 loses a script's import() callback when the script comes from a code cache. So in
+ * the CommonJS bundle, `loadUi()` (src/ui/load.ts) imports Ink through the launcher's own
+ * import() before any screen module runs, and leaves the namespace on globalThis; every import
+ * of 'ink' in the bundle, static or dynamic, reads it from there.
+ */
+const inkFromLoadUi = {
+  name: 'ink-from-load-ui',
+  setup(build: Build) {
+    build.onResolve({ filter: /^ink$/ }, () => ({ path: 'ink', namespace: 'esm-global' }));
+    build.onLoad({ filter: /.*/, namespace: 'esm-global' }, (a) => ({
+      contents: `const ns = globalThis[Symbol.for('subctl.esm')]?.[${JSON.stringify(a.path)}];
+if (!ns) throw new Error(${JSON.stringify(`${a.path} is loaded by loadUi() (src/ui/load.ts) before any screen`)});
+module.exports = ns;`,
+      loader: 'js',
+    }));
   },
-});
+};
+
+export default defineConfig([
+  // The CLI: one CommonJS file, because Node 20 keeps a V8 code cache only for scripts, not for
+  // ES modules. bin/subctl.js runs it through vm.Script with the cache that scripts/code-cache.mjs
+  // writes after the build (dist/subctl.cjs.cache). Modules behind `await import()` are still
+  // evaluated only when first imported (esbuild's lazy module wrappers), so a command evaluates
+  // only what it uses. Everything pure-JS is bundled; native addons and the Ink/React stack stay
+  // external.
+  {
+    entry: { subctl: 'src/main.ts' },
+    format: ['cjs'],
+    outExtension: () => ({ js: '.cjs' }),
+    target: 'node20',
+    platform: 'node',
+    splitting: false,
+    shims: true,
+    sourcemap: true,
+    clean: false, // package.json's build script empties dist/ first (the two builds run at once)
+    noExternal: [/^(?!react($|\/)|better-sqlite3$|@napi-rs\/keyring$)/],
+    external: ['better-sqlite3', '@napi-rs/keyring', 'react', 'ink-testing-library'],
+    esbuildPlugins: [trimStartup, inkFromLoadUi],
+  },
+  // The sandbox server alone, for bench/ (a child process serves it under load).
+  {
+    entry: { 'sandbox-bench': 'src/sandbox/server.ts' },
+    format: ['esm'],
+    target: 'node20',
+    platform: 'node',
+    splitting: false,
+    sourcemap: true,
+    clean: false,
+    noExternal: [/^zod/],
+    external: ['better-sqlite3'],
+    banner: {
+      js: "import { createRequire as __subctlCreateRequire } from 'node:module'; const require = __subctlCreateRequire(import.meta.url);",
+    },
+  },
+]);

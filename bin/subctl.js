@@ -1,11 +1,21 @@
 #!/usr/bin/env node
 // The launcher: colour rules that must hold before any library reads the environment, then the
-// bundle. Nothing heavy is imported here; dist/main.js loads the rest on demand.
+// bundle. Nothing heavy is loaded here, and it is CommonJS (bin/package.json): an ES module
+// entry point would start Node's ES module loader, about 7 ms that a command never needs.
+//
+// dist/subctl.cjs is one CommonJS bundle, run through vm.Script with the V8 code cache that the
+// build wrote beside it (scripts/code-cache.mjs): Node 20 keeps no compile cache for ES modules,
+// and compiling the bundle's start-up code from source costs more than the rest of a command.
+// When V8 rejects the cache (another Node version or other V8 flags), the bundle is compiled
+// from source as usual.
+'use strict';
+const { readFileSync } = require('node:fs');
+const { join } = require('node:path');
+
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
-  // Answered from package.json without loading the bundle (node:fs is loaded by Node anyway).
-  const { readFileSync } = await import('node:fs');
-  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+  // Answered from package.json without loading the bundle.
+  process.stdout.write(`${JSON.parse(readFileSync(join(__dirname, '../package.json'), 'utf8')).version}\n`);
 } else {
   if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '' && process.env.FORCE_COLOR === undefined) {
     process.env.FORCE_COLOR = '0';
@@ -13,6 +23,30 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   if (args.includes('--no-color') && process.env.FORCE_COLOR === undefined) {
     process.env.FORCE_COLOR = '0';
   }
-  const { runProcess } = await import('../dist/main.js');
-  await runProcess();
+  const { Script } = require('node:vm');
+  const Module = require('node:module');
+  const dir = join(__dirname, '../dist');
+  const file = join(dir, 'subctl.cjs');
+  // The build leaves the bundle pure ASCII, so latin1 reads it as exactly the same text, faster.
+  const source = readFileSync(file, 'latin1');
+  // V8 checks a cache's version, flags, source length and size, and ignores one that does not
+  // match; it does not checksum the bytes (a checksum here would cost more than 1 ms on every
+  // command). SUBCTL_NO_CODE_CACHE=1 compiles from source, should a damaged file ever crash it.
+  let cachedData;
+  if (!process.env.SUBCTL_NO_CODE_CACHE) {
+    try {
+      cachedData = readFileSync(process.env.SUBCTL_CODE_CACHE_IN ?? `${file}.cache`);
+    } catch {
+      // No cache: compiled from source.
+    }
+  }
+  const script = new Script(Module.wrap(source), { filename: file, cachedData });
+  // The bundle's one way to load an ES module (Ink, for the interactive screens: src/ui/load.ts).
+  globalThis[Symbol.for('subctl.import')] = (specifier) => import(specifier);
+  // The build only (scripts/code-cache.mjs): write the cache when this training command ends.
+  const cacheOut = process.env.SUBCTL_CODE_CACHE_OUT;
+  if (cacheOut) process.once('exit', () => require('node:fs').writeFileSync(cacheOut, script.createCachedData()));
+  const bundle = { exports: {} };
+  script.runInThisContext().call(bundle.exports, bundle.exports, Module.createRequire(file), bundle, file, dir);
+  bundle.exports.runProcess();
 }

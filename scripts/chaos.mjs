@@ -64,7 +64,7 @@ async function snapshotBuild(work) {
   const dist = join(root, 'dist');
   for (let attempt = 1; ; attempt++) {
     try {
-      if (!existsSync(join(dist, 'main.js')) || !existsSync(join(dist, 'sandbox-bench.js'))) throw new Error('dist/ is missing or incomplete (run npm run build)');
+      if (!existsSync(join(dist, 'subctl.cjs.cache')) || !existsSync(join(dist, 'sandbox-bench.js'))) throw new Error('dist/ is missing or incomplete (run npm run build)');
       const before = listing(dist);
       const app = join(work, 'app');
       rmSync(app, { recursive: true, force: true });

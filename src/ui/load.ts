@@ -20,6 +20,13 @@ export async function loadUi(): Promise<typeof import('./index.js')> {
   const env = process.env.NODE_ENV;
   if (env === undefined) process.env.NODE_ENV = 'production';
   try {
+    // The CommonJS bundle's screens read Ink from here (tsup.config.ts: ink-from-load-ui). Ink
+    // has a top-level await, so only a real import() loads it: the launcher's (bin/subctl.js),
+    // as a script run from a code cache has none of its own.
+    const g = globalThis as Record<symbol, unknown>;
+    const esm = (g[Symbol.for('subctl.esm')] ??= {}) as Record<string, unknown>;
+    const importer = g[Symbol.for('subctl.import')] as ((specifier: string) => Promise<unknown>) | undefined;
+    esm.ink ??= importer ? await importer('ink') : await import('ink');
     return await import('./index.js');
   } finally {
     Object.assign(process.env, saved);

@@ -29,7 +29,7 @@ export async function binary(): Promise<string> {
   process.once('exit', () => rmSync(work, { recursive: true, force: true }));
   for (let attempt = 1; ; attempt++) {
     try {
-      if (!existsSync(join(dist, 'main.js'))) throw new Error('dist/main.js is missing: run npm run build');
+      if (!existsSync(join(dist, 'subctl.cjs.cache'))) throw new Error('dist/subctl.cjs.cache is missing: run npm run build');
       const before = listing(dist);
       rmSync(join(work, 'app'), { recursive: true, force: true });
       mkdirSync(join(work, 'app'));

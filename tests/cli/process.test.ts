@@ -3,7 +3,7 @@
  * Runs bin/subctl.js against dist/ (built by `npm test`'s pretest step).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ const bin = join(root, 'bin/subctl.js');
 let server: StubServer;
 
 beforeAll(async () => {
-  if (!existsSync(join(root, 'dist/main.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does it)');
+  if (!existsSync(join(root, 'dist/subctl.cjs.cache'))) throw new Error('dist/ is missing: run `npm run build` (npm test does it)');
   server = await startStubServer(() => ok({ pagination: { total_pages: 1, total_records: 1 }, services: [{ service_id: 1, service_code: 'GPT4' }] }));
 });
 afterAll(() => server.close());
@@ -91,45 +91,59 @@ describe('the binary', () => {
       expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
     }
     const loaded = readFileSync(trace, 'utf8');
-    expect(loaded).toContain('dist/main.js'); // the trace works
+    expect(loaded).toMatch(/^cjs node:vm$/m); // the trace works (the launcher's own require)
     expect(loaded).not.toMatch(/node_modules\/(ink|react|@inkjs|yoga-layout)\//);
     expect(loaded).not.toMatch(/^cjs (ink|react)$/m);
   });
 
-  it('a single command sends over node:http and never loads undici; --all loads undici', async () => {
-    server.setHandler(() => ok({ pagination: { total_pages: 1, total_records: 1 }, services: [{ service_id: 1, service_code: 'GPT4' }] }));
-    const traced = async (args: string[]) => {
-      const trace = join(mkdtempSync(join(tmpdir(), 'subctl-trace-')), 'modules.txt');
-      const r = await runBin(args, env({ SUBCTL_TOKEN: 't', TRACE_FILE: trace }), ['--import', join(root, 'tests/support/trace-imports.mjs')]);
-      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
-      return readFileSync(trace, 'utf8');
-    };
-    const one = await traced(['services', 'list', '--base-url', server.url, '-o', 'json']);
-    expect(one).toMatch(/dist\/transport-node-/);
-    expect(one).not.toMatch(/dist\/transport-undici-/);
-    const all = await traced(['services', 'list', '--base-url', server.url, '-o', 'json', '--all']);
-    expect(all).toMatch(/dist\/transport-undici-/);
+  /**
+   * The bundle's modules a command evaluated: esbuild wraps each module of dist/subctl.cjs in a
+   * function named after its source file, run on first import, and V8's coverage (written by
+   * Node under NODE_V8_COVERAGE) says which of those functions ran.
+   */
+  async function evaluated(args: string[]): Promise<string[]> {
+    const dir = mkdtempSync(join(tmpdir(), 'subctl-cov-'));
+    const r = await runBin(args, env({ SUBCTL_TOKEN: 't', NODE_V8_COVERAGE: dir }));
+    expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    const modules = new Set<string>();
+    for (const f of readdirSync(dir)) {
+      const cov = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { result: Array<{ url: string; functions: Array<{ functionName: string; ranges: Array<{ count: number }> }> }> };
+      for (const script of cov.result.filter((s) => s.url.endsWith('/dist/subctl.cjs'))) {
+        for (const fn of script.functions) {
+          if (/^(src|node_modules)\/.+\.(ts|tsx|js|mjs|cjs|json)$/.test(fn.functionName) && fn.ranges[0].count > 0) modules.add(fn.functionName);
+        }
+      }
+    }
+    return [...modules];
+  }
+
+  it('the coverage trace sees the modules a command evaluates', async () => {
+    const mods = await evaluated(['services', 'list', '--base-url', server.url, '-o', 'json']);
+    expect(mods).toContain('src/cli/run.ts');
+    expect(mods).toContain('src/commands/services/index.ts');
+    expect(mods).not.toContain('src/commands/subscriptions/index.ts');
   });
 
-  it("a command builds only its own group's contract: the source files behind the chunks it loads", async () => {
-    // The chunks a command loads, mapped back to their sources through the build's source maps.
-    const sourcesOf = async (args: string[]) => {
-      const trace = join(mkdtempSync(join(tmpdir(), 'subctl-trace-')), 'modules.txt');
-      const r = await runBin(args, env({ SUBCTL_TOKEN: 't', TRACE_FILE: trace }), ['--import', join(root, 'tests/support/trace-imports.mjs')]);
-      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
-      const chunks = [...readFileSync(trace, 'utf8').matchAll(/(\/[^\s]*\/dist\/[^\s/]+\.js)/g)].map((m) => m[1]);
-      const sources = new Set<string>();
-      for (const c of new Set(chunks)) {
-        if (!existsSync(`${c}.map`)) continue;
-        for (const src of (JSON.parse(readFileSync(`${c}.map`, 'utf8')) as { sources: string[] }).sources) sources.add(src.replace(/^(\.\.\/)+/, ''));
-      }
-      return [...sources];
-    };
+  it('a single command sends over node:http and never loads undici; --all loads undici', async () => {
+    server.setHandler(() => ok({ pagination: { total_pages: 1, total_records: 1 }, services: [{ service_id: 1, service_code: 'GPT4' }] }));
+    const undici = (mods: string[]) => mods.filter((m) => m.startsWith('node_modules/undici/'));
+    const one = await evaluated(['services', 'list', '--base-url', server.url, '-o', 'json']);
+    expect(one).toContain('src/api/transport-node.ts');
+    expect(one).not.toContain('src/api/transport-undici.ts');
+    expect(undici(one)).toEqual([]);
+    const all = await evaluated(['services', 'list', '--base-url', server.url, '-o', 'json', '--all']);
+    expect(all).toContain('src/api/transport-undici.ts');
+    expect(undici(all).length).toBeGreaterThan(5);
+  });
+
+  it("a command builds only its own group's contract", async () => {
     // The groups' contract files (admin-common.ts holds the few pieces they share).
-    const contracts = (srcs: string[]) => srcs.filter((s) => s.startsWith('src/api/contract/admin-') && !s.endsWith('admin-common.ts')).sort();
-    expect(contracts(await sourcesOf(['subscriptions', 'manage', '--help']))).toEqual(['src/api/contract/admin-misc.ts', 'src/api/contract/admin-subscriptions.ts']);
-    expect(contracts(await sourcesOf(['wallet', 'list', '--help']))).toEqual(['src/api/contract/admin-misc.ts']);
-    expect(contracts(await sourcesOf(['services', 'list', '--help']))).toEqual(['src/api/contract/admin-services.ts']);
+    const contracts = (mods: string[]) => mods.filter((s) => s.startsWith('src/api/contract/admin-') && !s.endsWith('admin-common.ts')).sort();
+    expect(contracts(await evaluated(['subscriptions', 'manage', '--help']))).toEqual(['src/api/contract/admin-misc.ts', 'src/api/contract/admin-subscriptions.ts']);
+    expect(contracts(await evaluated(['wallet', 'list', '--help']))).toEqual(['src/api/contract/admin-misc.ts']);
+    expect(contracts(await evaluated(['services', 'list', '--help']))).toEqual(['src/api/contract/admin-services.ts']);
+    // and none of the user-area contract files
+    expect((await evaluated(['services', 'list', '--help'])).filter((s) => s.startsWith('src/api/contract/user-'))).toEqual([]);
   });
 
   it('--version answers from the launcher with nothing else loaded', () => {

@@ -248,7 +248,7 @@ describe('completion scripts', () => {
   });
 
   it('bash for real: the function fills COMPREPLY through the binary', async () => {
-    if (!existsSync(join(root, 'dist/main.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does it)');
+    if (!existsSync(join(root, 'dist/subctl.cjs.cache'))) throw new Error('dist/ is missing: run `npm run build` (npm test does it)');
     const { file } = await scriptFor('bash');
     const bin = mkdtempSync(join(tmpdir(), 'subctl-bin-'));
     mkdirSync(bin, { recursive: true });

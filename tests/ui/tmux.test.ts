@@ -47,7 +47,7 @@ let dir: string;
 
 beforeAll(async () => {
   if (!hasTmux) return;
-  if (!existsSync(join(root, 'dist/main.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does it)');
+  if (!existsSync(join(root, 'dist/subctl.cjs.cache'))) throw new Error('dist/ is missing: run `npm run build` (npm test does it)');
   sb = await startTestSandbox();
   dir = mkdtempSync(join(tmpdir(), 'subctl-tmux-'));
 });
