@@ -9,7 +9,7 @@
 //
 // Exported as `consoleBench({ record, compare, timeRun, bin, root })`.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
@@ -145,12 +145,15 @@ class FakeTerminal extends Writable {
 }
 
 async function frameBench({ record, root }) {
-  const chunk = readdirSync(join(root, 'dist')).find((f) => /^ui-[A-Z0-9]+\.js$/.test(f));
-  if (!chunk) throw new Error('dist/ui-*.js not found: run `npm run build`');
+  // The screens are inside dist/subctl.cjs, which exports only the CLI: bundle the same source
+  // (src/ui/index.ts) as an ES module for this process, dependencies left to node_modules.
+  const { build } = await import('esbuild');
+  const out = join(root, 'bench/.build/ui.mjs');
+  await build({ entryPoints: [join(root, 'src/ui/index.ts')], bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', outfile: out, logLevel: 'error' });
   // Ink reads CI variables once as it loads and then draws nothing: hide them (see src/ui/load.ts).
   for (const k of Object.keys(process.env)) if (k === 'CI' || k === 'CONTINUOUS_INTEGRATION' || k.startsWith('CI_')) delete process.env[k];
   process.env.NODE_ENV ??= 'production';
-  const ui = await import(pathToFileURL(join(root, 'dist', chunk)).href);
+  const ui = await import(pathToFileURL(out).href);
   const { render } = await import('ink');
   const SIZE = 100;
   const row = (i) => ({ subscription_id: i, username: `row-${String(i).padStart(5, '0')}`, service_code: 'GPT4', plan_code: 'PRO-M', status: i % 7 ? 'active' : 'paused', end_date: '2026-12-01T00:00:00Z', remaining_credits: 1000 - (i % 1000) });
