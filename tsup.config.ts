@@ -45,8 +45,8 @@ export default defineConfig([
   // ES modules. bin/subctl.js runs it through vm.Script with the cache that scripts/code-cache.mjs
   // writes after the build (dist/subctl.cjs.cache). Modules behind `await import()` are still
   // evaluated only when first imported (esbuild's lazy module wrappers), so a command evaluates
-  // only what it uses. Everything pure-JS is bundled; native addons and the Ink/React stack stay
-  // external.
+  // only what it uses. Everything pure-JS is bundled; the keyring addon and React stay external,
+  // and Ink is reached through loadUi (below).
   {
     entry: { subctl: 'src/main.ts' },
     format: ['cjs'],
@@ -55,10 +55,13 @@ export default defineConfig([
     platform: 'node',
     splitting: false,
     shims: true,
+    minifyWhitespace: true,
     sourcemap: true,
     clean: false, // package.json's build script empties dist/ first (the two builds run at once)
-    noExternal: [/^(?!react($|\/)|better-sqlite3$|@napi-rs\/keyring$)/],
-    external: ['better-sqlite3', '@napi-rs/keyring', 'react', 'ink-testing-library'],
+    // better-sqlite3's JavaScript is bundled too; its compiled addon is named outright when a
+    // database is opened (src/sandbox/db.ts), so its `bindings` lookup never runs.
+    noExternal: [/^(?!react($|\/)|@napi-rs\/keyring$)/],
+    external: ['@napi-rs/keyring', 'react', 'ink-testing-library'],
     esbuildPlugins: [trimStartup, inkFromLoadUi],
   },
   // The sandbox server alone, for bench/ (a child process serves it under load).

@@ -49,7 +49,7 @@ export class Cancel extends EventEmitter {
 export interface TransportResponse {
   statusCode: number;
   headers: Record<string, string | string[] | undefined>;
-  body: AsyncIterable<Uint8Array> & { destroy(err?: Error): unknown };
+  body: import('node:stream').Readable;
   /**
    * The whole body as UTF-8 text, without the per-chunk cost of async iteration. Only for a
    * body whose declared content-length the caller has accepted (the parser stops there).

@@ -3,7 +3,7 @@
  * codes and user-facing error text (CLI.md "Exit codes"; `-o json|ndjson` also print the error
  * as one JSON object on stderr).
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, type Option } from 'commander';
 import { CliError, InterruptedError, ValidationError } from '../api/errors.js';
 import { flagName } from '../api/contract/common.js';
 import type { MainDeps } from '../main.js';
@@ -11,6 +11,51 @@ import { createContext, type Ctx } from './context.js';
 import { addGlobalOptions, readGlobals, type GlobalOptions } from './globals.js';
 import { groups } from '../commands/index.js';
 import { version } from '../../package.json';
+
+/**
+ * The group and verb words of a command line as Commander will read them: the first two words
+ * that are neither options nor the values of global options (`subctl -o json services list`).
+ * `verb` is left out when an option Commander may read differently comes between the two.
+ */
+export function groupAndVerb(argv: string[], globalOptions: readonly Option[]): { group?: string; verb?: string } {
+  const takesValue = new Set<string>();
+  const known = new Set<string>();
+  for (const o of globalOptions) {
+    for (const f of [o.long, o.short]) {
+      if (!f) continue;
+      known.add(f);
+      if (o.required || o.optional) takesValue.add(f);
+    }
+  }
+  let group: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') return { group };
+    if (a.startsWith('-')) {
+      if (group !== undefined && !known.has(a.split('=')[0])) return { group };
+      if (takesValue.has(a)) i++;
+      continue;
+    }
+    if (group === undefined) group = a;
+    else return { group, verb: a };
+  }
+  return { group };
+}
+
+/**
+ * A command listed by name only, so that help stays complete without loading or building it.
+ * Commander never dispatches to one, because the command line names another; should it ever,
+ * this fails loudly instead of doing nothing and exiting 0.
+ */
+export function placeholder(cmd: Command): Command {
+  return cmd
+    .allowUnknownOption(true)
+    .allowExcessArguments(true)
+    .helpOption(false)
+    .action(() => {
+      throw new Error(`internal: \`${cmd.name()}\` was listed but not built for this command line`);
+    });
+}
 
 /** Set by a leaf command's action: the work to do once parsing is over. */
 export type Action = (ctx: Ctx) => Promise<number | void>;
@@ -34,17 +79,21 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
   addGlobalOptions(program);
 
   // Only the group named on the command line is loaded and built; the others are listed by name.
-  const first = argv.find((a) => !a.startsWith('-'));
+  const { group: first, verb } = groupAndVerb(argv, program.options);
   for (const g of groups) {
     const cmd = program.command(g.name, { hidden: g.hidden === true }).description(g.summary);
     if (g.aliases) cmd.aliases(g.aliases);
     if (first === g.name || g.aliases?.includes(first ?? '')) {
-      (await g.load()).build(cmd, (action) => (raw) => {
-        pending = { action, raw };
-      });
+      (await g.load()).build(
+        cmd,
+        (action) => (raw) => {
+          pending = { action, raw };
+        },
+        verb,
+      );
     } else {
       // A placeholder that keeps `subctl --help` complete without loading every verb.
-      cmd.allowUnknownOption(true).allowExcessArguments(true).helpOption(false);
+      placeholder(cmd);
     }
   }
   if (first === 'help') {
@@ -104,13 +153,8 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
 
 /** The command as typed, without flags: `services get`. */
 function commandWords(argv: string[]): string {
-  const words: string[] = [];
-  for (const a of argv) {
-    if (a.startsWith('-')) break;
-    words.push(a);
-    if (words.length === 2) break;
-  }
-  return words.join(' ');
+  const { group, verb } = groupAndVerb(argv, addGlobalOptions(new Command()).options);
+  return [group, verb].filter((w) => w !== undefined).join(' ');
 }
 
 /** A hint naming the next command, for errors that came without one. */

@@ -14,7 +14,7 @@ import { printObject } from '../output/index.js';
 import type { Ctx } from './context.js';
 import { addGlobalOptions, GLOBAL_FLAGS } from './globals.js';
 import { runList, type ListExtras } from './paging.js';
-import type { Action } from './run.js';
+import { placeholder, type Action } from './run.js';
 import type { BulkVerb } from '../bulk/run.js';
 
 export interface VerbInput {
@@ -311,9 +311,22 @@ export function onlyMissingBody(e: unknown, ep: AnyEndpoint, body: Record<string
 }
 
 /** A command group made of verbs. */
+/**
+ * A group's `build`: every verb in full, or, when the command line names one of them, that one
+ * in full and the others by name and summary only (their flags cost start-up time and nobody
+ * reads them: `subctl services --help` lists verbs, `subctl services list --help` shows one).
+ */
 export function verbsBuilder(specs: () => VerbSpec[]) {
-  return (cmd: Command, bind: (a: Action) => (raw: Record<string, unknown>) => void) => {
-    for (const s of specs()) buildVerb(cmd, s, bind);
+  return (cmd: Command, bind: (a: Action) => (raw: Record<string, unknown>) => void, verb?: string) => {
+    const all = specs();
+    const named = verb === undefined ? undefined : all.find((s) => s.name === verb || s.aliases?.includes(verb));
+    for (const s of all) {
+      if (!named || s === named) buildVerb(cmd, s, bind);
+      else {
+        const stub = placeholder(cmd.command(s.name)).description(s.summary ?? s.endpoint.summary);
+        if (s.aliases) stub.aliases(s.aliases);
+      }
+    }
   };
 }
 

@@ -7,7 +7,11 @@ export interface Group {
   name: string;
   summary: string;
   aliases?: string[];
-  build(cmd: Command, bind: (a: Action) => (raw: Record<string, unknown>) => void): void;
+  /**
+   * `verb`: the verb named on the command line, when it is known for certain (run.ts
+   * `commandWords`); a group may then build only that verb in full and list the others by name.
+   */
+  build(cmd: Command, bind: (a: Action) => (raw: Record<string, unknown>) => void, verb?: string): void;
   /** What a bare `subctl` runs on a terminal (the console group only). */
   bare?: (ctx: Ctx) => Promise<number>;
 }

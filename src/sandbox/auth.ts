@@ -47,6 +47,23 @@ export function issueToken(
   return { token, expires_at: expires, expires_in: ttl };
 }
 
+/** The device id of the tokens the CLI's embedded sandbox issues to itself (`embeddedToken`). */
+export const EMBEDDED_DEVICE = 'subctl-embedded';
+
+/**
+ * The embedded sandbox's own sign-in for `userId`: the newest token it issued earlier that is
+ * neither revoked nor within an hour of expiry, else a new one. One token per half-day rather
+ * than one per command: no write on the way to a command's first request, and the tokens
+ * table does not grow with every command. Tokens from real sign-ins are never picked.
+ */
+export function embeddedToken(db: DB, userId: number, now = new Date()): string {
+  const soonest = new Date(now.getTime() + 3600_000).toISOString();
+  const row = db
+    .prepare('SELECT token FROM tokens WHERE user_id = ? AND device_id = ? AND session_id IS NULL AND revoked_at IS NULL AND expires_at > ? ORDER BY expires_at DESC LIMIT 1')
+    .get(userId, EMBEDDED_DEVICE, soonest) as { token: string } | undefined;
+  return row?.token ?? issueToken(db, userId, { deviceId: EMBEDDED_DEVICE, now }).token;
+}
+
 /** A token's row with its account, as `tokenRow` reads it. */
 export interface TokenRow {
   token: string;

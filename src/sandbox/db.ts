@@ -3,6 +3,7 @@
  * the CLI's in-process sandbox, a test) can share it, with the schema migrated on open.
  */
 import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
 import { coreMigrations } from './schema-core.js';
 import { userMigrations } from './schema-user.js';
 import { adminMigrations } from './schema-admin.js';
@@ -20,8 +21,21 @@ export function allMigrations(): Migration[] {
  * migrations run under `BEGIN IMMEDIATE`, so the second waits (busy_timeout) and then finds
  * them applied.
  */
+/**
+ * The compiled addon, named outright. Without it better-sqlite3 asks the `bindings` package to
+ * find the file, which walks a list of candidate paths and reads a stack trace to learn where
+ * it was called from: about 2 ms per open, and wrong inside a bundle (the CLI bundles
+ * better-sqlite3's JavaScript, see tsup.config.ts).
+ */
+let nativeBinding: string | undefined;
+function addonPath(): string {
+  // import.meta.url, or __filename where this file was bundled as CommonJS without a shim.
+  nativeBinding ??= createRequire(import.meta.url ?? __filename).resolve('better-sqlite3/build/Release/better_sqlite3.node');
+  return nativeBinding;
+}
+
 export function openDatabase(file: string): DB {
-  const db = new Database(file);
+  const db = new Database(file, { nativeBinding: addonPath() });
   try {
     db.pragma('busy_timeout = 5000');
     // Switching a new file to WAL needs a moment alone with it; another process doing the

@@ -18,5 +18,5 @@ export async function startEmbeddedSandbox(opts: { dataDir: string; quiet?: bool
   ensurePrivateDir(opts.dataDir);
   const dataFile = opts.dataFile ?? join(opts.dataDir, 'sandbox.db');
   const sb = await startSandbox({ dataFile, port: 0, host: '127.0.0.1', quiet: true });
-  return { url: sb.url, dataFile, adminToken: sb.tokenFor('admin'), close: () => sb.close() };
+  return { url: sb.url, dataFile, adminToken: sb.embeddedTokenFor('admin'), close: () => sb.close() };
 }

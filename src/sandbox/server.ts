@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
 import { loadContractFile, matchRoute, routes } from '../api/contract/routes.js';
 import { describeObject, parseMode, type AnyEndpoint } from '../api/contract/common.js';
-import { issueToken, roleAllows, tokenRow, tokenUser, type TokenRow } from './auth.js';
+import { embeddedToken, issueToken, roleAllows, tokenRow, tokenUser, type TokenRow } from './auth.js';
 import { chaosActive, decideChaos, type ChaosOptions } from './chaos.js';
 import { writeBatcher } from './batch.js';
 import { dataStamp, openDatabase, prep } from './db.js';
@@ -49,6 +49,8 @@ export interface Sandbox {
   close(): Promise<void>;
   /** A fresh bearer token for a seeded (or any existing) account, e.g. `tokenFor('admin')`. */
   tokenFor(username: string): string;
+  /** The CLI's embedded sandbox signing in as `username`: a token it issued itself and that is still good, else a new one (`embeddedToken`). */
+  embeddedTokenFor(username: string): string;
 }
 
 type Json = Record<string, unknown>;
@@ -432,15 +434,21 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
 
+  const accountId = (username: string): number => {
+    const u = prep(db, 'SELECT user_id FROM users WHERE username = ?').get(username) as { user_id: number } | undefined;
+    if (!u) throw new Error(`sandbox: no account named ${username}`);
+    return u.user_id;
+  };
   let closed = false;
   return {
     url: `http://${host}:${addr.port}`,
     port: addr.port,
     db,
     tokenFor(username: string): string {
-      const u = prep(db, 'SELECT user_id FROM users WHERE username = ?').get(username) as { user_id: number } | undefined;
-      if (!u) throw new Error(`sandbox: no account named ${username}`);
-      return issueToken(db, u.user_id, { now: now() }).token;
+      return issueToken(db, accountId(username), { now: now() }).token;
+    },
+    embeddedTokenFor(username: string): string {
+      return embeddedToken(db, accountId(username), now());
     },
     async close() {
       if (closed) return;

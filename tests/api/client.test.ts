@@ -550,6 +550,62 @@ describe('rule 5: answers outside the contract', () => {
       await new Promise((r) => server.close(r));
     }
   });
+
+  /** A server writing `parts` as separate chunks of a chunked body, then dropping the connection. */
+  async function cutServer(parts: string[]) {
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      let i = 0;
+      const next = () => {
+        if (i < parts.length) {
+          res.write(parts[i++]);
+          setTimeout(next, 2);
+        } else res.socket?.destroy();
+      };
+      next();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      close: async () => {
+        server.closeAllConnections();
+        await new Promise((r) => server.close(r));
+      },
+    };
+  }
+
+  it('a streamed body (no content-length) arrives whole, in order, whatever its chunks', async () => {
+    const text = JSON.stringify({ status: true, message: 'OK', data: { services: [{ service_id: 1, service_name: 'Zürich – 東京' }] } });
+    // Cut inside a multi-byte character too: the bytes are joined before they are decoded.
+    const bytes = Buffer.from(text);
+    const cut = bytes.indexOf(Buffer.from('東')) + 1;
+    const raw = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(bytes.subarray(0, 7));
+      setTimeout(() => res.write(bytes.subarray(7, cut)), 2);
+      setTimeout(() => res.end(bytes.subarray(cut)), 4);
+    });
+    await new Promise<void>((r) => raw.listen(0, '127.0.0.1', r));
+    try {
+      const c = client({ baseUrl: `http://127.0.0.1:${(raw.address() as AddressInfo).port}` });
+      expect(await c.call(listServices)).toEqual({ services: [{ service_id: 1, service_name: 'Zürich – 東京' }] });
+    } finally {
+      raw.closeAllConnections();
+      await new Promise((r) => raw.close(r));
+    }
+  });
+
+  it('a streamed body cut off before its end is a network error (retried, as a GET), never a short answer', async () => {
+    const server = await cutServer(['{"status":true,"message":"OK","data":{"services":[', '{"service_id":1}']);
+    try {
+      const c = client({ baseUrl: server.url, retries: 1 });
+      const e = await rejection(c.call(listServices));
+      expect(e).toBeInstanceOf(NetworkError);
+      expect(delays).toEqual([1000]);
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe('rule 6: redirects are refused, not followed', () => {

@@ -1,0 +1,85 @@
+/**
+ * Where the group and verb are on a command line, and what is built for it: global options may
+ * come first (`subctl -o json services list`, the order gh and kubectl accept), and only the
+ * verb named is built in full.
+ */
+import { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addGlobalOptions } from '../../src/cli/globals.js';
+import { groupAndVerb, placeholder } from '../../src/cli/run.js';
+import type { Sandbox } from '../../src/sandbox/server.js';
+import { startTestSandbox } from '../support/sandbox.js';
+import { runCli } from '../support/run-cli.js';
+
+const globals = addGlobalOptions(new Command()).options;
+const words = (line: string) => groupAndVerb(line.split(' ').filter(Boolean), globals);
+
+describe('groupAndVerb', () => {
+  it('skips global options and their values, in either spelling', () => {
+    expect(words('services list')).toEqual({ group: 'services', verb: 'list' });
+    expect(words('-o json services list --page-size 5')).toEqual({ group: 'services', verb: 'list' });
+    expect(words('--output=json --base-url http://x services ls')).toEqual({ group: 'services', verb: 'ls' });
+    expect(words('--sandbox --fields a,b services --limit 3 get GPT4')).toEqual({ group: 'services', verb: 'get' });
+    expect(words('--yes -q services delete')).toEqual({ group: 'services', verb: 'delete' });
+  });
+
+  it('leaves the verb out when a flag it does not know comes before it', () => {
+    // --service-code takes a value, but only the verb knows that: `GPT4` is not the verb.
+    expect(words('services --service-code GPT4 get')).toEqual({ group: 'services' });
+    expect(words('services -- list')).toEqual({ group: 'services' });
+    expect(words('--help')).toEqual({});
+  });
+
+  it('a command listed but not built fails loudly if it is ever run', async () => {
+    const program = new Command('t').exitOverride();
+    placeholder(program.command('ghost'));
+    await expect(program.parseAsync(['ghost'], { from: 'user' })).rejects.toThrow(/ghost.*not built/);
+  });
+});
+
+describe('the command line as users type it', () => {
+  let sb: Sandbox;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    sb = await startTestSandbox();
+    env = { SUBCTL_TOKEN: sb.tokenFor('admin') };
+  });
+  afterAll(() => sb?.close());
+
+  it('global options before the group apply (this printed nothing and exited 0 before)', async () => {
+    const r = await runCli(`-o json --base-url ${sb.url} services list --page-size 3`, { env });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const rows = JSON.parse(r.stdout) as Array<{ service_code: string }>;
+    expect(rows).toHaveLength(3);
+    const first = await runCli(`--base-url ${sb.url} -o csv --fields service_code services ls --page-size 2`, { env });
+    expect(first.code).toBe(0);
+    expect(first.stdout.split('\n')[0]).toBe('service_code');
+  });
+
+  it('a usage error after global options names the command in its hint', async () => {
+    const r = await runCli(`--base-url ${sb.url} services list --page-size 500`, { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('`subctl services list --help`');
+  });
+
+  it('the group help lists every verb with its summary; the verb help is the verb in full', async () => {
+    const group = await runCli('services --help', { env });
+    expect(group.code).toBe(0);
+    for (const v of ['list|ls', 'get', 'report', 'create', 'update', 'delete']) expect(group.stdout).toMatch(new RegExp(`^  ${v.replace('|', '\\|')} `, 'm'));
+    expect(group.stdout).toContain('Delete a service by');
+    const verb = await runCli('services update --help', { env });
+    expect(verb.code).toBe(0);
+    expect(verb.stdout).toContain('--service-name');
+    expect(verb.stdout).toContain('--credit-reset-cycle');
+  });
+
+  it('each verb still runs when it is the one named (the others were only listed)', async () => {
+    const get = await runCli(`--base-url ${sb.url} services get GPT4 -o json`, { env });
+    expect(get.code, get.stderr).toBe(0);
+    expect(JSON.parse(get.stdout).service_info.service_code).toBe('GPT4');
+    const report = await runCli(`services report --base-url ${sb.url} -o json`, { env });
+    expect(report.code, report.stderr).toBe(0);
+    expect(Array.isArray(JSON.parse(report.stdout))).toBe(true);
+  });
+});
