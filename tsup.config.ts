@@ -54,7 +54,10 @@ export default defineConfig([
     target: 'node20',
     platform: 'node',
     splitting: false,
-    shims: true,
+    // import.meta.url only ever feeds createRequire here, which takes a path as well: tsup's
+    // shim would build a URL object as the bundle starts (about 0.6 ms on every command).
+    shims: false,
+    define: { 'import.meta.url': '__filename' },
     minifyWhitespace: true,
     sourcemap: true,
     clean: false, // package.json's build script empties dist/ first (the two builds run at once)

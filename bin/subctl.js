@@ -35,7 +35,9 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   let cachedData;
   if (!process.env.SUBCTL_NO_CODE_CACHE) {
     try {
-      cachedData = readFileSync(process.env.SUBCTL_CODE_CACHE_IN ?? `${file}.cache`);
+      // The sandbox's own cache for --sandbox and `subctl sandbox ...` (see scripts/code-cache.mjs).
+      const sandbox = args.includes('--sandbox') || args[0] === 'sandbox';
+      cachedData = readFileSync(process.env.SUBCTL_CODE_CACHE_IN ?? `${file}${sandbox ? '.sandbox' : ''}.cache`);
     } catch {
       // No cache: compiled from source.
     }

@@ -1,20 +1,23 @@
-// After tsup: makes dist/subctl.cjs pure ASCII and writes its V8 code cache,
-// dist/subctl.cjs.cache, which bin/subctl.js hands to vm.Script.
+// After tsup: makes dist/subctl.cjs pure ASCII and writes its V8 code caches, which
+// bin/subctl.js hands to vm.Script:
+//   dist/subctl.cjs.cache          commands against a platform (a profile or --base-url)
+//   dist/subctl.cjs.sandbox.cache  commands run with --sandbox, and `subctl sandbox ...`
+// Two, because V8 reads a whole cache on every start: the sandbox's server, handlers and SQL
+// would cost every remote command their share, and remote commands never run them.
 //
-// The cache holds the bytecode of every function compiled while it was made, so it is trained:
-// a few common commands run one after another against an embedded sandbox in a throw-away
-// directory, each starting from the cache the previous one wrote and adding what it compiled.
-// Node checks a cache against its own version and V8 flags and ignores one that does not match,
-// so a stale or foreign cache only costs the time it saves.
-import { spawnSync } from 'node:child_process';
+// A cache holds the bytecode of every function compiled while it was made, so it is trained: a
+// few quick, common commands run one after another, each starting from the cache the previous
+// one wrote and adding what it compiled. The remote commands run against a sandbox served from this
+// process. Node checks a cache against its own version and V8 flags and ignores one that does
+// not match, so a stale or foreign cache only costs the time it saves.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const bundle = join(root, 'dist/subctl.cjs');
-const cache = `${bundle}.cache`;
 
 // esbuild escapes non-ASCII text in strings but leaves a few comments as they were. \uXXXX is
 // the same character in a string, a template, a regular expression or an identifier, and
@@ -23,39 +26,48 @@ const text = readFileSync(bundle, 'utf8');
 const ascii = text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 if (ascii !== text) writeFileSync(bundle, ascii);
 
-const work = mkdtempSync(join(tmpdir(), 'subctl-code-cache-'));
-try {
-  const csv = join(work, 'rows.csv');
-  const env = {
-    PATH: process.env.PATH,
-    HOME: work,
-    SUBCTL_CONFIG_DIR: join(work, 'config'),
-  };
-  const training = [
-    ['--help'],
-    ['--sandbox', 'services', 'list', '-o', 'json'],
-    ['--sandbox', 'services', 'list'],
-    ['--sandbox', 'subscriptions', 'list', '--status', 'active', '--page-size', '3', '-o', 'json'],
-    ['--sandbox', 'subscriptions', 'manage', '--from-csv', csv, '--concurrency', '4', '--extend-days', '1', '--yes'],
-    ['--sandbox', 'wallet', 'list', '--all', '-o', 'csv', '--limit', '300'],
-  ];
-  let previous = join(work, 'none');
-  training.forEach((args, i) => {
-    const out = join(work, `cache-${i}`);
-    const r = spawnSync(process.execPath, [join(root, 'bin/subctl.js'), ...args], {
-      env: { ...env, SUBCTL_CODE_CACHE_IN: previous, SUBCTL_CODE_CACHE_OUT: out },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      encoding: 'utf8',
-    });
-    if (r.status !== 0) throw new Error(`code cache: subctl ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-    // The bulk step extends the three active subscriptions the list step printed.
-    if (args.includes('subscriptions') && args.includes('list')) {
-      const ids = JSON.parse(r.stdout).map((s) => s.subscription_id);
-      writeFileSync(csv, `id,action,reason\n${ids.map((id) => `${id},extend,code cache`).join('\n')}\n`);
-    }
-    previous = out;
+/** Runs the binary without blocking this process (which may be serving the sandbox). */
+function subctl(args, env) {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, [join(root, 'bin/subctl.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolveRun(stdout) : reject(new Error(`code cache: subctl ${args.join(' ')} exited ${code}: ${stderr}`))));
   });
-  renameSync(previous, cache);
+}
+
+/** The training of one cache: `commands` in order, each adding to what the previous wrote. */
+async function train(out, commands, env, work) {
+  let previous = join(work, 'none');
+  let i = 0;
+  for (const args of commands) {
+    const next = join(work, `cache-${i++}`);
+    await subctl(args, { ...env, SUBCTL_CODE_CACHE_IN: previous, SUBCTL_CODE_CACHE_OUT: next });
+    previous = next;
+  }
+  renameSync(previous, out);
+}
+
+const work = mkdtempSync(join(tmpdir(), 'subctl-code-cache-'));
+const { startSandbox } = await import(pathToFileURL(join(root, 'dist/sandbox-bench.js')).href);
+const sb = await startSandbox({ dataFile: join(work, 'served.db'), port: 0, quiet: true });
+try {
+  const env = { PATH: process.env.PATH, HOME: work, SUBCTL_CONFIG_DIR: join(work, 'config') };
+  // Quick commands, where start-up is most of the time a user waits: lists, a detail, help.
+  // Long runs (bulk input, --all exports) compile what they need themselves, which is nothing
+  // beside their run time, and left out they keep the cache that every command reads small.
+  const everyday = [
+    ['services', 'list', '-o', 'json'],
+    ['services', 'list'],
+    ['services', 'get', 'GPT4', '-o', 'json'],
+    ['subscriptions', 'list', '--status', 'active', '--page-size', '3'],
+  ];
+  await train(`${bundle}.cache`, [['--help'], ...everyday], { ...env, SUBCTL_BASE_URL: sb.url, SUBCTL_TOKEN: sb.tokenFor('admin') }, work);
+  await train(`${bundle}.sandbox.cache`, everyday.map((args) => ['--sandbox', ...args]), env, work);
 } finally {
+  await sb.close();
   rmSync(work, { recursive: true, force: true });
 }

@@ -23,10 +23,16 @@ export function processIO(): IO {
   const out = process.stdout as NodeJS.WriteStream;
   const err = process.stderr as NodeJS.WriteStream;
   return {
-    stdin: process.stdin,
+    // stdin is opened on first use only: making process.stdin builds a stream for the
+    // descriptor (about 3 ms), and most commands never read it.
+    get stdin() {
+      return process.stdin;
+    },
     stdout: out,
     stderr: err,
-    stdinIsTTY: process.stdin.isTTY === true,
+    get stdinIsTTY() {
+      return process.stdin.isTTY === true;
+    },
     stdoutIsTTY: out.isTTY === true,
     stderrIsTTY: err.isTTY === true,
     columns: out.isTTY ? out.columns : undefined,

@@ -41,10 +41,10 @@ describe('the code cache', () => {
     expect(bytes.findIndex((b) => b > 0x7f)).toBe(-1);
   });
 
-  it('this Node accepts the cache the build wrote', () => {
+  it.each(['subctl.cjs.cache', 'subctl.cjs.sandbox.cache'])('this Node accepts %s, written by the build', (name) => {
     const probe = `
       const { Script } = require('node:vm'); const Module = require('node:module'); const fs = require('node:fs');
-      const s = new Script(Module.wrap(fs.readFileSync(${JSON.stringify(bundle)}, 'latin1')), { filename: ${JSON.stringify(bundle)}, cachedData: fs.readFileSync(${JSON.stringify(`${bundle}.cache`)}) });
+      const s = new Script(Module.wrap(fs.readFileSync(${JSON.stringify(bundle)}, 'latin1')), { filename: ${JSON.stringify(bundle)}, cachedData: fs.readFileSync(${JSON.stringify(join(root, 'dist', name))}) });
       process.stdout.write(String(s.cachedDataRejected));`;
     const r = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8' });
     expect(r.stderr).toBe('');
