@@ -105,8 +105,13 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
     }
   }
 
-  // A bare `subctl`: the console on a terminal, help otherwise.
+  // A bare `subctl`: the console on a terminal, help otherwise. Words that name no group reach
+  // this action too (it takes the excess arguments, so that Commander does not call them "too
+  // many arguments"): those are an unknown command, with Commander's suggestion.
+  program.allowExcessArguments(true);
   program.action(() => {
+    // Commander's own unknown-command error (its message and "Did you mean"), not in its typings.
+    if (program.args.length > 0) (program as unknown as { unknownCommand(): never }).unknownCommand();
     pending = {
       action: async (ctx) => {
         const consoleEntry = groups.find((g) => g.name === 'console');
@@ -127,7 +132,13 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
       // Commander printed its message already; add the hint and map to the usage exit code.
-      io.stderr.write(`run 'subctl ${first && first !== 'help' ? `${first} ` : ''}--help' for usage\n`);
+      const group = program.commands.find((c) => c.name() === first || c.aliases().includes(first ?? ''));
+      if (e.code === 'commander.unknownCommand' && group && group.commands.length > 0) {
+        // `subctl referrals list`: say what the group has rather than only where help is.
+        const verbs = group.commands.filter((c) => c.name() !== 'help').map((c) => c.name());
+        io.stderr.write(`subctl ${group.name()} has: ${verbs.join(', ')}\n`);
+      }
+      io.stderr.write(`run 'subctl ${group ? `${group.name()} ` : ''}--help' for usage\n`);
       return 2;
     }
     return reportError(e, io, undefined, argv);

@@ -82,4 +82,22 @@ describe('the command line as users type it', () => {
     expect(report.code, report.stderr).toBe(0);
     expect(Array.isArray(JSON.parse(report.stdout))).toBe(true);
   });
+
+  it('a misspelt group is an unknown command with a suggestion, not "too many arguments"', async () => {
+    const r = await runCli('servics list', { env });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe("error: unknown command 'servics'\n(Did you mean services?)\nrun 'subctl --help' for usage\n");
+  });
+
+  it('an unknown verb names what the group has', async () => {
+    const r = await runCli('referrals list', { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("error: unknown command 'list'");
+    expect(r.stderr).toMatch(/^subctl referrals has: .*\bmine\b.*\badmin-list\b/m);
+    expect(r.stderr).toContain("run 'subctl referrals --help' for usage");
+    const near = await runCli('services lst', { env });
+    expect(near.stderr).toContain('(Did you mean one of list, ls?)');
+    expect(near.stderr).toContain('subctl services has: list, get, report, create, update, delete');
+  });
 });

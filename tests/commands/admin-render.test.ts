@@ -129,3 +129,14 @@ describe('subscriptions manage on a terminal', () => {
     expect((sb.db.prepare('SELECT status FROM subscriptions WHERE subscription_id = ?').get(sub.subscription_id) as { status: string }).status).toBe('active');
   });
 });
+
+describe('cleanup on a terminal', () => {
+  it('a dry run says so once, in its heading, then the counts', async () => {
+    const r = await runCli('cleanup --dry-run', { env, tty: true, columns: 80 });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe('Would remove (dry run, nothing removed):');
+    expect(lines.slice(1).map((l) => l.trim().split(/\s+/)[0])).toEqual(['expired_subscriptions', 'inactive_tokens', 'usage_logs']);
+    expect(r.stdout).not.toContain('dry_run');
+  });
+});

@@ -53,7 +53,8 @@ async function runCleanup(input: VerbInput, ctx: Ctx): Promise<number> {
     } else {
       ctx.io.stdout.write(`${dryRun ? 'Would remove (dry run, nothing removed)' : 'Removed'}:\n`);
       const summary = (record.cleanup_summary ?? {}) as Record<string, unknown>;
-      for (const [k, v] of Object.entries(summary)) ctx.io.stdout.write(`  ${k.padEnd(26)} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}\n`);
+      // The heading says whether it was a dry run; the summary's own dry_run flag would repeat it.
+      for (const [k, v] of Object.entries(summary).filter(([key]) => key !== 'dry_run')) ctx.io.stdout.write(`  ${k.padEnd(26)} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}\n`);
       if (record.message) ctx.note(String(record.message));
     }
     return 0;
