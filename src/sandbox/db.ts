@@ -40,7 +40,9 @@ export function openDatabase(file: string): DB {
     db.pragma('busy_timeout = 5000');
     // Switching a new file to WAL needs a moment alone with it; another process doing the
     // same answers SQLITE_BUSY despite busy_timeout on some paths, so retry briefly.
-    retryBusy(() => db.pragma('journal_mode = WAL'));
+    // Asked first: switching costs about twice as much as asking, and the file is WAL already
+    // on every open but its first.
+    if (String(db.pragma('journal_mode', { simple: true })).toLowerCase() !== 'wal') retryBusy(() => db.pragma('journal_mode = WAL'));
     db.pragma('foreign_keys = ON');
     db.pragma('synchronous = NORMAL');
     registerFunctions(db);

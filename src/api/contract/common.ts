@@ -156,10 +156,26 @@ export const SortOrder = z.enum(['ASC', 'DESC']);
 // ---------------------------------------------------------------------------------------------
 // Responses
 
+/**
+ * `schema.optional().nullable()`, made once per schema: most response fields are the shared
+ * `num`, `str`, `bool` and `dateTime`, and zod schemas never change, so every field of every
+ * response can share four wrappers instead of building two schemas each (a response of 25
+ * fields built 50; building them was most of the time a contract file took to load).
+ */
+const lenientOf = new WeakMap<z.ZodType, z.ZodType>();
+function lenient(schema: z.ZodType): z.ZodType {
+  let l = lenientOf.get(schema);
+  if (!l) {
+    l = schema.optional().nullable();
+    lenientOf.set(schema, l);
+  }
+  return l;
+}
+
 /** Lenient object: unknown keys kept, listed keys optional (a field the server omits is no crash). */
 export function loose<T extends z.ZodRawShape>(shape: T) {
   const partial: Record<string, z.ZodType> = {};
-  for (const [k, v] of Object.entries(shape)) partial[k] = (v as z.ZodType).optional().nullable();
+  for (const [k, v] of Object.entries(shape)) partial[k] = lenient(v as z.ZodType);
   return z.looseObject(partial as { [K in keyof T]: z.ZodOptional<z.ZodNullable<T[K]>> });
 }
 
