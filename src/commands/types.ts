@@ -9,7 +9,7 @@ export interface Group {
   aliases?: string[];
   /**
    * `verb`: the verb named on the command line, when it is known for certain (run.ts
-   * `commandWords`); a group may then build only that verb in full and list the others by name.
+   * `groupAndVerb`); a group may then build only that verb in full and list the others by name.
    */
   build(cmd: Command, bind: (a: Action) => (raw: Record<string, unknown>) => void, verb?: string): void;
   /** What a bare `subctl` runs on a terminal (the console group only). */
