@@ -9,7 +9,7 @@
 // When V8 rejects the cache (another Node version or other V8 flags), the bundle is compiled
 // from source as usual.
 'use strict';
-const { readFileSync } = require('node:fs');
+const { readFileSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 const args = process.argv.slice(2);
@@ -47,7 +47,7 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   globalThis[Symbol.for('subctl.import')] = (specifier) => import(specifier);
   // The build only (scripts/code-cache.mjs): write the cache when this training command ends.
   const cacheOut = process.env.SUBCTL_CODE_CACHE_OUT;
-  if (cacheOut) process.once('exit', () => require('node:fs').writeFileSync(cacheOut, script.createCachedData()));
+  if (cacheOut) process.once('exit', () => writeFileSync(cacheOut, script.createCachedData()));
   const bundle = { exports: {} };
   script.runInThisContext().call(bundle.exports, bundle.exports, Module.createRequire(file), bundle, file, dir);
   bundle.exports.runProcess();

@@ -21,9 +21,18 @@ function listing(dir: string): string {
 
 let snapshot: string | undefined;
 
-/** Path of a `subctl.js` launcher over a consistent copy of the build. */
+/** Path of a `subctl.js` launcher over a consistent copy of the build, shared by the file. */
 export async function binary(): Promise<string> {
-  if (snapshot) return snapshot;
+  snapshot ??= join(await copyOfBuild(), 'bin', 'subctl.js');
+  return snapshot;
+}
+
+/**
+ * A new private copy of the package (`bin/`, `dist/` without source maps, package.json, a link
+ * to node_modules), taken while no rebuild is changing `dist/`; its directory, which the caller
+ * may change (the code-cache tests replace the cache in theirs).
+ */
+export async function copyOfBuild(): Promise<string> {
   const dist = join(root, 'dist');
   const work = mkdtempSync(join(tmpdir(), 'subctl-bin-'));
   process.once('exit', () => rmSync(work, { recursive: true, force: true }));
@@ -38,8 +47,7 @@ export async function binary(): Promise<string> {
       cpSync(join(root, 'bin'), join(work, 'app', 'bin'), { recursive: true });
       cpSync(join(root, 'package.json'), join(work, 'app', 'package.json'));
       symlinkSync(join(root, 'node_modules'), join(work, 'app', 'node_modules'), 'dir');
-      snapshot = join(work, 'app', 'bin', 'subctl.js');
-      return snapshot;
+      return join(work, 'app');
     } catch (e) {
       if (attempt >= 20) throw e;
       await new Promise((r) => setTimeout(r, 1000));

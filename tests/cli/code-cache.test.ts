@@ -5,10 +5,11 @@
  * cache, and a cache V8 cannot use (missing, cut short, foreign) only costs time.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { copyOfBuild } from '../chaos/binary.js';
 
 const root = resolve(__dirname, '../..');
 const bundle = join(root, 'dist/subctl.cjs');
@@ -16,16 +17,6 @@ const bundle = join(root, 'dist/subctl.cjs');
 beforeAll(() => {
   if (!existsSync(`${bundle}.cache`)) throw new Error('dist/ is missing: run `npm run build` (npm test does it)');
 });
-
-/** A private copy of the package whose cache can be replaced. */
-function copyApp(): string {
-  const app = join(mkdtempSync(join(tmpdir(), 'subctl-cc-')), 'app');
-  cpSync(join(root, 'dist'), join(app, 'dist'), { recursive: true, filter: (src) => !src.endsWith('.map') });
-  cpSync(join(root, 'bin'), join(app, 'bin'), { recursive: true });
-  cpSync(join(root, 'package.json'), join(app, 'package.json'));
-  symlinkSync(join(root, 'node_modules'), join(app, 'node_modules'), 'dir');
-  return app;
-}
 
 function endpoints(app: string, extra: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, [join(app, 'bin/subctl.js'), 'api', 'endpoints', '-o', 'json'], {
@@ -51,8 +42,8 @@ describe('the code cache', () => {
     expect(r.stdout).toBe('false');
   });
 
-  it('without a cache, or with one V8 cannot use, every command still runs (compiled from source)', () => {
-    const app = copyApp();
+  it('without a cache, or with one V8 cannot use, every command still runs (compiled from source)', async () => {
+    const app = await copyOfBuild();
     expect(endpoints(app)).toEqual({ status: 0, stderr: '', count: 95 });
     const cache = join(app, 'dist/subctl.cjs.cache');
     const good = readFileSync(cache);
@@ -70,8 +61,8 @@ describe('the code cache', () => {
     expect(endpoints(app)).toEqual({ status: 0, stderr: '', count: 95 });
   });
 
-  it('SUBCTL_NO_CODE_CACHE=1 compiles from source and leaves the cache unread', () => {
-    const app = copyApp();
+  it('SUBCTL_NO_CODE_CACHE=1 compiles from source and leaves the cache unread', async () => {
+    const app = await copyOfBuild();
     const cache = join(app, 'dist/subctl.cjs.cache');
     // A cache damaged inside (V8 does not checksum the bytes, so this one would be used).
     const damaged = Buffer.from(readFileSync(cache));

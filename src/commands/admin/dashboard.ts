@@ -8,6 +8,7 @@ import type { Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { bars, printObject, sparkline } from '../../output/index.js';
 import type { Group } from '../types.js';
+import { out } from '../common.js';
 
 const isDateKey = (k: string) => /(^|_)(date|day|month|week|period|time)$/.test(k);
 
@@ -101,7 +102,7 @@ export const dashboardGroup: Group = {
         if (g.output === 'table' && !g.fields) {
           ctx.io.stdout.write(renderDashboard(data, { tty: ctx.io.stdoutIsTTY, width: ctx.io.columns ?? 80, color: ctx.color('stdout') }));
         } else {
-          await printObject(data, { format: g.output, fields: g.fields, io: ctx.io, noColor: g.noColor });
+          await printObject(data, out(ctx));
         }
         return 0;
       })(c.optsWithGlobals());

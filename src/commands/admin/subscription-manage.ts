@@ -11,6 +11,7 @@ import type { AnyEndpoint } from '../../api/contract/common.js';
 import { subscriptionsList } from '../../api/contract/admin-subscriptions.js';
 import { auditList } from '../../api/contract/admin-misc.js';
 import type { BulkVerb, PlannedRow, VerifyResult } from '../../bulk/run.js';
+import { out } from '../common.js';
 import type { Ctx } from '../../cli/context.js';
 import type { Action } from '../../cli/run.js';
 import { configureVerb } from '../../cli/verbs.js';
@@ -157,7 +158,7 @@ export function manageSubscription(parent: Command, bind: (a: Action) => (raw: R
         const res = await api.callFull(ep, { params: input.params, body: input.body } as never, { signal: ctx.signal });
         const data = (res.data ?? { subscription_id: id, action, message: res.message }) as Record<string, unknown>;
         const { printObject } = await import('../../output/index.js');
-        await printObject(data, { format: ctx.globals.output, fields: ctx.globals.fields, io: ctx.io, noColor: ctx.globals.noColor });
+        await printObject(data, out(ctx));
         return 0;
       },
     },

@@ -26,6 +26,7 @@ import { buildVerb, convertValue } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';
 import type { Action } from '../../cli/run.js';
 import type { Group } from '../types.js';
+import { out } from '../common.js';
 
 /** Reads lines from stdin (for --password-stdin): the first `n` lines, without their newlines. */
 export async function readStdinLines(ctx: Ctx, n: number, flag: string): Promise<string[]> {
@@ -120,10 +121,6 @@ export async function printAnswer(ctx: Ctx, res: { data: unknown; message?: stri
   const data = res.data === null || res.data === undefined ? { message: res.message ?? 'done' } : res.data;
   if (res.message && ctx.globals.output === 'table' && ctx.io.stdoutIsTTY) ctx.note(res.message);
   await printObject(data, out(ctx));
-}
-
-function out(ctx: Ctx) {
-  return { format: ctx.globals.output, fields: ctx.globals.fields, io: ctx.io, noColor: ctx.globals.noColor };
 }
 
 /** Records where the profile points after a sign-in made with --base-url or the sandbox. */

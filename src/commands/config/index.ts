@@ -7,10 +7,7 @@ import { addGlobalOptions } from '../../cli/globals.js';
 import { parseSetting } from '../../config/store.js';
 import { printList, printObject } from '../../output/index.js';
 import type { Group } from '../types.js';
-
-function out(ctx: Ctx) {
-  return { format: ctx.globals.output, fields: ctx.globals.fields, io: ctx.io, noColor: ctx.globals.noColor };
-}
+import { out } from '../common.js';
 
 export const configGroup: Group = {
   name: 'config',

@@ -13,7 +13,7 @@ import { UsageError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printList, printObject, sparkline } from '../../output/index.js';
-import { section } from '../common.js';
+import { out, section } from '../common.js';
 import type { Group } from '../types.js';
 
 export const SERVICE_COLUMNS = ['service_id', 'service_code', 'service_name', 'service_type', 'is_active', 'active_subscriptions_count'];
@@ -28,10 +28,10 @@ function needsIdentifier(where: Record<string, unknown>, what: string) {
 async function renderDetail(data: Record<string, unknown>, ctx: Ctx) {
   const g = ctx.globals;
   if (g.output !== 'table') {
-    await printObject(data, { format: g.output, fields: g.fields, io: ctx.io, noColor: g.noColor });
+    await printObject(data, out(ctx));
     return;
   }
-  await printObject(data.service_info ?? {}, { format: 'table', fields: g.fields, io: ctx.io, noColor: g.noColor });
+  await printObject(data.service_info ?? {}, { ...out(ctx), format: 'table' });
   await section(ctx, 'Plans', data.service_plans, ['service_plan_id', 'plan_code', 'plan_name', 'price', 'currency', 'duration', 'duration_unit', 'is_available', 'active_subscriptions']);
   await section(ctx, 'Active subscriptions', data.active_subscriptions, ['subscription_id', 'username', 'plan_code', 'status', 'end_date', 'remaining_credits']);
   await section(ctx, 'Top users', data.top_users, ['user_id', 'username', 'full_name', 'active_subscriptions', 'total_usage', 'last_usage_date']);
@@ -63,13 +63,7 @@ export const servicesGroup: Group = {
       name: 'report',
       endpoint: servicesReport,
       render: async (data, ctx) => {
-        await printList(Array.isArray(data) ? data : [], {
-          format: ctx.globals.output,
-          fields: ctx.globals.fields,
-          columns: [...SERVICE_COLUMNS, 'today_usage_count'],
-          io: ctx.io,
-          noColor: ctx.globals.noColor,
-        });
+        await printList(Array.isArray(data) ? data : [], out(ctx, [...SERVICE_COLUMNS, 'today_usage_count']));
       },
     },
     { name: 'create', endpoint: servicesCreate },
