@@ -65,10 +65,14 @@ function loadEnvHttpProxyAgent(): EnvHttpProxyAgentClass {
   return envProxyAgentClass;
 }
 
-/** A keep-alive Agent, or an EnvHttpProxyAgent when a proxy is configured. */
-export function createDispatcher(secureContext: SecureContext | undefined, proxy: ProxySettings | undefined): Dispatcher {
+/**
+ * A keep-alive Agent, or an EnvHttpProxyAgent when a proxy is configured; `connections` caps
+ * the connections per server (requests beyond it wait for a free one).
+ */
+export function createDispatcher(secureContext: SecureContext | undefined, proxy: ProxySettings | undefined, connections?: number): Dispatcher {
   const base: AgentOptions = {
     keepAliveTimeout: 4_000,
+    ...(connections ? { connections } : {}),
     // Time-outs are enforced per attempt by the client (headers and body together); these
     // inactivity limits only bound a connection nobody is waiting for any more.
     connect: secureContext ? { secureContext, timeout: 10_000 } : { timeout: 10_000 },

@@ -70,6 +70,8 @@ export interface TransportOptions {
   dispatcher?: Dispatcher;
   /** Many requests will follow: take undici (faster per request, slower to load). */
   throughput?: boolean;
+  /** With `throughput`: at most this many connections to one server (unlimited when absent). */
+  connections?: number;
 }
 
 /**
@@ -88,7 +90,7 @@ export async function createTransport(env: NodeJS.ProcessEnv = process.env, opts
   const proxy = proxySettings(env);
   if (proxy || opts.throughput) {
     const { UndiciTransport, createDispatcher } = await import('./transport-undici.js');
-    return new UndiciTransport(createDispatcher(secureContext, proxy), true);
+    return new UndiciTransport(createDispatcher(secureContext, proxy, opts.connections), true);
   }
   const { NodeTransport } = await import('./transport-node.js');
   return new NodeTransport(secureContext);

@@ -193,7 +193,8 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   const known = journal.load();
   const resuming = known.size > 0;
   const api = await ctx.api();
-  if (planned.length > 1) api.preferThroughput();
+  // One pool of --concurrency connections (more would only open while others are released).
+  if (planned.length > 1) api.preferThroughput(opts.concurrency);
 
   if (!resuming && verb.destructive) await ctx.confirm(`${verb.command}: ${planned.length} rows (${ep.method} ${ep.path})`);
 

@@ -145,6 +145,15 @@ describe('running', () => {
     expect(server.requests).toHaveLength(6);
   });
 
+  it('--concurrency N holds at most N connections to the server, reused row after row', async () => {
+    server.connections = 0;
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', file('conn.csv', rows(200)), '--yes', '--concurrency', '4'], { env });
+    expect(r.code).toBe(0);
+    expect(server.requests).toHaveLength(200);
+    expect(server.connections).toBeGreaterThan(0);
+    expect(server.connections).toBeLessThanOrEqual(4);
+  });
+
   it('--concurrency is bounded 1-32', async () => {
     const r = await runCli(['subscriptions', 'manage', '--from-csv', file('j.csv', rows(1)), '--yes', '--concurrency', '64'], { env });
     expect(r.code).toBe(2);

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Journal } from '../../src/bulk/journal.js';
+import { Journal, journalLine, type JournalEvent } from '../../src/bulk/journal.js';
 
 const lines = (j: Journal) => (existsSync(j.path) ? readFileSync(j.path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
 
@@ -44,5 +44,34 @@ describe('Journal.appendSoon', () => {
     const results = await Promise.allSettled([j.appendSoon({ line: 1, state: 'sent', at: 1 }), j.appendSoon({ line: 2, state: 'sent', at: 1 })]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect((results[0] as PromiseRejectedResult).reason.code).toBe('EISDIR');
+  });
+});
+
+describe('journalLine', () => {
+  const cases: JournalEvent[] = [
+    { line: 2, state: 'sent', at: 1_795_000_000_000 },
+    { line: 3, state: 'done', at: 5, status: 200, message: 'Subscription "x" extended\n\u00e9\u4e2d', created_id: 77 },
+    { line: 4, state: 'done', at: 5, status: 200, created_id: 'ab"c' },
+    { line: 5, state: 'failed', at: 5, status: 409, message: 'in use' },
+    { line: 6, state: 'unknown', at: 5, via: 'absent', message: 'm' },
+    { line: 7, state: 'done', at: 5, status: 200, message: undefined, created_id: undefined },
+    { line: 8, state: 'done', at: 5, attempt: 2, status: 200, created_id: { id: 1 } },
+    // Unusual values fall back to JSON.stringify: never a line that does not parse.
+    { line: 9, state: 'done', at: Number.NaN },
+    { line: 1.5, state: 'sent', at: 5 },
+    { line: 10, state: 'done', at: 5, status: Infinity },
+    { line: 11, state: 'done', at: 5, created_id: () => 1 } as unknown as JournalEvent,
+    { line: 12, state: 'sent', at: 5, extra: 'kept' } as unknown as JournalEvent,
+    { line: 13, state: 'sent"', at: 5 } as unknown as JournalEvent,
+  ];
+  it.each(cases.map((e) => [e.line, e] as const))('line %s reads back as JSON.stringify would write it', (_n, e) => {
+    const text = journalLine(e);
+    expect(text.endsWith('\n')).toBe(true);
+    expect(text.slice(0, -1)).not.toContain('\n');
+    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(e)));
+  });
+  it('writes the usual events without JSON.stringify, field for field', () => {
+    expect(journalLine({ line: 2, state: 'sent', at: 1 })).toBe('{"line":2,"state":"sent","at":1}\n');
+    expect(journalLine({ line: 2, state: 'done', at: 1, status: 200, message: 'ok', created_id: 9 })).toBe('{"line":2,"state":"done","at":1,"status":200,"message":"ok","created_id":9}\n');
   });
 });

@@ -34,6 +34,8 @@ export interface StubServer {
   url: string;
   port: number;
   requests: RecordedRequest[];
+  /** Connections accepted so far (tests may reset it to 0). */
+  connections: number;
   setHandler(h: StubHandler): void;
   close(): Promise<void>;
 }
@@ -85,15 +87,17 @@ export async function startStubServer(handler: StubHandler = () => ok({})): Prom
     res.end(payload);
   });
   server.on('connection', (s) => {
+    stub.connections++;
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  return {
+  const stub: StubServer = {
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
+    connections: 0,
     setHandler(nh) {
       h = nh;
     },
@@ -103,4 +107,5 @@ export async function startStubServer(handler: StubHandler = () => ok({})): Prom
         server.close(() => r());
       }),
   };
+  return stub;
 }
