@@ -4,7 +4,7 @@
  * as one JSON object on stderr).
  */
 import { Command, CommanderError, type Option } from 'commander';
-import { CliError, InterruptedError, ValidationError } from '../api/errors.js';
+import { CliError, InterruptedError, UsageError, ValidationError } from '../api/errors.js';
 import { flagName } from '../api/contract/common.js';
 import type { MainDeps } from '../main.js';
 import { createContext, type Ctx } from './context.js';
@@ -15,9 +15,10 @@ import { version } from '../../package.json';
 /**
  * The group and verb words of a command line as Commander will read them: the first two words
  * that are neither options nor the values of global options (`subctl -o json services list`).
- * `verb` is left out when an option Commander may read differently comes between the two.
+ * `verb` is left out when an option Commander may read differently comes between the two;
+ * `at` is the group word's index in `argv`.
  */
-export function groupAndVerb(argv: string[], globalOptions: readonly Option[]): { group?: string; verb?: string } {
+export function groupAndVerb(argv: string[], globalOptions: readonly Option[]): { group?: string; verb?: string; at?: number } {
   const takesValue = new Set<string>();
   const known = new Set<string>();
   for (const o of globalOptions) {
@@ -28,18 +29,19 @@ export function groupAndVerb(argv: string[], globalOptions: readonly Option[]): 
     }
   }
   let group: string | undefined;
+  let at: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === '--') return { group };
+    if (a === '--') return { group, at };
     if (a.startsWith('-')) {
-      if (group !== undefined && !known.has(a.split('=')[0])) return { group };
+      if (group !== undefined && !known.has(a.split('=')[0])) return { group, at };
       if (takesValue.has(a)) i++;
       continue;
     }
-    if (group === undefined) group = a;
-    else return { group, verb: a };
+    if (group === undefined) (group = a), (at = i);
+    else return { group, verb: a, at };
   }
-  return { group };
+  return { group, at };
 }
 
 /**
@@ -79,7 +81,11 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
   addGlobalOptions(program);
 
   // Only the group named on the command line is loaded and built; the others are listed by name.
-  const { group: first, verb } = groupAndVerb(argv, program.options);
+  const { group: first, verb, at } = groupAndVerb(argv, program.options);
+  // A first word that names no group is an unknown command, whatever follows it: Commander would
+  // otherwise read the rest as the root's options and complain of one of those instead
+  // (`subctl maintenance cleanup --dry-run`: "unknown option '--dry-run'").
+  const parsed = first !== undefined && first !== 'help' && !groups.some((g) => g.name === first || g.aliases?.includes(first)) ? argv.slice(0, at! + 1) : argv;
   for (const g of groups) {
     const cmd = program.command(g.name, { hidden: g.hidden === true }).description(g.summary);
     if (g.aliases) cmd.aliases(g.aliases);
@@ -127,7 +133,7 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
   });
 
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(parsed, { from: 'user' });
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
@@ -138,7 +144,14 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
         const verbs = group.commands.filter((c) => c.name() !== 'help').map((c) => c.name());
         io.stderr.write(`subctl ${group.name()} has: ${verbs.join(', ')}\n`);
       }
-      io.stderr.write(`run 'subctl ${group ? `${group.name()} ` : ''}--help' for usage\n`);
+      // Help for the verb when one was named and built, else for the group, else the root.
+      const leaf = group?.commands.find((c) => c.name() === verb || c.aliases().includes(verb ?? ''));
+      io.stderr.write(`run 'subctl ${group ? `${group.name()} ` : ''}${leaf ? `${leaf.name()} ` : ''}--help' for usage\n`);
+      // Options were not read (the line did not parse): -o json|ndjson is looked for in the words.
+      const format = outputWord(argv) ?? io.env.SUBCTL_OUTPUT;
+      if (format === 'json' || format === 'ndjson') {
+        io.stderr.write(`${JSON.stringify(new UsageError(e.message.replace(/^error: /, '')).toJSON())}\n`);
+      }
       return 2;
     }
     return reportError(e, io, undefined, argv);
@@ -160,6 +173,19 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
   } finally {
     await ctx?.close().catch(() => {});
   }
+}
+
+/** The value of -o/--output on a command line Commander could not parse (the last one given). */
+export function outputWord(argv: string[]): string | undefined {
+  let out: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') break;
+    if (a === '-o' || a === '--output') out = argv[++i];
+    else if (a.startsWith('--output=')) out = a.slice('--output='.length);
+    else if (/^-o[^-]/.test(a)) out = a.slice(2);
+  }
+  return out;
 }
 
 /** The command as typed, without flags: `services get`. */

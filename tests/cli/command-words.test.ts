@@ -6,7 +6,7 @@
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addGlobalOptions } from '../../src/cli/globals.js';
-import { groupAndVerb, placeholder } from '../../src/cli/run.js';
+import { groupAndVerb, outputWord, placeholder } from '../../src/cli/run.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../support/sandbox.js';
 import { runCli } from '../support/run-cli.js';
@@ -16,18 +16,28 @@ const words = (line: string) => groupAndVerb(line.split(' ').filter(Boolean), gl
 
 describe('groupAndVerb', () => {
   it('skips global options and their values, in either spelling', () => {
-    expect(words('services list')).toEqual({ group: 'services', verb: 'list' });
-    expect(words('-o json services list --page-size 5')).toEqual({ group: 'services', verb: 'list' });
-    expect(words('--output=json --base-url http://x services ls')).toEqual({ group: 'services', verb: 'ls' });
-    expect(words('--sandbox --fields a,b services --limit 3 get GPT4')).toEqual({ group: 'services', verb: 'get' });
-    expect(words('--yes -q services delete')).toEqual({ group: 'services', verb: 'delete' });
+    expect(words('services list')).toEqual({ group: 'services', verb: 'list', at: 0 });
+    expect(words('-o json services list --page-size 5')).toEqual({ group: 'services', verb: 'list', at: 2 });
+    expect(words('--output=json --base-url http://x services ls')).toEqual({ group: 'services', verb: 'ls', at: 3 });
+    expect(words('--sandbox --fields a,b services --limit 3 get GPT4')).toEqual({ group: 'services', verb: 'get', at: 3 });
+    expect(words('--yes -q services delete')).toEqual({ group: 'services', verb: 'delete', at: 2 });
   });
 
   it('leaves the verb out when a flag it does not know comes before it', () => {
     // --service-code takes a value, but only the verb knows that: `GPT4` is not the verb.
-    expect(words('services --service-code GPT4 get')).toEqual({ group: 'services' });
-    expect(words('services -- list')).toEqual({ group: 'services' });
+    expect(words('services --service-code GPT4 get')).toEqual({ group: 'services', at: 0 });
+    expect(words('services -- list')).toEqual({ group: 'services', at: 0 });
     expect(words('--help')).toEqual({});
+  });
+
+  it('outputWord finds -o in any spelling on a line that did not parse', () => {
+    expect(outputWord('-o json x'.split(' '))).toBe('json');
+    expect(outputWord('x --output ndjson'.split(' '))).toBe('ndjson');
+    expect(outputWord('--output=json x'.split(' '))).toBe('json');
+    expect(outputWord('-ojson x'.split(' '))).toBe('json');
+    expect(outputWord('-o csv x -o json'.split(' '))).toBe('json');
+    expect(outputWord('x -- -o json'.split(' '))).toBeUndefined();
+    expect(outputWord('x --yes'.split(' '))).toBeUndefined();
   });
 
   it('a command listed but not built fails loudly if it is ever run', async () => {
@@ -88,6 +98,33 @@ describe('the command line as users type it', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe("error: unknown command 'servics'\n(Did you mean services?)\nrun 'subctl --help' for usage\n");
+  });
+
+  it('an unknown group is named as such, whatever options follow it (not "unknown option")', async () => {
+    const r = await runCli('maintenance cleanup --dry-run', { env });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe("error: unknown command 'maintenance'\nrun 'subctl --help' for usage\n");
+    const near = await runCli('-o json servics list --all --bogus', { env });
+    expect(near.code).toBe(2);
+    expect(near.stderr).toContain("error: unknown command 'servics'\n(Did you mean services?)\n");
+  });
+
+  it('with -o json|ndjson a command line that does not parse also ends with one JSON error object on stderr', async () => {
+    for (const line of ['-o json maintenance cleanup', 'services list --bogus -o ndjson', '--output=json services lst']) {
+      const r = await runCli(line, { env });
+      expect(r.code, line).toBe(2);
+      expect(r.stdout, line).toBe('');
+      const last = r.stderr.trim().split('\n').pop()!;
+      const e = JSON.parse(last) as { error: { type: string; message: string } };
+      expect(e.error.type, line).toBe('usage');
+      expect(e.error.message, line).toMatch(/^unknown (command|option) /);
+    }
+    const env2 = { ...env, SUBCTL_OUTPUT: 'json' };
+    const viaEnv = await runCli('services list --bogus', { env: env2 });
+    expect(JSON.parse(viaEnv.stderr.trim().split('\n').pop()!).error.message).toBe("unknown option '--bogus'");
+    const text = await runCli('services list --bogus', { env });
+    expect(text.stderr).toBe("error: unknown option '--bogus'\nrun 'subctl services list --help' for usage\n");
   });
 
   it('an unknown verb names what the group has', async () => {
