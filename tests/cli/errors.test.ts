@@ -43,10 +43,13 @@ describe('every user-facing error has a message, an exit code and a hint', () =>
     expect(r.stderr).toMatch(/hint: `subctl services list --help`/);
   });
 
-  it('an unknown flag -> exit 2, with the help of the group', async () => {
+  it('an unknown flag -> exit 2, with the help of the verb typed (else the group)', async () => {
     const r = await runCli('services list --colour red', { env: { SUBCTL_BASE_URL: server.url } });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/unknown option '--colour'/);
-    expect(r.stderr).toMatch(/subctl services --help/);
+    expect(r.stderr).toMatch(/run 'subctl services list --help' for usage/);
+    const group = await runCli('services --colour red', { env: { SUBCTL_BASE_URL: server.url } });
+    expect(group.code).toBe(2);
+    expect(group.stderr).toMatch(/run 'subctl services --help' for usage/);
   });
 });
