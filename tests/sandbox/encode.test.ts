@@ -4,7 +4,7 @@
  * size threshold, for text of 1- to 4-byte characters and lone surrogates.
  */
 import { describe, expect, it } from 'vitest';
-import { utf8 } from '../../src/sandbox/server.js';
+import { encodeOk, utf8 } from '../../src/sandbox/server.js';
 
 const pieces = ['a', '"', 'é', 'Ł', '이', '€', '😀', '\ud800', '\udfff', '\n', '\u0000'];
 
@@ -34,5 +34,30 @@ describe('sandbox answer encoding', () => {
     const t = '€'.repeat(10_000);
     expect(utf8(t).length).toBe(30_000);
     expect(utf8(t).toString('utf8')).toBe(t);
+  });
+});
+
+describe('the success envelope, long lists encoded in pieces (encodeOk)', () => {
+  const row = (i: number) => ({ id: i, name: text(i % 40, i), note: i % 7 ? null : 'a,"b"\n', nested: { deep: [i, text(3, i + 1)] }, gone: undefined });
+  const rows = (n: number) => Array.from({ length: n }, (_, i) => row(i));
+  const expected = (message: string, data: unknown) =>
+    Buffer.from(JSON.stringify({ status: true, message, data: data === undefined ? null : data, error: null, meta: null }), 'utf8');
+  const cases: Array<[string, unknown]> = [
+    ['a page of 100 rows inside an object', { pagination: { page: 1, total: 1000 }, subscriptions: rows(100), summary: { n: 1 } }],
+    ['the data itself a long list', rows(101)],
+    ['lists of 25, 26, 49, 50 and 51 rows', { a: rows(25), b: rows(26), c: rows(49), d: rows(50), e: rows(51) }],
+    ['a list first, keys left out as JSON.stringify leaves them', { items: rows(60), f: () => 1, s: Symbol('x'), u: undefined, later: 'é' }],
+    ['only keys that are left out around the list', { u: undefined, items: rows(30) }],
+    ['a value whose toJSON answers undefined', { t: { toJSON: () => undefined }, items: rows(30), d: new Date(0) }],
+    ['rows with toJSON, undefined and functions inside the list', { items: [...rows(30), undefined, () => 1, new Date(5), { toJSON: () => 'x' }] }],
+    ['a short list and no data', undefined],
+    ['a short list', { items: rows(3) }],
+    ['an object with its own toJSON', { toJSON: () => ({ replaced: true }), items: rows(40) }],
+    ['a message that needs escaping', { items: rows(30) }],
+  ];
+  it.each(cases)('%s: the bytes of JSON.stringify, encoded as UTF-8', (name, data) => {
+    const message = name.includes('escaping') ? 'Done "ok"\n\u00e9\ud83d\ude00' : 'Success';
+    const got = encodeOk(message, data);
+    expect(got.equals(expected(message, data))).toBe(true);
   });
 });
