@@ -199,12 +199,20 @@ function onlyGiven(parsed: Record<string, unknown>, given: unknown): Record<stri
   return out;
 }
 
-const pathParamNames = new Map<string, string[]>();
-/** The `{name}`s of a path template, read once per template (bulk runs validate every row). */
+const pathPieces = new Map<string, string[]>();
+/**
+ * A path template split once (literal, name, literal, ...): a bulk run validates and fills the
+ * same one for every row.
+ */
+function piecesOf(template: string): string[] {
+  let pieces = pathPieces.get(template);
+  if (!pieces) pathPieces.set(template, (pieces = template.split(/\{([^}]+)\}/)));
+  return pieces;
+}
+
+/** The `{name}`s of a path template. */
 function pathParams(template: string): string[] {
-  let names = pathParamNames.get(template);
-  if (!names) pathParamNames.set(template, (names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1])));
-  return names;
+  return piecesOf(template).filter((_, i) => i % 2 === 1);
 }
 
 /**
@@ -271,14 +279,12 @@ function appendQuery(url: URL, query: Record<string, unknown> | undefined): void
   }
 }
 
-const pathPieces = new Map<string, string[]>();
 /**
- * `template` with its `{name}`s filled from `params`, percent-encoded. The template is split once
- * (literal, name, literal, ...): a bulk run fills the same one for every row.
+ * `template` with its `{name}`s filled from `params`, percent-encoded.
+ * @example fillPath('/admin/subscriptions/{id}/manage', { id: 7 }) // '/admin/subscriptions/7/manage'
  */
-function fillPath(template: string, params: Record<string, unknown>): string {
-  let pieces = pathPieces.get(template);
-  if (!pieces) pathPieces.set(template, (pieces = template.split(/\{([^}]+)\}/)));
+export function fillPath(template: string, params: Record<string, unknown>): string {
+  const pieces = piecesOf(template);
   let out = pieces[0];
   for (let i = 1; i < pieces.length; i += 2) out += encodeURIComponent(String(params[pieces[i]])) + pieces[i + 1];
   return out;

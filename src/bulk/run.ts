@@ -17,7 +17,7 @@
  *    8 when some failed or are unknown, 130 after Ctrl-C (in-flight rows are awaited).
  */
 import { createWriteStream } from 'node:fs';
-import type { ApiClient } from '../api/client.js';
+import { fillPath, type ApiClient } from '../api/client.js';
 import type { AnyEndpoint } from '../api/contract/common.js';
 import { describeObject, flagName } from '../api/contract/common.js';
 import { CliError, UsageError, ValidationError } from '../api/errors.js';
@@ -158,10 +158,6 @@ export async function planRows(verb: BulkVerb, rows: InputRow[], defaults: BulkI
   return planned;
 }
 
-function pathOf(ep: AnyEndpoint, params: Record<string, unknown>): string {
-  return ep.path.replace(/\{(\w+)\}/g, (_m, k: string) => encodeURIComponent(String(params[k])));
-}
-
 export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaults: BulkInput, opts: BulkOptions): Promise<number> {
   const planned = await planRows(verb, rows, defaults);
   const ep = verb.endpoint;
@@ -175,7 +171,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
       planned.map((p) => ({
         line: p.line,
         key: p.key,
-        request: `${ep.method} ${pathOf(ep, p.input.params)}`,
+        request: `${ep.method} ${fillPath(ep.path, p.input.params)}`,
         ...(Object.keys(p.input.query).length ? { query: redactBody(p.input.query) } : {}),
         // A password column (bulk `users create`) is in the file, never on the screen.
         ...(ep.body ? { body: redactBody(p.input.body) } : {}),

@@ -16,6 +16,7 @@ import { embeddedToken, issueToken, roleAllows, tokenRow, tokenUser, type TokenR
 import { chaosActive, decideChaos, type ChaosOptions } from './chaos.js';
 import { writeBatcher } from './batch.js';
 import { dataStamp, openDatabase, prep } from './db.js';
+import { isPlainObject } from '../output/format.js';
 import { adminHandlers } from './handlers/admin.js';
 import { userHandlers } from './handlers/user.js';
 import { seedDatabase } from './seed.js';
@@ -126,8 +127,6 @@ function envelopeOk(message: string, data: unknown): string {
 /** Rows per piece of a long list: each piece is a string small enough to stay in V8's young space. */
 const ROWS_PER_PIECE = 25;
 
-const isPlain = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
-
 /**
  * The success envelope as UTF-8: exactly the bytes of `utf8(envelopeOk(message, data))`. A long
  * list (the data itself, or an array value of a plain-object data, as in `{pagination, items}`)
@@ -138,7 +137,7 @@ const isPlain = (v: unknown): v is Record<string, unknown> => v !== null && type
  */
 export function encodeOk(message: string, data: unknown): Buffer {
   const long = (v: unknown): v is unknown[] => Array.isArray(v) && v.length > ROWS_PER_PIECE;
-  const listInside = isPlain(data) && !('toJSON' in data) && Object.values(data).some(long);
+  const listInside = isPlainObject(data) && !('toJSON' in data) && Object.values(data).some(long);
   if (!long(data) && !listInside) return utf8(envelopeOk(message, data));
   const pieces: string[] = [`{"status":true,"message":${JSON.stringify(message)},"data":`];
   const list = (rows: unknown[]) => {
