@@ -3,14 +3,14 @@
  * audit, dashboard"): 6 endpoints. Follows the pattern of admin-services.ts.
  */
 import { z } from './z.js';
-import { anything, bool, dateTime, endpoint, listOf, loose, num, Pagination, pageNumber, pageSize, q, SortOrder, str } from './common.js';
+import { anything, bool, dateTime, endpoint, lazy, listOf, loose, num, pageNumber, pageSize, Pagination, q, SortOrder, str } from './common.js';
 import { adminPaging, PaymentMethod } from './admin-common.js';
 
-export const UsageCodeSortBy = z.enum(['CodeValue', 'BatchID', 'ServiceCode', 'UsedDate', 'CreatedDate']);
-export const TransactionType = z.enum(['topup', 'deduct', 'refund', 'auto_renewal']);
-export const WalletSortBy = z.enum(['Username', 'TransactionType', 'Amount', 'TransactionDate']);
+export const UsageCodeSortBy = lazy(() => z.enum(['CodeValue', 'BatchID', 'ServiceCode', 'UsedDate', 'CreatedDate']));
+export const TransactionType = lazy(() => z.enum(['topup', 'deduct', 'refund', 'auto_renewal']));
+export const WalletSortBy = lazy(() => z.enum(['Username', 'TransactionType', 'Amount', 'TransactionDate']));
 
-export const UsageCode = loose({
+export const UsageCode = lazy(() => loose({
   batch_id: str,
   code_id: num,
   code_value: str,
@@ -25,9 +25,9 @@ export const UsageCode = loose({
   used_by_username: str,
   used_date: dateTime,
   used_in_subscription: num,
-});
+}));
 
-export const UsageCodesSummary = loose({
+export const UsageCodesSummary = lazy(() => loose({
   active_codes: num,
   average_usage_time: anything,
   expired_codes: num,
@@ -37,9 +37,9 @@ export const UsageCodesSummary = loose({
   total_revenue: num,
   usage_rate: num,
   used_codes: num,
-});
+}));
 
-export const WalletTransaction = loose({
+export const WalletTransaction = lazy(() => loose({
   amount: num,
   balance_after: num,
   balance_before: num,
@@ -56,9 +56,9 @@ export const WalletTransaction = loose({
   transaction_type: str,
   user_id: num,
   username: str,
-});
+}));
 
-export const WalletSummary = loose({
+export const WalletSummary = lazy(() => loose({
   average_transaction_amount: num,
   date_range_analyzed: anything,
   net_amount: num,
@@ -69,9 +69,9 @@ export const WalletSummary = loose({
   total_refund_amount: num,
   total_topup_amount: num,
   transaction_count: num,
-});
+}));
 
-export const AuditLog = loose({
+export const AuditLog = lazy(() => loose({
   action: str,
   created_at: dateTime,
   details: anything,
@@ -81,9 +81,9 @@ export const AuditLog = loose({
   user_agent: str,
   user_id: num,
   username: str,
-});
+}));
 
-export const AuditPage = loose({ logs: listOf(AuditLog), page: num, page_size: num, total_items: num, total_pages: num });
+export const AuditPage = lazy(() => loose({ logs: listOf(AuditLog()), page: num, page_size: num, total_items: num, total_pages: num }));
 
 export const usageCodesList = endpoint({
   name: 'usage-codes.list',
@@ -91,24 +91,26 @@ export const usageCodesList = endpoint({
   method: 'GET',
   path: '/admin/usage-codes/list',
   summary: 'List usage codes, filtered, sorted and paged, with a summary',
-  query: z.object({
-    page_number: pageNumber(),
-    page_size: pageSize(20),
-    batch_id: z.string().max(50).optional(),
-    service_code: z.string().max(50).optional(),
-    plan_code: z.string().max(50).optional(),
-    code_value: z.string().optional(),
-    is_used: q.bool().optional(),
-    is_expired: q.bool().optional(),
-    created_date_from: q.date().optional(),
-    created_date_to: q.date().optional(),
-    used_date_from: q.date().optional(),
-    used_date_to: q.date().optional(),
-    sort_by: UsageCodeSortBy.default('CreatedDate'),
-    sort_order: SortOrder.default('DESC'),
-    include_summary: q.bool().default(true),
+  schemas: () => ({
+    query: z.object({
+      page_number: pageNumber(),
+      page_size: pageSize(20),
+      batch_id: z.string().max(50).optional(),
+      service_code: z.string().max(50).optional(),
+      plan_code: z.string().max(50).optional(),
+      code_value: z.string().optional(),
+      is_used: q.bool().optional(),
+      is_expired: q.bool().optional(),
+      created_date_from: q.date().optional(),
+      created_date_to: q.date().optional(),
+      used_date_from: q.date().optional(),
+      used_date_to: q.date().optional(),
+      sort_by: UsageCodeSortBy().default('CreatedDate'),
+      sort_order: SortOrder.default('DESC'),
+      include_summary: q.bool().default(true),
+    }),
+    response: loose({ pagination: Pagination, summary: UsageCodesSummary(), usage_codes: listOf(UsageCode()) }),
   }),
-  response: loose({ pagination: Pagination, summary: UsageCodesSummary, usage_codes: listOf(UsageCode) }),
   access: 'admin',
   paging: adminPaging('usage_codes'),
 });
@@ -119,19 +121,21 @@ export const usageCodesGenerate = endpoint({
   method: 'POST',
   path: '/admin/usage-codes/generate',
   summary: 'Generate a batch of usage codes for a service-plan link',
-  body: z.object({
-    batch_id: z.string().min(3).max(50),
-    code_count: z.number().int().min(1).max(1000),
-    code_prefix: z.string().max(20).optional(),
-    expiration_days: z.number().int().min(1).max(365),
-    service_plan_id: z.number().int(),
-  }),
   // The spec does not show this answer; this shape is the sandbox's decision.
-  response: loose({
-    batch_id: str,
-    generated_count: num,
-    expiry_date: str,
-    codes: listOf(loose({ code_id: num, code_value: str, expiry_date: str })),
+  schemas: () => ({
+    body: z.object({
+      batch_id: z.string().min(3).max(50),
+      code_count: z.number().int().min(1).max(1000),
+      code_prefix: z.string().max(20).optional(),
+      expiration_days: z.number().int().min(1).max(365),
+      service_plan_id: z.number().int(),
+    }),
+    response: loose({
+      batch_id: str,
+      generated_count: num,
+      expiry_date: str,
+      codes: listOf(loose({ code_id: num, code_value: str, expiry_date: str })),
+    }),
   }),
   access: 'admin',
 });
@@ -142,22 +146,24 @@ export const walletList = endpoint({
   method: 'GET',
   path: '/admin/wallet-transactions/list',
   summary: 'List wallet transactions, filtered, sorted and paged, with a summary',
-  query: z.object({
-    page_number: pageNumber(),
-    page_size: pageSize(20),
-    user_id: q.int().optional(),
-    username: z.string().optional(),
-    transaction_type: TransactionType.optional(),
-    payment_method: PaymentMethod.optional(),
-    amount_from: q.num().optional(),
-    amount_to: q.num().optional(),
-    date_from: q.date().optional(),
-    date_to: q.date().optional(),
-    sort_by: WalletSortBy.default('TransactionDate'),
-    sort_order: SortOrder.default('DESC'),
-  }),
   // "transactions and summary (exact shape not shown)": the admin-list shape is the sandbox's decision.
-  response: loose({ pagination: Pagination, transactions: listOf(WalletTransaction), summary: WalletSummary }),
+  schemas: () => ({
+    query: z.object({
+      page_number: pageNumber(),
+      page_size: pageSize(20),
+      user_id: q.int().optional(),
+      username: z.string().optional(),
+      transaction_type: TransactionType().optional(),
+      payment_method: PaymentMethod().optional(),
+      amount_from: q.num().optional(),
+      amount_to: q.num().optional(),
+      date_from: q.date().optional(),
+      date_to: q.date().optional(),
+      sort_by: WalletSortBy().default('TransactionDate'),
+      sort_order: SortOrder.default('DESC'),
+    }),
+    response: loose({ pagination: Pagination, transactions: listOf(WalletTransaction()), summary: WalletSummary() }),
+  }),
   access: 'admin',
   paging: adminPaging('transactions'),
 });
@@ -169,18 +175,20 @@ export const dashboardGet = endpoint({
   path: '/admin/dashboard',
   summary: 'Show the administrator dashboard',
   // The dashboard's fields are not shown (point 3).
-  response: anything,
+  schemas: () => ({
+    response: anything,
+  }),
   access: 'admin',
 });
 
-const auditQuery = {
+const auditQuery = lazy(() => ({
   action: z.string().optional(),
   module: z.string().optional(),
   start_date: q.date().optional(),
   end_date: q.date().optional(),
   page: q.int().min(1).default(1),
   page_size: pageSize(20),
-};
+}));
 const auditPaging = { page: 'page', size: 'page_size', items: 'logs', info: '', defaultSize: 20, maxSize: 100 };
 
 export const auditList = endpoint({
@@ -189,8 +197,10 @@ export const auditList = endpoint({
   method: 'GET',
   path: '/audit',
   summary: 'List audit log entries, filtered and paged',
-  query: z.object({ user_id: q.int().optional(), ...auditQuery }),
-  response: AuditPage,
+  schemas: () => ({
+    query: z.object({ user_id: q.int().optional(), ...auditQuery() }),
+    response: AuditPage(),
+  }),
   access: 'admin',
   paging: auditPaging,
 });
@@ -201,10 +211,12 @@ export const auditUser = endpoint({
   method: 'GET',
   path: '/audit/users/{id}',
   summary: "List one user's audit log entries, filtered and paged",
-  params: z.object({ id: q.int() }),
   // "id plus the same query": user_id is left out, the path id already names the user.
-  query: z.object(auditQuery),
-  response: AuditPage,
+  schemas: () => ({
+    params: z.object({ id: q.int() }),
+    query: z.object(auditQuery()),
+    response: AuditPage(),
+  }),
   access: 'admin',
   paging: auditPaging,
 });

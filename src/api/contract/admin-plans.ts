@@ -3,16 +3,16 @@
  * /admin/subscription-plans. Follows the pattern of admin-services.ts.
  */
 import { z } from './z.js';
-import { anything, bool, dateTime, endpoint, listOf, loose, num, Pagination, pageNumber, pageSize, q, SortOrder, str } from './common.js';
+import { anything, bool, dateTime, endpoint, lazy, listOf, loose, num, pageNumber, pageSize, Pagination, q, SortOrder, str } from './common.js';
 import { adminPaging, deleteFlags } from './admin-common.js';
 
-export const DurationUnit = z.enum(['days', 'months', 'years']);
-export const CreditUnit = z.enum(['requests', 'tokens', 'minutes', 'hours']);
+export const DurationUnit = lazy(() => z.enum(['days', 'months', 'years']));
+export const CreditUnit = lazy(() => z.enum(['requests', 'tokens', 'minutes', 'hours']));
 /** The plan list filter offers only these three credit units (point 3). */
-export const CreditUnitFilter = z.enum(['requests', 'tokens', 'minutes']);
-export const PlanSortBy = z.enum(['PlanCode', 'PlanName', 'Price', 'CreatedDate']);
+export const CreditUnitFilter = lazy(() => z.enum(['requests', 'tokens', 'minutes']));
+export const PlanSortBy = lazy(() => z.enum(['PlanCode', 'PlanName', 'Price', 'CreatedDate']));
 
-export const SubscriptionPlan = loose({
+export const SubscriptionPlan = lazy(() => loose({
   plan_id: num,
   plan_code: str,
   plan_name: str,
@@ -28,25 +28,25 @@ export const SubscriptionPlan = loose({
   revenue_30_days: num,
   created_date: dateTime,
   last_updated: dateTime,
-});
+}));
 
-const planListQuery = {
+const planListQuery = lazy(() => ({
   page_number: pageNumber(),
   page_size: pageSize(20),
   plan_code: z.string().max(50).optional(),
   plan_name: z.string().max(200).optional(),
-  duration_unit: DurationUnit.optional(),
+  duration_unit: DurationUnit().optional(),
   // The create bound (price at least 0) carried over to the price filters.
   price_from: q.num().min(0).optional(),
   price_to: q.num().min(0).optional(),
   has_credits: q.bool().optional(),
-  credit_unit: CreditUnitFilter.optional(),
+  credit_unit: CreditUnitFilter().optional(),
   is_active: q.bool().optional(),
-  sort_by: PlanSortBy.default('CreatedDate'),
+  sort_by: PlanSortBy().default('CreatedDate'),
   sort_order: SortOrder.default('DESC'),
-};
+}));
 
-const planListData = loose({ pagination: Pagination, subscription_plans: listOf(SubscriptionPlan) });
+const planListData = lazy(() => loose({ pagination: Pagination, subscription_plans: listOf(SubscriptionPlan()) }));
 
 export const plansList = endpoint({
   name: 'plans.list',
@@ -54,8 +54,10 @@ export const plansList = endpoint({
   method: 'GET',
   path: '/admin/subscription-plans',
   summary: 'List subscription plans, filtered, sorted and paged',
-  query: z.object(planListQuery),
-  response: planListData,
+  schemas: () => ({
+    query: z.object(planListQuery()),
+    response: planListData(),
+  }),
   access: 'admin',
   paging: adminPaging('subscription_plans'),
 });
@@ -66,8 +68,10 @@ export const plansListAlt = endpoint({
   method: 'GET',
   path: '/admin/subscription-plans/list',
   summary: 'List subscription plans (the /list variant; same query)',
-  query: z.object(planListQuery),
-  response: planListData,
+  schemas: () => ({
+    query: z.object(planListQuery()),
+    response: planListData(),
+  }),
   access: 'admin',
   paging: adminPaging('subscription_plans'),
 });
@@ -78,29 +82,31 @@ export const plansReport = endpoint({
   method: 'GET',
   path: '/admin/subscription-plans/report',
   summary: 'Subscription plan report: every plan with auto_renewal and max_usage_per_day',
-  query: z.object({
-    plan_code: z.string().max(50).optional(),
-    duration_unit: DurationUnit.optional(),
-    is_active: q.bool().optional(),
-    include_stats: q.bool().default(false),
+  schemas: () => ({
+    query: z.object({
+      plan_code: z.string().max(50).optional(),
+      duration_unit: DurationUnit().optional(),
+      is_active: q.bool().optional(),
+      include_stats: q.bool().default(false),
+    }),
+    response: listOf(loose({ ...SubscriptionPlan().shape, auto_renewal: bool, max_usage_per_day: num })),
   }),
-  response: listOf(loose({ ...SubscriptionPlan.shape, auto_renewal: bool, max_usage_per_day: num })),
   access: 'admin',
 });
 
-const planFields = {
+const planFields = lazy(() => ({
   plan_code: z.string().max(50),
   plan_name: z.string().max(200),
   price: z.number().min(0),
   currency: z.string(),
   duration: z.number().int(),
-  duration_unit: DurationUnit,
+  duration_unit: DurationUnit(),
   credit_amount: z.number().int(),
-  credit_unit: CreditUnit,
+  credit_unit: CreditUnit(),
   auto_renewal: z.boolean().optional(),
   is_active: z.boolean().optional(),
   max_usage_per_day: z.number().int().optional(),
-};
+}));
 
 export const plansCreate = endpoint({
   name: 'plans.create',
@@ -108,8 +114,10 @@ export const plansCreate = endpoint({
   method: 'POST',
   path: '/admin/subscription-plans',
   summary: 'Create a subscription plan',
-  body: z.object(planFields),
-  response: loose({ message: str, plan_id: num }),
+  schemas: () => ({
+    body: z.object(planFields()),
+    response: loose({ message: str, plan_id: num }),
+  }),
   access: 'admin',
 });
 
@@ -119,23 +127,25 @@ export const plansUpdate = endpoint({
   method: 'PUT',
   path: '/admin/subscription-plans/{id}',
   summary: 'Update a subscription plan (every field optional)',
-  params: z.object({ id: q.int() }),
-  body: z.object({
-    // Spec: "plan_id required"; optional here because the CLI fills it from the path {id}.
-    plan_id: z.number().int().optional(),
-    plan_code: planFields.plan_code.optional(),
-    plan_name: planFields.plan_name.optional(),
-    price: planFields.price.optional(),
-    currency: planFields.currency.optional(),
-    duration: planFields.duration.optional(),
-    duration_unit: planFields.duration_unit.optional(),
-    credit_amount: planFields.credit_amount.optional(),
-    credit_unit: planFields.credit_unit.optional(),
-    auto_renewal: planFields.auto_renewal,
-    is_active: planFields.is_active,
-    max_usage_per_day: planFields.max_usage_per_day,
+  schemas: () => ({
+    params: z.object({ id: q.int() }),
+    body: z.object({
+      // Spec: "plan_id required"; optional here because the CLI fills it from the path {id}.
+      plan_id: z.number().int().optional(),
+      plan_code: planFields().plan_code.optional(),
+      plan_name: planFields().plan_name.optional(),
+      price: planFields().price.optional(),
+      currency: planFields().currency.optional(),
+      duration: planFields().duration.optional(),
+      duration_unit: planFields().duration_unit.optional(),
+      credit_amount: planFields().credit_amount.optional(),
+      credit_unit: planFields().credit_unit.optional(),
+      auto_renewal: planFields().auto_renewal,
+      is_active: planFields().is_active,
+      max_usage_per_day: planFields().max_usage_per_day,
+    }),
+    response: loose({ message: str }),
   }),
-  response: loose({ message: str }),
   access: 'admin',
 });
 
@@ -145,12 +155,14 @@ export const plansDelete = endpoint({
   method: 'DELETE',
   path: '/admin/subscription-plans',
   summary: 'Delete a subscription plan by plan_code or plan_id',
-  body: z.object({
-    plan_id: z.number().int().optional(),
-    plan_code: z.string().max(50).optional(),
-    ...deleteFlags,
+  schemas: () => ({
+    body: z.object({
+      plan_id: z.number().int().optional(),
+      plan_code: z.string().max(50).optional(),
+      ...deleteFlags(),
+    }),
+    response: anything,
   }),
-  response: anything,
   access: 'admin',
 });
 

@@ -3,14 +3,14 @@
  * /admin/service-plans. Follows the pattern of admin-services.ts.
  */
 import { z } from './z.js';
-import { anything, bool, dateTime, endpoint, listOf, loose, num, Pagination, pageNumber, pageSize, q, SortOrder, str } from './common.js';
+import { anything, bool, dateTime, endpoint, lazy, listOf, loose, num, pageNumber, pageSize, Pagination, q, SortOrder, str } from './common.js';
 import { adminPaging, deleteFlags, ServiceType } from './admin-common.js';
 
-export const ServicePlanSortBy = z.enum(['ServiceCode', 'PlanCode', 'CreatedDate']);
-export const ServicePlanManageAction = z.enum(['activate', 'deactivate', 'update', 'delete']);
+export const ServicePlanSortBy = lazy(() => z.enum(['ServiceCode', 'PlanCode', 'CreatedDate']));
+export const ServicePlanManageAction = lazy(() => z.enum(['activate', 'deactivate', 'update', 'delete']));
 
 
-export const ServicePlanLink = loose({
+export const ServicePlanLink = lazy(() => loose({
   service_plan_id: num,
   service_code: str,
   service_name: str,
@@ -24,11 +24,11 @@ export const ServicePlanLink = loose({
   active_subscriptions_count: num,
   created_date: dateTime,
   last_updated: dateTime,
-});
+}));
 
 /** "service, plan and statistics fields, including ..." (point 3): the named ones; the rest pass through. */
-export const ServicePlanInfo = loose({
-  ...ServicePlanLink.shape,
+export const ServicePlanInfo = lazy(() => loose({
+  ...ServicePlanLink().shape,
   base_service_url: str,
   requires_auth: bool,
   provider_name: str,
@@ -37,9 +37,9 @@ export const ServicePlanInfo = loose({
   last_subscription_date: dateTime,
   // The spec does not say whether created_by is a username or a {username, full_name} object.
   created_by: anything,
-});
+}));
 
-export const ServicePlanSubscription = loose({
+export const ServicePlanSubscription = lazy(() => loose({
   subscription_id: num,
   user_id: num,
   username: str,
@@ -53,9 +53,9 @@ export const ServicePlanSubscription = loose({
   renewal_count: num,
   total_usage_count: num,
   last_usage_date: dateTime,
-});
+}));
 
-export const ServicePlanUsageCode = loose({
+export const ServicePlanUsageCode = lazy(() => loose({
   code_id: num,
   code_value: str,
   batch_id: str,
@@ -67,21 +67,21 @@ export const ServicePlanUsageCode = loose({
   expiry_date: dateTime,
   created_date: dateTime,
   created_by_username: str,
-});
+}));
 
-const servicePlanListQuery = {
+const servicePlanListQuery = lazy(() => ({
   page_number: pageNumber(),
   page_size: pageSize(20),
   service_code: z.string().max(50).optional(),
   plan_code: z.string().max(50).optional(),
-  service_type: ServiceType.optional(),
+  service_type: ServiceType().optional(),
   is_available: q.bool().optional(),
   has_unused_codes: q.bool().optional(),
-  sort_by: ServicePlanSortBy.default('CreatedDate'),
+  sort_by: ServicePlanSortBy().default('CreatedDate'),
   sort_order: SortOrder.default('DESC'),
-};
+}));
 
-const servicePlanListData = loose({ pagination: Pagination, service_plans: listOf(ServicePlanLink) });
+const servicePlanListData = lazy(() => loose({ pagination: Pagination, service_plans: listOf(ServicePlanLink()) }));
 
 export const servicePlansList = endpoint({
   name: 'service-plans.list',
@@ -89,8 +89,10 @@ export const servicePlansList = endpoint({
   method: 'GET',
   path: '/admin/service-plans',
   summary: 'List service-plan links, filtered, sorted and paged',
-  query: z.object(servicePlanListQuery),
-  response: servicePlanListData,
+  schemas: () => ({
+    query: z.object(servicePlanListQuery()),
+    response: servicePlanListData(),
+  }),
   access: 'admin',
   paging: adminPaging('service_plans'),
 });
@@ -101,8 +103,10 @@ export const servicePlansListAlt = endpoint({
   method: 'GET',
   path: '/admin/service-plans/list',
   summary: 'List service-plan links (the /list variant; same query)',
-  query: z.object(servicePlanListQuery),
-  response: servicePlanListData,
+  schemas: () => ({
+    query: z.object(servicePlanListQuery()),
+    response: servicePlanListData(),
+  }),
   access: 'admin',
   paging: adminPaging('service_plans'),
 });
@@ -113,11 +117,13 @@ export const servicePlansDetail = endpoint({
   method: 'GET',
   path: '/admin/service-plans/{id}/detail',
   summary: 'One service-plan link with its subscriptions and usage codes',
-  params: z.object({ id: q.int() }),
-  response: loose({
-    service_plan_info: ServicePlanInfo,
-    subscriptions: listOf(ServicePlanSubscription),
-    usage_codes: listOf(ServicePlanUsageCode),
+  schemas: () => ({
+    params: z.object({ id: q.int() }),
+    response: loose({
+      service_plan_info: ServicePlanInfo(),
+      subscriptions: listOf(ServicePlanSubscription()),
+      usage_codes: listOf(ServicePlanUsageCode()),
+    }),
   }),
   access: 'admin',
 });
@@ -128,12 +134,14 @@ export const servicePlansCreate = endpoint({
   method: 'POST',
   path: '/admin/service-plans',
   summary: 'Link a subscription plan to a service',
-  body: z.object({
-    service_code: z.string().max(50),
-    plan_code: z.string().max(50),
-    is_available: z.boolean().optional(),
+  schemas: () => ({
+    body: z.object({
+      service_code: z.string().max(50),
+      plan_code: z.string().max(50),
+      is_available: z.boolean().optional(),
+    }),
+    response: loose({ message: str, service_plan_id: num }),
   }),
-  response: loose({ message: str, service_plan_id: num }),
   access: 'admin',
 });
 
@@ -143,15 +151,17 @@ export const servicePlansUpdate = endpoint({
   method: 'PUT',
   path: '/admin/service-plans',
   summary: 'Update a service-plan link (every field optional)',
-  body: z.object({
-    service_plan_id: z.number().int().optional(),
-    service_code: z.string().max(50).optional(),
-    plan_code: z.string().max(50).optional(),
-    new_service_id: z.number().int().optional(),
-    new_plan_id: z.number().int().optional(),
-    is_available: z.boolean().optional(),
+  schemas: () => ({
+    body: z.object({
+      service_plan_id: z.number().int().optional(),
+      service_code: z.string().max(50).optional(),
+      plan_code: z.string().max(50).optional(),
+      new_service_id: z.number().int().optional(),
+      new_plan_id: z.number().int().optional(),
+      is_available: z.boolean().optional(),
+    }),
+    response: anything,
   }),
-  response: anything,
   access: 'admin',
 });
 
@@ -162,13 +172,15 @@ export const servicePlansManage = endpoint({
   path: '/admin/service-plans/manage',
   summary: 'Activate, deactivate, update or delete a service-plan link',
   // Point 5 marks only service_plan_id optional, so service_code and plan_code are required.
-  body: z.object({
-    action: ServicePlanManageAction,
-    service_code: z.string().max(50),
-    plan_code: z.string().max(50),
-    service_plan_id: z.number().int().optional(),
+  schemas: () => ({
+    body: z.object({
+      action: ServicePlanManageAction(),
+      service_code: z.string().max(50),
+      plan_code: z.string().max(50),
+      service_plan_id: z.number().int().optional(),
+    }),
+    response: loose({ message: str }),
   }),
-  response: loose({ message: str }),
   access: 'admin',
 });
 
@@ -178,13 +190,15 @@ export const servicePlansDelete = endpoint({
   method: 'DELETE',
   path: '/admin/service-plans',
   summary: 'Delete a service-plan link by service_plan_id, or by plan_id and service_id',
-  body: z.object({
-    service_plan_id: z.number().int().optional(),
-    plan_id: z.number().int().optional(),
-    service_id: z.number().int().optional(),
-    ...deleteFlags,
+  schemas: () => ({
+    body: z.object({
+      service_plan_id: z.number().int().optional(),
+      plan_id: z.number().int().optional(),
+      service_id: z.number().int().optional(),
+      ...deleteFlags(),
+    }),
+    response: anything,
   }),
-  response: anything,
   access: 'admin',
 });
 

@@ -3,15 +3,15 @@
  * This file is the pattern every other contract file follows.
  */
 import { z } from './z.js';
-import { anything, bool, dateTime, endpoint, listOf, loose, num, Pagination, pageNumber, pageSize, q, SortOrder, str } from './common.js';
+import { anything, bool, dateTime, endpoint, lazy, listOf, loose, num, pageNumber, pageSize, Pagination, q, SortOrder, str } from './common.js';
 import { deleteFlags, ServiceType } from './admin-common.js';
 
-export const CreditResetCycle = z.enum(['daily', 'weekly', 'monthly', 'yearly']);
-export const ServiceSortBy = z.enum(['ServiceCode', 'ServiceName', 'ServiceType', 'CreatedDate']);
+export const CreditResetCycle = lazy(() => z.enum(['daily', 'weekly', 'monthly', 'yearly']));
+export const ServiceSortBy = lazy(() => z.enum(['ServiceCode', 'ServiceName', 'ServiceType', 'CreatedDate']));
 /** Service report type filter (point 9): a different vocabulary from service_type. */
-export const ServiceReportType = z.enum(['api', 'webhook', 'integration', 'external']);
+export const ServiceReportType = lazy(() => z.enum(['api', 'webhook', 'integration', 'external']));
 
-export const Service = loose({
+export const Service = lazy(() => loose({
   service_id: num,
   service_code: str,
   service_name: str,
@@ -24,12 +24,12 @@ export const Service = loose({
   last_usage_date: dateTime,
   active_subscriptions_count: num,
   available_plans_count: num,
-});
+}));
 
-const Person = loose({ username: str, full_name: str });
+const Person = lazy(() => loose({ username: str, full_name: str }));
 
-export const ServiceInfo = loose({
-  ...Service.shape,
+export const ServiceInfo = lazy(() => loose({
+  ...Service().shape,
   access_pattern: str,
   base_service_url: str,
   description: str,
@@ -42,11 +42,11 @@ export const ServiceInfo = loose({
   total_codes_generated: num,
   used_codes_count: num,
   unused_codes_count: num,
-  created_by: Person,
-  updated_by: Person,
-});
+  created_by: Person(),
+  updated_by: Person(),
+}));
 
-export const ServicePlanLinkDetail = loose({
+export const ServicePlanLinkDetail = lazy(() => loose({
   service_plan_id: num,
   plan_id: num,
   plan_code: str,
@@ -66,9 +66,9 @@ export const ServicePlanLinkDetail = loose({
   unused_codes: num,
   link_created_by_username: str,
   link_created_date: dateTime,
-});
+}));
 
-export const TopUser = loose({
+export const TopUser = lazy(() => loose({
   user_id: num,
   username: str,
   full_name: str,
@@ -78,32 +78,32 @@ export const TopUser = loose({
   total_renewals: num,
   total_usage: num,
   last_usage_date: dateTime,
-});
+}));
 
-export const UsageStatistic = loose({
+export const UsageStatistic = lazy(() => loose({
   stat_date: str,
   stat_type: str,
   total_usage: num,
   unique_users: num,
   new_subscriptions: num,
   active_subscriptions: num,
-});
+}));
 
-const serviceListQuery = {
+const serviceListQuery = lazy(() => ({
   page_number: pageNumber(),
   page_size: pageSize(20),
   service_code: z.string().max(50).optional(),
   service_name: z.string().max(200).optional(),
-  service_type: ServiceType.optional(),
+  service_type: ServiceType().optional(),
   provider_name: z.string().max(100).optional(),
   is_active: q.bool().optional(),
   created_date_from: q.date().optional(),
   created_date_to: q.date().optional(),
-  sort_by: ServiceSortBy.default('CreatedDate'),
+  sort_by: ServiceSortBy().default('CreatedDate'),
   sort_order: SortOrder.default('DESC'),
-};
+}));
 
-const serviceListData = loose({ pagination: Pagination, services: listOf(Service) });
+const serviceListData = lazy(() => loose({ pagination: Pagination, services: listOf(Service()) }));
 const adminPaging = (items: string) => ({ page: 'page_number', size: 'page_size', items, info: 'pagination', defaultSize: 20, maxSize: 100 });
 
 export const servicesList = endpoint({
@@ -112,8 +112,10 @@ export const servicesList = endpoint({
   method: 'GET',
   path: '/admin/services',
   summary: 'List services, filtered, sorted and paged',
-  query: z.object(serviceListQuery),
-  response: serviceListData,
+  schemas: () => ({
+    query: z.object(serviceListQuery()),
+    response: serviceListData(),
+  }),
   access: 'admin',
   paging: adminPaging('services'),
 });
@@ -124,8 +126,10 @@ export const servicesListAlt = endpoint({
   method: 'GET',
   path: '/admin/services/list',
   summary: 'List services (the /list variant; same query family, all optional)',
-  query: z.object(serviceListQuery),
-  response: serviceListData,
+  schemas: () => ({
+    query: z.object(serviceListQuery()),
+    response: serviceListData(),
+  }),
   access: 'admin',
   paging: adminPaging('services'),
 });
@@ -136,13 +140,15 @@ export const servicesDetail = endpoint({
   method: 'GET',
   path: '/admin/services/detail',
   summary: 'One service with its plans, active subscriptions, top users and usage statistics',
-  query: z.object({ service_id: q.int().optional(), service_code: z.string().max(50).optional() }),
-  response: loose({
-    service_info: ServiceInfo,
-    service_plans: listOf(ServicePlanLinkDetail),
-    active_subscriptions: anything,
-    top_users: listOf(TopUser),
-    usage_statistics: listOf(UsageStatistic),
+  schemas: () => ({
+    query: z.object({ service_id: q.int().optional(), service_code: z.string().max(50).optional() }),
+    response: loose({
+      service_info: ServiceInfo(),
+      service_plans: listOf(ServicePlanLinkDetail()),
+      active_subscriptions: anything,
+      top_users: listOf(TopUser()),
+      usage_statistics: listOf(UsageStatistic()),
+    }),
   }),
   access: 'admin',
 });
@@ -153,27 +159,29 @@ export const servicesReport = endpoint({
   method: 'GET',
   path: '/admin/services/report',
   summary: 'Service report: every service with today_usage_count',
-  query: z.object({
-    service_code: z.string().max(50).optional(),
-    service_type: ServiceReportType.optional(),
-    is_active: q.bool().optional(),
-    include_stats: q.bool().default(false),
+  schemas: () => ({
+    query: z.object({
+      service_code: z.string().max(50).optional(),
+      service_type: ServiceReportType().optional(),
+      is_active: q.bool().optional(),
+      include_stats: q.bool().default(false),
+    }),
+    response: listOf(loose({ ...Service().shape, today_usage_count: num })),
   }),
-  response: listOf(loose({ ...Service.shape, today_usage_count: num })),
   access: 'admin',
 });
 
-const serviceFields = {
+const serviceFields = lazy(() => ({
   service_name: z.string().max(200),
-  service_type: ServiceType,
+  service_type: ServiceType(),
   provider_name: z.string().max(100),
   base_service_url: z.string().max(500),
   access_pattern: z.string().max(200),
-  credit_reset_cycle: CreditResetCycle,
+  credit_reset_cycle: CreditResetCycle(),
   description: z.string().max(1000).optional(),
   is_active: z.boolean().optional(),
   requires_auth: z.boolean().optional(),
-};
+}));
 
 export const servicesCreate = endpoint({
   name: 'services.create',
@@ -181,8 +189,10 @@ export const servicesCreate = endpoint({
   method: 'POST',
   path: '/admin/services',
   summary: 'Create a service',
-  body: z.object({ service_code: z.string().max(50), ...serviceFields }),
-  response: loose({ message: str, service_id: num }),
+  schemas: () => ({
+    body: z.object({ service_code: z.string().max(50), ...serviceFields() }),
+    response: loose({ message: str, service_id: num }),
+  }),
   access: 'admin',
 });
 
@@ -192,19 +202,21 @@ export const servicesUpdate = endpoint({
   method: 'PUT',
   path: '/admin/services/{id}',
   summary: 'Update a service (every field optional; service_code cannot change)',
-  params: z.object({ id: q.int() }),
-  body: z.object({
-    service_name: serviceFields.service_name.optional(),
-    service_type: serviceFields.service_type.optional(),
-    provider_name: serviceFields.provider_name.optional(),
-    base_service_url: serviceFields.base_service_url.optional(),
-    access_pattern: serviceFields.access_pattern.optional(),
-    credit_reset_cycle: serviceFields.credit_reset_cycle.optional(),
-    description: serviceFields.description,
-    is_active: serviceFields.is_active,
-    requires_auth: serviceFields.requires_auth,
+  schemas: () => ({
+    params: z.object({ id: q.int() }),
+    body: z.object({
+      service_name: serviceFields().service_name.optional(),
+      service_type: serviceFields().service_type.optional(),
+      provider_name: serviceFields().provider_name.optional(),
+      base_service_url: serviceFields().base_service_url.optional(),
+      access_pattern: serviceFields().access_pattern.optional(),
+      credit_reset_cycle: serviceFields().credit_reset_cycle.optional(),
+      description: serviceFields().description,
+      is_active: serviceFields().is_active,
+      requires_auth: serviceFields().requires_auth,
+    }),
+    response: anything,
   }),
-  response: anything,
   access: 'admin',
 });
 
@@ -215,12 +227,14 @@ export const servicesDelete = endpoint({
   method: 'DELETE',
   path: '/admin/services',
   summary: 'Delete a service by service_code or service_id',
-  body: z.object({
-    service_id: z.number().int().optional(),
-    service_code: z.string().max(50).optional(),
-    ...deleteFlags,
+  schemas: () => ({
+    body: z.object({
+      service_id: z.number().int().optional(),
+      service_code: z.string().max(50).optional(),
+      ...deleteFlags(),
+    }),
+    response: loose({ message: str, affected_records: num }),
   }),
-  response: loose({ message: str, affected_records: num }),
   access: 'admin',
 });
 

@@ -3,14 +3,14 @@
  * 5 endpoints. Follows the pattern of admin-services.ts.
  */
 import { z } from './z.js';
-import { anything, bool, dateTime, endpoint, listOf, loose, num, Pagination, pageNumber, pageSize, q, SortOrder, str } from './common.js';
+import { anything, bool, dateTime, endpoint, lazy, listOf, loose, num, pageNumber, pageSize, Pagination, q, SortOrder, str } from './common.js';
 import { adminPaging, deleteFlags, PaymentMethod } from './admin-common.js';
 
-export const SubscriptionStatus = z.enum(['active', 'expired', 'cancelled', 'paused']);
-export const SubscriptionManageAction = z.enum(['extend', 'pause', 'resume', 'cancel', 'add_credits']);
-export const SubscriptionSortBy = z.enum(['Username', 'ServiceCode', 'StartDate', 'EndDate', 'CreatedDate']);
+export const SubscriptionStatus = lazy(() => z.enum(['active', 'expired', 'cancelled', 'paused']));
+export const SubscriptionManageAction = lazy(() => z.enum(['extend', 'pause', 'resume', 'cancel', 'add_credits']));
+export const SubscriptionSortBy = lazy(() => z.enum(['Username', 'ServiceCode', 'StartDate', 'EndDate', 'CreatedDate']));
 
-export const UserSubscription = loose({
+export const UserSubscription = lazy(() => loose({
   subscription_id: num,
   user_id: num,
   username: str,
@@ -36,31 +36,31 @@ export const UserSubscription = loose({
   activation_batch: str,
   created_date: dateTime,
   last_updated: dateTime,
-});
+}));
 
 /** The subscription detail adds the reset dates (point 3). */
-export const UserSubscriptionDetail = loose({ ...UserSubscription.shape, last_reset_date: dateTime, next_reset_date: dateTime });
+export const UserSubscriptionDetail = lazy(() => loose({ ...UserSubscription().shape, last_reset_date: dateTime, next_reset_date: dateTime }));
 
-const subscriptionListQuery = {
+const subscriptionListQuery = lazy(() => ({
   page_number: pageNumber(),
   page_size: pageSize(20),
   user_id: q.int().optional(),
   username: z.string().optional(),
   service_code: z.string().max(50).optional(),
   plan_code: z.string().max(50).optional(),
-  status: SubscriptionStatus.optional(),
-  payment_method: PaymentMethod.optional(),
+  status: SubscriptionStatus().optional(),
+  payment_method: PaymentMethod().optional(),
   start_date_from: q.date().optional(),
   start_date_to: q.date().optional(),
   end_date_from: q.date().optional(),
   end_date_to: q.date().optional(),
   auto_renewal: q.bool().optional(),
   is_expired: q.bool().optional(),
-  sort_by: SubscriptionSortBy.default('CreatedDate'),
+  sort_by: SubscriptionSortBy().default('CreatedDate'),
   sort_order: SortOrder.default('DESC'),
-};
+}));
 
-const subscriptionListData = loose({ pagination: Pagination, subscriptions: listOf(UserSubscription) });
+const subscriptionListData = lazy(() => loose({ pagination: Pagination, subscriptions: listOf(UserSubscription()) }));
 
 export const subscriptionsList = endpoint({
   name: 'subscriptions.list',
@@ -68,8 +68,10 @@ export const subscriptionsList = endpoint({
   method: 'GET',
   path: '/admin/subscriptions',
   summary: 'List user subscriptions, filtered, sorted and paged',
-  query: z.object(subscriptionListQuery),
-  response: subscriptionListData,
+  schemas: () => ({
+    query: z.object(subscriptionListQuery()),
+    response: subscriptionListData(),
+  }),
   access: 'admin',
   paging: adminPaging('subscriptions'),
 });
@@ -80,8 +82,10 @@ export const subscriptionsListAlt = endpoint({
   method: 'GET',
   path: '/admin/subscriptions/list',
   summary: 'List user subscriptions (the /list variant; same query)',
-  query: z.object(subscriptionListQuery),
-  response: subscriptionListData,
+  schemas: () => ({
+    query: z.object(subscriptionListQuery()),
+    response: subscriptionListData(),
+  }),
   access: 'admin',
   paging: adminPaging('subscriptions'),
 });
@@ -92,23 +96,25 @@ export const subscriptionsManage = endpoint({
   method: 'PUT',
   path: '/admin/subscriptions/{id}/manage',
   summary: 'Extend, pause, resume, cancel or add credits to a subscription',
-  params: z.object({ id: q.int() }),
-  body: z.object({
-    action: SubscriptionManageAction,
-    reason: z.string().max(500),
-    extend_days: z.number().int().optional(),
-    extend_credits: z.number().int().optional(),
-  }),
   // The spec shows subscription_id, action, message; the subscription's new state
   // (status, end_date, remaining_credits, total_credits) is the sandbox's decision.
-  response: loose({
-    subscription_id: num,
-    action: str,
-    message: str,
-    status: str,
-    end_date: dateTime,
-    remaining_credits: num,
-    total_credits: num,
+  schemas: () => ({
+    params: z.object({ id: q.int() }),
+    body: z.object({
+      action: SubscriptionManageAction(),
+      reason: z.string().max(500),
+      extend_days: z.number().int().optional(),
+      extend_credits: z.number().int().optional(),
+    }),
+    response: loose({
+      subscription_id: num,
+      action: str,
+      message: str,
+      status: str,
+      end_date: dateTime,
+      remaining_credits: num,
+      total_credits: num,
+    }),
   }),
   access: 'admin',
 });
@@ -119,13 +125,15 @@ export const subscriptionsDelete = endpoint({
   method: 'DELETE',
   path: '/admin/subscriptions',
   summary: 'Delete a subscription by subscription_id, or by user_id and service_id',
-  body: z.object({
-    subscription_id: z.number().int().optional(),
-    user_id: z.number().int().optional(),
-    service_id: z.number().int().optional(),
-    ...deleteFlags,
+  schemas: () => ({
+    body: z.object({
+      subscription_id: z.number().int().optional(),
+      user_id: z.number().int().optional(),
+      service_id: z.number().int().optional(),
+      ...deleteFlags(),
+    }),
+    response: anything,
   }),
-  response: anything,
   access: 'admin',
 });
 
@@ -135,14 +143,16 @@ export const cleanupRun = endpoint({
   method: 'POST',
   path: '/admin/maintenance/cleanup-subscription-data',
   summary: 'Clean up old subscription data (dry_run only counts)',
-  body: z.object({
-    cleanup_expired_days: z.number().int().min(0).optional(),
-    cleanup_inactive_tokens_days: z.number().int().min(0).optional(),
-    cleanup_usage_logs_days: z.number().int().min(0).optional(),
-    dry_run: z.boolean().optional(),
-  }),
   // The fields of cleanup_summary are not shown (point 3).
-  response: loose({ cleanup_summary: anything, message: str }),
+  schemas: () => ({
+    body: z.object({
+      cleanup_expired_days: z.number().int().min(0).optional(),
+      cleanup_inactive_tokens_days: z.number().int().min(0).optional(),
+      cleanup_usage_logs_days: z.number().int().min(0).optional(),
+      dry_run: z.boolean().optional(),
+    }),
+    response: loose({ cleanup_summary: anything, message: str }),
+  }),
   access: 'admin',
 });
 

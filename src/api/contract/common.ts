@@ -71,11 +71,62 @@ export interface Endpoint<
 
 export type AnyEndpoint = Endpoint<z.ZodObject | undefined, z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType>;
 
-/** Declares one endpoint; the identity function, kept for inference and as the one place to grep. */
+/** An endpoint's schemas, as `endpoint()` takes them from its `schemas` function. */
+export interface Schemas<P, Q, B, R> {
+  params?: P;
+  query?: Q;
+  body?: B;
+  response: R;
+}
+type SchemaKey = 'params' | 'query' | 'body' | 'response';
+const SCHEMA_KEYS: readonly SchemaKey[] = ['params', 'query', 'body', 'response'];
+
+/**
+ * Declares one endpoint. Its schemas come from `schemas()`, called the first time any of them
+ * is read (`e.query`, `e.response` ...), so a command builds the schemas of the endpoints it
+ * calls and no others: zod takes 20-30 us to build one schema object, and a contract file
+ * declares a few hundred. Shared schemas are built once, on first use, through `lazy()`.
+ * Given the schemas themselves (`query: z.object(...)`), it builds nothing later (tests do that).
+ */
+export function endpoint<const P extends z.ZodObject | undefined, const Q extends z.ZodObject | undefined, const B extends z.ZodObject | undefined, const R extends z.ZodType>(
+  e: Omit<Endpoint<P, Q, B, R>, SchemaKey> & { schemas: () => Schemas<P, Q, B, R> },
+): Endpoint<P, Q, B, R>;
 export function endpoint<const P extends z.ZodObject | undefined, const Q extends z.ZodObject | undefined, const B extends z.ZodObject | undefined, const R extends z.ZodType>(
   e: Endpoint<P, Q, B, R>,
-): Endpoint<P, Q, B, R> {
-  return e;
+): Endpoint<P, Q, B, R>;
+export function endpoint(e: AnyEndpoint | (Omit<AnyEndpoint, SchemaKey> & { schemas: () => Schemas<unknown, unknown, unknown, unknown> })): AnyEndpoint {
+  if (!('schemas' in e)) return e;
+  const { schemas, ...meta } = e;
+  const ep = meta as AnyEndpoint;
+  const build = () => {
+    const built = schemas() as Record<SchemaKey, unknown>;
+    // From now on plain properties: no getter on the path of every parse of a bulk run.
+    for (const k of SCHEMA_KEYS) Object.defineProperty(ep, k, { value: built[k], enumerable: true, writable: false, configurable: false });
+  };
+  for (const k of SCHEMA_KEYS) {
+    Object.defineProperty(ep, k, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        build();
+        return (ep as unknown as Record<SchemaKey, unknown>)[k];
+      },
+    });
+  }
+  return ep;
+}
+
+/** A schema (or shape) built the first time it is asked for, then shared: `Service()`. */
+export function lazy<T>(build: () => T): () => T {
+  let value: T | undefined;
+  let built = false;
+  return () => {
+    if (!built) {
+      value = build();
+      built = true;
+    }
+    return value as T;
+  };
 }
 
 export type InputOf<E extends AnyEndpoint> = {

@@ -4,14 +4,14 @@
  * assignments. 21 endpoints.
  */
 import { z } from './z.js';
-import { anything, bool, date, dateTime, endpoint, listOf, loose, num, pageNumber, pageSize, q, SortOrder, str, stringList } from './common.js';
+import { anything, bool, date, dateTime, endpoint, lazy, listOf, loose, num, pageNumber, pageSize, q, SortOrder, str, stringList } from './common.js';
 
 /** Account status (point 3, User). */
-export const UserStatus = z.enum(['Active', 'Inactive', 'Banned', 'Pending']);
+export const UserStatus = lazy(() => z.enum(['Active', 'Inactive', 'Banned', 'Pending']));
 /** List filters: the account statuses plus Suspended, which one list filter names (point 3). */
-export const UserStatusFilter = z.enum(['Active', 'Inactive', 'Banned', 'Pending', 'Suspended']);
-export const Gender = z.enum(['Male', 'Female', 'Other']);
-export const SuperadminUserSortBy = z.enum(['created_date', 'last_login_date', 'username', 'email', 'status']);
+export const UserStatusFilter = lazy(() => z.enum(['Active', 'Inactive', 'Banned', 'Pending', 'Suspended']));
+export const Gender = lazy(() => z.enum(['Male', 'Female', 'Other']));
+export const SuperadminUserSortBy = lazy(() => z.enum(['created_date', 'last_login_date', 'username', 'email', 'status']));
 
 /** A required text value: present and not empty. */
 const required = () => z.string().min(1);
@@ -19,7 +19,7 @@ const required = () => z.string().min(1);
 // ---------------------------------------------------------------------------------------------
 // Responses
 
-export const UserDetail = loose({
+export const UserDetail = lazy(() => loose({
   chatgpt_user_id: str,
   created_by_username: str,
   created_date: dateTime,
@@ -31,11 +31,11 @@ export const UserDetail = loose({
   status: str,
   user_id: num,
   username: str,
-});
+}));
 
-export const UserCreated = loose({ email: str, full_name: str, role: str, status: str, user_id: num, username: str });
+export const UserCreated = lazy(() => loose({ email: str, full_name: str, role: str, status: str, user_id: num, username: str }));
 
-export const AdminUserInfo = loose({
+export const AdminUserInfo = lazy(() => loose({
   active_role_count: num,
   activity_status: str,
   created_by_full_name: str,
@@ -52,9 +52,9 @@ export const AdminUserInfo = loose({
   times_referred: num,
   user_id: num,
   username: str,
-});
+}));
 
-export const AdminUserStatistics = loose({
+export const AdminUserStatistics = lazy(() => loose({
   active_users: num,
   banned_users: num,
   first_user_created: dateTime,
@@ -67,9 +67,9 @@ export const AdminUserStatistics = loose({
   pending_users: num,
   total_users: num,
   unique_creators: num,
-});
+}));
 
-export const Device = loose({
+export const Device = lazy(() => loose({
   created_date: dateTime,
   device_id: z.union([str, num]),
   device_name: str,
@@ -85,9 +85,9 @@ export const Device = loose({
   logout_time: dateTime,
   session_id: str,
   user_agent: str,
-});
+}));
 
-export const Role = loose({
+export const Role = lazy(() => loose({
   created_by_user: anything,
   created_date: dateTime,
   description: str,
@@ -101,9 +101,9 @@ export const Role = loose({
   role_id: num,
   role_name: str,
   user_count: num,
-});
+}));
 
-export const ProfileBasicInfo = loose({
+export const ProfileBasicInfo = lazy(() => loose({
   chatgpt_user_id: str,
   created_by_username: str,
   created_date: dateTime,
@@ -114,10 +114,10 @@ export const ProfileBasicInfo = loose({
   status: str,
   user_id: num,
   username: str,
-});
-export const LoginHistoryEntry = loose({ ip_address: str, login_id: num, login_status: str, login_time: dateTime, user_agent: str });
-export const GrantedPermission = loose({ granted_by_username: str, granted_date: dateTime, permission_name: str });
-export const ProfileReferralInfo = loose({
+}));
+export const LoginHistoryEntry = lazy(() => loose({ ip_address: str, login_id: num, login_status: str, login_time: dateTime, user_agent: str }));
+export const GrantedPermission = lazy(() => loose({ granted_by_username: str, granted_date: dateTime, permission_name: str }));
+export const ProfileReferralInfo = lazy(() => loose({
   expiry_date: dateTime,
   is_active: bool,
   referral_code: str,
@@ -127,9 +127,9 @@ export const ProfileReferralInfo = loose({
   referrer_username: str,
   usage_limit: num,
   used_count: num,
-});
+}));
 
-export const UserInRole = loose({
+export const UserInRole = lazy(() => loose({
   assigned_at: dateTime,
   assigned_by: anything,
   created_at: dateTime,
@@ -139,9 +139,9 @@ export const UserInRole = loose({
   last_login: dateTime,
   user_id: num,
   username: str,
-});
-export const UserWithRole = loose({ ...UserInRole.shape, permissions: listOf(str), role: str, role_level: num });
-export const RoleSummary = loose({
+}));
+export const UserWithRole = lazy(() => loose({ ...UserInRole().shape, permissions: listOf(str), role: str, role_level: num }));
+export const RoleSummary = lazy(() => loose({
   admins: num,
   agents: num,
   managers: num,
@@ -150,8 +150,8 @@ export const RoleSummary = loose({
   total_users: num,
   unassigned_role: num,
   users: num,
-});
-export const UserRoleDetail = loose({
+}));
+export const UserRoleDetail = lazy(() => loose({
   all_available_roles: listOf(loose({ description: str, is_assigned: bool, role_level: num, role_name: str })),
   current_roles: anything,
   email: str,
@@ -161,12 +161,12 @@ export const UserRoleDetail = loose({
   role_level: num,
   user_id: num,
   username: str,
-});
+}));
 
 // ---------------------------------------------------------------------------------------------
 // Users
 
-const userId = z.object({ id: q.int() });
+const userId = lazy(() => z.object({ id: q.int() }));
 
 export const usersCreate = endpoint({
   name: 'users.create',
@@ -174,15 +174,17 @@ export const usersCreate = endpoint({
   method: 'POST',
   path: '/users',
   summary: 'Create a user account',
-  body: z.object({
-    email: required(),
-    password: required(),
-    role: required(),
-    username: required(),
-    chatgpt_user_id: z.string().optional(),
-    full_name: z.string().optional(),
+  schemas: () => ({
+    body: z.object({
+      email: required(),
+      password: required(),
+      role: required(),
+      username: required(),
+      chatgpt_user_id: z.string().optional(),
+      full_name: z.string().optional(),
+    }),
+    response: UserCreated(),
   }),
-  response: UserCreated,
   access: 'admin',
   successStatus: 201,
 });
@@ -193,13 +195,15 @@ export const usersList = endpoint({
   method: 'GET',
   path: '/users',
   summary: 'List user accounts, filtered by role and status, paged',
-  query: z.object({
-    page: pageNumber(),
-    page_size: pageSize(10),
-    role: z.string().optional(),
-    status: UserStatusFilter.optional(),
+  schemas: () => ({
+    query: z.object({
+      page: pageNumber(),
+      page_size: pageSize(10),
+      role: z.string().optional(),
+      status: UserStatusFilter().optional(),
+    }),
+    response: loose({ current_page: num, page_size: num, total_count: num, total_pages: num, users: listOf(UserDetail()) }),
   }),
-  response: loose({ current_page: num, page_size: num, total_count: num, total_pages: num, users: listOf(UserDetail) }),
   access: 'admin',
   paging: { page: 'page', size: 'page_size', items: 'users', info: '', defaultSize: 10, maxSize: 100 },
 });
@@ -210,9 +214,11 @@ export const usersGet = endpoint({
   method: 'GET',
   path: '/users/{id}',
   summary: 'One user account with its permissions',
-  params: userId,
   // The key holding the detail is not shown: accept it nested under `user` or flat.
-  response: loose({ ...UserDetail.shape, user: UserDetail }),
+  schemas: () => ({
+    params: userId(),
+    response: loose({ ...UserDetail().shape, user: UserDetail() }),
+  }),
   access: 'admin',
 });
 
@@ -222,18 +228,20 @@ export const usersUpdate = endpoint({
   method: 'PUT',
   path: '/users/{id}',
   summary: 'Update a user account',
-  params: userId,
-  body: z.object({
-    /** Required by the API in the body as well; the CLI fills it from the path id. */
-    user_id: z.number().int(),
-    chatgpt_user_id: z.string().optional(),
-    email: z.string().optional(),
-    full_name: z.string().optional(),
-    role: z.string().optional(),
-    status: UserStatus.optional(),
-    username: z.string().optional(),
+  schemas: () => ({
+    params: userId(),
+    body: z.object({
+      /** Required by the API in the body as well; the CLI fills it from the path id. */
+      user_id: z.number().int(),
+      chatgpt_user_id: z.string().optional(),
+      email: z.string().optional(),
+      full_name: z.string().optional(),
+      role: z.string().optional(),
+      status: UserStatus().optional(),
+      username: z.string().optional(),
+    }),
+    response: anything,
   }),
-  response: anything,
   access: 'admin',
 });
 
@@ -243,8 +251,10 @@ export const usersDelete = endpoint({
   method: 'DELETE',
   path: '/users/{id}',
   summary: 'Delete a user account',
-  params: userId,
-  response: loose({ message: str, success: bool, user_id: num, username: str }),
+  schemas: () => ({
+    params: userId(),
+    response: loose({ message: str, success: bool, user_id: num, username: str }),
+  }),
   access: 'admin',
 });
 
@@ -254,24 +264,26 @@ export const usersSearch = endpoint({
   method: 'GET',
   path: '/cms/superadmin/users',
   summary: 'Superadmin: every user with activity, referrals and statistics; filtered, sorted, paged',
-  query: z.object({
-    page_number: pageNumber(),
-    page_size: pageSize(20),
-    status: UserStatusFilter.optional(),
-    search_keyword: z.string().optional(),
-    role: z.string().optional(),
-    created_date_from: q.date().optional(),
-    created_date_to: q.date().optional(),
-    created_by: q.int().optional(),
-    last_login_days: q.int().min(0).optional(),
-    has_referrals: q.bool().optional(),
-    sort_by: SuperadminUserSortBy.default('created_date'),
-    sort_order: SortOrder.default('DESC'),
-  }),
-  response: loose({
-    users: listOf(AdminUserInfo),
-    statistics: AdminUserStatistics,
-    page_info: loose({ page_number: num, page_size: num, total_count: num, total_pages: num }),
+  schemas: () => ({
+    query: z.object({
+      page_number: pageNumber(),
+      page_size: pageSize(20),
+      status: UserStatusFilter().optional(),
+      search_keyword: z.string().optional(),
+      role: z.string().optional(),
+      created_date_from: q.date().optional(),
+      created_date_to: q.date().optional(),
+      created_by: q.int().optional(),
+      last_login_days: q.int().min(0).optional(),
+      has_referrals: q.bool().optional(),
+      sort_by: SuperadminUserSortBy().default('created_date'),
+      sort_order: SortOrder.default('DESC'),
+    }),
+    response: loose({
+      users: listOf(AdminUserInfo()),
+      statistics: AdminUserStatistics(),
+      page_info: loose({ page_number: num, page_size: num, total_count: num, total_pages: num }),
+    }),
   }),
   access: 'superadmin',
   paging: { page: 'page_number', size: 'page_size', items: 'users', info: 'page_info', defaultSize: 20, maxSize: 100 },
@@ -286,12 +298,14 @@ export const profileGet = endpoint({
   method: 'GET',
   path: '/cms/users/profile',
   summary: 'The caller\'s profile: basic info, login history, permissions, referral info',
-  response: loose({
-    basic_info: ProfileBasicInfo,
-    login_history: listOf(LoginHistoryEntry),
-    permissions: listOf(GrantedPermission),
-    // One referral record or several: the specification does not say.
-    referral_info: z.union([ProfileReferralInfo, listOf(ProfileReferralInfo)]),
+  schemas: () => ({
+    response: loose({
+      basic_info: ProfileBasicInfo(),
+      login_history: listOf(LoginHistoryEntry()),
+      permissions: listOf(GrantedPermission()),
+      // One referral record or several: the specification does not say.
+      referral_info: z.union([ProfileReferralInfo(), listOf(ProfileReferralInfo())]),
+    }),
   }),
   access: 'user',
 });
@@ -302,18 +316,20 @@ export const profileUpdate = endpoint({
   method: 'PUT',
   path: '/cms/users/profile',
   summary: 'Update the caller\'s profile',
-  body: z.object({
-    full_name: z.string().min(1).max(100),
-    address: z.string().max(255).optional(),
-    city: z.string().max(100).optional(),
-    country: z.string().max(100).optional(),
-    postal_code: z.string().max(20).optional(),
-    profile_picture_url: z.string().max(500).optional(),
-    phone_number: z.string().min(10).max(20).optional(),
-    gender: Gender.optional(),
-    date_of_birth: date().optional(),
+  schemas: () => ({
+    body: z.object({
+      full_name: z.string().min(1).max(100),
+      address: z.string().max(255).optional(),
+      city: z.string().max(100).optional(),
+      country: z.string().max(100).optional(),
+      postal_code: z.string().max(20).optional(),
+      profile_picture_url: z.string().max(500).optional(),
+      phone_number: z.string().min(10).max(20).optional(),
+      gender: Gender().optional(),
+      date_of_birth: date().optional(),
+    }),
+    response: anything,
   }),
-  response: anything,
   access: 'user',
 });
 
@@ -323,8 +339,10 @@ export const devicesList = endpoint({
   method: 'GET',
   path: '/cms/users/devices',
   summary: 'The caller\'s devices and sessions',
-  query: z.object({ include_inactive: q.bool().optional() }),
-  response: loose({ devices: listOf(Device), device_count: num }),
+  schemas: () => ({
+    query: z.object({ include_inactive: q.bool().optional() }),
+    response: loose({ devices: listOf(Device()), device_count: num }),
+  }),
   access: 'user',
 });
 
@@ -335,24 +353,26 @@ export const devicesRemove = endpoint({
   path: '/cms/users/devices/{id}',
   summary: 'Remove one of the caller\'s devices (ends its session)',
   // Device ids travel as text (the X-Device-ID header), so the path id is not forced to a number.
-  params: z.object({ id: z.string().min(1) }),
-  response: anything,
+  schemas: () => ({
+    params: z.object({ id: z.string().min(1) }),
+    response: anything,
+  }),
   access: 'user',
 });
 
 // ---------------------------------------------------------------------------------------------
 // Roles
 
-const roleId = z.object({ role_id: q.int() });
-const cmsUserId = z.object({ user_id: q.int() });
-const roleFields = {
+const roleId = lazy(() => z.object({ role_id: q.int() }));
+const cmsUserId = lazy(() => z.object({ user_id: q.int() }));
+const roleFields = lazy(() => ({
   role_name: z.string().min(2).max(50),
   display_name: z.string().min(2).max(100),
   description: z.string().optional(),
   priority: z.number().int().optional(),
-};
+}));
 /** Reason and notes travel with every role change (point 6). */
-const roleChangeNote = { reason: z.string().optional(), notes: z.string().optional() };
+const roleChangeNote = lazy(() => ({ reason: z.string().optional(), notes: z.string().optional() }));
 
 export const rolesList = endpoint({
   name: 'roles.list',
@@ -360,8 +380,10 @@ export const rolesList = endpoint({
   method: 'GET',
   path: '/cms/roles',
   summary: 'List roles with their user and permission counts',
-  query: z.object({ page: pageNumber(), page_size: pageSize(20) }),
-  response: loose({ current_page: num, page_size: num, roles: listOf(Role), total_pages: num, total_rows: num }),
+  schemas: () => ({
+    query: z.object({ page: pageNumber(), page_size: pageSize(20) }),
+    response: loose({ current_page: num, page_size: num, roles: listOf(Role()), total_pages: num, total_rows: num }),
+  }),
   access: 'staff',
   paging: { page: 'page', size: 'page_size', items: 'roles', info: '', defaultSize: 20, maxSize: 100 },
 });
@@ -372,8 +394,10 @@ export const rolesCreate = endpoint({
   method: 'POST',
   path: '/cms/roles',
   summary: 'Create a role',
-  body: z.object(roleFields),
-  response: anything,
+  schemas: () => ({
+    body: z.object(roleFields()),
+    response: anything,
+  }),
   access: 'admin',
 });
 
@@ -383,15 +407,17 @@ export const rolesUpdate = endpoint({
   method: 'PUT',
   path: '/cms/roles/{role_id}',
   summary: 'Update a role (every field optional)',
-  params: roleId,
-  body: z.object({
-    role_name: roleFields.role_name.optional(),
-    display_name: roleFields.display_name.optional(),
-    description: roleFields.description,
-    priority: roleFields.priority,
-    is_active: z.boolean().optional(),
+  schemas: () => ({
+    params: roleId(),
+    body: z.object({
+      role_name: roleFields().role_name.optional(),
+      display_name: roleFields().display_name.optional(),
+      description: roleFields().description,
+      priority: roleFields().priority,
+      is_active: z.boolean().optional(),
+    }),
+    response: anything,
   }),
-  response: anything,
   access: 'admin',
 });
 
@@ -401,8 +427,10 @@ export const rolesDelete = endpoint({
   method: 'DELETE',
   path: '/cms/roles/{role_id}',
   summary: 'Delete a role (409 when it cannot go)',
-  params: roleId,
-  response: anything,
+  schemas: () => ({
+    params: roleId(),
+    response: anything,
+  }),
   access: 'admin',
 });
 
@@ -412,9 +440,11 @@ export const rolesMembers = endpoint({
   method: 'GET',
   path: '/cms/roles/{role}/users',
   summary: 'The users holding a role, paged',
-  params: z.object({ role: z.string().min(1) }),
-  query: z.object({ page: pageNumber(), limit: pageSize(20) }),
-  response: loose({ limit: num, page: num, role: str, total_count: num, total_pages: num, users: listOf(UserInRole) }),
+  schemas: () => ({
+    params: z.object({ role: z.string().min(1) }),
+    query: z.object({ page: pageNumber(), limit: pageSize(20) }),
+    response: loose({ limit: num, page: num, role: str, total_count: num, total_pages: num, users: listOf(UserInRole()) }),
+  }),
   access: 'staff',
   paging: { page: 'page', size: 'limit', items: 'users', info: '', defaultSize: 20, maxSize: 100 },
 });
@@ -425,19 +455,21 @@ export const rolesAssignments = endpoint({
   method: 'GET',
   path: '/cms/users/roles',
   summary: 'Users with their roles and a count per role, searched and paged',
-  query: z.object({
-    page: pageNumber(),
-    limit: pageSize(20),
-    search: z.string().optional(),
-    role_filter: z.string().optional(),
-  }),
-  response: loose({
-    users: listOf(UserWithRole),
-    summary: RoleSummary,
-    limit: num,
-    page: num,
-    total_count: num,
-    total_pages: num,
+  schemas: () => ({
+    query: z.object({
+      page: pageNumber(),
+      limit: pageSize(20),
+      search: z.string().optional(),
+      role_filter: z.string().optional(),
+    }),
+    response: loose({
+      users: listOf(UserWithRole()),
+      summary: RoleSummary(),
+      limit: num,
+      page: num,
+      total_count: num,
+      total_pages: num,
+    }),
   }),
   access: 'staff',
   paging: { page: 'page', size: 'limit', items: 'users', info: '', defaultSize: 20, maxSize: 100 },
@@ -449,8 +481,10 @@ export const rolesOf = endpoint({
   method: 'GET',
   path: '/cms/users/{user_id}/role',
   summary: 'One user\'s roles, level, permissions and the roles available',
-  params: cmsUserId,
-  response: UserRoleDetail,
+  schemas: () => ({
+    params: cmsUserId(),
+    response: UserRoleDetail(),
+  }),
   access: 'staff',
 });
 
@@ -460,18 +494,20 @@ export const rolesAssign = endpoint({
   method: 'POST',
   path: '/cms/users/{user_id}/assign-role',
   summary: 'Give a user one or several roles (new_roles; new_role is the legacy single form)',
-  params: cmsUserId,
-  body: z
-    .object({
-      new_roles: stringList(z.string().min(1)).optional(),
-      new_role: z.string().min(1).optional(),
-      ...roleChangeNote,
-    })
-    .refine((b) => (b.new_roles?.length ?? 0) > 0 || b.new_role !== undefined, {
-      message: 'give new_roles (or the legacy new_role)',
-      path: ['new_roles'],
-    }),
-  response: anything,
+  schemas: () => ({
+    params: cmsUserId(),
+    body: z
+      .object({
+        new_roles: stringList(z.string().min(1)).optional(),
+        new_role: z.string().min(1).optional(),
+        ...roleChangeNote(),
+      })
+      .refine((b) => (b.new_roles?.length ?? 0) > 0 || b.new_role !== undefined, {
+        message: 'give new_roles (or the legacy new_role)',
+        path: ['new_roles'],
+      }),
+    response: anything,
+  }),
   access: 'admin',
 });
 
@@ -481,9 +517,11 @@ export const rolesPromote = endpoint({
   method: 'POST',
   path: '/cms/users/{user_id}/promote',
   summary: 'Promote a user to the next role (or to new_role)',
-  params: cmsUserId,
-  body: z.object({ new_role: z.string().min(1).optional(), ...roleChangeNote }),
-  response: anything,
+  schemas: () => ({
+    params: cmsUserId(),
+    body: z.object({ new_role: z.string().min(1).optional(), ...roleChangeNote() }),
+    response: anything,
+  }),
   access: 'admin',
 });
 
@@ -493,9 +531,11 @@ export const rolesDemote = endpoint({
   method: 'POST',
   path: '/cms/users/{user_id}/demote',
   summary: 'Demote a user to the previous role (or to new_role)',
-  params: cmsUserId,
-  body: z.object({ new_role: z.string().min(1).optional(), ...roleChangeNote }),
-  response: anything,
+  schemas: () => ({
+    params: cmsUserId(),
+    body: z.object({ new_role: z.string().min(1).optional(), ...roleChangeNote() }),
+    response: anything,
+  }),
   access: 'admin',
 });
 
@@ -505,9 +545,11 @@ export const rolesRemove = endpoint({
   method: 'POST',
   path: '/cms/users/{user_id}/remove-role',
   summary: 'Remove a user\'s role (back to user)',
-  params: cmsUserId,
-  body: z.object(roleChangeNote),
-  response: anything,
+  schemas: () => ({
+    params: cmsUserId(),
+    body: z.object(roleChangeNote()),
+    response: anything,
+  }),
   access: 'admin',
 });
 

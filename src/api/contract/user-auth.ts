@@ -4,22 +4,22 @@
  * superadmin password change and account verification. 16 endpoints.
  */
 import { z } from './z.js';
-import { anything, bool, dateTime, endpoint, listOf, loose, num, str } from './common.js';
+import { anything, bool, dateTime, endpoint, lazy, listOf, loose, num, str } from './common.js';
 
 /** Verification channels (points 4 and 5). */
-export const VerificationType = z.enum(['email', 'sms', 'phone']);
+export const VerificationType = lazy(() => z.enum(['email', 'sms', 'phone']));
 
 /** error_code's type is not shown: accept text or a number. */
-const errorCode = z.union([z.string(), z.number()]);
+const errorCode = lazy(() => z.union([z.string(), z.number()]));
 
 /** A required text value: present and not empty. */
 const required = () => z.string().min(1);
 /** Passwords being set: the specification's reset minimum (point 9) applies to every new password. */
 const newPassword = () => z.string().min(8);
 
-export const LoginResult = loose({
+export const LoginResult = lazy(() => loose({
   email: str,
-  error_code: errorCode,
+  error_code: errorCode(),
   error_message: str,
   full_name: str,
   login_result: anything,
@@ -27,15 +27,15 @@ export const LoginResult = loose({
   token: str,
   user_id: num,
   username: str,
-});
+}));
 
-export const RefreshResult = loose({ expires_in: num, token: str });
+export const RefreshResult = lazy(() => loose({ expires_in: num, token: str }));
 
-export const SessionValidation = loose({ message: str, role: str, user_id: num, username: str, valid: bool });
+export const SessionValidation = lazy(() => loose({ message: str, role: str, user_id: num, username: str, valid: bool }));
 
-export const CmsLoginResult = loose({
+export const CmsLoginResult = lazy(() => loose({
   email: str,
-  error_code: errorCode,
+  error_code: errorCode(),
   full_name: str,
   message: str,
   permissions: listOf(str),
@@ -45,20 +45,20 @@ export const CmsLoginResult = loose({
   token: str,
   user_id: num,
   username: str,
-});
+}));
 
-export const RegisterResult = loose({ error_code: errorCode, message: str, success: bool, user_id: num });
+export const RegisterResult = lazy(() => loose({ error_code: errorCode(), message: str, success: bool, user_id: num }));
 
-export const ResetRequestResult = loose({
+export const ResetRequestResult = lazy(() => loose({
   email: str,
-  error_code: errorCode,
+  error_code: errorCode(),
   expiry_date: dateTime,
   message: str,
   reset_token: str,
   success: bool,
   user_id: num,
   username: str,
-});
+}));
 
 // ---------------------------------------------------------------------------------------------
 // Ordinary authentication
@@ -69,8 +69,10 @@ export const authLogin = endpoint({
   method: 'POST',
   path: '/auth/login',
   summary: 'Log in with username and password; answers a bearer token',
-  body: z.object({ username: required(), password: required() }),
-  response: LoginResult,
+  schemas: () => ({
+    body: z.object({ username: required(), password: required() }),
+    response: LoginResult(),
+  }),
   access: 'public',
 });
 
@@ -80,8 +82,10 @@ export const authLogout = endpoint({
   method: 'POST',
   path: '/auth/logout',
   summary: 'Log out: revoke a token (the caller\'s when none is given)',
-  body: z.object({ user_id: z.number().int().optional(), token: z.string().optional() }),
-  response: anything,
+  schemas: () => ({
+    body: z.object({ user_id: z.number().int().optional(), token: z.string().optional() }),
+    response: anything,
+  }),
   access: 'user',
 });
 
@@ -91,8 +95,10 @@ export const authRefresh = endpoint({
   method: 'POST',
   path: '/auth/refresh',
   summary: 'Exchange a token for a fresh one',
-  body: z.object({ token: required() }),
-  response: RefreshResult,
+  schemas: () => ({
+    body: z.object({ token: required() }),
+    response: RefreshResult(),
+  }),
   access: 'public',
 });
 
@@ -102,8 +108,10 @@ export const authForgotPassword = endpoint({
   method: 'POST',
   path: '/auth/forgot-password',
   summary: 'Request a password reset token by email',
-  body: z.object({ email: required() }),
-  response: ResetRequestResult,
+  schemas: () => ({
+    body: z.object({ email: required() }),
+    response: ResetRequestResult(),
+  }),
   access: 'public',
 });
 
@@ -113,8 +121,10 @@ export const authResetPassword = endpoint({
   method: 'POST',
   path: '/auth/reset-password',
   summary: 'Set a new password with a reset token',
-  body: z.object({ user_id: z.number().int(), reset_token: required(), new_password: newPassword() }),
-  response: anything,
+  schemas: () => ({
+    body: z.object({ user_id: z.number().int(), reset_token: required(), new_password: newPassword() }),
+    response: anything,
+  }),
   access: 'public',
 });
 
@@ -124,8 +134,10 @@ export const authChangePassword = endpoint({
   method: 'POST',
   path: '/auth/change-password',
   summary: 'Change the caller\'s password',
-  body: z.object({ old_password: required(), new_password: newPassword() }),
-  response: anything,
+  schemas: () => ({
+    body: z.object({ old_password: required(), new_password: newPassword() }),
+    response: anything,
+  }),
   access: 'user',
 });
 
@@ -135,8 +147,10 @@ export const authValidateSession = endpoint({
   method: 'POST',
   path: '/auth/validate-session',
   summary: 'Check whether a token is a live session',
-  body: z.object({ token: required(), ip_address: z.string().optional(), user_agent: z.string().optional() }),
-  response: SessionValidation,
+  schemas: () => ({
+    body: z.object({ token: required(), ip_address: z.string().optional(), user_agent: z.string().optional() }),
+    response: SessionValidation(),
+  }),
   access: 'public',
 });
 
@@ -149,8 +163,10 @@ export const cmsAuthLogin = endpoint({
   method: 'POST',
   path: '/cms/auth/login',
   summary: 'CMS staff login (X-Device-ID header); answers a token and a session id',
-  body: z.object({ username: required(), password: required() }),
-  response: CmsLoginResult,
+  schemas: () => ({
+    body: z.object({ username: required(), password: required() }),
+    response: CmsLoginResult(),
+  }),
   access: 'public',
   deviceId: true,
 });
@@ -161,16 +177,18 @@ export const cmsAuthRegister = endpoint({
   method: 'POST',
   path: '/cms/auth/register',
   summary: 'Register a CMS account (X-Device-ID header)',
-  body: z.object({
-    email: required(),
-    password: required(),
-    username: required(),
-    address: z.string().optional(),
-    full_name: z.string().optional(),
-    phone_number: z.string().optional(),
-    referral_code: z.string().optional(),
+  schemas: () => ({
+    body: z.object({
+      email: required(),
+      password: required(),
+      username: required(),
+      address: z.string().optional(),
+      full_name: z.string().optional(),
+      phone_number: z.string().optional(),
+      referral_code: z.string().optional(),
+    }),
+    response: RegisterResult(),
   }),
-  response: RegisterResult,
   access: 'public',
   deviceId: true,
 });
@@ -181,7 +199,9 @@ export const cmsAuthLogout = endpoint({
   method: 'POST',
   path: '/cms/auth/logout',
   summary: 'End the caller\'s CMS session',
-  response: anything,
+  schemas: () => ({
+    response: anything,
+  }),
   access: 'user',
 });
 
@@ -191,8 +211,10 @@ export const cmsAuthChangePassword = endpoint({
   method: 'POST',
   path: '/cms/auth/change-password',
   summary: 'Change the CMS caller\'s password',
-  body: z.object({ old_password: required(), new_password: newPassword() }),
-  response: anything,
+  schemas: () => ({
+    body: z.object({ old_password: required(), new_password: newPassword() }),
+    response: anything,
+  }),
   access: 'user',
 });
 
@@ -202,8 +224,10 @@ export const cmsAuthRequestReset = endpoint({
   method: 'POST',
   path: '/cms/auth/request-reset',
   summary: 'Request a CMS password reset token by email',
-  body: z.object({ email: required() }),
-  response: ResetRequestResult,
+  schemas: () => ({
+    body: z.object({ email: required() }),
+    response: ResetRequestResult(),
+  }),
   access: 'public',
 });
 
@@ -213,8 +237,10 @@ export const cmsAuthResetPasswordToken = endpoint({
   method: 'POST',
   path: '/cms/auth/reset-password-token',
   summary: 'Set a new CMS password with a reset token',
-  body: z.object({ reset_token: required(), new_password: newPassword() }),
-  response: anything,
+  schemas: () => ({
+    body: z.object({ reset_token: required(), new_password: newPassword() }),
+    response: anything,
+  }),
   access: 'public',
 });
 
@@ -224,8 +250,10 @@ export const cmsSuperadminChangePassword = endpoint({
   method: 'POST',
   path: '/cms/superadmin/auth/change-password',
   summary: 'Superadmin: set any user\'s password by user_id',
-  body: z.object({ user_id: z.number().int(), new_password: newPassword() }),
-  response: anything,
+  schemas: () => ({
+    body: z.object({ user_id: z.number().int(), new_password: newPassword() }),
+    response: anything,
+  }),
   access: 'superadmin',
 });
 
@@ -238,8 +266,10 @@ export const cmsVerificationGenerate = endpoint({
   method: 'POST',
   path: '/cms/users/generate-verification',
   summary: 'Send the caller a verification code by email, sms or phone',
-  body: z.object({ type: VerificationType }),
-  response: anything,
+  schemas: () => ({
+    body: z.object({ type: VerificationType() }),
+    response: anything,
+  }),
   access: 'user',
 });
 
@@ -249,8 +279,10 @@ export const cmsVerificationVerify = endpoint({
   method: 'POST',
   path: '/cms/users/verify',
   summary: 'Verify the caller\'s account with the code received (422 when wrong)',
-  body: z.object({ code: z.string().min(4).max(10), type: VerificationType }),
-  response: anything,
+  schemas: () => ({
+    body: z.object({ code: z.string().min(4).max(10), type: VerificationType() }),
+    response: anything,
+  }),
   access: 'user',
 });
 

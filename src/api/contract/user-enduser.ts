@@ -3,21 +3,21 @@
  * and plans, access checks, subscriptions, the wallet, buying, codes and service use. 12 endpoints.
  */
 import { z } from './z.js';
-import { anything, bool, dateTime, endpoint, listOf, loose, num, q, str } from './common.js';
+import { anything, bool, dateTime, endpoint, lazy, listOf, loose, num, q, str } from './common.js';
 
-export const BuyPaymentMethod = z.enum(['PAYMENT', 'WALLET', 'FREE']);
-export const PaymentGateway = z.enum(['VNPAY', 'STRIPE', 'PAYPAL', 'MOMO']);
+export const BuyPaymentMethod = lazy(() => z.enum(['PAYMENT', 'WALLET', 'FREE']));
+export const PaymentGateway = lazy(() => z.enum(['VNPAY', 'STRIPE', 'PAYPAL', 'MOMO']));
 /** Top-up and auto-renewal payment methods (point 9). */
-export const WalletPaymentMethod = z.enum(['card', 'bank', 'paypal']);
-export const UsageType = z.enum(['api_call', 'generate', 'analyze']);
-export const EndUserSubscriptionStatus = z.enum(['active', 'expired', 'cancelled', 'paused', 'all']);
+export const WalletPaymentMethod = lazy(() => z.enum(['card', 'bank', 'paypal']));
+export const UsageType = lazy(() => z.enum(['api_call', 'generate', 'analyze']));
+export const EndUserSubscriptionStatus = lazy(() => z.enum(['active', 'expired', 'cancelled', 'paused', 'all']));
 
 const serviceCode = () => z.string().max(50);
 
 // ---------------------------------------------------------------------------------------------
 // Responses
 
-export const EndUserSubscription = loose({
+export const EndUserSubscription = lazy(() => loose({
   activation_code: str,
   auto_renewal: bool,
   created_date: dateTime,
@@ -50,9 +50,9 @@ export const EndUserSubscription = loose({
   usage_today: num,
   used_credits: num,
   user_id: num,
-});
+}));
 
-export const AvailablePlan = loose({
+export const AvailablePlan = lazy(() => loose({
   created_date: dateTime,
   credit_amount: num,
   credit_unit: str,
@@ -68,9 +68,9 @@ export const AvailablePlan = loose({
   plan_name: str,
   price: num,
   price_per_day: num,
-});
+}));
 
-export const AvailableService = loose({
+export const AvailableService = lazy(() => loose({
   available_plans_count: num,
   created_date: dateTime,
   credit_reset_cycle: str,
@@ -87,9 +87,9 @@ export const AvailableService = loose({
   service_id: num,
   service_name: str,
   service_type: str,
-});
+}));
 
-export const BuyResult = loose({
+export const BuyResult = lazy(() => loose({
   auto_renewal: bool,
   credits_granted: num,
   expires_at: dateTime,
@@ -103,30 +103,30 @@ export const BuyResult = loose({
   subscription_id: num,
   success: bool,
   total_cost: num,
-});
+}));
 
-export const AccessCheck = loose({
+export const AccessCheck = lazy(() => loose({
   access_reason: str,
   daily_limit_remaining: num,
   has_access: bool,
   message: str,
   remaining_credits: num,
   subscription_status: str,
-});
+}));
 
-export const ActivateResult = loose({
+export const ActivateResult = lazy(() => loose({
   credits_added: num,
   expiry_date: dateTime,
   message: str,
   service_type: str,
   subscription_id: num,
   success: bool,
-});
+}));
 
-export const GenerateAccessResult = loose({ message: str, service_url: str, success: bool });
-export const TopUpResult = loose({ message: str, new_balance: num, success: bool, transaction_id: z.union([str, num]) });
-export const UseResult = loose({ message: str, remaining_credits: num, success: bool, usage_id: z.union([str, num]) });
-export const WalletInfo = loose({ balance: num, currency: str, last_topup_date: dateTime, message: str });
+export const GenerateAccessResult = lazy(() => loose({ message: str, service_url: str, success: bool }));
+export const TopUpResult = lazy(() => loose({ message: str, new_balance: num, success: bool, transaction_id: z.union([str, num]) }));
+export const UseResult = lazy(() => loose({ message: str, remaining_credits: num, success: bool, usage_id: z.union([str, num]) }));
+export const WalletInfo = lazy(() => loose({ balance: num, currency: str, last_topup_date: dateTime, message: str }));
 
 // ---------------------------------------------------------------------------------------------
 // Reads
@@ -138,8 +138,10 @@ export const meServices = endpoint({
   path: '/user/services/available',
   summary: 'Services the caller can subscribe to, with price range and current subscription',
   // Service types shown to users are a second vocabulary (AI, Analytics, API, Tools): free text.
-  query: z.object({ service_type: z.string().max(50).optional(), show_subscribed: q.bool().optional() }),
-  response: listOf(AvailableService),
+  schemas: () => ({
+    query: z.object({ service_type: z.string().max(50).optional(), show_subscribed: q.bool().optional() }),
+    response: listOf(AvailableService()),
+  }),
   access: 'user',
 });
 
@@ -149,8 +151,10 @@ export const mePlans = endpoint({
   method: 'GET',
   path: '/user/plans/available',
   summary: 'Plans the caller can buy, for one service or all',
-  query: z.object({ service_code: serviceCode().optional() }),
-  response: listOf(AvailablePlan),
+  schemas: () => ({
+    query: z.object({ service_code: serviceCode().optional() }),
+    response: listOf(AvailablePlan()),
+  }),
   access: 'user',
 });
 
@@ -160,8 +164,10 @@ export const meAccess = endpoint({
   method: 'GET',
   path: '/user/services/access',
   summary: 'Whether the caller may use a service now, and what remains',
-  query: z.object({ service_code: serviceCode(), requested_usage: q.int().min(1).optional() }),
-  response: AccessCheck,
+  schemas: () => ({
+    query: z.object({ service_code: serviceCode(), requested_usage: q.int().min(1).optional() }),
+    response: AccessCheck(),
+  }),
   access: 'user',
 });
 
@@ -171,8 +177,10 @@ export const meSubscriptions = endpoint({
   method: 'GET',
   path: '/user/subscriptions',
   summary: 'The caller\'s subscriptions, by status and service',
-  query: z.object({ status: EndUserSubscriptionStatus.optional(), service_code: serviceCode().optional() }),
-  response: listOf(EndUserSubscription),
+  schemas: () => ({
+    query: z.object({ status: EndUserSubscriptionStatus().optional(), service_code: serviceCode().optional() }),
+    response: listOf(EndUserSubscription()),
+  }),
   access: 'user',
 });
 
@@ -182,7 +190,9 @@ export const meWallet = endpoint({
   method: 'GET',
   path: '/user/wallet',
   summary: 'The caller\'s wallet balance',
-  response: WalletInfo,
+  schemas: () => ({
+    response: WalletInfo(),
+  }),
   access: 'user',
 });
 
@@ -192,7 +202,9 @@ export const meTestServices = endpoint({
   method: 'GET',
   path: '/test/services',
   summary: 'Test listing of services (no sign-in needed)',
-  response: anything,
+  schemas: () => ({
+    response: anything,
+  }),
   access: 'public',
 });
 
@@ -205,15 +217,17 @@ export const meBuy = endpoint({
   method: 'POST',
   path: '/user/subscriptions/buy',
   summary: 'Buy a subscription by payment, from the wallet, or free',
-  body: z.object({
-    payment_method: BuyPaymentMethod,
-    gateway_name: PaymentGateway.optional(),
-    plan_code: z.string().max(50).optional(),
-    service_code: serviceCode().optional(),
-    service_plan_id: z.number().int().optional(),
-    auto_renewal: z.boolean().optional(),
+  schemas: () => ({
+    body: z.object({
+      payment_method: BuyPaymentMethod(),
+      gateway_name: PaymentGateway().optional(),
+      plan_code: z.string().max(50).optional(),
+      service_code: serviceCode().optional(),
+      service_plan_id: z.number().int().optional(),
+      auto_renewal: z.boolean().optional(),
+    }),
+    response: BuyResult(),
   }),
-  response: BuyResult,
   access: 'user',
 });
 
@@ -223,8 +237,10 @@ export const meGenerateAccess = endpoint({
   method: 'POST',
   path: '/user/services/generate-access',
   summary: 'Generate an access URL for a subscribed service',
-  body: z.object({ service_code: z.string().min(2).max(50) }),
-  response: GenerateAccessResult,
+  schemas: () => ({
+    body: z.object({ service_code: z.string().min(2).max(50) }),
+    response: GenerateAccessResult(),
+  }),
   access: 'user',
 });
 
@@ -234,13 +250,15 @@ export const meUse = endpoint({
   method: 'POST',
   path: '/user/services/use',
   summary: 'Record a use of a service, spending credits',
-  body: z.object({
-    service_code: serviceCode(),
-    usage_amount: z.number().int().min(1),
-    usage_type: UsageType,
-    response_time: z.number().min(0).optional(),
+  schemas: () => ({
+    body: z.object({
+      service_code: serviceCode(),
+      usage_amount: z.number().int().min(1),
+      usage_type: UsageType(),
+      response_time: z.number().min(0).optional(),
+    }),
+    response: UseResult(),
   }),
-  response: UseResult,
   access: 'user',
 });
 
@@ -250,8 +268,10 @@ export const meActivate = endpoint({
   method: 'POST',
   path: '/user/codes/activate',
   summary: 'Activate a usage code',
-  body: z.object({ activation_code: z.string().min(1).max(100), service_code: serviceCode().optional() }),
-  response: ActivateResult,
+  schemas: () => ({
+    body: z.object({ activation_code: z.string().min(1).max(100), service_code: serviceCode().optional() }),
+    response: ActivateResult(),
+  }),
   access: 'user',
 });
 
@@ -261,13 +281,15 @@ export const meTopup = endpoint({
   method: 'POST',
   path: '/user/wallet/topup',
   summary: 'Top up the caller\'s wallet',
-  body: z.object({
-    amount: z.number().positive(),
-    payment_method: WalletPaymentMethod,
-    transaction_reference: z.string().max(100).optional(),
-    payment_data: z.record(z.string(), z.unknown()).optional(),
+  schemas: () => ({
+    body: z.object({
+      amount: z.number().positive(),
+      payment_method: WalletPaymentMethod(),
+      transaction_reference: z.string().max(100).optional(),
+      payment_data: z.record(z.string(), z.unknown()).optional(),
+    }),
+    response: TopUpResult(),
   }),
-  response: TopUpResult,
   access: 'user',
 });
 
@@ -277,12 +299,14 @@ export const meAutoRenewal = endpoint({
   method: 'PUT',
   path: '/user/subscriptions/auto-renewal',
   summary: 'Turn a subscription\'s auto-renewal on or off',
-  body: z.object({
-    subscription_id: z.number().int(),
-    auto_renewal: z.boolean().optional(),
-    payment_method: WalletPaymentMethod.optional(),
+  schemas: () => ({
+    body: z.object({
+      subscription_id: z.number().int(),
+      auto_renewal: z.boolean().optional(),
+      payment_method: WalletPaymentMethod().optional(),
+    }),
+    response: anything,
   }),
-  response: anything,
   access: 'user',
 });
 

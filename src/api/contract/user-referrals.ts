@@ -4,13 +4,13 @@
  * and admin views. 15 endpoints.
  */
 import { z } from './z.js';
-import { anything, bool, date, dateTime, endpoint, listOf, loose, num, Pagination, pageNumber, pageSize, q, SortOrder, str } from './common.js';
+import { anything, bool, date, dateTime, endpoint, lazy, listOf, loose, num, pageNumber, pageSize, Pagination, q, SortOrder, str } from './common.js';
 
-export const ReferralStatusFilter = z.enum(['active', 'inactive', 'expired']);
-export const ReferralSortBy = z.enum(['ReferralDate', 'Username', 'ReferralCode']);
+export const ReferralStatusFilter = lazy(() => z.enum(['active', 'inactive', 'expired']));
+export const ReferralSortBy = lazy(() => z.enum(['ReferralDate', 'Username', 'ReferralCode']));
 
 /** error_code's type is not shown: accept text or a number. */
-const errorCode = z.union([z.string(), z.number()]);
+const errorCode = lazy(() => z.union([z.string(), z.number()]));
 
 /** Referral codes are 3-50 characters (point 5). */
 const referralCode = () => z.string().min(3).max(50);
@@ -18,20 +18,20 @@ const referralCode = () => z.string().min(3).max(50);
 // ---------------------------------------------------------------------------------------------
 // Responses
 
-export const ReferralGeneration = loose({
+export const ReferralGeneration = lazy(() => loose({
   description: str,
-  error_code: errorCode,
+  error_code: errorCode(),
   expiry_date: dateTime,
   message: str,
   referral_code: str,
   referral_id: num,
   success: bool,
   usage_limit: num,
-});
+}));
 
-export const ReferralValidation = loose({
+export const ReferralValidation = lazy(() => loose({
   days_remaining: num,
-  error_code: errorCode,
+  error_code: errorCode(),
   expiry_date: dateTime,
   is_valid: bool,
   message: str,
@@ -44,16 +44,16 @@ export const ReferralValidation = loose({
   success: bool,
   usage_limit: num,
   used_count: num,
-});
+}));
 
 /** Items of the referral lists: their fields are not shown. */
-const Item = loose({});
-const items = listOf(Item);
+const Item = lazy(() => loose({}));
+const items = lazy(() => listOf(Item()));
 
 /** Referral lists page with page_number/page_size (size 10 by default) and a pagination block. */
 const referralPaging = (key: string) => ({ page: 'page_number', size: 'page_size', items: key, info: 'pagination', defaultSize: 10, maxSize: 100 });
-const referralPage = { page_number: pageNumber(), page_size: pageSize(10) };
-const referralUserId = z.object({ user_id: q.int() });
+const referralPage = lazy(() => ({ page_number: pageNumber(), page_size: pageSize(10) }));
+const referralUserId = lazy(() => z.object({ user_id: q.int() }));
 
 // ---------------------------------------------------------------------------------------------
 // The caller's referral codes
@@ -64,12 +64,14 @@ export const referralsGenerate = endpoint({
   method: 'POST',
   path: '/cms/referral/generate',
   summary: 'Generate a referral code',
-  body: z.object({
-    description: z.string().min(3).max(255),
-    expiry_days: z.number().int().min(1).max(365),
-    usage_limit: z.number().int().min(1).max(1000),
+  schemas: () => ({
+    body: z.object({
+      description: z.string().min(3).max(255),
+      expiry_days: z.number().int().min(1).max(365),
+      usage_limit: z.number().int().min(1).max(1000),
+    }),
+    response: ReferralGeneration(),
   }),
-  response: ReferralGeneration,
   access: 'user',
 });
 
@@ -79,8 +81,10 @@ export const referralsUse = endpoint({
   method: 'POST',
   path: '/cms/referral/use',
   summary: 'Record that a new user signed up with a referral code',
-  body: z.object({ new_user_id: z.number().int().min(1), referral_code: referralCode() }),
-  response: ReferralValidation,
+  schemas: () => ({
+    body: z.object({ new_user_id: z.number().int().min(1), referral_code: referralCode() }),
+    response: ReferralValidation(),
+  }),
   access: 'user',
 });
 
@@ -90,8 +94,10 @@ export const referralsValidate = endpoint({
   method: 'POST',
   path: '/cms/referral/validate',
   summary: 'Check a referral code: validity, referrer, remaining uses',
-  body: z.object({ referral_code: referralCode() }),
-  response: ReferralValidation,
+  schemas: () => ({
+    body: z.object({ referral_code: referralCode() }),
+    response: ReferralValidation(),
+  }),
   access: 'public',
 });
 
@@ -101,12 +107,14 @@ export const referralsUpdate = endpoint({
   method: 'PUT',
   path: '/cms/referral/update',
   summary: 'Change a referral code\'s usage limit or expiry date',
-  body: z.object({
-    referral_code_id: z.number().int().min(1),
-    new_usage_limit: z.number().int().min(1).max(1000).optional(),
-    new_expiry_date: date().optional(),
+  schemas: () => ({
+    body: z.object({
+      referral_code_id: z.number().int().min(1),
+      new_usage_limit: z.number().int().min(1).max(1000).optional(),
+      new_expiry_date: date().optional(),
+    }),
+    response: anything,
   }),
-  response: anything,
   access: 'user',
 });
 
@@ -116,8 +124,10 @@ export const referralsDeactivate = endpoint({
   method: 'DELETE',
   path: '/cms/referral/deactivate',
   summary: 'Deactivate a referral code, with a reason',
-  body: z.object({ referral_code_id: z.number().int().min(1), reason: z.string().min(3).max(255) }),
-  response: anything,
+  schemas: () => ({
+    body: z.object({ referral_code_id: z.number().int().min(1), reason: z.string().min(3).max(255) }),
+    response: anything,
+  }),
   access: 'user',
 });
 
@@ -127,8 +137,10 @@ export const referralsMine = endpoint({
   method: 'GET',
   path: '/cms/referral/my-codes',
   summary: 'The caller\'s referral codes, searched and paged',
-  query: z.object({ include_inactive: q.bool().optional(), search_keyword: z.string().optional(), ...referralPage }),
-  response: loose({ codes: items, summary: anything, pagination: Pagination }),
+  schemas: () => ({
+    query: z.object({ include_inactive: q.bool().optional(), search_keyword: z.string().optional(), ...referralPage() }),
+    response: loose({ codes: items(), summary: anything, pagination: Pagination }),
+  }),
   access: 'user',
   paging: referralPaging('codes'),
 });
@@ -139,7 +151,9 @@ export const referralsStats = endpoint({
   method: 'GET',
   path: '/cms/referral/statistics',
   summary: 'The caller\'s referral statistics: summary, per-code usage, daily and monthly',
-  response: loose({ summary: anything, statistics: anything, code_usage: items, daily_stats: items, monthly_stats: items }),
+  schemas: () => ({
+    response: loose({ summary: anything, statistics: anything, code_usage: items(), daily_stats: items(), monthly_stats: items() }),
+  }),
   access: 'user',
 });
 
@@ -149,8 +163,10 @@ export const referralsInfo = endpoint({
   method: 'GET',
   path: '/cms/referral/info/{user_id}',
   summary: 'Referral information of one user',
-  params: referralUserId,
-  response: loose({ user_details: anything, code_details: anything, codes: items, summary: anything, statistics: anything }),
+  schemas: () => ({
+    params: referralUserId(),
+    response: loose({ user_details: anything, code_details: anything, codes: items(), summary: anything, statistics: anything }),
+  }),
   access: 'staff',
 });
 
@@ -160,8 +176,10 @@ export const referralsReferred = endpoint({
   method: 'GET',
   path: '/cms/referred-users',
   summary: 'The users the caller referred',
-  query: z.object(referralPage),
-  response: loose({ referred_users: items, summary: anything, pagination: Pagination }),
+  schemas: () => ({
+    query: z.object(referralPage()),
+    response: loose({ referred_users: items(), summary: anything, pagination: Pagination }),
+  }),
   access: 'user',
   paging: referralPaging('referred_users'),
 });
@@ -172,8 +190,10 @@ export const referralsSearch = endpoint({
   method: 'GET',
   path: '/cms/referral-codes/search',
   summary: 'Search referral codes',
-  query: z.object({ search_keyword: z.string().optional(), ...referralPage }),
-  response: loose({ referral_codes: items, pagination: Pagination }),
+  schemas: () => ({
+    query: z.object({ search_keyword: z.string().optional(), ...referralPage() }),
+    response: loose({ referral_codes: items(), pagination: Pagination }),
+  }),
   access: 'staff',
   paging: referralPaging('referral_codes'),
 });
@@ -187,8 +207,10 @@ export const referralsAdminSearch = endpoint({
   method: 'GET',
   path: '/cms/admin/referral-codes/search',
   summary: 'Admin: search every referral code',
-  query: z.object({ search_keyword: z.string().optional(), ...referralPage }),
-  response: loose({ referral_codes: items, pagination: Pagination }),
+  schemas: () => ({
+    query: z.object({ search_keyword: z.string().optional(), ...referralPage() }),
+    response: loose({ referral_codes: items(), pagination: Pagination }),
+  }),
   access: 'admin',
   paging: referralPaging('referral_codes'),
 });
@@ -199,16 +221,18 @@ export const referralsAdminList = endpoint({
   method: 'GET',
   path: '/cms/admin/referrals',
   summary: 'Admin: every referral, filtered, sorted and paged',
-  query: z.object({
-    filter_status: ReferralStatusFilter.optional(),
-    filter_date_from: q.date().optional(),
-    filter_date_to: q.date().optional(),
-    search_keyword: z.string().optional(),
-    ...referralPage,
-    sort_by: ReferralSortBy.default('ReferralDate'),
-    sort_order: SortOrder.default('DESC'),
+  schemas: () => ({
+    query: z.object({
+      filter_status: ReferralStatusFilter().optional(),
+      filter_date_from: q.date().optional(),
+      filter_date_to: q.date().optional(),
+      search_keyword: z.string().optional(),
+      ...referralPage(),
+      sort_by: ReferralSortBy().default('ReferralDate'),
+      sort_order: SortOrder.default('DESC'),
+    }),
+    response: loose({ referrals: items(), summary: anything, pagination: Pagination }),
   }),
-  response: loose({ referrals: items, summary: anything, pagination: Pagination }),
   access: 'admin',
   paging: referralPaging('referrals'),
 });
@@ -219,8 +243,10 @@ export const referralsAdminReferred = endpoint({
   method: 'GET',
   path: '/cms/admin/referred-users',
   summary: 'Admin: every referred user',
-  query: z.object({ search_keyword: z.string().optional(), ...referralPage }),
-  response: loose({ referred_users: items, summary: anything, pagination: Pagination }),
+  schemas: () => ({
+    query: z.object({ search_keyword: z.string().optional(), ...referralPage() }),
+    response: loose({ referred_users: items(), summary: anything, pagination: Pagination }),
+  }),
   access: 'admin',
   paging: referralPaging('referred_users'),
 });
@@ -231,9 +257,11 @@ export const referralsAdminUserReferred = endpoint({
   method: 'GET',
   path: '/cms/admin/users/{user_id}/referred-users',
   summary: 'Admin: the users one user referred',
-  params: referralUserId,
-  query: z.object(referralPage),
-  response: loose({ referred_users: items, user_details: anything, summary: anything, pagination: Pagination }),
+  schemas: () => ({
+    params: referralUserId(),
+    query: z.object(referralPage()),
+    response: loose({ referred_users: items(), user_details: anything, summary: anything, pagination: Pagination }),
+  }),
   access: 'admin',
   paging: referralPaging('referred_users'),
 });
@@ -244,15 +272,17 @@ export const referralsAdminUserStats = endpoint({
   method: 'GET',
   path: '/cms/admin/users/{user_id}/statistics',
   summary: 'Admin: one user\'s referral statistics over a period of days',
-  params: referralUserId,
-  query: z.object({ stats_period: q.int().min(1).max(365).default(30) }),
-  response: loose({
-    user_summary: anything,
-    statistics: anything,
-    code_usage: items,
-    daily_activity: items,
-    daily_stats: items,
-    monthly_stats: items,
+  schemas: () => ({
+    params: referralUserId(),
+    query: z.object({ stats_period: q.int().min(1).max(365).default(30) }),
+    response: loose({
+      user_summary: anything,
+      statistics: anything,
+      code_usage: items(),
+      daily_activity: items(),
+      daily_stats: items(),
+      monthly_stats: items(),
+    }),
   }),
   access: 'admin',
 });
