@@ -58,7 +58,10 @@ export default defineConfig([
     // shim would build a URL object as the bundle starts (about 0.6 ms on every command).
     shims: false,
     define: { 'import.meta.url': '__filename' },
-    minifyWhitespace: true,
+    // Minified (names too): the file every command reads and the code cache it deserializes are
+    // smaller, about 2.5% fewer instructions for `services list` (callgrind, session 6). A bug's
+    // stack trace is translated back to source positions with the map (src/cli/stack.ts).
+    minify: true,
     sourcemap: true,
     clean: false, // package.json's build script empties dist/ first (the two builds run at once)
     // better-sqlite3's JavaScript is bundled too; its compiled addon is named outright when a

@@ -216,7 +216,7 @@ export function defaultHint(e: CliError, argv: string[]): string | undefined {
   }
 }
 
-function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOptions | undefined, argv: string[] = []): number {
+async function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOptions | undefined, argv: string[] = []): Promise<number> {
   const jsonErrors = globals?.output === 'json' || globals?.output === 'ndjson';
   if (e instanceof CliError && !e.hint && e.exitCode !== 130) e.hint = defaultHint(e, argv);
   if (e instanceof CliError) {
@@ -239,10 +239,19 @@ function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOptions | un
   }
   const err = e as Error;
   io.stderr.write(`error: ${err?.message ?? String(e)}\n`);
-  if (io.env.SUBCTL_DEBUG) io.stderr.write(`${err?.stack}\n`);
+  if (io.env.SUBCTL_DEBUG) io.stderr.write(`${await debugStack(err)}\n`);
   io.stderr.write('this is a bug in subctl; please report it with the command you ran (set SUBCTL_DEBUG=1 for a stack trace)\n');
   if (jsonErrors) io.stderr.write(`${JSON.stringify({ error: { type: 'bug', message: err?.message ?? String(e), status: null, code: null, details: null } })}\n`);
   return 1;
+}
+
+/** A bug's stack trace, its frames in the bundle followed by their source positions (cli/stack.ts). */
+async function debugStack(err: Error | undefined): Promise<string> {
+  const stack = String(err?.stack);
+  const bundle = /([^\s()]*[\\/]dist[\\/]subctl\.cjs):\d+:\d+/.exec(stack)?.[1];
+  if (!bundle) return stack;
+  const { sourceStack } = await import('./stack.js');
+  return sourceStack(stack, bundle);
 }
 
 /** Server field errors: `error.fields: [{field, message}]` -> readable lines. */

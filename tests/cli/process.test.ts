@@ -3,10 +3,11 @@
  * Runs bin/subctl.js against dist/ (built by `npm test`'s pretest step).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evaluatedModules } from '../support/bundle-coverage.js';
 import { fail, ok, startStubServer, type StubReply, type StubServer } from '../support/stub-server.js';
 
 const root = resolve(__dirname, '../..');
@@ -96,25 +97,12 @@ describe('the binary', () => {
     expect(loaded).not.toMatch(/^cjs (ink|react)$/m);
   });
 
-  /**
-   * The bundle's modules a command evaluated: esbuild wraps each module of dist/subctl.cjs in a
-   * function named after its source file, run on first import, and V8's coverage (written by
-   * Node under NODE_V8_COVERAGE) says which of those functions ran.
-   */
+  /** The bundle's source modules a command evaluated (tests/support/bundle-coverage.ts). */
   async function evaluated(args: string[]): Promise<string[]> {
     const dir = mkdtempSync(join(tmpdir(), 'subctl-cov-'));
     const r = await runBin(args, env({ SUBCTL_TOKEN: 't', NODE_V8_COVERAGE: dir }));
     expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
-    const modules = new Set<string>();
-    for (const f of readdirSync(dir)) {
-      const cov = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { result: Array<{ url: string; functions: Array<{ functionName: string; ranges: Array<{ count: number }> }> }> };
-      for (const script of cov.result.filter((s) => s.url.endsWith('/dist/subctl.cjs'))) {
-        for (const fn of script.functions) {
-          if (/^(src|node_modules)\/.+\.(ts|tsx|js|mjs|cjs|json)$/.test(fn.functionName) && fn.ranges[0].count > 0) modules.add(fn.functionName);
-        }
-      }
-    }
-    return [...modules];
+    return evaluatedModules(dir, join(root, 'dist'));
   }
 
   it('the coverage trace sees the modules a command evaluates', async () => {
