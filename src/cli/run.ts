@@ -245,7 +245,7 @@ async function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOption
   return 1;
 }
 
-/** A bug's stack trace, its frames in the bundle followed by their source positions (cli/stack.ts). */
+/** A bug's stack trace, with positions in the bundle replaced by source positions (cli/stack.ts). */
 async function debugStack(err: Error | undefined): Promise<string> {
   const stack = String(err?.stack);
   const bundle = /([^\s()]*[\\/]dist[\\/]subctl\.cjs):\d+:\d+/.exec(stack)?.[1];
