@@ -210,9 +210,12 @@ function piecesOf(template: string): string[] {
   return pieces;
 }
 
-/** The `{name}`s of a path template. */
+const pathNames = new Map<string, string[]>();
+/** The `{name}`s of a path template (worked out once per template: every bulk row asks). */
 function pathParams(template: string): string[] {
-  return piecesOf(template).filter((_, i) => i % 2 === 1);
+  let names = pathNames.get(template);
+  if (!names) pathNames.set(template, (names = piecesOf(template).filter((_, i) => i % 2 === 1)));
+  return names;
 }
 
 /**
@@ -268,14 +271,55 @@ function queryValue(v: unknown): string | undefined {
   return String(v);
 }
 
-function appendQuery(url: URL, query: Record<string, unknown> | undefined): void {
+function appendQuery(params: URLSearchParams, query: Record<string, unknown> | undefined): void {
   if (!query) return;
   for (const [k, v] of Object.entries(query)) {
     const values = Array.isArray(v) ? v : [v];
     for (const item of values) {
       const s = queryValue(item);
-      if (s !== undefined) url.searchParams.append(k, s);
+      if (s !== undefined) params.append(k, s);
     }
+  }
+}
+
+/**
+ * The request target (path and query) of an endpoint call under a base path: the same text as
+ * `new URL(base + path)` with the query appended to its `searchParams` gives, without parsing a
+ * URL per request (a bulk row paid about 2 us for it). `fillPath` percent-encodes every value,
+ * and a path template is plain ASCII, so there is nothing for the URL parser to change.
+ * @example requestTarget('/api', '/admin/subscriptions/{id}/manage', { id: 7 }, {}) // '/api/admin/subscriptions/7/manage'
+ */
+export function requestTarget(basePath: string, template: string, params: Record<string, unknown>, query: Record<string, unknown> | undefined): string {
+  const path = `${basePath}${fillPath(template, params)}`;
+  if (!query) return path;
+  let any = false;
+  for (const k in query) if (query[k] !== undefined) any = true;
+  if (!any) return path;
+  const sp = new URLSearchParams();
+  appendQuery(sp, query);
+  const qs = sp.toString();
+  return qs ? `${path}?${qs}` : path;
+}
+
+/** One outgoing request; `url` (for messages and the log) is parsed only when read. */
+class Outgoing {
+  #url: URL | undefined;
+  constructor(
+    readonly method: string,
+    /** `https://host:port` */
+    readonly origin: string,
+    /** The path and query, as sent. */
+    readonly target: string,
+    readonly headers: Record<string, string>,
+    readonly body: unknown,
+    url?: URL,
+  ) {
+    this.#url = url;
+  }
+
+  /** The whole address. */
+  get url(): URL {
+    return (this.#url ??= new URL(`${this.origin}${this.target}`));
   }
 }
 
@@ -431,17 +475,13 @@ interface Attempt {
   why?: string;
 }
 
-interface Outgoing {
-  method: string;
-  url: URL;
-  headers: Record<string, string>;
-  body?: unknown;
-}
-
 const SLOT = Symbol('interrupted');
 
 export class ApiClient {
   readonly baseUrl: string;
+  readonly #origin: string;
+  /** The base URL's path without a trailing slash ('' for none). */
+  readonly #basePath: string;
   readonly #opts: ClientOptions;
   readonly #timeoutMs: number;
   readonly #retries: number;
@@ -472,7 +512,9 @@ export class ApiClient {
         `use https://${u.host}${u.pathname === '/' ? '' : u.pathname}; plain http:// is allowed only to loopback (127.0.0.1, ::1, localhost)`,
       );
     }
-    this.baseUrl = `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+    this.#origin = u.origin;
+    this.#basePath = u.pathname.replace(/\/+$/, '');
+    this.baseUrl = `${this.#origin}${this.#basePath}`;
     const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!Number.isFinite(timeoutMs) || timeoutMs < 0) throw new UsageError(`invalid time-out ${timeoutMs}: give milliseconds, e.g. --timeout 10000`);
     const retries = opts.retries ?? DEFAULT_RETRIES;
@@ -524,11 +566,10 @@ export class ApiClient {
   /** Like `call`, with status, headers, the raw envelope and its message. */
   async callFull<E extends AnyEndpoint>(ep: E, input?: CallInput<E> | InputOf<E>, opts?: CallOptions): Promise<FullResponse<DataOf<E>>> {
     const v = opts?.prevalidated ? (input as ReturnType<typeof validateInput>) : validateInput(ep, input ?? {});
-    const url = this.#url(fillPath(ep.path, v.params));
-    appendQuery(url, v.query);
+    const target = requestTarget(this.#basePath, ep.path, v.params, v.query);
     const headers: Record<string, string> = {};
     if (ep.deviceId && this.#opts.deviceId) headers['x-device-id'] = this.#opts.deviceId;
-    const res = await this.#exchange({ method: ep.method, url, headers, body: v.body }, opts?.signal, opts?.detached);
+    const res = await this.#exchange(new Outgoing(ep.method, this.#origin, target, headers, v.body), opts?.signal, opts?.detached);
     const data = this.#parseData(ep, res);
     return { ...res, data };
   }
@@ -549,10 +590,10 @@ export class ApiClient {
       rel = rel.slice(this.baseUrl.length) || '/';
     }
     const url = this.#url(rel);
-    appendQuery(url, init.query);
+    appendQuery(url.searchParams, init.query);
     const headers: Record<string, string> = {};
     for (const [k, val] of Object.entries(init.headers ?? {})) headers[k.toLowerCase()] = val;
-    return this.#exchange({ method: m, url, headers, body: init.body }, opts?.signal);
+    return this.#exchange(new Outgoing(m, url.origin, `${url.pathname}${url.search}`, headers, init.body, url), opts?.signal);
   }
 
   /** Closes the connections the client opened (an injected dispatcher belongs to the caller). */
@@ -697,8 +738,8 @@ export class ApiClient {
     try {
       const transport = await this.#getTransport();
       res = await transport.send({
-        origin: req.url.origin,
-        path: `${req.url.pathname}${req.url.search}`,
+        origin: req.origin,
+        path: req.target,
         method: req.method,
         headers,
         body: payload,

@@ -82,15 +82,32 @@ export const RETRY_ON_RESUME = new Set([408, 429, 503]);
 /** A 5xx answer that does not tell whether the request was applied (a gateway's 502/504, a 500). */
 const isAmbiguousStatus = (status: number) => status >= 500 && !RETRY_ON_RESUME.has(status);
 
+const keyFields = new Map<string, boolean>();
+/** A column that names what a row is about (an id, a code, a user), not a secret; decided once per name. */
+function isKeyField(k: string): boolean {
+  let yes = keyFields.get(k);
+  if (yes === undefined) keyFields.set(k, (yes = KEY_FIELDS.test(k) && !isSecretKey(k)));
+  return yes;
+}
+
+/** What the report calls a row: its path parameters, else its identifying fields (at most 3). */
 function keyOf(input: BulkInput): string {
-  const parts: string[] = [];
-  for (const [k, v] of Object.entries(input.params)) parts.push(`${k}=${String(v)}`);
-  if (!parts.length) {
-    for (const place of [input.body, input.query]) {
-      for (const [k, v] of Object.entries(place)) if (KEY_FIELDS.test(k) && !isSecretKey(k) && v !== undefined && typeof v !== 'object') parts.push(`${k}=${String(v)}`);
+  let key = '';
+  let n = 0;
+  for (const k in input.params) {
+    if (n === 3) return key;
+    key += `${n++ ? ' ' : ''}${k}=${String(input.params[k])}`;
+  }
+  if (n) return key;
+  for (const place of [input.body, input.query]) {
+    for (const k in place) {
+      const v = place[k];
+      if (v === undefined || typeof v === 'object' || !isKeyField(k)) continue;
+      if (n === 3) return key;
+      key += `${n++ ? ' ' : ''}${k}=${String(v)}`;
     }
   }
-  return parts.slice(0, 3).join(' ');
+  return key;
 }
 
 function createdIdOf(data: unknown): unknown {
@@ -183,7 +200,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
     return 0;
   }
 
-  const digest = runDigest(verb.command, ep.name, planned.map((p) => [p.line, p.input]));
+  const digest = runDigest(verb.command, ep.name, planned);
   const journal = new Journal(ctx.paths().stateDir, verb.command.replace(/\s+/g, '-'), digest);
   if (opts.restart) journal.discard();
   const known = journal.load();

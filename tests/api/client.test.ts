@@ -7,7 +7,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ApiClient, backoffDelay, isLoopbackHost, parseRetryAfter, RedirectError, validateInput, type ClientOptions } from '../../src/api/client.js';
+import { ApiClient, backoffDelay, fillPath, isLoopbackHost, parseRetryAfter, RedirectError, requestTarget, validateInput, type ClientOptions } from '../../src/api/client.js';
+import { endpoints } from '../../src/api/contract/index.js';
 import { endpoint, loose, num, q, str, stringList } from '../../src/api/contract/common.js';
 import { BadResponseError, HttpError, InterruptedError, NetworkError, RefusedError, ValidationError } from '../../src/api/errors.js';
 import { fail, ok, startStubServer, type StubServer } from '../support/stub-server.js';
@@ -207,6 +208,42 @@ describe('URL building and input validation', () => {
     expect(rawUrl).not.toContain('page_number');
     await c.call(listServices, { query: { is_active: true } });
     expect(stub.requests[1].query).toEqual({ is_active: 'true' });
+  });
+
+  it('a request target is the text the URL parser gives for every endpoint path, base path and awkward value', () => {
+    // requestTarget builds path and query without parsing a URL per request; the URL parser
+    // (with the query appended to its searchParams, as before) is the reference.
+    const values: unknown[] = [7, 'a b/c?d#e', 'é ü 日本', '%2e%2e', "x'y(z)*!~", '', '+&=;', 'tab\there', true, -0.5];
+    const queries: Array<Record<string, unknown> | undefined> = [
+      undefined,
+      {},
+      { page_size: undefined },
+      { page_size: 5, search: 'a&b=c d', codes: ['A', 'B'], is_active: false, when: new Date(Date.UTC(2026, 0, 2)) },
+      { empty: [], nothing: null, filter: { a: 1 } },
+      { 'weird key': 'ü/?#', plus: '1+1' },
+    ];
+    let checked = 0;
+    for (const base of ['http://127.0.0.1:9', 'https://h.example/api', 'https://h.example/a%20b/v1']) {
+      const u = new URL(base);
+      const basePath = u.pathname.replace(/\/+$/, '');
+      for (const ep of endpoints) {
+        for (const [i, value] of values.entries()) {
+          const params: Record<string, unknown> = {};
+          for (const m of ep.path.matchAll(/\{([^}]+)\}/g)) params[m[1]] = value;
+          const query = queries[i % queries.length];
+          const reference = new URL(`${u.origin}${basePath}${fillPath(ep.path, params)}`);
+          for (const [k, v] of Object.entries(query ?? {})) {
+            for (const item of Array.isArray(v) ? v : [v]) {
+              if (item === undefined || item === null) continue;
+              reference.searchParams.append(k, typeof item === 'boolean' ? String(item) : item instanceof Date ? item.toISOString() : typeof item === 'object' ? JSON.stringify(item) : String(item));
+            }
+          }
+          expect(requestTarget(basePath, ep.path, params, query), `${ep.name} ${String(value)}`).toBe(`${reference.pathname}${reference.search}`);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBe(3 * endpoints.length * values.length);
   });
 
   it('invalid input is a ValidationError naming each field, and nothing is sent', async () => {

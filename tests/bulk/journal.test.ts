@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Journal, journalLine, type JournalEvent } from '../../src/bulk/journal.js';
+import { Journal, journalLine, runDigest, type JournalEvent } from '../../src/bulk/journal.js';
 
 const lines = (j: Journal) => (existsSync(j.path) ? readFileSync(j.path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
 
@@ -73,5 +73,30 @@ describe('journalLine', () => {
   it('writes the usual events without JSON.stringify, field for field', () => {
     expect(journalLine({ line: 2, state: 'sent', at: 1 })).toBe('{"line":2,"state":"sent","at":1}\n');
     expect(journalLine({ line: 2, state: 'done', at: 1, status: 200, message: 'ok', created_id: 9 })).toBe('{"line":2,"state":"done","at":1,"status":200,"message":"ok","created_id":9}\n');
+  });
+});
+
+describe('runDigest', () => {
+  const rows = (n: number, reason = (i: number) => `r${i}`) => Array.from({ length: n }, (_, i) => ({ line: i + 2, input: { params: { id: 100 + i }, query: {}, body: { action: 'extend', reason: reason(i), extend_days: 1 } } }));
+
+  it('is the same for the same command, endpoint and rows, and 24 hex characters', () => {
+    expect(runDigest('subscriptions manage', 'subscriptions.manage', rows(2500))).toBe(runDigest('subscriptions manage', 'subscriptions.manage', rows(2500)));
+    expect(runDigest('subscriptions manage', 'subscriptions.manage', rows(3))).toMatch(/^[0-9a-f]{24}$/);
+  });
+
+  it('changes with any row, its line, the row count, the command or the endpoint, on either side of a 1,000-row chunk', () => {
+    const base = runDigest('subscriptions manage', 'subscriptions.manage', rows(2500));
+    const seen = new Set([base]);
+    for (const i of [0, 999, 1000, 2499]) {
+      seen.add(runDigest('subscriptions manage', 'subscriptions.manage', rows(2500, (k) => (k === i ? 'changed' : `r${k}`))));
+      const moved = rows(2500);
+      moved[i] = { ...moved[i], line: 9999 };
+      seen.add(runDigest('subscriptions manage', 'subscriptions.manage', moved));
+    }
+    seen.add(runDigest('subscriptions manage', 'subscriptions.manage', rows(2499)));
+    seen.add(runDigest('subscriptions manage', 'subscriptions.manage', rows(2501)));
+    seen.add(runDigest('subscriptions delete', 'subscriptions.manage', rows(2500)));
+    seen.add(runDigest('subscriptions manage', 'subscriptions.delete', rows(2500)));
+    expect(seen.size).toBe(1 + 8 + 4);
   });
 });
