@@ -146,8 +146,17 @@ export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { col
   const api = await ctx.api();
   const g = ctx.globals;
   const paging = ep.paging!;
-  // The default columns shape the table; csv, like json, carries every field unless --fields.
-  const out = { format: g.output, fields: g.fields, columns: g.output === 'table' ? opts.columns : undefined, io: ctx.io, noColor: g.noColor };
+  // The default columns shape the table; csv, like json, carries every field unless --fields,
+  // the table's columns first (the server's field order is lost to the response schema, which
+  // lists fields alphabetically).
+  const out = {
+    format: g.output,
+    fields: g.fields,
+    columns: g.output === 'table' ? opts.columns : undefined,
+    lead: g.output === 'csv' ? opts.columns : undefined,
+    io: ctx.io,
+    noColor: g.noColor,
+  };
   const givenPage = call.query?.[paging.page] as number | undefined;
   const givenSize = call.query?.[paging.size] as number | undefined;
 

@@ -86,11 +86,27 @@ export function csvRecord(cells: readonly unknown[]): string {
  * `id,name` / `1,"Pro, monthly"` ... : header row (field names) then one record a row; nested
  * objects JSON-encoded in the cell, booleans true/false, null empty, `=SUM(A1)` written `'=SUM(A1)`.
  */
+/** `keys` with those also in `lead` moved to the front, in `lead`'s order. */
+function leadFirst(keys: string[], lead: string[] | undefined): string[] {
+  if (!lead?.length) return keys;
+  const present = new Set(keys);
+  const first = lead.filter((k, i) => present.has(k) && lead.indexOf(k) === i);
+  const taken = new Set(first);
+  return [...first, ...keys.filter((k) => !taken.has(k))];
+}
+
 export class CsvEncoder implements Encoder {
   private buf = '';
   private bufRows = 0;
   private headerDone = false;
-  constructor(private columns: string[] | undefined) {}
+  /**
+   * `columns`: the header; when undefined, the first row's keys, those named in `lead` first
+   * (in that order).
+   */
+  constructor(
+    private columns: string[] | undefined,
+    private readonly lead?: string[],
+  ) {}
 
   private header(): void {
     if (this.headerDone || !this.columns) return;
@@ -100,7 +116,7 @@ export class CsvEncoder implements Encoder {
   }
 
   add(row: Row): void {
-    this.columns ??= Object.keys(row);
+    this.columns ??= leadFirst(Object.keys(row), this.lead);
     this.header();
     const cols = this.columns;
     let line = '';

@@ -14,6 +14,11 @@ export interface OutputOptions {
   fields?: string[];
   /** Default table/csv columns when no `--fields` (json/ndjson print every field unless `--fields`). */
   columns?: string[];
+  /**
+   * csv without `--fields`: every field still, these first (the command's table columns, so
+   * that an id leads), then the others in the order of the first row.
+   */
+  lead?: string[];
   /** `--no-color`. */
   noColor?: boolean;
   io: IO;

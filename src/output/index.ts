@@ -67,7 +67,7 @@ export async function printList(
       return pump(rows, new NdjsonEncoder(fields), stream, guard);
     case 'csv': {
       const { CsvEncoder } = await import('./csv.js');
-      return pump(rows, new CsvEncoder(resolveColumns(opts, undefined)), stream, guard);
+      return pump(rows, new CsvEncoder(resolveColumns(opts, undefined), opts.lead), stream, guard);
     }
     case 'table': {
       const color = useColor(io, 'stdout', opts.noColor ?? false);

@@ -198,6 +198,19 @@ describe('cron', () => {
 });
 
 describe('CSV export read back by Python', () => {
+  it('-o csv without --fields: every field, the table columns first (the id leads)', async () => {
+    const table = await runCli('wallet list --page-size 3', { env });
+    const csv = await runCli('wallet list --page-size 3 -o csv', { env });
+    expect(csv.code, csv.stderr).toBe(0);
+    const tableHeader = table.stdout.split('\n')[0].split('\t');
+    const csvHeader = csv.stdout.split('\n')[0].split(',');
+    expect(tableHeader[0]).toBe('transaction_id');
+    expect(csvHeader.slice(0, tableHeader.length)).toEqual(tableHeader);
+    // ... and every other field after them.
+    const full = json((await runCli('wallet list --page-size 3 -o json', { env })).stdout) as Array<Record<string, unknown>>;
+    expect([...csvHeader].sort()).toEqual(Object.keys(full[0]).sort());
+  });
+
   it('subscriptions list --all -o csv equals the rows the sandbox holds, text intact', async () => {
     // Text with commas, quotes and newlines in the data itself.
     sb.db.prepare("UPDATE users SET full_name = ? WHERE user_id = (SELECT user_id FROM subscriptions ORDER BY subscription_id LIMIT 1)").run('Zoë "Zed" Müller,\nsecond line');

@@ -16,6 +16,23 @@ function pythonCsv(text: string): string[][] {
 const tricky = 'Comma, "double quotes", a\nnewline, a\r\nCRLF and accents: café, naïve, Ærø, 日本語, emoji 🎉';
 
 describe('csv', () => {
+  test('without --fields: every field, the lead columns first in their order, then the rest as the first row has them', async () => {
+    const io = fakeIO();
+    const rows = [
+      { amount: 5, currency: 'USD', transaction_id: 7, username: 'ana', user_id: 3 },
+      { amount: 6, currency: 'EUR', transaction_id: 8, username: 'bo', user_id: 4 },
+    ];
+    await printList(rows, { format: 'csv', lead: ['transaction_id', 'username', 'created_by.username', 'amount', 'username'], io });
+    expect(pythonCsv(io.out())).toEqual([
+      ['transaction_id', 'username', 'amount', 'currency', 'user_id'],
+      ['7', 'ana', '5', 'USD', '3'],
+      ['8', 'bo', '6', 'EUR', '4'],
+    ]);
+    const given = fakeIO();
+    await printList(rows, { format: 'csv', fields: ['user_id'], lead: ['transaction_id'], io: given });
+    expect(given.out()).toBe('user_id\n3\n4\n');
+  });
+
   test('a cell with commas, quotes, newlines and accents round-trips through Python csv', async () => {
     const io = fakeIO();
     const rows = [
