@@ -45,6 +45,10 @@ export function openDatabase(file: string): DB {
     if (String(db.pragma('journal_mode', { simple: true })).toLowerCase() !== 'wal') retryBusy(() => db.pragma('journal_mode = WAL'));
     db.pragma('foreign_keys = ON');
     db.pragma('synchronous = NORMAL');
+    // A checkpoint leaves the WAL file at most this size: seeding a large sandbox writes one
+    // transaction of hundreds of MB, which would otherwise stay on disk beside the data file
+    // for as long as any process holds it open (a killed server never closes it).
+    db.pragma('journal_size_limit = 67108864');
     registerFunctions(db);
     migrate(db, allMigrations());
     return db;

@@ -3,7 +3,7 @@
  * sharing one WAL file (creating it at once; writing while the server reads).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +67,19 @@ function run(...args: string[]): Promise<{ code: number | null; out: string; err
 }
 
 describe('openDatabase', () => {
+  it('leaves a WAL of at most 64 MB behind a transaction larger than that', () => {
+    const f = tempDataFile('wal-limit');
+    const db = openDatabase(f);
+    db.exec('CREATE TABLE big (b BLOB)');
+    db.prepare('INSERT INTO big VALUES (randomblob(?))').run(80 * 1024 * 1024);
+    expect(statSync(`${f}-wal`).size).toBeGreaterThan(80 * 1024 * 1024);
+    // The next write starts the log again from its beginning and cuts the file to the limit.
+    db.prepare('INSERT INTO big VALUES (1)').run();
+    expect(statSync(`${f}-wal`).size).toBeLessThanOrEqual(64 * 1024 * 1024);
+    db.close();
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${f}${suffix}`, { force: true });
+  });
+
   it('sets the pragmas and applies each migration once', () => {
     const f = tempDataFile('pragmas');
     const db = openDatabase(f);
