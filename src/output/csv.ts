@@ -82,10 +82,6 @@ export function csvRecord(cells: readonly unknown[]): string {
   return `${out}\n`;
 }
 
-/**
- * `id,name` / `1,"Pro, monthly"` ... : header row (field names) then one record a row; nested
- * objects JSON-encoded in the cell, booleans true/false, null empty, `=SUM(A1)` written `'=SUM(A1)`.
- */
 /** `keys` with those also in `lead` moved to the front, in `lead`'s order. */
 function leadFirst(keys: string[], lead: string[] | undefined): string[] {
   if (!lead?.length) return keys;
@@ -95,6 +91,10 @@ function leadFirst(keys: string[], lead: string[] | undefined): string[] {
   return [...first, ...keys.filter((k) => !taken.has(k))];
 }
 
+/**
+ * `id,name` / `1,"Pro, monthly"` ... : header row (field names) then one record a row; nested
+ * objects JSON-encoded in the cell, booleans true/false, null empty, `=SUM(A1)` written `'=SUM(A1)`.
+ */
 export class CsvEncoder implements Encoder {
   private buf = '';
   private bufRows = 0;
