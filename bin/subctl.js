@@ -24,7 +24,10 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     process.env.FORCE_COLOR = '0';
   }
   const { Script } = require('node:vm');
-  const Module = require('node:module');
+  // The CommonJS loader's Module (wrap, createRequire) as this file's own module knows it:
+  // require('node:module') would also load Node's ES module loader and source-map support
+  // (about 0.3 ms) that no command uses.
+  const Module = module.constructor;
   const dir = join(__dirname, '../dist');
   const file = join(dir, 'subctl.cjs');
   // The build leaves the bundle pure ASCII, so latin1 reads it as exactly the same text, faster.
