@@ -93,6 +93,20 @@ describe('the command line as users type it', () => {
     expect(Array.isArray(JSON.parse(report.stdout))).toBe(true);
   });
 
+  it('a line naming a group builds that group alone; the root help asked before it still lists every group', async () => {
+    const { groups } = await import('../../src/commands/index.js');
+    const listed = (out: string) => groups.filter((g) => !g.hidden && new RegExp(`^  ${g.name}[ |]`, 'm').test(out)).map((g) => g.name);
+    const all = groups.filter((g) => !g.hidden).map((g) => g.name);
+    for (const line of ['--help', '--help services', '-h services list', '-o json --help services']) {
+      const r = await runCli(line, { env });
+      expect(r.code, line).toBe(0);
+      expect(listed(r.stdout), line).toEqual(all);
+    }
+    // The group's own help, asked after it, is the group's.
+    const group = await runCli('services --help', { env });
+    expect(group.stdout).toMatch(/^Usage: subctl services /m);
+  });
+
   it('a misspelt group is an unknown command with a suggestion, not "too many arguments"', async () => {
     const r = await runCli('servics list', { env });
     expect(r.code).toBe(2);
