@@ -293,7 +293,12 @@ export function requestTarget(basePath: string, template: string, params: Record
   const path = `${basePath}${fillPath(template, params)}`;
   if (!query) return path;
   let any = false;
-  for (const k in query) if (query[k] !== undefined) any = true;
+  for (const k in query) {
+    if (query[k] !== undefined) {
+      any = true;
+      break;
+    }
+  }
   if (!any) return path;
   const sp = new URLSearchParams();
   appendQuery(sp, query);

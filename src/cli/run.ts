@@ -82,20 +82,20 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
 
   // Only the group named on the command line is loaded and built; the others are listed by name.
   const { group: first, verb, at } = groupAndVerb(argv, program.options);
+  const named = first !== undefined ? groups.find((g) => g.name === first || g.aliases?.includes(first)) : undefined;
   // A first word that names no group is an unknown command, whatever follows it: Commander would
   // otherwise read the rest as the root's options and complain of one of those instead
   // (`subctl maintenance cleanup --dry-run`: "unknown option '--dry-run'").
-  const parsed = first !== undefined && first !== 'help' && !groups.some((g) => g.name === first || g.aliases?.includes(first)) ? argv.slice(0, at! + 1) : argv;
+  const parsed = first !== undefined && first !== 'help' && !named ? argv.slice(0, at! + 1) : argv;
   // A command line that names its group needs no other group, not even by name: only the root's
   // help lists them, and it is asked for with `-h`/`--help` before the group word (22 commands
   // made for nothing cost about 0.4 ms of every command).
-  const named = first !== undefined ? groups.find((g) => g.name === first || g.aliases?.includes(first)) : undefined;
   const rootHelp = argv.slice(0, at ?? argv.length).some((a) => a === '-h' || a === '--help');
   for (const g of groups) {
     if (named && g !== named && !rootHelp) continue;
     const cmd = program.command(g.name, { hidden: g.hidden === true }).description(g.summary);
     if (g.aliases) cmd.aliases(g.aliases);
-    if (first === g.name || g.aliases?.includes(first ?? '')) {
+    if (g === named) {
       (await g.load()).build(
         cmd,
         (action) => (raw) => {
