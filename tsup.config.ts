@@ -21,6 +21,19 @@ const trimStartup = {
 };
 
 /**
+ * undici (about 280 KB of the bundle) serves bulk runs, exports and proxies only; every other
+ * command read it for nothing (about 1 ms of each start: reading the file and the code cache
+ * V8 checks against it). The undici transport and undici itself are their own file,
+ * dist/transport-undici.cjs, which the bundle requires when it first needs them.
+ */
+const undiciApart = {
+  name: 'undici-apart',
+  setup(build: Build) {
+    build.onResolve({ filter: /[\\/]transport-undici(\.js)?$/ }, (a) => (a.kind === 'dynamic-import' ? { path: './transport-undici.cjs', external: true } : undefined));
+  },
+};
+
+/**
  * Ink is an ES module graph with a top-level await (yoga-layout), which `require()` cannot load,
  * and Node 20 loses a script's import() callback when the script comes from a code cache. So in
  * the CommonJS bundle, `loadUi()` (src/ui/load.ts) imports Ink through the launcher's own
@@ -68,7 +81,28 @@ export default defineConfig([
     // database is opened (src/sandbox/db.ts), so its `bindings` lookup never runs.
     noExternal: [/^(?!react($|\/)|@napi-rs\/keyring$)/],
     external: ['@napi-rs/keyring', 'react', 'ink-testing-library'],
-    esbuildPlugins: [trimStartup, inkFromLoadUi],
+    esbuildPlugins: [trimStartup, inkFromLoadUi, undiciApart],
+    // The one external import() (transport-undici.cjs) becomes a require: a script run from a
+    // code cache has no import() callback on Node 20.
+    esbuildOptions(options) {
+      options.supported = { ...options.supported, 'dynamic-import': false };
+    },
+  },
+  // The undici transport with undici, required by the bundle when a run first needs it.
+  {
+    entry: { 'transport-undici': 'src/api/transport-undici.ts' },
+    format: ['cjs'],
+    outExtension: () => ({ js: '.cjs' }),
+    target: 'node20',
+    platform: 'node',
+    splitting: false,
+    shims: false,
+    define: { 'import.meta.url': '__filename' },
+    minify: true,
+    sourcemap: true,
+    clean: false,
+    noExternal: [/./],
+    esbuildPlugins: [trimStartup],
   },
   // The sandbox server alone, for bench/ (a child process serves it under load).
   {

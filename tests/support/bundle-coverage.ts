@@ -49,18 +49,38 @@ function segments(bundle: string, map: { mappings: string }): Array<[number, num
   return out;
 }
 
-/** The source files (`src/...`, `node_modules/...`) of dist/subctl.cjs with code that ran. */
-export function evaluatedModules(coverageDir: string, distDir: string): string[] {
-  const bundle = readFileSync(join(distDir, 'subctl.cjs'), 'latin1');
-  const map = JSON.parse(readFileSync(join(distDir, 'subctl.cjs.map'), 'utf8')) as { sources: string[]; mappings: string };
-  const segs = segments(bundle, map);
+/** One bundle file of dist/: its segments, its sources' names, and the offset coverage adds. */
+interface Bundle {
+  segs: Array<[number, number]>;
+  names: string[];
+  head: number;
+}
+
+function loadBundle(distDir: string, file: string): Bundle {
+  const bundle = readFileSync(join(distDir, file), 'latin1');
+  const map = JSON.parse(readFileSync(join(distDir, `${file}.map`), 'utf8')) as { sources: string[]; mappings: string };
   const names = map.sources.map((s) => s.replace(/^(\.\.\/)+/, '').replace(/^.*?\b(src|node_modules)\//, '$1/'));
-  // The launcher compiles Module.wrap(source): coverage offsets count the wrapper's head too.
-  const head = Module.wrap('\0').indexOf('\0');
+  // The launcher compiles Module.wrap(source) for subctl.cjs: coverage offsets count the
+  // wrapper's head too. Node's own loader (the bundle's require of transport-undici.cjs)
+  // compiles a file's text as it is.
+  const head = file === 'subctl.cjs' ? Module.wrap('\0').indexOf('\0') : 0;
+  return { segs: segments(bundle, map), names, head };
+}
+
+/**
+ * The source files (`src/...`, `node_modules/...`) with code that ran, of every bundle in
+ * dist/: subctl.cjs and transport-undici.cjs (undici, required when a run first needs it).
+ */
+export function evaluatedModules(coverageDir: string, distDir: string): string[] {
+  const bundles = new Map<string, Bundle>();
   const modules = new Set<string>();
   for (const f of readdirSync(coverageDir)) {
     const cov = JSON.parse(readFileSync(join(coverageDir, f), 'utf8')) as Coverage;
-    for (const script of cov.result.filter((s) => s.url.endsWith('/dist/subctl.cjs'))) {
+    for (const script of cov.result) {
+      const file = /\/dist\/([\w-]+\.cjs)$/.exec(script.url)?.[1];
+      if (!file) continue;
+      if (!bundles.has(file)) bundles.set(file, loadBundle(distDir, file));
+      const { segs, names, head } = bundles.get(file)!;
       for (const fn of script.functions) {
         const r = fn.ranges[0];
         if (r.count === 0 || r.startOffset < head) continue; // never ran, or the whole script
