@@ -53,6 +53,25 @@ module.exports = ns;`,
   },
 };
 
+/** What the two CommonJS files of the CLI (the bundle and transport-undici.cjs) share. */
+const minifiedCjs = {
+  format: ['cjs'] as const,
+  outExtension: () => ({ js: '.cjs' }),
+  target: 'node20',
+  platform: 'node' as const,
+  splitting: false,
+  // import.meta.url only ever feeds createRequire here, which takes a path as well: tsup's
+  // shim would build a URL object as the bundle starts (about 0.6 ms on every command).
+  shims: false,
+  define: { 'import.meta.url': '__filename' },
+  // Minified (names too): the file every command reads and the code cache it deserializes are
+  // smaller, about 2.5% fewer instructions for `services list` (callgrind, session 6). A bug's
+  // stack trace is translated back to source positions with the map (src/cli/stack.ts).
+  minify: true,
+  sourcemap: true,
+  clean: false, // package.json's build script empties dist/ first (the builds run at once)
+};
+
 export default defineConfig([
   // The CLI: one CommonJS file, because Node 20 keeps a V8 code cache only for scripts, not for
   // ES modules. bin/subctl.js runs it through vm.Script with the cache that scripts/code-cache.mjs
@@ -61,22 +80,8 @@ export default defineConfig([
   // only what it uses. Everything pure-JS is bundled; the keyring addon and React stay external,
   // and Ink is reached through loadUi (below).
   {
+    ...minifiedCjs,
     entry: { subctl: 'src/main.ts' },
-    format: ['cjs'],
-    outExtension: () => ({ js: '.cjs' }),
-    target: 'node20',
-    platform: 'node',
-    splitting: false,
-    // import.meta.url only ever feeds createRequire here, which takes a path as well: tsup's
-    // shim would build a URL object as the bundle starts (about 0.6 ms on every command).
-    shims: false,
-    define: { 'import.meta.url': '__filename' },
-    // Minified (names too): the file every command reads and the code cache it deserializes are
-    // smaller, about 2.5% fewer instructions for `services list` (callgrind, session 6). A bug's
-    // stack trace is translated back to source positions with the map (src/cli/stack.ts).
-    minify: true,
-    sourcemap: true,
-    clean: false, // package.json's build script empties dist/ first (the two builds run at once)
     // better-sqlite3's JavaScript is bundled too; its compiled addon is named outright when a
     // database is opened (src/sandbox/db.ts), so its `bindings` lookup never runs.
     noExternal: [/^(?!react($|\/)|@napi-rs\/keyring$)/],
@@ -90,17 +95,8 @@ export default defineConfig([
   },
   // The undici transport with undici, required by the bundle when a run first needs it.
   {
+    ...minifiedCjs,
     entry: { 'transport-undici': 'src/api/transport-undici.ts' },
-    format: ['cjs'],
-    outExtension: () => ({ js: '.cjs' }),
-    target: 'node20',
-    platform: 'node',
-    splitting: false,
-    shims: false,
-    define: { 'import.meta.url': '__filename' },
-    minify: true,
-    sourcemap: true,
-    clean: false,
     noExternal: [/./],
     esbuildPlugins: [trimStartup],
   },
