@@ -16,7 +16,8 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { version } from '../../package.json';
-import { parseMode, type AnyEndpoint, type DataOf, type InputOf } from './contract/common.js';
+import type { AnyEndpoint, DataOf, InputOf } from './contract/common.js';
+import { hasPart, safeParsePart } from './contract/fast.js';
 import {
   BadResponseError,
   CliError,
@@ -229,9 +230,9 @@ export function validateInput(
   input: { params?: unknown; query?: unknown; body?: unknown },
 ): { params: Record<string, unknown>; query: Record<string, unknown>; body: Record<string, unknown> | undefined } {
   const problems: FieldProblem[] = [];
-  const params = checkPart(ep.params, input.params, problems);
-  const query = checkPart(ep.query, input.query, problems);
-  const body = ep.body ? checkPart(ep.body, input.body, problems) : undefined;
+  const params = checkPart(ep, 'params', input.params, problems);
+  const query = checkPart(ep, 'query', input.query, problems);
+  const body = hasPart(ep, 'body') ? checkPart(ep, 'body', input.body, problems) : undefined;
   const given = input.params as Record<string, unknown> | undefined;
   for (const name of pathParams(ep.path)) {
     const v = params[name] ?? given?.[name];
@@ -252,10 +253,10 @@ export function validateInput(
 }
 
 /** One part (params, query or body) checked against its schema; problems are added to `problems`. */
-function checkPart(schema: z.ZodObject | undefined, value: unknown, problems: FieldProblem[]): Record<string, unknown> {
-  if (!schema) return {};
+function checkPart(ep: AnyEndpoint, part: 'params' | 'query' | 'body', value: unknown, problems: FieldProblem[]): Record<string, unknown> {
+  if (!hasPart(ep, part)) return {};
   const given = value ?? {};
-  const r = schema.safeParse(given, parseMode(schema));
+  const r = safeParsePart(ep, part, given);
   if (!r.success) {
     problems.push(...issueProblems(r.error.issues, '', given));
     return {};
@@ -618,7 +619,7 @@ export class ApiClient {
   }
 
   #parseData<E extends AnyEndpoint>(ep: E, res: Exchange): DataOf<E> {
-    const r = ep.response.safeParse(res.data, parseMode(ep.response));
+    const r = safeParsePart(ep, 'response', res.data);
     if (r.success) return r.data as DataOf<E>;
     // Lenient: an answer without `data` at all (empty body, 204) is not a contract breach.
     if (res.data === undefined || res.data === null) return res.data as DataOf<E>;

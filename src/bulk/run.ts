@@ -19,7 +19,8 @@
 import { createWriteStream } from 'node:fs';
 import { fillPath, type ApiClient } from '../api/client.js';
 import type { AnyEndpoint } from '../api/contract/common.js';
-import { describeObject, flagName } from '../api/contract/common.js';
+import { flagName } from '../api/contract/common.js';
+import { fieldsOfEndpoint, hasPart } from '../api/contract/fast.js';
 import { CliError, UsageError, ValidationError } from '../api/errors.js';
 import { isSecretKey, redactBody } from '../api/redact.js';
 import type { Ctx } from '../cli/context.js';
@@ -121,8 +122,9 @@ function createdIdOf(data: unknown): unknown {
 export async function planRows(verb: BulkVerb, rows: InputRow[], defaults: BulkInput): Promise<PlannedRow[]> {
   const ep = verb.endpoint;
   const places = new Map<string, 'params' | 'query' | 'body'>();
-  for (const place of ['params', 'query', 'body'] as const) for (const [f] of describeObject(ep[place])) if (!places.has(f)) places.set(f, place);
+  for (const [f, place] of fieldsOfEndpoint(ep)) if (!places.has(f)) places.set(f, place);
   const { validateInput } = await import('../api/client.js');
+  const parts = { params: hasPart(ep, 'params'), query: hasPart(ep, 'query'), body: hasPart(ep, 'body') };
   const errors: string[] = [];
   const planned: PlannedRow[] = [];
   // Column names repeat on every row: normalised once each.
@@ -154,7 +156,7 @@ export async function planRows(verb: BulkVerb, rows: InputRow[], defaults: BulkI
       }
       // Awaited only when there is one: a turn of the microtask queue per row adds up.
       if (verb.prepare) await verb.prepare(input);
-      const validated = validateInput(ep, { params: ep.params ? input.params : undefined, query: ep.query ? input.query : undefined, body: ep.body ? input.body : undefined });
+      const validated = validateInput(ep, { params: parts.params ? input.params : undefined, query: parts.query ? input.query : undefined, body: parts.body ? input.body : undefined });
       planned.push({ line: r.line, key: keyOf(input), input, validated });
     } catch (e) {
       if (e instanceof ValidationError) {
@@ -191,7 +193,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
         request: `${ep.method} ${fillPath(ep.path, p.input.params)}`,
         ...(Object.keys(p.input.query).length ? { query: redactBody(p.input.query) } : {}),
         // A password column (bulk `users create`) is in the file, never on the screen.
-        ...(ep.body ? { body: redactBody(p.input.body) } : {}),
+        ...(hasPart(ep, 'body') ? { body: redactBody(p.input.body) } : {}),
         ...(verb.preview ? { change: changes.get(p.line) ?? 'current state not found' } : {}),
       })),
       { ...out, columns: ['line', 'key', 'request', 'body', ...(verb.preview ? ['change'] : [])] },

@@ -8,7 +8,8 @@
  */
 import { Command, Option } from 'commander';
 import type { AnyEndpoint, FieldInfo } from '../api/contract/common.js';
-import { describeObject, flagName } from '../api/contract/common.js';
+import { flagName } from '../api/contract/common.js';
+import { fieldsOfEndpoint, hasPart } from '../api/contract/fast.js';
 import { RefusedError, UsageError, ValidationError } from '../api/errors.js';
 import { printObject } from '../output/index.js';
 import type { Ctx } from './context.js';
@@ -67,10 +68,7 @@ const fieldsCache = new WeakMap<AnyEndpoint, FieldPlace[]>();
 function fieldsOf(ep: AnyEndpoint): FieldPlace[] {
   const cached = fieldsCache.get(ep);
   if (cached) return cached;
-  const out: FieldPlace[] = [];
-  for (const place of ['params', 'query', 'body'] as const) {
-    for (const [field, info] of describeObject(ep[place])) out.push({ field, place, info });
-  }
+  const out: FieldPlace[] = fieldsOfEndpoint(ep).map(([field, place, info]) => ({ field, place, info }));
   fieldsCache.set(ep, out);
   return out;
 }
@@ -263,9 +261,9 @@ async function runBulkVerb(
 async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'action', input: VerbInput, opts: Record<string, unknown>): Promise<number> {
   const ep = spec.endpoint;
   const call = {
-    params: ep.params ? input.params : undefined,
-    query: ep.query ? input.query : undefined,
-    body: ep.body ? input.body : undefined,
+    params: hasPart(ep, 'params') ? input.params : undefined,
+    query: hasPart(ep, 'query') ? input.query : undefined,
+    body: hasPart(ep, 'body') ? input.body : undefined,
   };
   // Validate before anything else (even before a confirmation prompt or the sandbox start).
   const { validateInput } = await import('../api/client.js');

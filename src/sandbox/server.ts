@@ -11,7 +11,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
 import { loadContractFile, matchRoute, routes } from '../api/contract/routes.js';
-import { describeObject, parseMode, type AnyEndpoint } from '../api/contract/common.js';
+import type { AnyEndpoint } from '../api/contract/common.js';
+import { fieldsOfEndpoint, hasPart, safeParsePart } from '../api/contract/fast.js';
 import { embeddedToken, issueToken, roleAllows, tokenRow, tokenUser, type TokenRow } from './auth.js';
 import { chaosActive, decideChaos, type ChaosOptions } from './chaos.js';
 import { writeBatcher } from './batch.js';
@@ -69,7 +70,7 @@ const preparedByEndpoint = new Map<AnyEndpoint, Prepared>();
 function prepared(e: AnyEndpoint): Prepared {
   let p = preparedByEndpoint.get(e);
   if (!p) {
-    const list = new Set(describeObject(e.query).filter(([, f]) => f.kind === 'list').map(([k]) => k));
+    const list = new Set(fieldsOfEndpoint(e).filter(([, place, f]) => place === 'query' && f.kind === 'list').map(([k]) => k));
     p = { endpoint: e, listQueryFields: list };
     preparedByEndpoint.set(e, p);
   }
@@ -393,18 +394,18 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     let params: Json = r.params;
     let query: Json = {};
     let body: Json = {};
-    if (e.params) {
-      const p = e.params.safeParse(r.params, parseMode(e.params));
+    if (hasPart(e, 'params')) {
+      const p = safeParsePart(e, 'params', r.params);
       if (p.success) params = p.data as Json;
       else fields.push(...zodFields(p.error, 'params'));
     }
-    if (e.query) {
-      const q = e.query.safeParse(parseQuery(qs, r.prepared.listQueryFields), parseMode(e.query));
+    if (hasPart(e, 'query')) {
+      const q = safeParsePart(e, 'query', parseQuery(qs, r.prepared.listQueryFields));
       if (q.success) query = q.data as Json;
       else fields.push(...zodFields(q.error, 'query'));
     }
-    if (e.body) {
-      const b = e.body.safeParse(rawBody, parseMode(e.body));
+    if (hasPart(e, 'body')) {
+      const b = safeParsePart(e, 'body', rawBody);
       if (b.success) body = b.data as Json;
       else fields.push(...zodFields(b.error, 'body'));
     }

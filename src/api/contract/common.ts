@@ -79,6 +79,8 @@ export interface Schemas<P, Q, B, R> {
   response: R;
 }
 type SchemaKey = 'params' | 'query' | 'body' | 'response';
+/** Marks the endpoints declared with a `schemas` function: the contract's own, described in manifest.generated.ts. */
+export const IN_CONTRACT = Symbol.for('subctl.contract');
 const SCHEMA_KEYS: readonly SchemaKey[] = ['params', 'query', 'body', 'response'];
 
 /**
@@ -98,6 +100,7 @@ export function endpoint(e: AnyEndpoint | (Omit<AnyEndpoint, SchemaKey> & { sche
   if (!('schemas' in e)) return e;
   const { schemas, ...meta } = e;
   const ep = meta as AnyEndpoint;
+  Object.defineProperty(ep, IN_CONTRACT, { value: true });
   const build = () => {
     const built = schemas() as Record<SchemaKey, unknown>;
     // From now on plain properties: no getter on the path of every parse of a bulk run.
@@ -159,6 +162,9 @@ export function parseMode(schema: object): { jitless: boolean } | undefined {
 const booleanKinds = new WeakSet<z.ZodType>();
 const dateKinds = new WeakSet<z.ZodType>();
 const listKinds = new WeakSet<z.ZodType>();
+/** Whether a schema is `q.bool()` or `date()` (for the contract's manifest). */
+export const isQueryBool = (s: z.ZodType): boolean => booleanKinds.has(s);
+export const isDate = (s: z.ZodType): boolean => dateKinds.has(s);
 
 /** Query/path values: strings on the wire, typed values from the CLI; both accepted. */
 export const q = {

@@ -4,6 +4,7 @@
  * over SSH on an 80-column terminal and with TERM=dumb.
  */
 import type { AnyEndpoint } from '../../api/contract/common.js';
+import { hasPart } from '../../api/contract/fast.js';
 import { UsageError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import type { VerbInput } from '../../cli/verbs.js';
@@ -36,7 +37,7 @@ export function auditFollow(ep: AnyEndpoint, columns?: string[]) {
       while (!ctx.signal.aborted) {
         let data: unknown;
         try {
-          data = await api.call(ep, { params: ep.params ? input.params : undefined, query: { ...input.query, page: 1 } } as never, { signal: ctx.signal });
+          data = await api.call(ep, { params: hasPart(ep, 'params') ? input.params : undefined, query: { ...input.query, page: 1 } } as never, { signal: ctx.signal });
         } catch (e) {
           if (ctx.signal.aborted) return;
           throw e;

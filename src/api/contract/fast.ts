@@ -1,0 +1,423 @@
+/**
+ * The contract's schemas without building them: a compact description of every endpoint's
+ * params, query, body and response, generated from the zod schemas by
+ * `contract-manifest.ts` and held to them by `tests/api/contract-manifest.test.ts`, plus the
+ * flags' field descriptions. A one-shot command (`services list`) validates its input and its
+ * answer with it and never builds a zod schema: building the schemas and parsing with them cost
+ * about 4 ms of the command's start.
+ *
+ * zod stays the single source and the only judge of bad input: when a value does not pass here,
+ * or a schema uses something the description cannot express (a refinement, a transform), the
+ * endpoint's zod schema is built and its answer, issues and all, is the answer. A value that
+ * passes here gives exactly what zod would give (same keys in the same order, same defaults,
+ * same coercions); `tests/api/contract-manifest.test.ts` checks both directions against zod for
+ * every endpoint with generated good and bad values.
+ */
+import type { ZodError } from 'zod';
+import type { AnyEndpoint, FieldInfo } from './common.js';
+import { describeObject, IN_CONTRACT, parseMode } from './common.js';
+import { manifest } from './manifest.generated.js';
+
+/**
+ * A schema, described. Tags: 0 unknown; `['s', checks]` string; `['d']` calendar date
+ * (YYYY-MM-DD); `['n', coerce, checks]` number; `['b']` boolean; `['qb']` query boolean
+ * (true/false or their text); `['e', values]` enum; `['a', item, checks]` array;
+ * `['o', loose, [[key, node], ...]]` object; `['u', options]` union; `['?', node]` optional;
+ * `['N', node]` nullable; `['D', value, node]` default; `['L', node]` a lenient response field
+ * (optional, then nullable). The commonest are named: `'S'`, `'N'`, `'B'` (string, number,
+ * boolean without checks) and `'LS'`, `'LN'`, `'LB'`, `'L0'` (the same as lenient fields).
+ * Checks: `['min', n]`, `['max', n]` (length), `['re', source, flags]`, `['int']` (safe
+ * integer), `['>=', n]`, `['>', n]`, `['<=', n]`, `['<', n]`.
+ */
+export type Node = 0 | Atom | Tagged;
+type Tagged =
+  | ['s', Check[]]
+  | ['d']
+  | ['n', 0 | 1, Check[]]
+  | ['b']
+  | ['qb']
+  | ['e', Array<string | number>]
+  | ['a', Node, Check[]]
+  | ['o', 0 | 1, Array<[string, Node]>]
+  | ['u', Node[]]
+  | ['?', Node]
+  | ['N', Node]
+  | ['D', unknown, Node]
+  | ['L', Node];
+type Atom = 'S' | 'N' | 'B' | 'LS' | 'LN' | 'LB' | 'L0';
+export const ATOMS: Record<Atom, Tagged> = {
+  S: ['s', []],
+  N: ['n', 0, []],
+  B: ['b'],
+  LS: ['L', 'S'],
+  LN: ['L', 'N'],
+  LB: ['L', 'B'],
+  L0: ['L', 0],
+};
+/** The atom naming a description, if one does. */
+export function atomOf(n: Node): Node {
+  const text = JSON.stringify(n);
+  for (const [name, value] of Object.entries(ATOMS)) if (JSON.stringify(value) === text) return name as Atom;
+  return n;
+}
+export type Check = ['min', number] | ['max', number] | ['re', string, string] | ['int'] | ['>=', number] | ['>', number] | ['<=', number] | ['<', number];
+
+/**
+ * One endpoint: p, q, b, r (a node, or null: zod only; absent: the endpoint has none); f, its
+ * fields, only where they cannot be read from p, q and b (a part left to zod).
+ */
+export interface Entry {
+  p?: Node | null;
+  q?: Node | null;
+  b?: Node | null;
+  r: Node | null;
+  f?: Array<[string, Place, FieldInfo]>;
+}
+export type Place = 'params' | 'query' | 'body';
+export type Part = Place | 'response';
+const KEY: Record<Part, 'p' | 'q' | 'b' | 'r'> = { params: 'p', query: 'q', body: 'b', response: 'r' };
+
+const entries = new Map<string, Entry | null>();
+
+/** The manifest's entry of a contract endpoint (undefined for an endpoint made elsewhere, e.g. in a test). */
+export function entryOf(ep: AnyEndpoint): Entry | undefined {
+  if (!(ep as unknown as Record<symbol, unknown>)[IN_CONTRACT]) return undefined;
+  let e = entries.get(ep.name);
+  if (e === undefined) {
+    const text = (manifest as Record<string, string | undefined>)[ep.name];
+    e = text === undefined ? null : (JSON.parse(text) as Entry);
+    entries.set(ep.name, e);
+  }
+  return e ?? undefined;
+}
+
+/** Whether the endpoint has params, a query or a body (without building its schemas). */
+export function hasPart(ep: AnyEndpoint, part: Place): boolean {
+  const e = entryOf(ep);
+  return e ? KEY[part] in e : ep[part] !== undefined;
+}
+
+/** The input fields of an endpoint in declaration order (params, query, body), as `describeObject` gives them. */
+export function fieldsOfEndpoint(ep: AnyEndpoint): Array<[string, Place, FieldInfo]> {
+  const e = entryOf(ep);
+  if (e) return (e.f ??= fieldsOfEntry(e)!);
+  const out: Array<[string, Place, FieldInfo]> = [];
+  for (const place of ['params', 'query', 'body'] as const) for (const [k, info] of describeObject(ep[place])) out.push([k, place, info]);
+  return out;
+}
+
+/** The fields of an entry read from its nodes; undefined when a part is left to zod. */
+export function fieldsOfEntry(e: Entry): Array<[string, Place, FieldInfo]> | undefined {
+  const out: Array<[string, Place, FieldInfo]> = [];
+  for (const [place, key] of [['params', 'p'], ['query', 'q'], ['body', 'b']] as const) {
+    const node = e[key];
+    if (node === undefined) continue;
+    if (node === null) return undefined;
+    const n = expand(node);
+    if (n === 0 || n[0] !== 'o') return undefined;
+    for (const [k, el] of n[2]) out.push([k, place, fieldInfo(el)]);
+  }
+  return out;
+}
+
+const expand = (n: Node): Tagged | 0 => (typeof n === 'string' ? ATOMS[n] : n);
+
+/** `describeField` (common.ts) of a described schema. */
+function fieldInfo(node: Node): FieldInfo {
+  let n: Tagged | 0 = expand(node);
+  let optional = false;
+  let defaultValue: unknown;
+  for (;;) {
+    if (n !== 0 && (n[0] === '?' || n[0] === 'N' || n[0] === 'L')) {
+      optional = true;
+      n = expand(n[1]);
+    } else if (n !== 0 && n[0] === 'D') {
+      optional = true;
+      defaultValue = n[1];
+      n = expand(n[2]);
+    } else break;
+  }
+  const info = (kind: FieldInfo['kind'], extra: Partial<FieldInfo> = {}): FieldInfo => {
+    const i: FieldInfo = { kind, optional };
+    if (defaultValue !== undefined) i.defaultValue = defaultValue;
+    return Object.assign(i, extra);
+  };
+  if (n === 0) return info('unknown');
+  switch (n[0]) {
+    case 'qb':
+      return info('boolean');
+    case 'd':
+      return info('date');
+    case 'a':
+      return info('list');
+    case 's': {
+      const extra: Partial<FieldInfo> = {};
+      for (const c of n[1]) {
+        if (c[0] === 'min') extra.min = Math.max(extra.min ?? -Infinity, c[1]);
+        if (c[0] === 'max') extra.max = Math.min(extra.max ?? Infinity, c[1]);
+      }
+      return info('string', extra);
+    }
+    case 'n': {
+      let lo = -Infinity;
+      let hi = Infinity;
+      let int = false;
+      for (const c of n[2]) {
+        if (c[0] === 'int') {
+          int = true;
+          lo = Math.max(lo, Number.MIN_SAFE_INTEGER);
+          hi = Math.min(hi, Number.MAX_SAFE_INTEGER);
+        } else if (c[0] === '>=' || c[0] === '>') lo = Math.max(lo, c[1]);
+        else if (c[0] === '<=' || c[0] === '<') hi = Math.min(hi, c[1]);
+      }
+      const extra: Partial<FieldInfo> = {};
+      if (Number.isFinite(lo)) extra.min = lo;
+      if (Number.isFinite(hi)) extra.max = hi;
+      return info(int ? 'integer' : 'number', extra);
+    }
+    case 'b':
+      return info('boolean');
+    case 'e':
+      return info('enum', { values: n[1] as string[] });
+    case 'o':
+      return info('object');
+    default:
+      return info('unknown');
+  }
+}
+
+export type ParseResult = { success: true; data: unknown } | { success: false; error: ZodError };
+
+/**
+ * Parses one part of a call like `ep[part].safeParse(value)`: with the description when the
+ * value passes it, with zod (building the schema) otherwise. `part` must exist on the endpoint.
+ */
+export function safeParsePart(ep: AnyEndpoint, part: Part, value: unknown): ParseResult {
+  const node = entryOf(ep)?.[KEY[part]];
+  if (node !== undefined && node !== null) {
+    const v = run(node, value);
+    if (v !== FAIL) return { success: true, data: v };
+  }
+  const schema = ep[part]!;
+  return schema.safeParse(value, parseMode(schema)) as ParseResult;
+}
+
+/** What `run` answers for a value the description refuses. */
+export const FAIL = Symbol('fail');
+type Out = unknown;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const regexps = new Map<string, RegExp>();
+
+/** zod 4 measures a string in code points (a surrogate pair counts once), an array in items. */
+function lengthOf(v: unknown): number {
+  if (typeof v !== 'string') return (v as unknown[]).length;
+  let count = v.length;
+  for (let i = 0; i < v.length - 1; i++) {
+    if ((v.charCodeAt(i) & 0xfc00) === 0xd800 && (v.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      count--;
+      i++;
+    }
+  }
+  return count;
+}
+
+function checksPass(checks: Check[], v: unknown): boolean {
+  for (const c of checks) {
+    switch (c[0]) {
+      case 'min':
+        if (lengthOf(v) < c[1]) return false;
+        break;
+      case 'max':
+        if (lengthOf(v) > c[1]) return false;
+        break;
+      case 're': {
+        const key = `${c[2]}/${c[1]}`;
+        let re = regexps.get(key);
+        if (!re) regexps.set(key, (re = new RegExp(c[1], c[2])));
+        re.lastIndex = 0;
+        if (!re.test(v as string)) return false;
+        break;
+      }
+      case 'int':
+        if (!Number.isSafeInteger(v)) return false;
+        break;
+      case '>=':
+        if (!((v as number) >= c[1])) return false;
+        break;
+      case '>':
+        if (!((v as number) > c[1])) return false;
+        break;
+      case '<=':
+        if (!((v as number) <= c[1])) return false;
+        break;
+      case '<':
+        if (!((v as number) < c[1])) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+/** zod's optin of a described schema: how an absent key is treated. */
+function optin(node: Node): 'optional' | 'defaulted' | undefined {
+  if (node === 0) return undefined;
+  const n = typeof node === 'string' ? ATOMS[node] : node;
+  switch (n[0]) {
+    case '?':
+      return optin(n[1]) === 'defaulted' ? 'defaulted' : 'optional';
+    case 'L':
+      return optin(n[1]) === 'defaulted' ? 'defaulted' : 'optional';
+    case 'N':
+      return optin(n[1]);
+    case 'D':
+      return 'defaulted';
+    case 'u': {
+      const ins = n[1].map(optin);
+      return ins.includes('defaulted') ? 'defaulted' : ins.some((x) => x !== undefined) ? 'optional' : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** zod's optout of a described schema. */
+function optout(node: Node): 'optional' | undefined {
+  if (node === 0) return undefined;
+  const n = typeof node === 'string' ? ATOMS[node] : node;
+  switch (n[0]) {
+    case '?':
+    case 'L':
+      return 'optional';
+    case 'N':
+    case 'D':
+      return n[0] === 'N' ? optout(n[1]) : optout(n[2]);
+    case 'u':
+      return n[1].some((o) => optout(o) === 'optional') ? 'optional' : undefined;
+    default:
+      return undefined;
+  }
+}
+
+const optCache = new WeakMap<object, ['optional' | 'defaulted' | undefined, 'optional' | undefined]>();
+/** zod's [optin, optout] of a described schema (the manifest's generator checks them against zod's). */
+export function nodeOpts(node: Node): ['optional' | 'defaulted' | undefined, 'optional' | undefined] {
+  if (node === 0) return [undefined, undefined];
+  const n = typeof node === 'string' ? ATOMS[node] : node;
+  let o = optCache.get(n);
+  if (!o) optCache.set(n, (o = [optin(n), optout(n)]));
+  return o;
+}
+
+/** The optional wrapper: undefined stays undefined unless the inner schema substitutes a value. */
+function runOptional(inner: Node, v: unknown): Out {
+  if (v !== undefined) return run(inner, v);
+  if (optin(inner) !== 'defaulted') return undefined;
+  const r = run(inner, undefined);
+  return r === FAIL ? undefined : r;
+}
+
+/** Runs a described schema on a value: the parsed value, or FAIL. */
+export function run(node: Node, v: unknown): Out | typeof FAIL {
+  if (node === 0) return v;
+  const n = typeof node === 'string' ? ATOMS[node] : node;
+  switch (n[0]) {
+    case 's':
+      return typeof v === 'string' && checksPass(n[1], v) ? v : FAIL;
+    case 'd':
+      return typeof v === 'string' && DATE.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v) ? v : FAIL;
+    case 'n': {
+      let x = v;
+      if (n[1]) {
+        try {
+          x = Number(v);
+        } catch {
+          // zod keeps the value (a Symbol), which then fails the type check.
+        }
+      }
+      return typeof x === 'number' && Number.isFinite(x) && checksPass(n[2], x) ? x : FAIL;
+    }
+    case 'b':
+      return typeof v === 'boolean' ? v : FAIL;
+    case 'qb':
+      if (typeof v === 'boolean') return v;
+      if (v === 'true' || v === '1') return true;
+      if (v === 'false' || v === '0') return false;
+      return FAIL;
+    case 'e':
+      return n[1].includes(v as string) ? v : FAIL;
+    case 'a': {
+      if (!Array.isArray(v)) return FAIL;
+      const out = new Array(v.length);
+      for (let i = 0; i < v.length; i++) {
+        const r = run(n[1], v[i]);
+        if (r === FAIL) return FAIL;
+        out[i] = r;
+      }
+      return checksPass(n[2], v) ? out : FAIL;
+    }
+    case 'o':
+      return runObject(n, v);
+    case 'u':
+      for (const o of n[1]) {
+        const r = run(o, v);
+        if (r !== FAIL) return r;
+      }
+      return FAIL;
+    case '?':
+      return runOptional(n[1], v);
+    case 'N':
+      return v === null ? null : run(n[1], v);
+    case 'D': {
+      if (v === undefined) return n[1];
+      const r = run(n[2], v);
+      return r === undefined ? n[1] : r;
+    }
+    case 'L':
+      return v === null ? null : runOptional(n[1], v);
+    default:
+      return FAIL;
+  }
+}
+
+/** zod 4's object parse (shape keys in order, then, for a loose object, the other keys of the input). */
+function runObject(n: ['o', 0 | 1, Array<[string, Node]>], input: unknown): Out | typeof FAIL {
+  if (!isObject(input)) return FAIL;
+  const out: Record<string, unknown> = {};
+  for (const [key, el] of n[2]) {
+    if (key === '__proto__') continue;
+    const [oin, oout] = nodeOpts(el);
+    const present = key in input;
+    if (!present && oout === 'optional' && oin === 'optional') continue;
+    const r = run(el, input[key]);
+    if (r === FAIL) {
+      if (oin !== undefined && oout === 'optional' && !present) continue;
+      return FAIL;
+    }
+    if (!present && oin === undefined) return FAIL;
+    if (r === undefined) {
+      if (present || (oin === 'defaulted' && oout !== 'optional')) out[key] = undefined;
+    } else out[key] = r;
+  }
+  if (n[1]) {
+    const known = keySet(n);
+    for (const key in input) {
+      if (known.has(key) || key === '__proto__') continue;
+      out[key] = input[key];
+    }
+  }
+  return out;
+}
+
+const keySets = new WeakMap<object, Set<string>>();
+function keySet(n: ['o', 0 | 1, Array<[string, Node]>]): Set<string> {
+  let s = keySets.get(n);
+  if (!s) keySets.set(n, (s = new Set(n[2].map(([k]) => k))));
+  return s;
+}
