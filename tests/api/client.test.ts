@@ -13,7 +13,7 @@ import { endpoint, loose, num, q, str, stringList } from '../../src/api/contract
 import { BadResponseError, HttpError, InterruptedError, NetworkError, RefusedError, ValidationError } from '../../src/api/errors.js';
 import { fail, ok, startStubServer, type StubServer } from '../support/stub-server.js';
 
-const Service = loose({ service_id: num, service_code: str, service_name: str });
+const Service = loose({ service_id: num(), service_code: str(), service_name: str() });
 
 const listServices = endpoint({
   name: 'test.services.list',
@@ -91,7 +91,7 @@ const cmsLogin = endpoint({
   path: '/cms/auth/login',
   summary: 'login',
   body: z.object({ username: z.string(), password: z.string() }),
-  response: loose({ token: str, session_id: str }),
+  response: loose({ token: str(), session_id: str() }),
   access: 'public',
   deviceId: true,
 });
@@ -674,7 +674,7 @@ describe('rule 6: redirects are refused, not followed', () => {
 });
 
 describe('rule 7: plain http only to loopback', () => {
-  it.each(['http://example.com', 'http://10.0.0.5:8080/api', 'http://api.internal', 'http://[2001:db8::1]'])('%s is refused (exit 2) before anything is sent', (url) => {
+  it.each(['http://example.com', 'http://10.0.0.5:8080/api', 'http://api.internal', 'http://[2001:db8::1]'])('%s is refused (exit 2) before anything() is sent', (url) => {
     let err: unknown;
     try {
       new ApiClient({ baseUrl: url });

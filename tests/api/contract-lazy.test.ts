@@ -36,7 +36,7 @@ describe('lazily built contract schemas', () => {
     let calls = 0;
     const Thing = lazy(() => {
       calls++;
-      return loose({ a: num });
+      return loose({ a: num() });
     });
     expect(calls).toBe(0);
     expect(Thing()).toBe(Thing());

@@ -13,21 +13,21 @@ export const CreditUnitFilter = lazy(() => z.enum(['requests', 'tokens', 'minute
 export const PlanSortBy = lazy(() => z.enum(['PlanCode', 'PlanName', 'Price', 'CreatedDate']));
 
 export const SubscriptionPlan = lazy(() => loose({
-  plan_id: num,
-  plan_code: str,
-  plan_name: str,
-  price: num,
-  currency: str,
-  duration: num,
-  duration_unit: str,
-  credit_amount: num,
-  credit_unit: str,
-  is_active: bool,
-  linked_services_count: num,
-  active_subscriptions_count: num,
-  revenue_30_days: num,
-  created_date: dateTime,
-  last_updated: dateTime,
+  plan_id: num(),
+  plan_code: str(),
+  plan_name: str(),
+  price: num(),
+  currency: str(),
+  duration: num(),
+  duration_unit: str(),
+  credit_amount: num(),
+  credit_unit: str(),
+  is_active: bool(),
+  linked_services_count: num(),
+  active_subscriptions_count: num(),
+  revenue_30_days: num(),
+  created_date: dateTime(),
+  last_updated: dateTime(),
 }));
 
 const planListQuery = lazy(() => ({
@@ -43,10 +43,10 @@ const planListQuery = lazy(() => ({
   credit_unit: CreditUnitFilter().optional(),
   is_active: q.bool().optional(),
   sort_by: PlanSortBy().default('CreatedDate'),
-  sort_order: SortOrder.default('DESC'),
+  sort_order: SortOrder().default('DESC'),
 }));
 
-const planListData = lazy(() => loose({ pagination: Pagination, subscription_plans: listOf(SubscriptionPlan()) }));
+const planListData = lazy(() => loose({ pagination: Pagination(), subscription_plans: listOf(SubscriptionPlan()) }));
 
 export const plansList = endpoint({
   name: 'plans.list',
@@ -89,7 +89,7 @@ export const plansReport = endpoint({
       is_active: q.bool().optional(),
       include_stats: q.bool().default(false),
     }),
-    response: listOf(loose({ ...SubscriptionPlan().shape, auto_renewal: bool, max_usage_per_day: num })),
+    response: listOf(loose({ ...SubscriptionPlan().shape, auto_renewal: bool(), max_usage_per_day: num() })),
   }),
   access: 'admin',
 });
@@ -116,7 +116,7 @@ export const plansCreate = endpoint({
   summary: 'Create a subscription plan',
   schemas: () => ({
     body: z.object(planFields()),
-    response: loose({ message: str, plan_id: num }),
+    response: loose({ message: str(), plan_id: num() }),
   }),
   access: 'admin',
 });
@@ -144,7 +144,7 @@ export const plansUpdate = endpoint({
       is_active: planFields().is_active,
       max_usage_per_day: planFields().max_usage_per_day,
     }),
-    response: loose({ message: str }),
+    response: loose({ message: str() }),
   }),
   access: 'admin',
 });
@@ -161,7 +161,7 @@ export const plansDelete = endpoint({
       plan_code: z.string().max(50).optional(),
       ...deleteFlags(),
     }),
-    response: anything,
+    response: anything(),
   }),
   access: 'admin',
 });

@@ -11,62 +11,62 @@ export const ServicePlanManageAction = lazy(() => z.enum(['activate', 'deactivat
 
 
 export const ServicePlanLink = lazy(() => loose({
-  service_plan_id: num,
-  service_code: str,
-  service_name: str,
-  service_type: str,
-  plan_code: str,
-  plan_name: str,
-  plan_description: str,
-  is_available: bool,
-  total_codes_count: num,
-  unused_codes_count: num,
-  active_subscriptions_count: num,
-  created_date: dateTime,
-  last_updated: dateTime,
+  service_plan_id: num(),
+  service_code: str(),
+  service_name: str(),
+  service_type: str(),
+  plan_code: str(),
+  plan_name: str(),
+  plan_description: str(),
+  is_available: bool(),
+  total_codes_count: num(),
+  unused_codes_count: num(),
+  active_subscriptions_count: num(),
+  created_date: dateTime(),
+  last_updated: dateTime(),
 }));
 
 /** "service, plan and statistics fields, including ..." (point 3): the named ones; the rest pass through. */
 export const ServicePlanInfo = lazy(() => loose({
   ...ServicePlanLink().shape,
-  base_service_url: str,
-  requires_auth: bool,
-  provider_name: str,
-  last_code_generated_date: dateTime,
-  next_code_expiry_date: dateTime,
-  last_subscription_date: dateTime,
+  base_service_url: str(),
+  requires_auth: bool(),
+  provider_name: str(),
+  last_code_generated_date: dateTime(),
+  next_code_expiry_date: dateTime(),
+  last_subscription_date: dateTime(),
   // The spec does not say whether created_by is a username or a {username, full_name} object.
-  created_by: anything,
+  created_by: anything(),
 }));
 
 export const ServicePlanSubscription = lazy(() => loose({
-  subscription_id: num,
-  user_id: num,
-  username: str,
-  full_name: str,
-  email: str,
-  status: str,
-  start_date: dateTime,
-  end_date: dateTime,
-  payment_method: str,
-  auto_renewal: bool,
-  renewal_count: num,
-  total_usage_count: num,
-  last_usage_date: dateTime,
+  subscription_id: num(),
+  user_id: num(),
+  username: str(),
+  full_name: str(),
+  email: str(),
+  status: str(),
+  start_date: dateTime(),
+  end_date: dateTime(),
+  payment_method: str(),
+  auto_renewal: bool(),
+  renewal_count: num(),
+  total_usage_count: num(),
+  last_usage_date: dateTime(),
 }));
 
 export const ServicePlanUsageCode = lazy(() => loose({
-  code_id: num,
-  code_value: str,
-  batch_id: str,
-  is_used: bool,
-  used_by: num,
-  used_by_username: str,
-  used_by_full_name: str,
-  used_date: dateTime,
-  expiry_date: dateTime,
-  created_date: dateTime,
-  created_by_username: str,
+  code_id: num(),
+  code_value: str(),
+  batch_id: str(),
+  is_used: bool(),
+  used_by: num(),
+  used_by_username: str(),
+  used_by_full_name: str(),
+  used_date: dateTime(),
+  expiry_date: dateTime(),
+  created_date: dateTime(),
+  created_by_username: str(),
 }));
 
 const servicePlanListQuery = lazy(() => ({
@@ -78,10 +78,10 @@ const servicePlanListQuery = lazy(() => ({
   is_available: q.bool().optional(),
   has_unused_codes: q.bool().optional(),
   sort_by: ServicePlanSortBy().default('CreatedDate'),
-  sort_order: SortOrder.default('DESC'),
+  sort_order: SortOrder().default('DESC'),
 }));
 
-const servicePlanListData = lazy(() => loose({ pagination: Pagination, service_plans: listOf(ServicePlanLink()) }));
+const servicePlanListData = lazy(() => loose({ pagination: Pagination(), service_plans: listOf(ServicePlanLink()) }));
 
 export const servicePlansList = endpoint({
   name: 'service-plans.list',
@@ -140,7 +140,7 @@ export const servicePlansCreate = endpoint({
       plan_code: z.string().max(50),
       is_available: z.boolean().optional(),
     }),
-    response: loose({ message: str, service_plan_id: num }),
+    response: loose({ message: str(), service_plan_id: num() }),
   }),
   access: 'admin',
 });
@@ -160,7 +160,7 @@ export const servicePlansUpdate = endpoint({
       new_plan_id: z.number().int().optional(),
       is_available: z.boolean().optional(),
     }),
-    response: anything,
+    response: anything(),
   }),
   access: 'admin',
 });
@@ -179,7 +179,7 @@ export const servicePlansManage = endpoint({
       plan_code: z.string().max(50),
       service_plan_id: z.number().int().optional(),
     }),
-    response: loose({ message: str }),
+    response: loose({ message: str() }),
   }),
   access: 'admin',
 });
@@ -197,7 +197,7 @@ export const servicePlansDelete = endpoint({
       service_id: z.number().int().optional(),
       ...deleteFlags(),
     }),
-    response: anything,
+    response: anything(),
   }),
   access: 'admin',
 });

@@ -12,81 +12,81 @@ export const ServiceSortBy = lazy(() => z.enum(['ServiceCode', 'ServiceName', 'S
 export const ServiceReportType = lazy(() => z.enum(['api', 'webhook', 'integration', 'external']));
 
 export const Service = lazy(() => loose({
-  service_id: num,
-  service_code: str,
-  service_name: str,
-  service_type: str,
-  provider_name: str,
-  is_active: bool,
-  requires_auth: bool,
-  created_date: dateTime,
-  last_updated: dateTime,
-  last_usage_date: dateTime,
-  active_subscriptions_count: num,
-  available_plans_count: num,
+  service_id: num(),
+  service_code: str(),
+  service_name: str(),
+  service_type: str(),
+  provider_name: str(),
+  is_active: bool(),
+  requires_auth: bool(),
+  created_date: dateTime(),
+  last_updated: dateTime(),
+  last_usage_date: dateTime(),
+  active_subscriptions_count: num(),
+  available_plans_count: num(),
 }));
 
-const Person = lazy(() => loose({ username: str, full_name: str }));
+const Person = lazy(() => loose({ username: str(), full_name: str() }));
 
 export const ServiceInfo = lazy(() => loose({
   ...Service().shape,
-  access_pattern: str,
-  base_service_url: str,
-  description: str,
-  credit_reset_cycle: str,
-  cancelled_subscriptions_count: num,
-  expired_subscriptions_count: num,
-  total_plans_count: num,
-  total_subscriptions_count: num,
-  total_usage_count: num,
-  total_codes_generated: num,
-  used_codes_count: num,
-  unused_codes_count: num,
+  access_pattern: str(),
+  base_service_url: str(),
+  description: str(),
+  credit_reset_cycle: str(),
+  cancelled_subscriptions_count: num(),
+  expired_subscriptions_count: num(),
+  total_plans_count: num(),
+  total_subscriptions_count: num(),
+  total_usage_count: num(),
+  total_codes_generated: num(),
+  used_codes_count: num(),
+  unused_codes_count: num(),
   created_by: Person(),
   updated_by: Person(),
 }));
 
 export const ServicePlanLinkDetail = lazy(() => loose({
-  service_plan_id: num,
-  plan_id: num,
-  plan_code: str,
-  plan_name: str,
-  price: num,
-  currency: str,
-  duration: num,
-  duration_unit: str,
-  credit_amount: num,
-  credit_unit: str,
-  max_usage_per_day: num,
-  auto_renewal: bool,
-  is_available: bool,
-  plan_is_active: bool,
-  active_subscriptions: num,
-  total_codes: num,
-  unused_codes: num,
-  link_created_by_username: str,
-  link_created_date: dateTime,
+  service_plan_id: num(),
+  plan_id: num(),
+  plan_code: str(),
+  plan_name: str(),
+  price: num(),
+  currency: str(),
+  duration: num(),
+  duration_unit: str(),
+  credit_amount: num(),
+  credit_unit: str(),
+  max_usage_per_day: num(),
+  auto_renewal: bool(),
+  is_available: bool(),
+  plan_is_active: bool(),
+  active_subscriptions: num(),
+  total_codes: num(),
+  unused_codes: num(),
+  link_created_by_username: str(),
+  link_created_date: dateTime(),
 }));
 
 export const TopUser = lazy(() => loose({
-  user_id: num,
-  username: str,
-  full_name: str,
-  email: str,
-  total_subscriptions: num,
-  active_subscriptions: num,
-  total_renewals: num,
-  total_usage: num,
-  last_usage_date: dateTime,
+  user_id: num(),
+  username: str(),
+  full_name: str(),
+  email: str(),
+  total_subscriptions: num(),
+  active_subscriptions: num(),
+  total_renewals: num(),
+  total_usage: num(),
+  last_usage_date: dateTime(),
 }));
 
 export const UsageStatistic = lazy(() => loose({
-  stat_date: str,
-  stat_type: str,
-  total_usage: num,
-  unique_users: num,
-  new_subscriptions: num,
-  active_subscriptions: num,
+  stat_date: str(),
+  stat_type: str(),
+  total_usage: num(),
+  unique_users: num(),
+  new_subscriptions: num(),
+  active_subscriptions: num(),
 }));
 
 const serviceListQuery = lazy(() => ({
@@ -100,10 +100,10 @@ const serviceListQuery = lazy(() => ({
   created_date_from: q.date().optional(),
   created_date_to: q.date().optional(),
   sort_by: ServiceSortBy().default('CreatedDate'),
-  sort_order: SortOrder.default('DESC'),
+  sort_order: SortOrder().default('DESC'),
 }));
 
-const serviceListData = lazy(() => loose({ pagination: Pagination, services: listOf(Service()) }));
+const serviceListData = lazy(() => loose({ pagination: Pagination(), services: listOf(Service()) }));
 const adminPaging = (items: string) => ({ page: 'page_number', size: 'page_size', items, info: 'pagination', defaultSize: 20, maxSize: 100 });
 
 export const servicesList = endpoint({
@@ -145,7 +145,7 @@ export const servicesDetail = endpoint({
     response: loose({
       service_info: ServiceInfo(),
       service_plans: listOf(ServicePlanLinkDetail()),
-      active_subscriptions: anything,
+      active_subscriptions: anything(),
       top_users: listOf(TopUser()),
       usage_statistics: listOf(UsageStatistic()),
     }),
@@ -166,7 +166,7 @@ export const servicesReport = endpoint({
       is_active: q.bool().optional(),
       include_stats: q.bool().default(false),
     }),
-    response: listOf(loose({ ...Service().shape, today_usage_count: num })),
+    response: listOf(loose({ ...Service().shape, today_usage_count: num() })),
   }),
   access: 'admin',
 });
@@ -191,7 +191,7 @@ export const servicesCreate = endpoint({
   summary: 'Create a service',
   schemas: () => ({
     body: z.object({ service_code: z.string().max(50), ...serviceFields() }),
-    response: loose({ message: str, service_id: num }),
+    response: loose({ message: str(), service_id: num() }),
   }),
   access: 'admin',
 });
@@ -215,7 +215,7 @@ export const servicesUpdate = endpoint({
       is_active: serviceFields().is_active,
       requires_auth: serviceFields().requires_auth,
     }),
-    response: anything,
+    response: anything(),
   }),
   access: 'admin',
 });
@@ -233,7 +233,7 @@ export const servicesDelete = endpoint({
       service_code: z.string().max(50).optional(),
       ...deleteFlags(),
     }),
-    response: loose({ message: str, affected_records: num }),
+    response: loose({ message: str(), affected_records: num() }),
   }),
   access: 'admin',
 });

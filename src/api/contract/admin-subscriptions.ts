@@ -11,35 +11,35 @@ export const SubscriptionManageAction = lazy(() => z.enum(['extend', 'pause', 'r
 export const SubscriptionSortBy = lazy(() => z.enum(['Username', 'ServiceCode', 'StartDate', 'EndDate', 'CreatedDate']));
 
 export const UserSubscription = lazy(() => loose({
-  subscription_id: num,
-  user_id: num,
-  username: str,
-  full_name: str,
-  email: str,
-  service_code: str,
-  service_name: str,
-  plan_code: str,
-  plan_name: str,
-  status: str,
-  start_date: dateTime,
-  end_date: dateTime,
-  is_expired: bool,
-  auto_renewal: bool,
-  payment_method: str,
-  price: num,
-  currency: str,
-  total_credits: num,
-  used_credits: num,
-  remaining_credits: num,
-  renewal_count: num,
-  activation_code: str,
-  activation_batch: str,
-  created_date: dateTime,
-  last_updated: dateTime,
+  subscription_id: num(),
+  user_id: num(),
+  username: str(),
+  full_name: str(),
+  email: str(),
+  service_code: str(),
+  service_name: str(),
+  plan_code: str(),
+  plan_name: str(),
+  status: str(),
+  start_date: dateTime(),
+  end_date: dateTime(),
+  is_expired: bool(),
+  auto_renewal: bool(),
+  payment_method: str(),
+  price: num(),
+  currency: str(),
+  total_credits: num(),
+  used_credits: num(),
+  remaining_credits: num(),
+  renewal_count: num(),
+  activation_code: str(),
+  activation_batch: str(),
+  created_date: dateTime(),
+  last_updated: dateTime(),
 }));
 
 /** The subscription detail adds the reset dates (point 3). */
-export const UserSubscriptionDetail = lazy(() => loose({ ...UserSubscription().shape, last_reset_date: dateTime, next_reset_date: dateTime }));
+export const UserSubscriptionDetail = lazy(() => loose({ ...UserSubscription().shape, last_reset_date: dateTime(), next_reset_date: dateTime() }));
 
 const subscriptionListQuery = lazy(() => ({
   page_number: pageNumber(),
@@ -57,10 +57,10 @@ const subscriptionListQuery = lazy(() => ({
   auto_renewal: q.bool().optional(),
   is_expired: q.bool().optional(),
   sort_by: SubscriptionSortBy().default('CreatedDate'),
-  sort_order: SortOrder.default('DESC'),
+  sort_order: SortOrder().default('DESC'),
 }));
 
-const subscriptionListData = lazy(() => loose({ pagination: Pagination, subscriptions: listOf(UserSubscription()) }));
+const subscriptionListData = lazy(() => loose({ pagination: Pagination(), subscriptions: listOf(UserSubscription()) }));
 
 export const subscriptionsList = endpoint({
   name: 'subscriptions.list',
@@ -107,13 +107,13 @@ export const subscriptionsManage = endpoint({
       extend_credits: z.number().int().optional(),
     }),
     response: loose({
-      subscription_id: num,
-      action: str,
-      message: str,
-      status: str,
-      end_date: dateTime,
-      remaining_credits: num,
-      total_credits: num,
+      subscription_id: num(),
+      action: str(),
+      message: str(),
+      status: str(),
+      end_date: dateTime(),
+      remaining_credits: num(),
+      total_credits: num(),
     }),
   }),
   access: 'admin',
@@ -132,7 +132,7 @@ export const subscriptionsDelete = endpoint({
       service_id: z.number().int().optional(),
       ...deleteFlags(),
     }),
-    response: anything,
+    response: anything(),
   }),
   access: 'admin',
 });
@@ -151,7 +151,7 @@ export const cleanupRun = endpoint({
       cleanup_usage_logs_days: z.number().int().min(0).optional(),
       dry_run: z.boolean().optional(),
     }),
-    response: loose({ cleanup_summary: anything, message: str }),
+    response: loose({ cleanup_summary: anything(), message: str() }),
   }),
   access: 'admin',
 });

@@ -208,14 +208,14 @@ export function pageSize(def: number, max = 100) {
 export function pageNumber() {
   return q.int().min(1).default(1);
 }
-export const SortOrder = z.enum(['ASC', 'DESC']);
+export const SortOrder = lazy(() => z.enum(['ASC', 'DESC']));
 
 // ---------------------------------------------------------------------------------------------
 // Responses
 
 /**
  * `schema.optional().nullable()`, made once per schema: most response fields are the shared
- * `num`, `str`, `bool` and `dateTime`, and zod schemas never change, so every field of every
+ * `num()`, `str()`, `bool()` and `dateTime()`, and zod schemas never change, so every field of every
  * response can share four wrappers instead of building two schemas each (a response of 25
  * fields built 50; building them was most of the time a contract file took to load).
  */
@@ -236,37 +236,31 @@ export function loose<T extends z.ZodRawShape>(shape: T) {
   return z.looseObject(partial as { [K in keyof T]: z.ZodOptional<z.ZodNullable<T[K]>> });
 }
 
+// The shared schemas below are built on first use, like every other: a command that validates
+// with the contract's manifest builds none and never loads zod (z.ts).
+
 /** Lenient value of any JSON type. */
-export const anything = z.unknown();
+export const anything = lazy(() => z.unknown());
 /** A lenient array of lenient objects. */
 export function listOf<T extends z.ZodType>(item: T) {
   return z.array(item);
 }
 
-export const num = z.number();
-export const str = z.string();
-export const bool = z.boolean();
+export const num = lazy(() => z.number());
+export const str = lazy(() => z.string());
+export const bool = lazy(() => z.boolean());
 /** Server date-times come as ISO strings. */
-export const dateTime = z.string();
+export const dateTime = lazy(() => z.string());
 
 /** Pagination block of the admin lists. */
-export const Pagination = loose({
-  current_page: num,
-  page_size: num,
-  total_pages: num,
-  total_records: num,
-  has_next_page: bool,
-  has_previous_page: bool,
-});
-
-/** The response envelope: status, message, data, error, meta (some variants omit status). */
-export const Envelope = z.looseObject({
-  status: z.boolean().optional(),
-  message: z.string().nullable().optional(),
-  data: z.unknown().optional(),
-  error: z.unknown().optional(),
-  meta: z.unknown().optional(),
-});
+export const Pagination = lazy(() => loose({
+  current_page: num(),
+  page_size: num(),
+  total_pages: num(),
+  total_records: num(),
+  has_next_page: bool(),
+  has_previous_page: bool(),
+}));
 
 // ---------------------------------------------------------------------------------------------
 // Introspection, for the CLI's flags and the bulk engine's column conversion

@@ -18,46 +18,46 @@ const required = () => z.string().min(1);
 const newPassword = () => z.string().min(8);
 
 export const LoginResult = lazy(() => loose({
-  email: str,
+  email: str(),
   error_code: errorCode(),
-  error_message: str,
-  full_name: str,
-  login_result: anything,
-  role: str,
-  token: str,
-  user_id: num,
-  username: str,
+  error_message: str(),
+  full_name: str(),
+  login_result: anything(),
+  role: str(),
+  token: str(),
+  user_id: num(),
+  username: str(),
 }));
 
-export const RefreshResult = lazy(() => loose({ expires_in: num, token: str }));
+export const RefreshResult = lazy(() => loose({ expires_in: num(), token: str() }));
 
-export const SessionValidation = lazy(() => loose({ message: str, role: str, user_id: num, username: str, valid: bool }));
+export const SessionValidation = lazy(() => loose({ message: str(), role: str(), user_id: num(), username: str(), valid: bool() }));
 
 export const CmsLoginResult = lazy(() => loose({
-  email: str,
+  email: str(),
   error_code: errorCode(),
-  full_name: str,
-  message: str,
-  permissions: listOf(str),
-  role: str,
-  session_id: str,
-  success: bool,
-  token: str,
-  user_id: num,
-  username: str,
+  full_name: str(),
+  message: str(),
+  permissions: listOf(str()),
+  role: str(),
+  session_id: str(),
+  success: bool(),
+  token: str(),
+  user_id: num(),
+  username: str(),
 }));
 
-export const RegisterResult = lazy(() => loose({ error_code: errorCode(), message: str, success: bool, user_id: num }));
+export const RegisterResult = lazy(() => loose({ error_code: errorCode(), message: str(), success: bool(), user_id: num() }));
 
 export const ResetRequestResult = lazy(() => loose({
-  email: str,
+  email: str(),
   error_code: errorCode(),
-  expiry_date: dateTime,
-  message: str,
-  reset_token: str,
-  success: bool,
-  user_id: num,
-  username: str,
+  expiry_date: dateTime(),
+  message: str(),
+  reset_token: str(),
+  success: bool(),
+  user_id: num(),
+  username: str(),
 }));
 
 // ---------------------------------------------------------------------------------------------
@@ -84,7 +84,7 @@ export const authLogout = endpoint({
   summary: 'Log out: revoke a token (the caller\'s when none is given)',
   schemas: () => ({
     body: z.object({ user_id: z.number().int().optional(), token: z.string().optional() }),
-    response: anything,
+    response: anything(),
   }),
   access: 'user',
 });
@@ -123,7 +123,7 @@ export const authResetPassword = endpoint({
   summary: 'Set a new password with a reset token',
   schemas: () => ({
     body: z.object({ user_id: z.number().int(), reset_token: required(), new_password: newPassword() }),
-    response: anything,
+    response: anything(),
   }),
   access: 'public',
 });
@@ -136,7 +136,7 @@ export const authChangePassword = endpoint({
   summary: 'Change the caller\'s password',
   schemas: () => ({
     body: z.object({ old_password: required(), new_password: newPassword() }),
-    response: anything,
+    response: anything(),
   }),
   access: 'user',
 });
@@ -200,7 +200,7 @@ export const cmsAuthLogout = endpoint({
   path: '/cms/auth/logout',
   summary: 'End the caller\'s CMS session',
   schemas: () => ({
-    response: anything,
+    response: anything(),
   }),
   access: 'user',
 });
@@ -213,7 +213,7 @@ export const cmsAuthChangePassword = endpoint({
   summary: 'Change the CMS caller\'s password',
   schemas: () => ({
     body: z.object({ old_password: required(), new_password: newPassword() }),
-    response: anything,
+    response: anything(),
   }),
   access: 'user',
 });
@@ -239,7 +239,7 @@ export const cmsAuthResetPasswordToken = endpoint({
   summary: 'Set a new CMS password with a reset token',
   schemas: () => ({
     body: z.object({ reset_token: required(), new_password: newPassword() }),
-    response: anything,
+    response: anything(),
   }),
   access: 'public',
 });
@@ -252,7 +252,7 @@ export const cmsSuperadminChangePassword = endpoint({
   summary: 'Superadmin: set any user\'s password by user_id',
   schemas: () => ({
     body: z.object({ user_id: z.number().int(), new_password: newPassword() }),
-    response: anything,
+    response: anything(),
   }),
   access: 'superadmin',
 });
@@ -268,7 +268,7 @@ export const cmsVerificationGenerate = endpoint({
   summary: 'Send the caller a verification code by email, sms or phone',
   schemas: () => ({
     body: z.object({ type: VerificationType() }),
-    response: anything,
+    response: anything(),
   }),
   access: 'user',
 });
@@ -281,7 +281,7 @@ export const cmsVerificationVerify = endpoint({
   summary: 'Verify the caller\'s account with the code received (422 when wrong)',
   schemas: () => ({
     body: z.object({ code: z.string().min(4).max(10), type: VerificationType() }),
-    response: anything,
+    response: anything(),
   }),
   access: 'user',
 });

@@ -19,31 +19,31 @@ const referralCode = () => z.string().min(3).max(50);
 // Responses
 
 export const ReferralGeneration = lazy(() => loose({
-  description: str,
+  description: str(),
   error_code: errorCode(),
-  expiry_date: dateTime,
-  message: str,
-  referral_code: str,
-  referral_id: num,
-  success: bool,
-  usage_limit: num,
+  expiry_date: dateTime(),
+  message: str(),
+  referral_code: str(),
+  referral_id: num(),
+  success: bool(),
+  usage_limit: num(),
 }));
 
 export const ReferralValidation = lazy(() => loose({
-  days_remaining: num,
+  days_remaining: num(),
   error_code: errorCode(),
-  expiry_date: dateTime,
-  is_valid: bool,
-  message: str,
-  referral_code: str,
-  referral_id: num,
-  referrer_full_name: str,
-  referrer_id: num,
-  referrer_username: str,
-  remaining_uses: num,
-  success: bool,
-  usage_limit: num,
-  used_count: num,
+  expiry_date: dateTime(),
+  is_valid: bool(),
+  message: str(),
+  referral_code: str(),
+  referral_id: num(),
+  referrer_full_name: str(),
+  referrer_id: num(),
+  referrer_username: str(),
+  remaining_uses: num(),
+  success: bool(),
+  usage_limit: num(),
+  used_count: num(),
 }));
 
 /** Items of the referral lists: their fields are not shown. */
@@ -113,7 +113,7 @@ export const referralsUpdate = endpoint({
       new_usage_limit: z.number().int().min(1).max(1000).optional(),
       new_expiry_date: date().optional(),
     }),
-    response: anything,
+    response: anything(),
   }),
   access: 'user',
 });
@@ -126,7 +126,7 @@ export const referralsDeactivate = endpoint({
   summary: 'Deactivate a referral code, with a reason',
   schemas: () => ({
     body: z.object({ referral_code_id: z.number().int().min(1), reason: z.string().min(3).max(255) }),
-    response: anything,
+    response: anything(),
   }),
   access: 'user',
 });
@@ -139,7 +139,7 @@ export const referralsMine = endpoint({
   summary: 'The caller\'s referral codes, searched and paged',
   schemas: () => ({
     query: z.object({ include_inactive: q.bool().optional(), search_keyword: z.string().optional(), ...referralPage() }),
-    response: loose({ codes: items(), summary: anything, pagination: Pagination }),
+    response: loose({ codes: items(), summary: anything(), pagination: Pagination() }),
   }),
   access: 'user',
   paging: referralPaging('codes'),
@@ -152,7 +152,7 @@ export const referralsStats = endpoint({
   path: '/cms/referral/statistics',
   summary: 'The caller\'s referral statistics: summary, per-code usage, daily and monthly',
   schemas: () => ({
-    response: loose({ summary: anything, statistics: anything, code_usage: items(), daily_stats: items(), monthly_stats: items() }),
+    response: loose({ summary: anything(), statistics: anything(), code_usage: items(), daily_stats: items(), monthly_stats: items() }),
   }),
   access: 'user',
 });
@@ -165,7 +165,7 @@ export const referralsInfo = endpoint({
   summary: 'Referral information of one user',
   schemas: () => ({
     params: referralUserId(),
-    response: loose({ user_details: anything, code_details: anything, codes: items(), summary: anything, statistics: anything }),
+    response: loose({ user_details: anything(), code_details: anything(), codes: items(), summary: anything(), statistics: anything() }),
   }),
   access: 'staff',
 });
@@ -178,7 +178,7 @@ export const referralsReferred = endpoint({
   summary: 'The users the caller referred',
   schemas: () => ({
     query: z.object(referralPage()),
-    response: loose({ referred_users: items(), summary: anything, pagination: Pagination }),
+    response: loose({ referred_users: items(), summary: anything(), pagination: Pagination() }),
   }),
   access: 'user',
   paging: referralPaging('referred_users'),
@@ -192,7 +192,7 @@ export const referralsSearch = endpoint({
   summary: 'Search referral codes',
   schemas: () => ({
     query: z.object({ search_keyword: z.string().optional(), ...referralPage() }),
-    response: loose({ referral_codes: items(), pagination: Pagination }),
+    response: loose({ referral_codes: items(), pagination: Pagination() }),
   }),
   access: 'staff',
   paging: referralPaging('referral_codes'),
@@ -209,7 +209,7 @@ export const referralsAdminSearch = endpoint({
   summary: 'Admin: search every referral code',
   schemas: () => ({
     query: z.object({ search_keyword: z.string().optional(), ...referralPage() }),
-    response: loose({ referral_codes: items(), pagination: Pagination }),
+    response: loose({ referral_codes: items(), pagination: Pagination() }),
   }),
   access: 'admin',
   paging: referralPaging('referral_codes'),
@@ -229,9 +229,9 @@ export const referralsAdminList = endpoint({
       search_keyword: z.string().optional(),
       ...referralPage(),
       sort_by: ReferralSortBy().default('ReferralDate'),
-      sort_order: SortOrder.default('DESC'),
+      sort_order: SortOrder().default('DESC'),
     }),
-    response: loose({ referrals: items(), summary: anything, pagination: Pagination }),
+    response: loose({ referrals: items(), summary: anything(), pagination: Pagination() }),
   }),
   access: 'admin',
   paging: referralPaging('referrals'),
@@ -245,7 +245,7 @@ export const referralsAdminReferred = endpoint({
   summary: 'Admin: every referred user',
   schemas: () => ({
     query: z.object({ search_keyword: z.string().optional(), ...referralPage() }),
-    response: loose({ referred_users: items(), summary: anything, pagination: Pagination }),
+    response: loose({ referred_users: items(), summary: anything(), pagination: Pagination() }),
   }),
   access: 'admin',
   paging: referralPaging('referred_users'),
@@ -260,7 +260,7 @@ export const referralsAdminUserReferred = endpoint({
   schemas: () => ({
     params: referralUserId(),
     query: z.object(referralPage()),
-    response: loose({ referred_users: items(), user_details: anything, summary: anything, pagination: Pagination }),
+    response: loose({ referred_users: items(), user_details: anything(), summary: anything(), pagination: Pagination() }),
   }),
   access: 'admin',
   paging: referralPaging('referred_users'),
@@ -276,8 +276,8 @@ export const referralsAdminUserStats = endpoint({
     params: referralUserId(),
     query: z.object({ stats_period: q.int().min(1).max(365).default(30) }),
     response: loose({
-      user_summary: anything,
-      statistics: anything,
+      user_summary: anything(),
+      statistics: anything(),
       code_usage: items(),
       daily_activity: items(),
       daily_stats: items(),

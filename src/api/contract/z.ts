@@ -1,12 +1,35 @@
 /**
- * The parts of zod the contract uses, imported by name. `import { z } from 'zod'` pulls the whole
- * library (every locale, ~760 KB) into the bundle; named imports let the bundler keep only what
- * is used (~200 KB), which takes ~20 ms off every command's start. Types come from zod as usual.
+ * zod for the contract, loaded the first time a schema is built. A command that validates with
+ * the contract's manifest (fast.ts) builds no schema, so it never evaluates zod (about 1 ms of
+ * its start): the bundle holds zod-parts.ts behind a lazy module wrapper, and `require` runs it
+ * on first use. Under vitest, which runs the TypeScript sources, tests/support/zod-setup.ts hands
+ * the module over through a global instead. Types come from zod as usual.
  */
 import type * as Z from 'zod';
-import { array, boolean, coerce, enum as zodEnum, looseObject, number, object, record, string, union, unknown } from 'zod';
+import type * as Parts from './zod-parts.js';
 
-export const z = { array, boolean, coerce, enum: zodEnum, looseObject, number, object, record, string, union, unknown };
+declare const require: (id: string) => unknown;
+let parts: typeof Parts | undefined;
+function zod(): typeof Parts {
+  return (parts ??= ((globalThis as Record<symbol, unknown>)[Symbol.for('subctl.zod-parts')] as typeof Parts | undefined) ?? (require('./zod-parts.js') as typeof Parts));
+}
+
+type Fn = (...a: unknown[]) => unknown;
+const later = <K extends Exclude<keyof typeof Parts, 'coerce'>>(k: K): (typeof Parts)[K] => ((...a: unknown[]) => (zod()[k] as unknown as Fn)(...a)) as unknown as (typeof Parts)[K];
+
+export const z = {
+  array: later('array'),
+  boolean: later('boolean'),
+  coerce: { number: ((...a: unknown[]) => (zod().coerce.number as unknown as Fn)(...a)) as unknown as (typeof Parts)['coerce']['number'] },
+  enum: later('enum'),
+  looseObject: later('looseObject'),
+  number: later('number'),
+  object: later('object'),
+  record: later('record'),
+  string: later('string'),
+  union: later('union'),
+  unknown: later('unknown'),
+};
 
 // eslint-disable-next-line @typescript-eslint/no-namespace
 export declare namespace z {
