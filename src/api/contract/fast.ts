@@ -211,7 +211,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const regexps = new Map<string, RegExp>();
 
 /** zod 4 measures a string in code points (a surrogate pair counts once), an array in items. */
 function lengthOf(v: unknown): number {
@@ -226,43 +225,43 @@ function lengthOf(v: unknown): number {
   return count;
 }
 
-function checksPass(checks: Check[], v: unknown): boolean {
-  for (const c of checks) {
+type Pred = (v: unknown) => boolean;
+
+/** One predicate for a list of checks (undefined when there are none). */
+function checker(checks: Check[]): Pred | undefined {
+  const preds = checks.map((c): Pred => {
     switch (c[0]) {
       case 'min':
-        if (lengthOf(v) < c[1]) return false;
-        break;
+        return (v) => lengthOf(v) >= c[1];
       case 'max':
-        if (lengthOf(v) > c[1]) return false;
-        break;
+        return (v) => lengthOf(v) <= c[1];
       case 're': {
-        const key = `${c[2]}/${c[1]}`;
-        let re = regexps.get(key);
-        if (!re) regexps.set(key, (re = new RegExp(c[1], c[2])));
-        re.lastIndex = 0;
-        if (!re.test(v as string)) return false;
-        break;
+        const re = new RegExp(c[1], c[2]);
+        return (v) => {
+          re.lastIndex = 0;
+          return re.test(v as string);
+        };
       }
       case 'int':
-        if (!Number.isSafeInteger(v)) return false;
-        break;
+        return (v) => Number.isSafeInteger(v);
       case '>=':
-        if (!((v as number) >= c[1])) return false;
-        break;
+        return (v) => (v as number) >= c[1];
       case '>':
-        if (!((v as number) > c[1])) return false;
-        break;
+        return (v) => (v as number) > c[1];
       case '<=':
-        if (!((v as number) <= c[1])) return false;
-        break;
+        return (v) => (v as number) <= c[1];
       case '<':
-        if (!((v as number) < c[1])) return false;
-        break;
+        return (v) => (v as number) < c[1];
       default:
-        return false;
+        return () => false;
     }
-  }
-  return true;
+  });
+  if (preds.length === 0) return undefined;
+  if (preds.length === 1) return preds[0];
+  return (v) => {
+    for (const p of preds) if (!p(v)) return false;
+    return true;
+  };
 }
 
 /** zod's optin of a described schema: how an absent key is treated. */
@@ -315,109 +314,168 @@ export function nodeOpts(node: Node): ['optional' | 'defaulted' | undefined, 'op
   return o;
 }
 
-/** The optional wrapper: undefined stays undefined unless the inner schema substitutes a value. */
-function runOptional(inner: Node, v: unknown): Out {
-  if (v !== undefined) return run(inner, v);
-  if (optin(inner) !== 'defaulted') return undefined;
-  const r = run(inner, undefined);
-  return r === FAIL ? undefined : r;
+/** A described schema as a function: the parsed value, or FAIL. */
+type Parse = (v: unknown) => Out | typeof FAIL;
+
+const parsers = new WeakMap<object, Parse>();
+const atomParsers = new Map<string, Parse>();
+const identity: Parse = (v) => v;
+
+/** The parser of a node, built once per node (a bulk run or an export parses thousands of values). */
+function parserOf(node: Node): Parse {
+  if (node === 0) return identity;
+  if (typeof node === 'string') {
+    let p = atomParsers.get(node);
+    if (!p) atomParsers.set(node, (p = build(ATOMS[node])));
+    return p;
+  }
+  let p = parsers.get(node);
+  if (!p) parsers.set(node, (p = build(node)));
+  return p;
 }
 
 /** Runs a described schema on a value: the parsed value, or FAIL. */
 export function run(node: Node, v: unknown): Out | typeof FAIL {
-  if (node === 0) return v;
-  const n = typeof node === 'string' ? ATOMS[node] : node;
+  return parserOf(node)(v);
+}
+
+/** zod 4's semantics, wrapper by wrapper. */
+function build(n: Tagged): Parse {
   switch (n[0]) {
-    case 's':
-      return typeof v === 'string' && checksPass(n[1], v) ? v : FAIL;
+    case 's': {
+      const ok = checker(n[1]);
+      return ok ? (v) => (typeof v === 'string' && ok(v) ? v : FAIL) : (v) => (typeof v === 'string' ? v : FAIL);
+    }
     case 'd':
-      return typeof v === 'string' && DATE.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v) ? v : FAIL;
+      return (v) => (typeof v === 'string' && DATE.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v) ? v : FAIL);
     case 'n': {
-      let x = v;
-      if (n[1]) {
-        try {
-          x = Number(v);
-        } catch {
-          // zod keeps the value (a Symbol), which then fails the type check.
+      const ok = checker(n[2]);
+      const coerce = n[1] === 1;
+      return (v) => {
+        let x = v;
+        if (coerce) {
+          try {
+            x = Number(v);
+          } catch {
+            // zod keeps the value (a Symbol), which then fails the type check.
+          }
         }
-      }
-      return typeof x === 'number' && Number.isFinite(x) && checksPass(n[2], x) ? x : FAIL;
+        return typeof x === 'number' && Number.isFinite(x) && (!ok || ok(x)) ? x : FAIL;
+      };
     }
     case 'b':
-      return typeof v === 'boolean' ? v : FAIL;
+      return (v) => (typeof v === 'boolean' ? v : FAIL);
     case 'qb':
-      if (typeof v === 'boolean') return v;
-      if (v === 'true' || v === '1') return true;
-      if (v === 'false' || v === '0') return false;
-      return FAIL;
-    case 'e':
-      return n[1].includes(v as string) ? v : FAIL;
+      return (v) => (typeof v === 'boolean' ? v : v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : FAIL);
+    case 'e': {
+      const values = new Set<unknown>(n[1]);
+      return (v) => (values.has(v) ? v : FAIL);
+    }
     case 'a': {
-      if (!Array.isArray(v)) return FAIL;
-      const out = new Array(v.length);
-      for (let i = 0; i < v.length; i++) {
-        const r = run(n[1], v[i]);
-        if (r === FAIL) return FAIL;
-        out[i] = r;
-      }
-      return checksPass(n[2], v) ? out : FAIL;
+      const item = parserOf(n[1]);
+      const ok = checker(n[2]);
+      return (v) => {
+        if (!Array.isArray(v)) return FAIL;
+        const out = new Array(v.length);
+        for (let i = 0; i < v.length; i++) {
+          const r = item(v[i]);
+          if (r === FAIL) return FAIL;
+          out[i] = r;
+        }
+        return !ok || ok(v) ? out : FAIL;
+      };
     }
     case 'o':
-      return runObject(n, v);
-    case 'u':
-      for (const o of n[1]) {
-        const r = run(o, v);
-        if (r !== FAIL) return r;
-      }
-      return FAIL;
+      return objectParser(n);
+    case 'u': {
+      const options = n[1].map(parserOf);
+      return (v) => {
+        for (const o of options) {
+          const r = o(v);
+          if (r !== FAIL) return r;
+        }
+        return FAIL;
+      };
+    }
     case '?':
-      return runOptional(n[1], v);
-    case 'N':
-      return v === null ? null : run(n[1], v);
+      return optionalParser(n[1]);
+    case 'N': {
+      const inner = parserOf(n[1]);
+      return (v) => (v === null ? null : inner(v));
+    }
     case 'D': {
-      if (v === undefined) return n[1];
-      const r = run(n[2], v);
-      return r === undefined ? n[1] : r;
+      const value = n[1];
+      const inner = parserOf(n[2]);
+      return (v) => {
+        if (v === undefined) return value;
+        const r = inner(v);
+        return r === undefined ? value : r;
+      };
     }
-    case 'L':
-      return v === null ? null : runOptional(n[1], v);
+    case 'L': {
+      // Most response fields: one flat function each, rather than three nested calls.
+      switch (n[1]) {
+        case 'S':
+          return (v) => (v === null || v === undefined || typeof v === 'string' ? v : FAIL);
+        case 'N':
+          return (v) => (v === null || v === undefined || (typeof v === 'number' && Number.isFinite(v)) ? v : FAIL);
+        case 'B':
+          return (v) => (v === null || v === undefined || typeof v === 'boolean' ? v : FAIL);
+        case 0:
+          return identity;
+      }
+      const opt = optionalParser(n[1]);
+      return (v) => (v === null ? null : opt(v));
+    }
     default:
-      return FAIL;
+      return () => FAIL;
   }
 }
 
-/** zod 4's object parse (shape keys in order, then, for a loose object, the other keys of the input). */
-function runObject(n: ['o', 0 | 1, Array<[string, Node]>], input: unknown): Out | typeof FAIL {
-  if (!isObject(input)) return FAIL;
-  const out: Record<string, unknown> = {};
-  for (const [key, el] of n[2]) {
-    if (key === '__proto__') continue;
-    const [oin, oout] = nodeOpts(el);
-    const present = key in input;
-    if (!present && oout === 'optional' && oin === 'optional') continue;
-    const r = run(el, input[key]);
-    if (r === FAIL) {
-      if (oin !== undefined && oout === 'optional' && !present) continue;
-      return FAIL;
-    }
-    if (!present && oin === undefined) return FAIL;
-    if (r === undefined) {
-      if (present || (oin === 'defaulted' && oout !== 'optional')) out[key] = undefined;
-    } else out[key] = r;
-  }
-  if (n[1]) {
-    const known = keySet(n);
-    for (const key in input) {
-      if (known.has(key) || key === '__proto__') continue;
-      out[key] = input[key];
-    }
-  }
-  return out;
+/** The optional wrapper: undefined stays undefined unless the inner schema substitutes a value. */
+function optionalParser(innerNode: Node): Parse {
+  const inner = parserOf(innerNode);
+  if (optin(innerNode) !== 'defaulted') return (v) => (v === undefined ? undefined : inner(v));
+  return (v) => {
+    if (v !== undefined) return inner(v);
+    const r = inner(undefined);
+    return r === FAIL ? undefined : r;
+  };
 }
 
-const keySets = new WeakMap<object, Set<string>>();
-function keySet(n: ['o', 0 | 1, Array<[string, Node]>]): Set<string> {
-  let s = keySets.get(n);
-  if (!s) keySets.set(n, (s = new Set(n[2].map(([k]) => k))));
-  return s;
+/** zod 4's object parse: shape keys in order, then, for a loose object, the other keys of the input. */
+function objectParser(n: ['o', 0 | 1, Array<[string, Node]>]): Parse {
+  // zod never reads a declared __proto__ key into its output either.
+  const props = n[2].filter(([k]) => k !== '__proto__');
+  const keys = props.map(([k]) => k);
+  const parse = props.map(([, el]) => parserOf(el));
+  const oin = props.map(([, el]) => nodeOpts(el)[0]);
+  const oout = props.map(([, el]) => nodeOpts(el)[1]);
+  const known = new Set(n[2].map(([k]) => k));
+  const loose = n[1] === 1;
+  return (input) => {
+    if (!isObject(input)) return FAIL;
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      const present = key in input;
+      if (!present && oout[i] === 'optional' && oin[i] === 'optional') continue;
+      const r = parse[i](input[key]);
+      if (r === FAIL) {
+        if (oin[i] !== undefined && oout[i] === 'optional' && !present) continue;
+        return FAIL;
+      }
+      if (!present && oin[i] === undefined) return FAIL;
+      if (r === undefined) {
+        if (present || (oin[i] === 'defaulted' && oout[i] !== 'optional')) out[key] = undefined;
+      } else out[key] = r;
+    }
+    if (loose) {
+      for (const key in input) {
+        if (known.has(key) || key === '__proto__') continue;
+        out[key] = input[key];
+      }
+    }
+    return out;
+  };
 }
