@@ -376,7 +376,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const hasBody = req.headers['content-length'] ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
     if (hasBody) {
       const text = await readBody(req);
-      if (e.body && text.trim() !== '') {
+      if (hasPart(e, 'body') && text.trim() !== '') {
         try {
           rawBody = JSON.parse(text);
         } catch (err) {

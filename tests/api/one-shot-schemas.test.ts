@@ -1,13 +1,15 @@
 /**
- * A one-shot command validates its input and its answer with the contract's manifest and builds
- * no zod schema (tests/api/contract-manifest.test.ts holds the manifest to the schemas). In a
- * file of its own: any other test that reads a schema would build it.
+ * A one-shot command validates its input and its answer with the contract's manifest, and the
+ * sandbox a request's body, building no zod schema for good input
+ * (tests/api/contract-manifest.test.ts holds the manifest to the schemas). In a file of its
+ * own: any other test that reads a schema would build it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyEndpoint } from '../../src/api/contract/common.js';
-import { servicesList } from '../../src/api/contract/admin-services.js';
+import { servicesCreate, servicesList } from '../../src/api/contract/admin-services.js';
 import { ok, startStubServer, type StubServer } from '../support/stub-server.js';
 import { runCli } from '../support/run-cli.js';
+import { call, closeAllTestSandboxes, startTestSandbox } from '../support/sandbox.js';
 
 const built = (e: AnyEndpoint) => (['params', 'query', 'body', 'response'] as const).filter((k) => 'value' in Object.getOwnPropertyDescriptor(e, k)!);
 
@@ -33,5 +35,21 @@ describe('a one-shot command builds no zod schema', () => {
     expect(bad.stderr).toContain('page_size');
     expect(built(servicesList)).toEqual(['params', 'query', 'body', 'response']);
     expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('the sandbox', () => {
+  afterAll(closeAllTestSandboxes);
+
+  it('checks a good body with the manifest and builds the schema for a bad one, naming the field', async () => {
+    const sb = await startTestSandbox();
+    const body = { service_code: 'ONESHOT', service_name: 'One shot', service_type: 'USAGE_BASED', provider_name: 'Acme', base_service_url: 'https://x.example', access_pattern: '/v1/*', credit_reset_cycle: 'monthly' };
+    const good = await call(sb, 'POST', '/admin/services', { as: 'admin', body });
+    expect(good.status).toBeLessThan(300);
+    expect(built(servicesCreate)).toEqual([]);
+    const bad = await call(sb, 'POST', '/admin/services', { as: 'admin', body: { ...body, service_code: 'ONESHOT2', service_type: 'NOPE' } });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.json)).toContain('service_type');
+    expect(built(servicesCreate)).toEqual(['params', 'query', 'body', 'response']);
   });
 });

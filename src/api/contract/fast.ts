@@ -1,8 +1,8 @@
 /**
  * The contract's schemas without building them: a compact description of every endpoint's
- * params, query, body and response, generated from the zod schemas by
- * `contract-manifest.ts` and held to them by `tests/api/contract-manifest.test.ts`, plus the
- * flags' field descriptions. A one-shot command (`services list`) validates its input and its
+ * params, query, body and response, generated from the zod schemas by `manifest-source.ts`
+ * (`npm run contract:manifest`) and held to them by `tests/api/contract-manifest.test.ts`, plus
+ * the flags' field descriptions. A one-shot command (`services list`) validates its input and its
  * answer with it and never builds a zod schema: building the schemas and parsing with them cost
  * about 4 ms of the command's start.
  *
@@ -100,7 +100,10 @@ export function hasPart(ep: AnyEndpoint, part: Place): boolean {
 /** The input fields of an endpoint in declaration order (params, query, body), as `describeObject` gives them. */
 export function fieldsOfEndpoint(ep: AnyEndpoint): Array<[string, Place, FieldInfo]> {
   const e = entryOf(ep);
-  if (e) return (e.f ??= fieldsOfEntry(e)!);
+  if (e) {
+    e.f ??= fieldsOfEntry(e);
+    if (e.f) return e.f;
+  }
   const out: Array<[string, Place, FieldInfo]> = [];
   for (const place of ['params', 'query', 'body'] as const) for (const [k, info] of describeObject(ep[place])) out.push([k, place, info]);
   return out;
