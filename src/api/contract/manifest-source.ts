@@ -1,6 +1,7 @@
 /**
  * Writes the contract's manifest (`manifest.generated.ts`, read by `fast.ts`) from the zod
- * schemas: `npm run contract:manifest`. Only that script and the tests import this module.
+ * schemas. Only tests/api/contract-manifest.test.ts imports this module: it fails when the file
+ * is stale, and `npm run contract:manifest` runs it to rewrite the file.
  *
  * A schema the description cannot express exactly (a refinement other than the calendar
  * date's, a transform other than the query boolean's, a default that is not a plain value, a
