@@ -6,7 +6,8 @@
 import http from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
 import type { SecureContext } from 'node:tls';
-import { builtin, Cancel, type SendOptions, type Transport, type TransportResponse } from './transport.js';
+import { builtin } from '../builtin.js';
+import { Cancel, type SendOptions, type Transport, type TransportResponse } from './transport.js';
 
 export class NodeTransport implements Transport {
   readonly kind = 'node' as const;
@@ -18,7 +19,7 @@ export class NodeTransport implements Transport {
   send(o: SendOptions): Promise<TransportResponse> {
     const u = new URL(o.origin);
     const secure = u.protocol === 'https:';
-    const mod = secure ? builtin<typeof import('node:https')>('node:https') : http;
+    const mod = secure ? builtin('node:https') : http;
     // Idle sockets are dropped after 4 s, as undici's keepAliveTimeout; a reused socket the
     // server has meanwhile closed fails like any connection reset.
     const agent = secure

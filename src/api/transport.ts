@@ -17,6 +17,7 @@
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
+import { builtin } from '../builtin.js';
 import { UsageError } from './errors.js';
 
 /** One request, as the client hands it to a transport. */
@@ -86,7 +87,7 @@ export async function createTransport(env: NodeJS.ProcessEnv = process.env, opts
   const ca = trustedCertificates(env, opts.caFile);
   // One secure context for every connection: handing `ca` itself to each tls.connect would
   // parse the ~150 roots again per connection (about 50 ms each).
-  const secureContext = ca ? builtin<typeof import('node:tls')>('node:tls').createSecureContext({ ca }) : undefined;
+  const secureContext = ca ? builtin('node:tls').createSecureContext({ ca }) : undefined;
   const proxy = proxySettings(env);
   if (proxy || opts.throughput) {
     const { UndiciTransport, createDispatcher } = await import('./transport-undici.js');
@@ -96,10 +97,6 @@ export async function createTransport(env: NodeJS.ProcessEnv = process.env, opts
   return new NodeTransport(secureContext);
 }
 
-/** A built-in module, loaded when first needed (tls alone costs about 5 ms at start-up). */
-export function builtin<T>(name: string): T {
-  return process.getBuiltinModule(name) as T;
-}
 
 export interface ProxySettings {
   httpProxy?: string;
@@ -151,6 +148,6 @@ export function trustedCertificates(env: NodeJS.ProcessEnv, caFile?: string): st
       throw new UsageError(`cannot read the CA file ${caFile}: ${(e as Error).message}`);
     }
   }
-  return extra.length ? [...builtin<typeof import('node:tls')>('node:tls').rootCertificates, ...extra] : undefined;
+  return extra.length ? [...builtin('node:tls').rootCertificates, ...extra] : undefined;
 }
 

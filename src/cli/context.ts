@@ -6,6 +6,7 @@
 import type { Dispatcher } from 'undici';
 import type { ApiClient } from '../api/client.js';
 import { RefusedError, UsageError } from '../api/errors.js';
+import { builtin } from '../builtin.js';
 import { CredentialStore, resolveSessionId, resolveToken } from '../config/credentials.js';
 import { resolvePaths, type Paths } from '../config/paths.js';
 import { ConfigStore, type Profile } from '../config/store.js';
@@ -171,7 +172,7 @@ export function createContext(deps: CtxDeps): Ctx {
     async promptLine(label) {
       if (!ctx.interactive()) throw new UsageError(`cannot prompt for ${label.trim()} when not running interactively`);
       // node:readline is loaded for a prompt, not by every command.
-      const { createInterface } = process.getBuiltinModule('node:readline') as typeof import('node:readline');
+      const { createInterface } = builtin('node:readline');
       const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true });
       try {
         return await new Promise<string>((resolve, reject) => {

@@ -10,6 +10,7 @@
  */
 import * as fs from 'node:fs';
 import { UsageError } from '../api/errors.js';
+import { builtin } from '../builtin.js';
 import { FILE_MODE, DIR_MODE, readTextFile, repairMode, writeFileAtomic, type Paths } from './paths.js';
 import { parseJsonStore, validateProfileName, type ConfigStore } from './store.js';
 
@@ -41,8 +42,7 @@ function reason(e: unknown): string {
 /** The real OS keyring through `@napi-rs/keyring` (sync API). Throws when the binding cannot load. */
 export function loadNativeKeyring(): KeyringLike {
   // node:module when the keyring is wanted: loading it also loads Node's ES module loader.
-  const { createRequire } = process.getBuiltinModule('node:module') as typeof import('node:module');
-  const req = createRequire(import.meta.url);
+  const req = builtin('node:module').createRequire(import.meta.url);
   const mod = req('@napi-rs/keyring') as {
     Entry: new (service: string, account: string, options?: unknown) => {
       getPassword(): string | null;

@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CliError, ExitCode } from '../api/errors.js';
+import { builtin } from '../builtin.js';
 import { ensurePrivateDir, FILE_MODE, type Paths } from './paths.js';
 
 export interface Lock {
@@ -104,7 +105,7 @@ export function acquireLock(lockFile: string, info: { command: string }): Lock {
     started_at: new Date().toISOString(),
     command: info.command,
     host: os.hostname(),
-    nonce: (process.getBuiltinModule('node:crypto') as typeof import('node:crypto')).randomBytes(8).toString('hex'),
+    nonce: builtin('node:crypto').randomBytes(8).toString('hex'),
   };
   const content = JSON.stringify(mine) + '\n';
 

@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { UsageError } from '../api/errors.js';
+import { builtin } from '../builtin.js';
 
 export interface Paths {
   configDir: string;
@@ -34,11 +35,9 @@ function xdg(v: string | undefined): string | undefined {
   return s !== undefined && path.isAbsolute(s) ? s : undefined;
 }
 
-/** node:os when it is needed (about 0.2 ms to load at start-up, and HOME is nearly always set). */
-const nodeOs = () => process.getBuiltinModule('node:os') as typeof import('node:os');
 
 function uid(): string {
-  return typeof process.getuid === 'function' ? String(process.getuid()) : (nonEmpty(nodeOs().userInfo().username) ?? 'user');
+  return typeof process.getuid === 'function' ? String(process.getuid()) : (nonEmpty(builtin('node:os').userInfo().username) ?? 'user');
 }
 
 /**
@@ -48,7 +47,7 @@ function uid(): string {
 export function homeDir(env: NodeJS.ProcessEnv, deps: { homedir?: () => string; tmpdir?: () => string } = {}): string {
   const fromEnv = nonEmpty(env.HOME);
   if (fromEnv !== undefined) return fromEnv;
-  const os = nodeOs();
+  const os = builtin('node:os');
   let h: string | undefined;
   try {
     h = nonEmpty((deps.homedir ?? os.homedir)());

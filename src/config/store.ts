@@ -6,6 +6,7 @@
  * always what is on disk; two processes changing it at once means the last writer wins.
  */
 import { UsageError } from '../api/errors.js';
+import { builtin } from '../builtin.js';
 import { ensurePrivateDir, FILE_MODE, DIR_MODE, readTextFile, repairMode, writeFileAtomic, type Paths } from './paths.js';
 
 export interface Profile {
@@ -147,7 +148,7 @@ export class ConfigStore {
     const existing = this.getProfile(name)?.device_id;
     if (typeof existing === 'string' && existing !== '') return existing;
     // node:crypto is loaded here, when an id is made, not by every command (about 4 ms).
-    const id = (process.getBuiltinModule('node:crypto') as typeof import('node:crypto')).randomUUID();
+    const id = builtin('node:crypto').randomUUID();
     this.upsertProfile(name, { device_id: id });
     return id;
   }

@@ -2,32 +2,29 @@
  * Sandbox accounts: password hashes, bearer tokens, and who may call what.
  */
 import type { Access } from '../api/contract/common.js';
+import { builtin } from '../builtin.js';
 import { prep } from './db.js';
 import type { Role } from './schema-core.js';
 import type { AuthUser, DB } from './types.js';
 
-/**
- * node:crypto, loaded the first time it is needed: the embedded sandbox starting with a token
- * that is still good (every command after the first) uses none of it, and loading it costs
- * about 2 ms of that start.
- */
-export const nodeCrypto = (): typeof import('node:crypto') => process.getBuiltinModule('node:crypto') as typeof import('node:crypto');
+// node:crypto is loaded when first needed (builtin): the embedded sandbox starting with a token
+// that is still good (every command after the first) uses none of it.
 
 // A low scrypt cost: this is a local sandbox that seeds hundreds of accounts, not a vault.
 const SCRYPT = { N: 1024, r: 8, p: 1 };
 
 /** `scrypt$<salt>$<hash>`, hex. */
-export function hashPassword(password: string, salt = nodeCrypto().randomBytes(8).toString('hex')): string {
-  const h = nodeCrypto().scryptSync(password, salt, 32, SCRYPT).toString('hex');
+export function hashPassword(password: string, salt = builtin('node:crypto').randomBytes(8).toString('hex')): string {
+  const h = builtin('node:crypto').scryptSync(password, salt, 32, SCRYPT).toString('hex');
   return `scrypt$${salt}$${h}`;
 }
 
 export function verifyPassword(password: string, stored: string): boolean {
   const [kind, salt, hash] = stored.split('$');
   if (kind !== 'scrypt' || !salt || !hash) return false;
-  const got = nodeCrypto().scryptSync(password, salt, 32, SCRYPT);
+  const got = builtin('node:crypto').scryptSync(password, salt, 32, SCRYPT);
   const want = Buffer.from(hash, 'hex');
-  return got.length === want.length && nodeCrypto().timingSafeEqual(got, want);
+  return got.length === want.length && builtin('node:crypto').timingSafeEqual(got, want);
 }
 
 /** Tokens live 12 hours unless said. */
@@ -40,7 +37,7 @@ export function issueToken(
 ): { token: string; expires_at: string; expires_in: number } {
   const now = opts.now ?? new Date();
   const ttl = opts.ttlSeconds ?? TOKEN_TTL_SECONDS;
-  const token = `sbx_${nodeCrypto().randomBytes(24).toString('base64url')}`;
+  const token = `sbx_${builtin('node:crypto').randomBytes(24).toString('base64url')}`;
   const expires = new Date(now.getTime() + ttl * 1000).toISOString();
   db.prepare('INSERT INTO tokens (token, user_id, session_id, device_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)').run(
     token,

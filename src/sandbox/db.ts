@@ -3,6 +3,7 @@
  * the CLI's in-process sandbox, a test) can share it, with the schema migrated on open.
  */
 import Database from 'better-sqlite3';
+import { builtin } from '../builtin.js';
 import { coreMigrations } from './schema-core.js';
 import { userMigrations } from './schema-user.js';
 import { adminMigrations } from './schema-admin.js';
@@ -35,8 +36,7 @@ let nativeBinding: string | undefined;
  */
 function localRequire(): NodeJS.Require {
   if (typeof require === 'function' && typeof require.resolve === 'function') return require;
-  const { createRequire } = process.getBuiltinModule('node:module') as typeof import('node:module');
-  return createRequire(import.meta.url ?? __filename);
+  return builtin('node:module').createRequire(import.meta.url ?? __filename);
 }
 function addonPath(): string {
   // import.meta.url, or __filename where this file was bundled as CommonJS without a shim.

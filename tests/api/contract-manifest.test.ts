@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { describeObject } from '../../src/api/contract/common.js';
-import { ATOMS, entryOf, FAIL, fieldsOfEndpoint, run, safeParsePart, setCompileAfter, type Node, type Part } from '../../src/api/contract/fast.js';
+import { ATOMS, entryOf, FAIL, fieldsOfEndpoint, nodeOf, run, safeParsePart, setCompileAfter, type Node, type Part } from '../../src/api/contract/fast.js';
 import { endpoints } from '../../src/api/contract/index.js';
 import { manifestSource } from '../../src/api/contract/manifest-source.js';
 
@@ -124,7 +124,7 @@ function shaped(n: Exclude<Node, string>, depth: number): fc.Arbitrary<unknown> 
 const PARTS: Part[] = ['params', 'query', 'body', 'response'];
 const described = endpoints.flatMap((ep) =>
   PARTS.flatMap((part) => {
-    const node = entryOf(ep)?.[({ params: 'p', query: 'q', body: 'b', response: 'r' } as const)[part]];
+    const node = nodeOf(ep, part);
     return node === undefined || node === null ? [] : [{ ep, part, node }];
   }),
 );
@@ -141,7 +141,7 @@ describe('contract manifest', () => {
     const leftToZod = endpoints.flatMap((ep) => PARTS.filter((p) => ep[p] !== undefined && !described.some((d) => d.ep === ep && d.part === p)).map((p) => `${ep.name} ${p}`));
     // roles.assign's body has a cross-field refinement; me.topup's payment_data is a record.
     expect(leftToZod).toEqual(['roles.assign body', 'me.topup body']);
-    for (const ep of endpoints) for (const p of ['params', 'query', 'body'] as const) expect(entryOf(ep)![({ params: 'p', query: 'q', body: 'b' } as const)[p]] !== undefined, `${ep.name} ${p}`).toBe(ep[p] !== undefined);
+    for (const ep of endpoints) for (const p of ['params', 'query', 'body'] as const) expect(nodeOf(ep, p) !== undefined, `${ep.name} ${p}`).toBe(ep[p] !== undefined);
   });
 
   it("gives every endpoint's fields exactly as describeObject reads them from zod", () => {
@@ -200,7 +200,7 @@ describe('the description against zod, case by case', () => {
   for (const [name, part, value] of cases) {
     it(`${name} ${part} ${canon(value).slice(0, 90)}`, () => {
       const e = ep(name);
-      const node = entryOf(e)![({ params: 'p', query: 'q', body: 'b', response: 'r' } as const)[part]]!;
+      const node = nodeOf(e, part)!;
       const r = both(e[part]!, node, value);
       expect(r.fast).toBe(r.zod);
       // The public path answers zod's answer, issues and all, when the description refuses.
@@ -216,7 +216,7 @@ describe('the description against zod, case by case', () => {
     const proto = { page_size: '5', inherited_extra: 1 };
     const value = Object.create(proto) as Record<string, unknown>;
     value.sort_order = 'ASC';
-    const r = both(e.query!, entryOf(e)!.q!, value);
+    const r = both(e.query!, nodeOf(e, 'query')!, value);
     expect(r.fast).toBe(r.zod);
   });
 });

@@ -60,6 +60,8 @@ export function atomOf(n: Node): Node {
   for (const [name, value] of Object.entries(ATOMS)) if (JSON.stringify(value) === text) return name as Atom;
   return n;
 }
+/** A node with its atom, if it is one, spelled out. */
+const expand = (n: Node): Tagged | 0 => (typeof n === 'string' ? ATOMS[n] : n);
 export type Check = ['min', number] | ['max', number] | ['re', string, string] | ['int'] | ['>=', number] | ['>', number] | ['<=', number] | ['<', number];
 
 /**
@@ -89,6 +91,11 @@ export function entryOf(ep: AnyEndpoint): Entry | undefined {
     entries.set(ep.name, e);
   }
   return e ?? undefined;
+}
+
+/** The description of one part of an endpoint: a node, null (left to zod), undefined (no such part, or no entry). */
+export function nodeOf(ep: AnyEndpoint, part: Part): Node | null | undefined {
+  return entryOf(ep)?.[KEY[part]];
 }
 
 /** Whether the endpoint has params, a query or a body (without building its schemas). */
@@ -122,8 +129,6 @@ export function fieldsOfEntry(e: Entry): Array<[string, Place, FieldInfo]> | und
   }
   return out;
 }
-
-const expand = (n: Node): Tagged | 0 => (typeof n === 'string' ? ATOMS[n] : n);
 
 /** `describeField` (common.ts) of a described schema. */
 function fieldInfo(node: Node): FieldInfo {
@@ -196,7 +201,7 @@ export type ParseResult = { success: true; data: unknown } | { success: false; e
  * value passes it, with zod (building the schema) otherwise. `part` must exist on the endpoint.
  */
 export function safeParsePart(ep: AnyEndpoint, part: Part, value: unknown): ParseResult {
-  const node = entryOf(ep)?.[KEY[part]];
+  const node = nodeOf(ep, part);
   if (node !== undefined && node !== null) {
     const v = run(node, value);
     if (v !== FAIL) return { success: true, data: v };
@@ -265,8 +270,8 @@ function checker(checks: Check[]): Pred | undefined {
 
 /** zod's optin of a described schema: how an absent key is treated. */
 function optin(node: Node): 'optional' | 'defaulted' | undefined {
-  if (node === 0) return undefined;
-  const n = typeof node === 'string' ? ATOMS[node] : node;
+  const n = expand(node);
+  if (n === 0) return undefined;
   switch (n[0]) {
     case '?':
       return optin(n[1]) === 'defaulted' ? 'defaulted' : 'optional';
@@ -287,8 +292,8 @@ function optin(node: Node): 'optional' | 'defaulted' | undefined {
 
 /** zod's optout of a described schema. */
 function optout(node: Node): 'optional' | undefined {
-  if (node === 0) return undefined;
-  const n = typeof node === 'string' ? ATOMS[node] : node;
+  const n = expand(node);
+  if (n === 0) return undefined;
   switch (n[0]) {
     case '?':
     case 'L':
@@ -306,8 +311,8 @@ function optout(node: Node): 'optional' | undefined {
 const optCache = new WeakMap<object, ['optional' | 'defaulted' | undefined, 'optional' | undefined]>();
 /** zod's [optin, optout] of a described schema (the manifest's generator checks them against zod's). */
 export function nodeOpts(node: Node): ['optional' | 'defaulted' | undefined, 'optional' | undefined] {
-  if (node === 0) return [undefined, undefined];
-  const n = typeof node === 'string' ? ATOMS[node] : node;
+  const n = expand(node);
+  if (n === 0) return [undefined, undefined];
   let o = optCache.get(n);
   if (!o) optCache.set(n, (o = [optin(n), optout(n)]));
   return o;

@@ -2,7 +2,7 @@
  * Usage codes, wallet transactions, the dashboard and the audit log (spec/admin-area.md,
  * point 7 "Usage codes, wallet, audit, dashboard").
  */
-import { nodeCrypto } from '../auth.js';
+import { builtin } from '../../builtin.js';
 import { prep } from '../db.js';
 import type { HandlerContext, HandlerTable } from '../types.js';
 import {
@@ -127,7 +127,7 @@ function codeSummary(ctx: HandlerContext, w: Where, now: string) {
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 function codePart(): string {
   let s = '';
-  for (let i = 0; i < 4; i++) s += CODE_ALPHABET[nodeCrypto().randomInt(CODE_ALPHABET.length)];
+  for (let i = 0; i < 4; i++) s += CODE_ALPHABET[builtin('node:crypto').randomInt(CODE_ALPHABET.length)];
   return s;
 }
 

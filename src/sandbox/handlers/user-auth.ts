@@ -2,7 +2,8 @@
  * Authentication handlers: /auth/*, /cms/auth/*, the superadmin password change and account
  * verification.
  */
-import { hashPassword, issueToken, lookupToken, nodeCrypto, revokeToken, verifyPassword } from '../auth.js';
+import { builtin } from '../../builtin.js';
+import { hashPassword, issueToken, lookupToken, revokeToken, verifyPassword } from '../auth.js';
 import { SandboxError, type DB, type HandlerContext, type HandlerTable } from '../types.js';
 import { caller, DAY_MS, getUser, isAdminRole, nowIso, permissionsOf, revokeAllTokens, setRoles, type UserRow } from './user-common.js';
 
@@ -99,7 +100,7 @@ function endDeviceSession(db: DB, token: string, at: string) {
 function createReset(ctx: HandlerContext, email: string) {
   const u = ctx.db.prepare('SELECT * FROM users WHERE email = ?').get(email) as UserRow | undefined;
   if (!u) throw new SandboxError(404, 'no account with that email', 'USER_NOT_FOUND');
-  const token = `rst_${nodeCrypto().randomBytes(18).toString('base64url')}`;
+  const token = `rst_${builtin('node:crypto').randomBytes(18).toString('base64url')}`;
   const at = ctx.now();
   const expiry = new Date(at.getTime() + RESET_TTL_MS).toISOString();
   ctx.db.prepare('INSERT INTO password_resets (reset_token, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)').run(token, u.user_id, at.toISOString(), expiry);
@@ -231,7 +232,7 @@ export const authHandlers: HandlerTable = {
     const deviceId = header(ctx, 'x-device-id');
     if (!deviceId) throw new SandboxError(400, 'X-Device-ID header is required', 'DEVICE_ID_REQUIRED');
     const u = authenticate(ctx, ctx.body.username, ctx.body.password, deviceId);
-    const sessionId = nodeCrypto().randomBytes(16).toString('hex');
+    const sessionId = builtin('node:crypto').randomBytes(16).toString('hex');
     return ctx.db.transaction(() => {
       upsertDevice(ctx, u.user_id, deviceId, sessionId);
       const t = issueToken(ctx.db, u.user_id, { now: ctx.now(), sessionId, deviceId });
@@ -327,7 +328,7 @@ export const authHandlers: HandlerTable = {
   'cms.verification.generate': (ctx) => {
     const me = caller(ctx);
     const at = ctx.now();
-    const code = String(nodeCrypto().randomInt(100000, 1000000));
+    const code = String(builtin('node:crypto').randomInt(100000, 1000000));
     const expires = new Date(at.getTime() + VERIFICATION_TTL_MS).toISOString();
     ctx.db.transaction(() => {
       // A new code replaces the earlier unused ones of the same type.

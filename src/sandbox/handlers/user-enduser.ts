@@ -6,7 +6,7 @@
  * Every write that first reads runs in an IMMEDIATE transaction: two processes sharing the
  * data file serialise on the write lock instead of both reading the same state.
  */
-import { nodeCrypto } from '../auth.js';
+import { builtin } from '../../builtin.js';
 import { SandboxError, type DB, type HandlerContext, type HandlerTable } from '../types.js';
 import { bool, caller, DAY_MS, nowIso } from './user-common.js';
 
@@ -426,7 +426,7 @@ export const endUserHandlers: HandlerTable = {
     if (b.payment_method === 'PAYMENT') {
       if (!b.gateway_name) throw new SandboxError(400, 'gateway_name is required for PAYMENT', 'GATEWAY_REQUIRED', [{ field: 'gateway_name', message: 'required' }]);
       const link = resolveOffer(ctx.db, b);
-      const orderId = `ORD-${Date.parse(at).toString(36).toUpperCase()}-${nodeCrypto().randomBytes(4).toString('hex').toUpperCase()}`;
+      const orderId = `ORD-${Date.parse(at).toString(36).toUpperCase()}-${builtin('node:crypto').randomBytes(4).toString('hex').toUpperCase()}`;
       const url = `${PAYMENT_URL_BASE}/${b.gateway_name.toLowerCase()}/${orderId}`;
       ctx.db
         .prepare(
@@ -536,7 +536,7 @@ export const endUserHandlers: HandlerTable = {
     if (!s.is_active) throw new SandboxError(400, `service ${s.service_code} is not active`, 'SERVICE_INACTIVE');
     const running = runningSubs(ctx.db, me.user_id, s.service_id, at);
     if (running.length === 0) throw new SandboxError(400, `no active subscription to ${s.service_code}`, 'NO_ACTIVE_SUBSCRIPTION');
-    const key = nodeCrypto().randomBytes(16).toString('base64url');
+    const key = builtin('node:crypto').randomBytes(16).toString('base64url');
     const url = `${s.base_service_url.replace(/\/+$/, '')}/session/${key}`;
     const expires = new Date(Date.parse(at) + 3_600_000).toISOString();
     ctx.audit('user', 'generate_access', { service_code: s.service_code, subscription_id: running[0].subscription_id });

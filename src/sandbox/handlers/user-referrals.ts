@@ -2,7 +2,7 @@
  * Referral handlers: generating, validating, using, updating and deactivating codes, the
  * caller's codes, statistics and referred users, and the staff and admin views.
  */
-import { nodeCrypto } from '../auth.js';
+import { builtin } from '../../builtin.js';
 import { SandboxError, type DB, type HandlerContext, type HandlerTable } from '../types.js';
 import { applyReferral } from './user-auth.js';
 import { bool, caller, DAY_MS, isAdminRole, isStaffRole, likeAny, mustGetUser, nowIso, pagination, paging } from './user-common.js';
@@ -76,7 +76,7 @@ function guardOwner(ctx: HandlerContext, c: CodeRow) {
 
 function newCode(db: DB): string {
   for (;;) {
-    const code = `REF-${Array.from({ length: 6 }, () => CODE_ALPHABET[nodeCrypto().randomInt(CODE_ALPHABET.length)]).join('')}`;
+    const code = `REF-${Array.from({ length: 6 }, () => CODE_ALPHABET[builtin('node:crypto').randomInt(CODE_ALPHABET.length)]).join('')}`;
     if (!db.prepare('SELECT 1 FROM referral_codes WHERE referral_code = ?').get(code)) return code;
   }
 }
