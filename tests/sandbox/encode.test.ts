@@ -1,9 +1,11 @@
 /**
- * The sandbox's answer encoder (`utf8` in server.ts): large answers are encoded in one pass into
- * an oversized buffer. It must give exactly the bytes Buffer.from gives, on both sides of its
- * size threshold, for text of 1- to 4-byte characters and lone surrogates.
+ * The sandbox's answer encoders (server.ts): `utf8` encodes large text in one pass into an
+ * oversized buffer, and must give exactly the bytes Buffer.from gives, on both sides of its size
+ * threshold, for text of 1- to 4-byte characters and lone surrogates. `encodeOk` writes the
+ * success envelope through JSON.stringify while the process is cold and through `jsonBytes`
+ * (json.ts, tested on its own in json.test.ts) once warm: both must give the same bytes.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { encodeOk, utf8 } from '../../src/sandbox/server.js';
 
 const pieces = ['a', '"', 'é', 'Ł', '이', '€', '😀', '\ud800', '\udfff', '\n', '\u0000'];
@@ -37,7 +39,7 @@ describe('sandbox answer encoding', () => {
   });
 });
 
-describe('the success envelope, long lists encoded in pieces (encodeOk)', () => {
+describe('the success envelope (encodeOk), cold and warm', () => {
   const row = (i: number) => ({ id: i, name: text(i % 40, i), note: i % 7 ? null : 'a,"b"\n', nested: { deep: [i, text(3, i + 1)] }, gone: undefined });
   const rows = (n: number) => Array.from({ length: n }, (_, i) => row(i));
   const expected = (message: string, data: unknown) =>
@@ -57,7 +59,60 @@ describe('the success envelope, long lists encoded in pieces (encodeOk)', () => 
   ];
   it.each(cases)('%s: the bytes of JSON.stringify, encoded as UTF-8', (name, data) => {
     const message = name.includes('escaping') ? 'Done "ok"\n\u00e9\ud83d\ude00' : 'Success';
-    const got = encodeOk(message, data);
-    expect(got.equals(expected(message, data))).toBe(true);
+    const want = expected(message, data);
+    for (const warm of [false, true]) {
+      const got = encodeOk(message, data, warm);
+      expect(got.toString('utf8'), `warm ${warm}`).toBe(want.toString('utf8'));
+      expect(got.equals(want), `warm ${warm}`).toBe(true);
+    }
+  });
+
+  it('goes over to jsonBytes once the process has answered 256 KB', async () => {
+    // A fresh copy of the module: its count of bytes answered starts at zero.
+    vi.resetModules();
+    const json = await import('../../src/sandbox/json.js');
+    const spy = vi.spyOn(json, 'jsonBytes');
+    const server = await import('../../src/sandbox/server.js');
+    const page = { items: rows(100) };
+    const size = expected('Success', page).length;
+    let answers = 0;
+    while (spy.mock.calls.length === 0) {
+      expect(server.encodeOk('Success', page).equals(expected('Success', page))).toBe(true);
+      answers++;
+    }
+    expect(answers).toBe(Math.ceil((256 * 1024) / size) + 1);
+    spy.mockRestore();
+  });
+});
+
+describe('the sandbox answering warm: every GET without a path parameter', () => {
+  it('answers through jsonBytes the bytes JSON.stringify gives for the value it answered', async () => {
+    // The module instances the test sandbox uses (the test above reset the registry).
+    const server = await import('../../src/sandbox/server.js');
+    const json = await import('../../src/sandbox/json.js');
+    const { startTestSandbox } = await import('../support/sandbox.js');
+    const { endpoints } = await import('../../src/api/contract/index.js');
+    // Past 256 KB of answers, the sandbox of this process writes through jsonBytes.
+    server.encodeOk('warm-up', 'x'.repeat(300 * 1024));
+    const spy = vi.spyOn(json, 'jsonBytes');
+    const sb = await startTestSandbox();
+    try {
+      const gets = endpoints.filter((e) => e.method === 'GET' && !e.path.includes(':'));
+      let checked = 0;
+      for (const e of gets) {
+        const who = e.path.startsWith('/admin') ? 'superadmin' : 'enduser';
+        const res = await fetch(sb.url + e.path, { headers: { authorization: `Bearer ${sb.tokenFor(who)}`, 'x-device-id': 'dev-1' } });
+        const body = await res.text();
+        if (res.status !== 200) continue;
+        expect(body, e.name).toBe(JSON.stringify(JSON.parse(body)));
+        checked++;
+      }
+      // The others need a query parameter or another account; every-endpoint.test.ts calls them.
+      expect(checked).toBeGreaterThanOrEqual(20);
+      expect(spy.mock.calls.length).toBeGreaterThanOrEqual(checked);
+    } finally {
+      spy.mockRestore();
+      await sb.close();
+    }
   });
 });
