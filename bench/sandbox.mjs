@@ -9,7 +9,7 @@ import { join } from 'node:path';
 const SERVER = `
 const http = require('node:http');
 (async () => {
-  const { startSandbox, encodeOk } = await import(process.argv[1] + '/dist/sandbox-bench.js');
+  const { startSandbox, encodeOkLease } = await import(process.argv[1] + '/dist/sandbox-bench.js');
   const sb = await startSandbox({ dataFile: process.argv[2], port: 0, quiet: true });
   const token = sb.tokenFor('admin');
   const path = '/admin/subscriptions?page_size=100&status=active&sort_by=EndDate&sort_order=ASC';
@@ -17,9 +17,10 @@ const http = require('node:http');
   const body = Buffer.from(await res.text());
   const stat = http.createServer({ keepAlive: true }, (q, s) => { s.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }); s.end(body); });
   // The bound: the sandbox's own encoder serializing the same answer on every request, with no
-  // routing, token, validation or query. No server that serializes per request can beat it.
+  // routing, token, validation or query, and writing it as the sandbox does (its buffer reused
+  // once written). No server that serializes per request can beat it.
   const envelope = JSON.parse(body);
-  const ser = http.createServer({ keepAlive: true }, (q, s) => { const b = encodeOk(envelope.message, envelope.data); s.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': b.length }); s.end(b); });
+  const ser = http.createServer({ keepAlive: true }, (q, s) => { const a = encodeOkLease(envelope.message, envelope.data); s.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': a.bytes.length }); s.end(a.bytes, a.release); });
   await new Promise((r) => stat.listen(0, '127.0.0.1', r));
   await new Promise((r) => ser.listen(0, '127.0.0.1', r));
   process.stdout.write(JSON.stringify({ sandbox: sb.url + path, token, static: 'http://127.0.0.1:' + stat.address().port + '/', serialize: 'http://127.0.0.1:' + ser.address().port + '/', bytes: body.length }) + '\\n');

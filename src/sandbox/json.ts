@@ -24,10 +24,24 @@
  * - Nesting deeper than 256 (or a cycle), or any error, stops the writer and the whole value
  *   goes to JSON.stringify, which answers it or throws its own error (a BigInt, a cycle).
  * - Re-entry (a `toJSON` or getter that itself asks for JSON bytes) uses JSON.stringify.
+ * - `jsonLease` leaves the bytes in a buffer of its own, reused once the caller releases it
+ *   (the sandbox: once the answer is written to the socket); `jsonBytes` copies them out.
  */
 
-/** The scratch buffer every answer is written into, then copied out of at its exact size (allocated on first use, kept). */
+/** The buffer being written into: `scratch` for jsonBytes, a buffer of `free` for jsonLease. */
 const S: { b: Buffer } = { b: Buffer.alloc(0) };
+/** jsonBytes writes here and copies out at the exact size (allocated on first use, kept). */
+let scratch = S.b;
+/**
+ * Buffers handed back by the leases' release(), for the next jsonLease. Allocating a fresh 74
+ * KB buffer for every answer cost a static server here a quarter of its rate (5,900 -> 4,400
+ * req/s); writing into a reused one costs nothing measurable.
+ */
+const free: Buffer[] = [];
+const MAX_FREE = 32;
+/** Larger buffers are not kept (one huge answer should not hold its memory for good). */
+const MAX_KEPT = 4 * 1024 * 1024;
+const MIN_SIZE = 64 * 1024;
 let busy = false;
 let depth = 0;
 const MAX_DEPTH = 256;
@@ -38,10 +52,16 @@ const MAX_SHAPES = 1000;
 class TooDeep extends Error {}
 
 function grow(p: number, need: number): Buffer {
-  const b = Buffer.allocUnsafe(Math.max(S.b.length * 2, p + need + 1024, 64 * 1024));
+  const b = Buffer.allocUnsafe(Math.max(S.b.length * 2, p + need + 1024, MIN_SIZE));
   S.b.copy(b, 0, 0, p);
+  keep(S.b);
   S.b = b;
   return b;
+}
+
+/** `b` may be written into again. */
+function keep(b: Buffer): void {
+  if (b.length >= MIN_SIZE && b.length <= MAX_KEPT && free.length < MAX_FREE) free.push(b);
 }
 
 const HEX = [48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 99, 100, 101, 102];
@@ -361,29 +381,87 @@ function compileShape(s: Shape): ShapeWriter {
   ) as ShapeWriter;
 }
 
+/** Writes `value` into S.b from 0: the end position, or -1 when JSON.stringify answers undefined. */
+function write(value: unknown): number {
+  depth = 0;
+  try {
+    return writeValue(value, '', 0);
+  } finally {
+    lastShape = undefined;
+  }
+}
+
+function byStringify(value: unknown): Buffer | undefined {
+  const text = JSON.stringify(value) as string | undefined;
+  return text === undefined ? undefined : Buffer.from(text, 'utf8');
+}
+
 /**
  * `Buffer.from(JSON.stringify(value), 'utf8')`, the same bytes; undefined where JSON.stringify
  * answers undefined. Throws what JSON.stringify throws (a BigInt, a cycle).
  */
 export function jsonBytes(value: unknown): Buffer | undefined {
-  if (busy) {
-    const text = JSON.stringify(value) as string | undefined;
-    return text === undefined ? undefined : Buffer.from(text, 'utf8');
-  }
+  if (busy) return byStringify(value);
   busy = true;
-  depth = 0;
+  S.b = scratch;
   try {
-    const p = writeValue(value, '', 0);
+    const p = write(value);
+    scratch = S.b;
     if (p < 0) return undefined;
     const out = Buffer.allocUnsafe(p);
     S.b.copy(out, 0, 0, p);
     return out;
   } catch {
     // Too deep, or a cycle, or a value JSON.stringify refuses: its own answer or its own error.
-    const text = JSON.stringify(value) as string | undefined;
-    return text === undefined ? undefined : Buffer.from(text, 'utf8');
+    scratch = S.b;
+    return byStringify(value);
   } finally {
     busy = false;
-    lastShape = undefined;
+  }
+}
+
+export interface JsonLease {
+  /** The bytes of jsonBytes(value). */
+  bytes: Buffer;
+  /** Once the bytes are no longer needed (written to the socket): their buffer is reused. */
+  release(): void;
+}
+
+const nothing = (): void => {};
+
+/**
+ * jsonBytes(value) without the copy: the bytes stay in a buffer of the writer's, reused after
+ * `release()`. A lease never released is only a buffer left to the garbage collector.
+ */
+export function jsonLease(value: unknown): JsonLease | undefined {
+  if (busy) {
+    const bytes = byStringify(value);
+    return bytes && { bytes, release: nothing };
+  }
+  busy = true;
+  S.b = free.pop() ?? Buffer.allocUnsafe(MIN_SIZE);
+  try {
+    const p = write(value);
+    const buf = S.b;
+    if (p < 0) {
+      keep(buf);
+      return undefined;
+    }
+    let released = false;
+    return {
+      bytes: buf.subarray(0, p),
+      release: () => {
+        if (released) return;
+        released = true;
+        keep(buf);
+      },
+    };
+  } catch {
+    keep(S.b);
+    const bytes = byStringify(value);
+    return bytes && { bytes, release: nothing };
+  } finally {
+    S.b = scratch;
+    busy = false;
   }
 }

@@ -2,7 +2,7 @@
  * The sandbox's answer encoders (server.ts): `utf8` encodes large text in one pass into an
  * oversized buffer, and must give exactly the bytes Buffer.from gives, on both sides of its size
  * threshold, for text of 1- to 4-byte characters and lone surrogates. `encodeOk` writes the
- * success envelope through JSON.stringify while the process is cold and through `jsonBytes`
+ * success envelope through JSON.stringify while the process is cold and through `jsonLease`
  * (json.ts, tested on its own in json.test.ts) once warm: both must give the same bytes.
  */
 import { describe, expect, it, vi } from 'vitest';
@@ -67,16 +67,16 @@ describe('the success envelope (encodeOk), cold and warm', () => {
     }
   });
 
-  it('goes over to jsonBytes once the process has answered 256 KB', async () => {
+  it('goes over to jsonLease once the process has answered 256 KB', async () => {
     // A fresh copy of the module: its count of bytes answered starts at zero.
     vi.resetModules();
     const json = await import('../../src/sandbox/json.js');
-    const spy = vi.spyOn(json, 'jsonBytes');
+    const spy = vi.spyOn(json, 'jsonLease');
     const server = await import('../../src/sandbox/server.js');
     const page = { items: rows(100) };
     const size = expected('Success', page).length;
     let answers = 0;
-    while (spy.mock.calls.length === 0) {
+    while (spy.mock.calls.length === 0 && answers < 1000) {
       expect(server.encodeOk('Success', page).equals(expected('Success', page))).toBe(true);
       answers++;
     }
@@ -86,15 +86,15 @@ describe('the success envelope (encodeOk), cold and warm', () => {
 });
 
 describe('the sandbox answering warm: every GET without a path parameter', () => {
-  it('answers through jsonBytes the bytes JSON.stringify gives for the value it answered', async () => {
+  it('answers through jsonLease the bytes JSON.stringify gives for the value it answered', async () => {
     // The module instances the test sandbox uses (the test above reset the registry).
     const server = await import('../../src/sandbox/server.js');
     const json = await import('../../src/sandbox/json.js');
     const { startTestSandbox } = await import('../support/sandbox.js');
     const { endpoints } = await import('../../src/api/contract/index.js');
-    // Past 256 KB of answers, the sandbox of this process writes through jsonBytes.
+    // Past 256 KB of answers, the sandbox of this process writes through jsonLease.
     server.encodeOk('warm-up', 'x'.repeat(300 * 1024));
-    const spy = vi.spyOn(json, 'jsonBytes');
+    const spy = vi.spyOn(json, 'jsonLease');
     const sb = await startTestSandbox();
     try {
       const gets = endpoints.filter((e) => e.method === 'GET' && !e.path.includes(':'));
@@ -114,5 +114,53 @@ describe('the sandbox answering warm: every GET without a path parameter', () =>
       spy.mockRestore();
       await sb.close();
     }
+  });
+});
+
+describe('answers written from reused buffers (jsonLease)', () => {
+  it('a buffer is reused only after its answer is written: 400 concurrent answers of 4 sizes arrive whole', async () => {
+    const server = await import('../../src/sandbox/server.js');
+    const { startTestSandbox } = await import('../support/sandbox.js');
+    server.encodeOk('warm-up', 'x'.repeat(300 * 1024));
+    const sb = await startTestSandbox();
+    try {
+      const token = sb.tokenFor('admin');
+      const paths = [
+        '/admin/subscriptions?page_size=100&sort_by=EndDate',
+        '/admin/subscriptions?page_size=7&status=paused',
+        '/admin/wallet-transactions/list?page_size=100',
+        '/admin/services',
+      ];
+      const get = async (path: string) => {
+        const res = await fetch(sb.url + path, { headers: { authorization: `Bearer ${token}` } });
+        expect(res.status, path).toBe(200);
+        return res.text();
+      };
+      const want = new Map<string, string>();
+      for (const p of paths) want.set(p, await get(p));
+      const sizes = [...want.values()].map((t) => t.length);
+      expect(Math.max(...sizes)).toBeGreaterThan(64 * 1024); // larger than a buffer of the pool at first
+      const got = await Promise.all(Array.from({ length: 400 }, (_, i) => paths[i % paths.length]!).map(async (p) => [p, await get(p)] as const));
+      for (const [p, text] of got) expect(text, p).toBe(want.get(p));
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('release() twice gives the buffer back once; an unreleased lease is left alone', async () => {
+    const { jsonLease } = await import('../../src/sandbox/json.js');
+    const a = jsonLease({ a: 'first' })!;
+    a.release();
+    a.release();
+    const b = jsonLease({ b: 'second' })!;
+    const c = jsonLease({ c: 'third' })!;
+    // Released twice, the buffer would now hold both b and c.
+    expect(b.bytes.buffer).not.toBe(c.bytes.buffer);
+    expect(b.bytes.toString()).toBe('{"b":"second"}');
+    expect(c.bytes.toString()).toBe('{"c":"third"}');
+    const d = jsonLease({ d: 'fourth' })!;
+    expect(d.bytes.buffer).not.toBe(b.bytes.buffer);
+    expect(d.bytes.buffer).not.toBe(c.bytes.buffer);
+    expect(b.bytes.toString()).toBe('{"b":"second"}');
   });
 });

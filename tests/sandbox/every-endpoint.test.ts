@@ -7,7 +7,7 @@
  * One sandbox for the file; the rows run in order, and the order is deliberate: what a row needs
  * (a code to verify, a reset token, a referral code, money in the wallet, a usage code, a fresh
  * role/service/plan/user to delete) is made by an earlier row or at the start of the row itself.
- * Answers are written warm (jsonBytes), as a busy sandbox writes them.
+ * Answers are written warm (jsonLease), as a busy sandbox writes them.
  * Sections: sessions and passwords; accounts and roles; the admin catalogue; the end-user area;
  * referrals; then the admin mutations that destroy things (deletes, cleanup) last.
  */
@@ -26,7 +26,7 @@ let enduser: ApiClient;
 let anon: ApiClient;
 
 beforeAll(async () => {
-  // Past 256 KB of answers the sandbox writes them with jsonBytes (json.ts) instead of
+  // Past 256 KB of answers the sandbox writes them with jsonLease (json.ts) instead of
   // JSON.stringify: every endpoint's answer here goes that way.
   encodeOk('warm-up', 'x'.repeat(300 * 1024));
   sb = await startTestSandbox();
