@@ -29,7 +29,14 @@
  */
 
 /** The buffer being written into: `scratch` for jsonBytes, a buffer of `free` for jsonLease. */
-const S: { b: Buffer } = { b: Buffer.alloc(0) };
+const S: { b: Buffer; dv: DataView } = { b: Buffer.alloc(0), dv: new DataView(new ArrayBuffer(0)) };
+
+/** Makes `b` the buffer written into (with its DataView, for the compiled writers' 4-byte stores). */
+function use(b: Buffer): Buffer {
+  S.b = b;
+  S.dv = new DataView(b.buffer, b.byteOffset, b.length);
+  return b;
+}
 /** jsonBytes writes here and copies out at the exact size (allocated on first use, kept). */
 let scratch = S.b;
 /**
@@ -55,8 +62,7 @@ function grow(p: number, need: number): Buffer {
   const b = Buffer.allocUnsafe(Math.max(S.b.length * 2, p + need + 1024, MIN_SIZE));
   S.b.copy(b, 0, 0, p);
   keep(S.b);
-  S.b = b;
-  return b;
+  return use(b);
 }
 
 /** `b` may be written into again. */
@@ -164,15 +170,16 @@ function writeText(s: string, p: number): number {
 }
 
 function writeNumber(v: number, p: number): number {
-  let x = v;
+  // Integers of int32 (but -2^31) digit by digit in int32 arithmetic, -0 as "0" as JSON.stringify
+  // writes it; the rest (fractions, large, NaN and the infinities as null) as text.
+  let x = v | 0;
+  if (x !== v || x === -2147483648) return writeText(Number.isFinite(v) ? String(v) : 'null', p);
   let b = S.b;
   if (p + 12 > b.length) b = grow(p, 12);
-  if (x < 0 && x > -2147483648 && (x | 0) === x) {
+  if (x < 0) {
     b[p++] = 45;
     x = -x;
   }
-  // Integers below 2^31 digit by digit (-0 writes "0", as JSON.stringify does); the rest as text.
-  if (!(x >= 0 && x < 2147483648 && (x | 0) === x)) return writeText(Number.isFinite(v) ? String(v) : 'null', p);
   if (x < 10) {
     b[p++] = 48 + x;
     return p;
@@ -181,9 +188,9 @@ function writeNumber(v: number, p: number): number {
   p += digits;
   let q = p;
   while (x >= 10) {
-    const d = x % 10;
-    b[--q] = 48 + d;
-    x = (x - d) / 10;
+    const y = (x / 10) | 0;
+    b[--q] = 48 + x - y * 10;
+    x = y;
   }
   b[--q] = 48 + x;
   return p;
@@ -365,16 +372,20 @@ function writeMember(v: object, key: string, hints: Array<Shape | undefined>, i:
 function compileShape(s: Shape): ShapeWriter {
   const lines = s.keys.map((k, i) => {
     const head = s.heads[i]!;
-    const stores = Array.from(head, (x, j) => `b[p+${j}]=${x};`).join('');
+    // The key's bytes 4 at a time (little-endian 32-bit stores), the last 0-3 one by one.
+    let stores = '';
+    let j = 0;
+    for (; j + 4 <= head.length; j += 4) stores += `dv.setUint32(p+${j},${head[j]! | (head[j + 1]! << 8) | (head[j + 2]! << 16) | ((head[j + 3]! << 24) >>> 0)},true);`;
+    for (; j < head.length; j++) stores += `b[p+${j}]=${head[j]};`;
     return [
       `v = o[K[${i}]]; q = p;`,
-      `b = S.b; if (p + ${head.length} > b.length) b = grow(p, ${head.length});`,
+      `b = S.b; if (p + ${head.length} > b.length) b = grow(p, ${head.length}); dv = S.dv;`,
       `${stores} p += ${head.length};`,
       `r = typeof v === 'string' ? writeString(v, p) : typeof v === 'number' ? writeNumber(v, p) : v === null ? writeNull(p) : typeof v === 'object' ? writeMember(v, K[${i}], H, ${i}, p) : writeValue(v, K[${i}], p);`,
       `p = r < 0 ? q : r;`,
     ].join('\n');
   });
-  const body = `return function write(o, p) {\nlet b, v, q, r;\n${lines.join('\n')}\nreturn p;\n};`;
+  const body = `return function write(o, p) {\nlet b, dv, v, q, r;\n${lines.join('\n')}\nreturn p;\n};`;
   const hints: Array<Shape | undefined> = s.keys.map(() => undefined);
   return new Function('S', 'grow', 'writeString', 'writeNumber', 'writeNull', 'writeValue', 'writeMember', 'K', 'H', body)(
     S, grow, writeString, writeNumber, writeNull, writeValue, writeMember, s.keys, hints,
@@ -403,7 +414,7 @@ function byStringify(value: unknown): Buffer | undefined {
 export function jsonBytes(value: unknown): Buffer | undefined {
   if (busy) return byStringify(value);
   busy = true;
-  S.b = scratch;
+  use(scratch);
   try {
     const p = write(value);
     scratch = S.b;
@@ -439,7 +450,7 @@ export function jsonLease(value: unknown): JsonLease | undefined {
     return bytes && { bytes, release: nothing };
   }
   busy = true;
-  S.b = free.pop() ?? Buffer.allocUnsafe(MIN_SIZE);
+  use(free.pop() ?? Buffer.allocUnsafe(MIN_SIZE));
   try {
     const p = write(value);
     const buf = S.b;
@@ -461,7 +472,7 @@ export function jsonLease(value: unknown): JsonLease | undefined {
     const bytes = byStringify(value);
     return bytes && { bytes, release: nothing };
   } finally {
-    S.b = scratch;
+    use(scratch);
     busy = false;
   }
 }
