@@ -72,22 +72,34 @@ function keep(b: Buffer): void {
 
 const HEX = [48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 99, 100, 101, 102];
 
+/** A character written as it is: printable ASCII other than `"` and `\`. */
+function plain(c: number): boolean {
+  return c >= 0x20 && c <= 0x7e && c !== 34 && c !== 92;
+}
+
 /** `s` quoted and escaped as JSON.stringify does it, as UTF-8. */
 function writeString(s: string, p: number): number {
   const n = s.length;
   let b = S.b;
   if (p + n * 6 + 2 > b.length) b = grow(p, n * 6 + 2);
+  const dv = S.dv;
   b[p++] = 34;
-  // Printable ASCII other than `"` and `\` (most text) is copied as is; the rest below.
   let i = 0;
-  for (; i < n; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x20 || c > 0x7e || c === 34 || c === 92) break;
-    b[p + i] = c;
-  }
-  p += i;
-  for (; i < n; i++) {
-    const c = s.charCodeAt(i);
+  while (i < n) {
+    // Printable ASCII other than `"` and `\` (most text) is copied as is, four characters to a
+    // 32-bit store while it lasts; then one character of any kind, and back.
+    while (i + 4 <= n) {
+      const c0 = s.charCodeAt(i);
+      const c1 = s.charCodeAt(i + 1);
+      const c2 = s.charCodeAt(i + 2);
+      const c3 = s.charCodeAt(i + 3);
+      if (!(plain(c0) && plain(c1) && plain(c2) && plain(c3))) break;
+      dv.setUint32(p, c0 | (c1 << 8) | (c2 << 16) | (c3 << 24), true);
+      p += 4;
+      i += 4;
+    }
+    if (i >= n) break;
+    const c = s.charCodeAt(i++);
     if (c < 0x80) {
       if (c >= 0x20 && c !== 34 && c !== 92) {
         b[p++] = c;
@@ -115,7 +127,7 @@ function writeString(s: string, p: number): number {
       b[p++] = 0x80 | ((c >> 6) & 63);
       b[p++] = 0x80 | (c & 63);
     } else {
-      const d = i + 1 < n ? s.charCodeAt(i + 1) : 0;
+      const d = i < n ? s.charCodeAt(i) : 0;
       if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
         const cp = ((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000;
         i++;
