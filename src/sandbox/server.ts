@@ -423,8 +423,11 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       },
     };
     let result: HandlerResult;
-    if (read) result = await handler(ctx);
-    else {
+    if (read) {
+      // A handler that answers at once is not awaited: one turn of the microtask queue less per read.
+      const r = handler(ctx);
+      result = isThenable(r) ? await r : r;
+    } else {
       // Every successful mutation is audited: by the handler, else here.
       const finish = (r: HandlerResult): HandlerResult => {
         if (!audited) {
