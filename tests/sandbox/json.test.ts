@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { jsonBytes } from '../../src/sandbox/json.js';
+import { mulberry32 } from '../../src/sandbox/seed.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 
@@ -25,17 +26,6 @@ function same(v: unknown, label = ''): void {
     if (!got!.equals(want)) expect(got!.toString('utf8'), label).toBe(want.toString('utf8'));
     expect(got!.equals(want), label).toBe(true);
   }
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 // Every kind of character JSON.stringify treats differently.
