@@ -148,12 +148,46 @@ const epochs = new WeakMap<DB, number>();
  * still exact, so caching them under it never serves stale data.
  */
 export function dataStamp(db: DB): string {
+  return held.get(db) ?? currentDataStamp(db);
+}
+
+/** `dataStamp` as the database says it is now, even inside `holdingDataStamp`. */
+export function currentDataStamp(db: DB): string {
   const v = prep(db, 'PRAGMA data_version', 'pluck').get() as number;
   const c = prep(db, 'SELECT total_changes()', 'pluck').get() as number;
   return `${v}:${c}:${epochs.get(db) ?? 0}`;
 }
 
+const held = new WeakMap<DB, string>();
+
+/**
+ * Runs `fn` with `dataStamp(db)` answering `stamp` (read by the caller just before) instead of
+ * asking the database: a read asks for the stamp three times (its token, its count, its page),
+ * 4 us each. Only for code that does not write (the sandbox's GET handlers; a test checks that
+ * none writes), and only for its synchronous part.
+ *
+ * Why it is safe: what `fn` reads is at least as new as `stamp`, so anything it remembers under
+ * `stamp` is dropped by the next request's fresh stamp if the data moved meanwhile; it never
+ * serves a value older than its stamp. A write on this connection (`inTransaction`, a rollback)
+ * ends the hold all the same. `readPage`, whose remembered row positions must match the data
+ * exactly, reads `currentDataStamp` itself.
+ */
+export function holdingDataStamp<T>(db: DB, stamp: string, fn: () => T): T {
+  held.set(db, stamp);
+  try {
+    return fn();
+  } finally {
+    held.delete(db);
+  }
+}
+
+/** Ends a `holdingDataStamp` early: this connection is about to write. */
+export function releaseDataStamp(db: DB): void {
+  held.delete(db);
+}
+
 /** Moves `dataStamp` on: called after a rollback on this connection. */
 export function dataRolledBack(db: DB): void {
+  held.delete(db);
   epochs.set(db, (epochs.get(db) ?? 0) + 1);
 }

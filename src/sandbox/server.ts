@@ -16,7 +16,7 @@ import { fieldsOfEndpoint, hasPart, safeParsePart } from '../api/contract/fast.j
 import { embeddedToken, issueToken, roleAllows, tokenRow, tokenUser, type TokenRow } from './auth.js';
 import { chaosActive, decideChaos, type ChaosOptions } from './chaos.js';
 import { writeBatcher } from './batch.js';
-import { dataStamp, openDatabase, prep } from './db.js';
+import { currentDataStamp, holdingDataStamp, openDatabase, prep, releaseDataStamp } from './db.js';
 import { jsonLease, type JsonLease } from './json.js';
 import { adminHandlers } from './handlers/admin.js';
 import { userHandlers } from './handlers/user.js';
@@ -259,12 +259,13 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const tokenRows = new Map<string, TokenRow | undefined>();
   let cachesStamp = '';
   /** Drops what was remembered under another data stamp than the current one. */
-  const syncCaches = (): void => {
-    const stamp = dataStamp(db);
+  const syncCaches = (): string => {
+    const stamp = currentDataStamp(db);
     if (stamp !== cachesStamp) {
       tokenRows.clear();
       cachesStamp = stamp;
     }
+    return stamp;
   };
   /** `tokenRow`, remembered until the data changes (call `syncCaches` first, in the same tick). */
   const cachedTokenRow = (token: string): TokenRow | undefined => {
@@ -336,9 +337,10 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     }
     const e = r.prepared.endpoint;
 
-    // Reads look the data stamp up once, for the token row remembered under it.
+    // Reads look the data stamp up once: for the token row remembered under it, and held for the
+    // handler's synchronous run (holdingDataStamp) for what it remembers.
     const read = method === 'GET';
-    if (read) syncCaches();
+    const stamp = read ? syncCaches() : '';
 
     // Authentication and rights.
     let user: AuthUser | null = null;
@@ -410,6 +412,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       now,
       audit(module, action, details) {
         audited = true;
+        releaseDataStamp(db);
         prep(db, 'INSERT INTO audit_logs (user_id, username, module, action, details, ip_address, user_agent, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
           ctx.user?.user_id ?? null,
           ctx.user?.username ?? null,
@@ -425,7 +428,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     let result: HandlerResult;
     if (read) {
       // A handler that answers at once is not awaited: one turn of the microtask queue less per read.
-      const r = handler(ctx);
+      const r = holdingDataStamp(db, stamp, () => handler(ctx));
       result = isThenable(r) ? await r : r;
     } else {
       // Every successful mutation is audited: by the handler, else here.

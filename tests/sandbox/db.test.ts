@@ -7,7 +7,8 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allMigrations, openDatabase } from '../../src/sandbox/db.js';
+import { allMigrations, currentDataStamp, dataStamp, holdingDataStamp, openDatabase } from '../../src/sandbox/db.js';
+import { count, inTransaction } from '../../src/sandbox/handlers/admin-util.js';
 import { resetDatabase, seedDatabase } from '../../src/sandbox/seed.js';
 import { SEEDED_ACCOUNTS } from '../../src/sandbox/schema-core.js';
 import { call, closeAllTestSandboxes, startTestSandbox, tempDataFile } from '../support/sandbox.js';
@@ -135,6 +136,69 @@ describe('openDatabase', () => {
     expect(after).toBe(before + 300);
     const d = await call(sb, 'GET', '/admin/services/detail', { as: 'admin', query: { service_code: 'DALLE' } });
     expect(d.json.data.service_info.service_name).toBe('Renamed by the child');
+  });
+});
+
+describe('holdingDataStamp (one stamp per GET)', () => {
+  it('answers the held stamp inside and the database\'s own outside; a write or a rollback ends the hold', () => {
+    const file = join(dir, 'hold.db');
+    const db = openDatabase(file);
+    const other = openDatabase(file);
+    db.exec('CREATE TABLE t (x INTEGER)');
+    const s0 = currentDataStamp(db);
+    holdingDataStamp(db, s0, () => {
+      other.exec('INSERT INTO t VALUES (1)');
+      expect(dataStamp(db)).toBe(s0);
+      expect(currentDataStamp(db)).not.toBe(s0);
+      inTransaction(db, () => db.prepare('INSERT INTO t VALUES (2)').run());
+      expect(dataStamp(db)).toBe(currentDataStamp(db));
+    });
+    const s1 = currentDataStamp(db);
+    expect(() =>
+      holdingDataStamp(db, s1, () =>
+        inTransaction(db, () => {
+          db.prepare('INSERT INTO t VALUES (3)').run();
+          throw new Error('rolled back');
+        }),
+      ),
+    ).toThrow('rolled back');
+    // The rollback moved the stamp on and the hold is over.
+    expect(dataStamp(db)).not.toBe(s1);
+    expect(dataStamp(db)).toBe(currentDataStamp(db));
+    db.close();
+    other.close();
+  });
+
+  it('never serves a value older than the data a later request starts from', () => {
+    const file = join(dir, 'hold-cache.db');
+    const db = openDatabase(file);
+    const other = openDatabase(file);
+    db.exec('CREATE TABLE t (x INTEGER)');
+    const n = () => count(db, 'SELECT COUNT(*) FROM t', []);
+    // Remembered under the held stamp, then another connection commits during the same request:
+    // that request may still answer what it read (it began before the commit)...
+    holdingDataStamp(db, currentDataStamp(db), () => {
+      expect(n()).toBe(0);
+      other.exec('INSERT INTO t VALUES (1)');
+      expect(n()).toBe(0);
+    });
+    // ...and the next request, holding the stamp it reads first, counts again.
+    holdingDataStamp(db, currentDataStamp(db), () => expect(n()).toBe(1));
+    // A value first read after a commit is remembered under the older stamp the request holds:
+    // the next request's stamp differs, so it is read again.
+    const m = () => count(db, 'SELECT COUNT(*) FROM t WHERE x > 0', []);
+    holdingDataStamp(db, currentDataStamp(db), () => {
+      other.exec('INSERT INTO t VALUES (2)');
+      expect(n()).toBe(1);
+      expect(m()).toBe(2);
+    });
+    other.exec('DELETE FROM t WHERE x = 2');
+    holdingDataStamp(db, currentDataStamp(db), () => {
+      expect(n()).toBe(1);
+      expect(m()).toBe(1);
+    });
+    db.close();
+    other.close();
   });
 });
 

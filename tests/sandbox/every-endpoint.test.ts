@@ -62,13 +62,18 @@ const calledInRow = new Set<string>();
 async function hit(who: ApiClient, name: string, input: { params?: object; query?: object; body?: object } = {}): Promise<any> {
   const ep = endpointByName(name);
   calledInRow.add(name);
+  // No read writes: the sandbox holds one data stamp through a GET handler (holdingDataStamp).
+  const changesBefore = ep.method === 'GET' ? totalChanges() : 0;
   const r = await who.callFull(ep, input as never);
+  if (ep.method === 'GET') expect(totalChanges(), `${name} wrote to the database`).toBe(changesBefore);
   expect(r.status, `${name} status`).toBe(ep.successStatus ?? 200);
   expect((r.envelope as { status?: unknown }).status, `${name} envelope status`).toBe(true);
   return r.data;
 }
 
 const one = (sql: string, ...args: unknown[]): any => sb.db.prepare(sql).get(...args);
+/** Rows changed by the sandbox's connection so far (its own writes). */
+const totalChanges = (): number => (sb.db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
 const count = (sql: string, ...args: unknown[]): number => (sb.db.prepare(sql).get(...args) as { n: number }).n;
 const countOf = (table: string, where = '1', ...args: unknown[]) => count(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`, ...args);
 const userRow = (id: number): any => one('SELECT * FROM users WHERE user_id = ?', id);

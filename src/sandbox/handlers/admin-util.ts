@@ -2,7 +2,7 @@
  * Helpers shared by the administrator handlers: WHERE-clause building, sort mapping, the
  * pagination block, 0/1 to booleans, and a count/summary cache that stays exact.
  */
-import { dataRolledBack, dataStamp, prep } from '../db.js';
+import { currentDataStamp, dataRolledBack, dataStamp, prep, releaseDataStamp } from '../db.js';
 
 export { dataStamp };
 import { SandboxError, type DB, type HandlerContext } from '../types.js';
@@ -209,7 +209,7 @@ export const pageReads = { offset: 0, after: 0, before: 0 };
 /** How many sort keys the boundary cache holds for `db` that still hold (tests). */
 export function pageBoundaryCount(db: DB): number {
   const s = boundaryStores.get(db);
-  return s && s.stamp === dataStamp(db) ? s.lru.size : 0;
+  return s && s.stamp === currentDataStamp(db) ? s.lru.size : 0;
 }
 
 function boundaryStore(db: DB, stamp: string): BoundaryStore {
@@ -326,7 +326,9 @@ export function pageRows(db: DB, q: PageQuery): Array<Record<string, unknown>> {
 }
 
 function readPage(db: DB, q: PageQuery, keys: SortColumn[], dir: 'ASC' | 'DESC', sig: string, start: number, useBoundaries = true): Array<Record<string, unknown>> {
-  const stamp = dataStamp(db);
+  // The database's own stamp, before and after the read (not one held for the request: see
+  // holdingDataStamp): the positions must match the data the query actually saw.
+  const stamp = currentDataStamp(db);
   const store = plainOffset.has(db) ? undefined : boundaryStore(db, stamp);
   const bounds = useBoundaries ? store?.bySig.get(sig) : undefined;
   // From the start (plain OFFSET), after the nearest known row before the page, or before the
@@ -369,7 +371,7 @@ function readPage(db: DB, q: PageQuery, keys: SortColumn[], dir: 'ASC' | 'DESC',
   const st = prep(db, sql, 'raw');
   const raw = st.all(...args) as unknown[][];
   pageReads[mode]++;
-  if (store && dataStamp(db) !== stamp) {
+  if (store && currentDataStamp(db) !== stamp) {
     // Another process committed while the boundaries were in use: read again from the start.
     if (mode !== 'offset') return readPage(db, q, keys, dir, sig, start, false);
   } else if (store && raw.length) {
@@ -463,6 +465,7 @@ export function count(db: DB, sql: string, args: unknown[]): number {
  */
 export function inTransaction<T>(db: DB, fn: () => T): T {
   const nested = db.inTransaction;
+  releaseDataStamp(db);
   prep(db, nested ? 'SAVEPOINT sandbox_tx' : 'BEGIN IMMEDIATE').run();
   try {
     const result = fn();
