@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, request } from 'undici';
 import { endpoints } from '../../src/api/contract/index.js';
 import { adminHandlers } from '../../src/sandbox/handlers/admin.js';
-import { auditNames, missingHandlers } from '../../src/sandbox/server.js';
+import { auditNames, missingHandlers, parseQuery } from '../../src/sandbox/server.js';
+import { mulberry32 } from '../../src/sandbox/seed.js';
 import { SandboxError } from '../../src/sandbox/types.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { call, closeAllTestSandboxes, startTestSandbox } from '../support/sandbox.js';
@@ -138,6 +139,33 @@ describe('input validation', () => {
     expect(r.status).toBe(400);
     expect(r.json.error.fields).toEqual([{ field: 'X-Device-ID', message: 'header is required' }]);
     expect(r.json.message).toBe('Validation failed: X-Device-ID: header is required');
+  });
+});
+
+describe('query strings', () => {
+  /** What parseQuery answered before its fast path: every pair through URLSearchParams. */
+  function reference(qs: string, lists: Set<string>): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of new URLSearchParams(qs)) {
+      if (lists.has(k)) out[k] = ((out[k] as string[] | undefined) ?? []).concat(v.split(',').map((x) => x.trim()).filter(Boolean));
+      else if (v !== '') out[k] = v;
+    }
+    return out;
+  }
+  it('reads every query string as URLSearchParams does, with and without anything to decode', () => {
+    const rng = mulberry32(7);
+    const alphabet = ['a', 'b', 'page_size', 'status', '=', '&', '&&', '==', ',', ' ', '1', 'é', '%20', '%', '+', '%zz', '?', '#', ';', 'ids'];
+    const lists = new Set(['ids', 'a']);
+    let plain = 0;
+    for (let i = 0; i < 3000; i++) {
+      const n = Math.floor(rng() * 12);
+      let qs = '';
+      for (let j = 0; j < n; j++) qs += alphabet[Math.floor(rng() * alphabet.length)];
+      if (!qs.includes('%') && !qs.includes('+')) plain++;
+      expect(parseQuery(qs, lists), JSON.stringify(qs)).toEqual(reference(qs, lists));
+    }
+    expect(plain).toBeGreaterThan(1000);
+    expect(parseQuery('page_size=100&status=active&sort_by=EndDate&status=paused&x=', new Set())).toEqual({ page_size: '100', status: 'paused', sort_by: 'EndDate' });
   });
 });
 
