@@ -220,6 +220,25 @@ function writeBytes(bytes: Uint8Array, p: number): number {
   return p + n;
 }
 
+/** `true` or `false`. */
+function writeBoolean(v: boolean, p: number): number {
+  let b = S.b;
+  if (p + 5 > b.length) b = grow(p, 5);
+  if (v) {
+    b[p] = 116;
+    b[p + 1] = 114;
+    b[p + 2] = 117;
+    b[p + 3] = 101;
+    return p + 4;
+  }
+  b[p] = 102;
+  b[p + 1] = 97;
+  b[p + 2] = 108;
+  b[p + 3] = 115;
+  b[p + 4] = 101;
+  return p + 5;
+}
+
 function writeNull(p: number): number {
   let b = S.b;
   if (p + 4 > b.length) b = grow(p, 4);
@@ -241,7 +260,7 @@ function writeValue(v: unknown, key: string | number, p: number): number {
     case 'number':
       return writeNumber(v, p);
     case 'boolean':
-      return writeText(v ? 'true' : 'false', p);
+      return writeBoolean(v, p);
     case 'undefined':
     case 'function':
     case 'symbol':
@@ -397,14 +416,14 @@ function compileShape(s: Shape): ShapeWriter {
       `v = o[K[${i}]]; q = p;`,
       `b = S.b; if (p + ${head.length} > b.length) b = grow(p, ${head.length}); dv = S.dv;`,
       `${stores} p += ${head.length};`,
-      `r = typeof v === 'string' ? writeString(v, p) : typeof v === 'number' ? writeNumber(v, p) : v === null ? writeNull(p) : typeof v === 'object' ? writeMember(v, K[${i}], H, ${i}, p) : writeValue(v, K[${i}], p);`,
+      `r = typeof v === 'string' ? writeString(v, p) : typeof v === 'number' ? writeNumber(v, p) : v === null ? writeNull(p) : typeof v === 'boolean' ? writeBoolean(v, p) : typeof v === 'object' ? writeMember(v, K[${i}], H, ${i}, p) : writeValue(v, K[${i}], p);`,
       `p = r < 0 ? q : r;`,
     ].join('\n');
   });
   const body = `return function write(o, p) {\nlet b, dv, v, q, r;\n${lines.join('\n')}\nreturn p;\n};`;
   const hints: Array<Shape | undefined> = s.keys.map(() => undefined);
-  return new Function('S', 'grow', 'writeString', 'writeNumber', 'writeNull', 'writeValue', 'writeMember', 'K', 'H', body)(
-    S, grow, writeString, writeNumber, writeNull, writeValue, writeMember, s.keys, hints,
+  return new Function('S', 'grow', 'writeString', 'writeNumber', 'writeNull', 'writeBoolean', 'writeValue', 'writeMember', 'K', 'H', body)(
+    S, grow, writeString, writeNumber, writeNull, writeBoolean, writeValue, writeMember, s.keys, hints,
   ) as ShapeWriter;
 }
 
