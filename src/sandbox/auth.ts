@@ -98,7 +98,13 @@ export function tokenRow(db: DB, token: string): TokenRow | undefined {
 
 /** The account a token row stands for at `now`, or null when unknown, revoked, expired, or the account Banned/Inactive. */
 export function tokenUser(row: TokenRow | undefined, now: Date): AuthUser | null {
-  if (!row || row.revoked_at || row.expires_at <= now.toISOString()) return null;
+  if (!row || row.expires_at <= now.toISOString()) return null;
+  return tokenAccount(row);
+}
+
+/** tokenUser without the clock: the account, or null when unknown, revoked or Banned/Inactive. */
+export function tokenAccount(row: TokenRow | undefined): AuthUser | null {
+  if (!row || row.revoked_at) return null;
   if (row.status === 'Banned' || row.status === 'Inactive') return null;
   return { user_id: row.user_id, username: row.username, role: row.role, token: row.token, session_id: row.session_id };
 }

@@ -13,7 +13,7 @@ import type { z } from 'zod';
 import { loadContractFile, matchRoute, routes } from '../api/contract/routes.js';
 import type { AnyEndpoint } from '../api/contract/common.js';
 import { fieldsOfEndpoint, hasPart, safeParsePart } from '../api/contract/fast.js';
-import { embeddedToken, issueToken, roleAllows, tokenRow, tokenUser, type TokenRow } from './auth.js';
+import { embeddedToken, issueToken, roleAllows, tokenAccount, tokenRow, tokenUser } from './auth.js';
 import { chaosActive, decideChaos, type ChaosOptions } from './chaos.js';
 import { writeBatcher } from './batch.js';
 import { currentDataStamp, holdingDataStamp, openDatabase, prep, releaseDataStamp } from './db.js';
@@ -247,6 +247,13 @@ const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof (v as { the
 /** Token rows remembered for reads, at most. */
 const MAX_TOKEN_ROWS = 1000;
 
+/** A bearer token's account as remembered for reads: null when unknown, revoked or Banned/Inactive. */
+interface TokenEntry {
+  user: Readonly<AuthUser> | null;
+  /** Its expiry, in ms since the epoch (NaN: never valid). */
+  expires: number;
+}
+
 /**
  * Starts the sandbox: opens (creating, migrating, seeding) the data file and listens.
  *
@@ -270,26 +277,35 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const writes = writeBatcher(db);
 
   // Remembered for reads (GET), for as long as the database is unchanged (`dataStamp`, read
-  // once per request): the bearer tokens' rows (their expiry is checked against the clock on
-  // every request). Answers themselves are always computed: every list is a query.
-  const tokenRows = new Map<string, TokenRow | undefined>();
+  // once per request): the bearer tokens' accounts, with their expiry (checked against the clock
+  // on every request). Answers themselves are always computed: every list is a query.
+  const tokens = new Map<string, TokenEntry>();
   let cachesStamp = '';
   /** Drops what was remembered under another data stamp than the current one. */
   const syncCaches = (): string => {
     const stamp = currentDataStamp(db);
     if (stamp !== cachesStamp) {
-      tokenRows.clear();
+      tokens.clear();
       cachesStamp = stamp;
     }
     return stamp;
   };
-  /** `tokenRow`, remembered until the data changes (call `syncCaches` first, in the same tick). */
-  const cachedTokenRow = (token: string): TokenRow | undefined => {
-    if (tokenRows.has(token)) return tokenRows.get(token);
-    const row = tokenRow(db, token);
-    if (tokenRows.size >= MAX_TOKEN_ROWS) tokenRows.clear();
-    tokenRows.set(token, row);
-    return row;
+  /**
+   * `tokenUser(tokenRow(db, token), at)`, its row remembered until the data changes (call
+   * `syncCaches` first, in the same tick). The expiry is compared in milliseconds, which orders
+   * the ISO times the sandbox writes as their text does; one that does not parse counts as
+   * expired.
+   */
+  const cachedTokenUser = (token: string, at: Date): AuthUser | null => {
+    let e = tokens.get(token);
+    if (e === undefined) {
+      const row = tokenRow(db, token);
+      const user = tokenAccount(row);
+      e = { user: user && Object.freeze(user), expires: row ? Date.parse(row.expires_at) : NaN };
+      if (tokens.size >= MAX_TOKEN_ROWS) tokens.clear();
+      tokens.set(token, e);
+    }
+    return e.user !== null && at.getTime() < e.expires ? e.user : null;
   };
 
   /** `release` runs once the body is written to the socket (never if the connection is lost first). */
@@ -363,7 +379,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const authz = req.headers.authorization;
     if (authz) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(authz);
-      user = m ? tokenUser(read ? cachedTokenRow(m[1]) : tokenRow(db, m[1]), now()) : null;
+      user = m ? (read ? cachedTokenUser(m[1], now()) : tokenUser(tokenRow(db, m[1]), now())) : null;
       if (!user && e.access !== 'public') throw new SandboxError(401, 'invalid or expired token', 'UNAUTHORIZED');
     } else if (e.access !== 'public') throw new SandboxError(401, 'authentication required: send Authorization: Bearer <token>', 'UNAUTHORIZED');
     if (user && e.access !== 'public' && !roleAllows(e.access, user.role, method)) {

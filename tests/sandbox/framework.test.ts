@@ -74,6 +74,20 @@ describe('authentication and rights', () => {
     expect((await call(sb, 'GET', '/admin/services', { token: t2 })).status).toBe(401);
   });
 
+  it('a token remembered for reads still expires by the clock, to the millisecond', async () => {
+    let at = new Date('2026-06-01T00:00:00.000Z');
+    const s = await startTestSandbox({ now: () => at });
+    const t = s.tokenFor('admin');
+    const expires = Date.parse((s.db.prepare('SELECT expires_at FROM tokens WHERE token = ?').get(t) as { expires_at: string }).expires_at);
+    expect((await call(s, 'GET', '/admin/services', { token: t })).status).toBe(200);
+    at = new Date(expires - 1);
+    expect((await call(s, 'GET', '/admin/services', { token: t })).status).toBe(200);
+    at = new Date(expires);
+    expect((await call(s, 'GET', '/admin/services', { token: t })).status).toBe(401);
+    // The same answer from the path that reads the row each time (a write).
+    expect((await call(s, 'POST', '/admin/services', { token: t, body: {} })).status).toBe(401);
+  });
+
   it('403 for a support account on admin endpoints; manager reads but may not write', async () => {
     const r = await call(sb, 'GET', '/admin/subscriptions', { as: 'support' });
     expect(r.status).toBe(403);

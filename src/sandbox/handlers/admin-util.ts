@@ -318,11 +318,30 @@ function afterKey(keys: SortColumn[], dir: 'ASC' | 'DESC', key: unknown[]): { sq
 export function pageRows(db: DB, q: PageQuery): Array<Record<string, unknown>> {
   const dir = q.order === 'ASC' ? 'ASC' : 'DESC';
   const keys: SortColumn[] = [...q.sort, { expr: q.tiebreak }];
-  const sig = [q.from, q.where.sql, JSON.stringify(q.where.args), keys.map((k) => k.expr).join(', '), dir].join('\u0000');
+  const sig = `${textId(q.from)}\u0000${q.where.sql}\u0000${JSON.stringify(q.where.args)}\u0000${keys.map((k) => k.expr).join(', ')}\u0000${dir}`;
   const start = (q.page - 1) * q.size;
   const read = () => readPage(db, q, keys, dir, sig, start);
   if (q.cache === false) return read();
-  return cachedUntilChange(db, `page\u0000${sig}\u0000${q.select}\u0000${(q.bools ?? []).join(',')}\u0000${start}\u0000${q.size}`, read);
+  return cachedUntilChange(db, `page\u0000${sig}\u0000${textId(q.select)}\u0000${(q.bools ?? []).join(',')}\u0000${start}\u0000${q.size}`, read);
+}
+
+const textIds = new Map<string, number>();
+let nextTextId = 0;
+
+/**
+ * A number that stands for `text` in cache keys: a list's FROM and SELECT texts run to hundreds
+ * of characters, and a key built of them was copied and hashed on every request. They are the
+ * handlers' constants (a few dozen); should the map ever reach 10,000 it starts again, with new
+ * numbers (they never repeat, so no key can come to mean another text).
+ */
+export function textId(text: string): number {
+  let id = textIds.get(text);
+  if (id === undefined) {
+    if (textIds.size >= 10_000) textIds.clear();
+    id = nextTextId++;
+    textIds.set(text, id);
+  }
+  return id;
 }
 
 function readPage(db: DB, q: PageQuery, keys: SortColumn[], dir: 'ASC' | 'DESC', sig: string, start: number, useBoundaries = true): Array<Record<string, unknown>> {
