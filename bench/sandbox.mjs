@@ -61,7 +61,7 @@ export async function sandboxBench({ want, compare, timeRun, record, bin, root }
       child.on('exit', (c) => reject(new Error(`sandbox bench server exited ${c}`)));
     });
     const auth = { authorization: `Bearer ${info.token}` };
-    // Warm-up: 2 s each (after 1 s the sandbox's first round still ran 5-8% below the others).
+    // Warm-up: 2 s each (after 1 s the sandbox's first round still ran 4-9% below the others).
     await load(info.sandbox, auth, { seconds: 2 });
     await load(info.static, {}, { seconds: 2 });
     await load(info.serialize, {}, { seconds: 2 });
