@@ -97,7 +97,6 @@ export async function createTransport(env: NodeJS.ProcessEnv = process.env, opts
   return new NodeTransport(secureContext);
 }
 
-
 export interface ProxySettings {
   httpProxy?: string;
   httpsProxy?: string;

@@ -35,7 +35,6 @@ function xdg(v: string | undefined): string | undefined {
   return s !== undefined && path.isAbsolute(s) ? s : undefined;
 }
 
-
 function uid(): string {
   return typeof process.getuid === 'function' ? String(process.getuid()) : (nonEmpty(builtin('node:os').userInfo().username) ?? 'user');
 }

@@ -450,8 +450,7 @@ function byStringify(value: unknown): Buffer | undefined {
 export function jsonBytes(value: unknown): Buffer | undefined {
   const lease = jsonLease(value);
   if (lease === undefined) return undefined;
-  const out = Buffer.allocUnsafe(lease.bytes.length);
-  lease.bytes.copy(out);
+  const out = Buffer.from(lease.bytes);
   lease.release();
   return out;
 }
@@ -463,7 +462,8 @@ export interface JsonLease {
   release(): void;
 }
 
-const nothing = (): void => {};
+/** A release() with nothing to give back. */
+export const nothing = (): void => {};
 
 /**
  * jsonBytes(value) without the copy: the bytes stay in a buffer of the writer's, reused after

@@ -17,7 +17,7 @@ import { embeddedToken, issueToken, roleAllows, tokenAccount, tokenRow, tokenUse
 import { chaosActive, decideChaos, type ChaosOptions } from './chaos.js';
 import { writeBatcher } from './batch.js';
 import { currentDataStamp, holdingDataStamp, openDatabase, prep, releaseDataStamp } from './db.js';
-import { jsonLease, type JsonLease } from './json.js';
+import { jsonLease, nothing, type JsonLease } from './json.js';
 import { adminHandlers } from './handlers/admin.js';
 import { userHandlers } from './handlers/user.js';
 import { seedDatabase } from './seed.js';
@@ -126,8 +126,6 @@ let stringified = 0;
 /** Past this many bytes, answers are written by jsonLease. */
 const WARM_BYTES = 256 * 1024;
 
-const nothing = (): void => {};
-
 /**
  * The success envelope as UTF-8: exactly the bytes of `Buffer.from(JSON.stringify(envelope))`,
  * with `release()` to call once they are written (see jsonLease). A process that has answered
@@ -148,8 +146,7 @@ export function encodeOkLease(message: string, data: unknown, warm = stringified
 export function encodeOk(message: string, data: unknown, warm?: boolean): Buffer {
   const { bytes, release } = encodeOkLease(message, data, warm);
   if (release === nothing) return bytes;
-  const out = Buffer.allocUnsafe(bytes.length);
-  bytes.copy(out);
+  const out = Buffer.from(bytes);
   release();
   return out;
 }
