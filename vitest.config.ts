@@ -7,6 +7,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'forks',
     setupFiles: ['tests/support/zod-setup.ts'],
+    globalSetup: ['tests/support/global-setup.ts'],
     reporters: ['default'],
   },
 });

@@ -6,7 +6,7 @@
 //   node bench/run.mjs startup    only the named ones (startup, sandbox, embedded, export, bulk, console)
 import { spawnSync, spawn } from 'node:child_process';
 import http from 'node:http';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,17 @@ const bin = join(root, 'bin/subctl.js');
 const only = new Set(process.argv.slice(2));
 const want = (name) => only.size === 0 || only.has(name);
 const results = [];
+
+// Every temporary file of the run (data files of tens of MB, exports, config directories) goes
+// under one directory that is removed when the run ends, even on Ctrl-C: the benches make them
+// with mkdtempSync(tmpdir()), and os.tmpdir() reads TMPDIR at each call.
+const runDir = mkdtempSync(join(tmpdir(), 'subctl-bench-'));
+process.env.TMPDIR = runDir;
+const removeRunDir = () => rmSync(runDir, { recursive: true, force: true, maxRetries: 3 });
+process.once('SIGINT', () => {
+  removeRunDir();
+  process.exit(130);
+});
 
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
@@ -93,7 +104,9 @@ async function main() {
   process.exitCode = failed.length ? 1 : 0;
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exitCode = 1;
-});
+main()
+  .catch((e) => {
+    console.error(e);
+    process.exitCode = 1;
+  })
+  .finally(removeRunDir);

@@ -4,11 +4,10 @@
  * here with openssl for NODE_EXTRA_CA_CERTS.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import { NetworkError } from '../../src/api/errors.js';
 import { createTransport, proxySettings, trustedCertificates } from '../../src/api/transport.js';
 import { startProxy, type Proxy } from '../support/proxy.js';
 import { ok, startStubServer, type StubServer } from '../support/stub-server.js';
+import { tempDir } from '../support/tmp.js';
 
 const require = createRequire(import.meta.url);
 
@@ -133,7 +133,7 @@ describe.each([
   let proxy: Proxy;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'subctl-ca-'));
+    dir = tempDir('subctl-ca-');
     const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
     const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
     run('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=subctl test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');

@@ -2,12 +2,12 @@
  * Bulk input on write verbs: validation first (line and field named, nothing sent), flags as
  * defaults, CSV and NDJSON from files or stdin, reports, exit codes, journal and --restart.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fail, ok, startStubServer, type StubServer } from '../support/stub-server.js';
 import { runCli } from '../support/run-cli.js';
+import { tempDir } from '../support/tmp.js';
 
 let server: StubServer;
 let dir: string;
@@ -20,7 +20,7 @@ afterAll(() => server.close());
 beforeEach(() => {
   server.requests.length = 0;
   server.setHandler((req) => ok({ subscription_id: Number(req.path.split('/')[3]), action: (req.body as { action?: string })?.action, message: 'ok' }));
-  dir = mkdtempSync(join(tmpdir(), 'subctl-bulk-'));
+  dir = tempDir('subctl-bulk-');
   env = { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't', SUBCTL_CONFIG_DIR: join(dir, 'cfg') };
 });
 

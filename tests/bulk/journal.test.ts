@@ -3,17 +3,16 @@
  * go to disk in one write, and each caller resumes only once its records are on disk (a bulk
  * worker sends its row after that, so `sent` always precedes the request).
  */
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Journal, journalLine, runDigest, type JournalEvent } from '../../src/bulk/journal.js';
+import { tempDir } from '../support/tmp.js';
 
 const lines = (j: Journal) => (existsSync(j.path) ? readFileSync(j.path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
 
 describe('Journal.appendSoon', () => {
   it('writes nothing until the turn ends, then every record of the turn before any caller resumes', async () => {
-    const j = new Journal(mkdtempSync(join(tmpdir(), 'journal-')), 'subscriptions-manage', 'abc');
+    const j = new Journal(tempDir('journal-'), 'subscriptions-manage', 'abc');
     const seen: number[][] = [];
     const a = j.appendSoon({ line: 2, state: 'done', at: 1 }, { line: 3, state: 'sent', at: 2 }).then(() => seen.push(lines(j).map((e) => e.line)));
     const b = j.appendSoon({ line: 4, state: 'sent', at: 3 }).then(() => seen.push(lines(j).map((e) => e.line)));
@@ -36,7 +35,7 @@ describe('Journal.appendSoon', () => {
   });
 
   it('rejects every caller of the turn when the write fails (nothing is sent)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'journal-'));
+    const dir = tempDir('journal-');
     const j = new Journal(dir, 'x', 'y');
     // The journal's path is a directory: opening it for appending fails.
     const { mkdirSync } = await import('node:fs');

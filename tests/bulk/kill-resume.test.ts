@@ -4,12 +4,12 @@
  * The real binary runs against a real sandbox; the proof is read from the sandbox database.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../support/sandbox.js';
+import { tempDir } from '../support/tmp.js';
 
 const root = resolve(__dirname, '../..');
 const bin = join(root, 'bin/subctl.js');
@@ -65,7 +65,7 @@ describe('bulk runs never lose or repeat a row', () => {
     const before = new Map(subs.map((s) => [s.subscription_id, Date.parse(s.end_date)]));
     const auditBefore = (sb.db.prepare("SELECT COALESCE(MAX(id), 0) AS m FROM audit_logs").get() as { m: number }).m;
 
-    const dir = mkdtempSync(join(tmpdir(), 'subctl-kill-'));
+    const dir = tempDir('subctl-kill-');
     const csv = join(dir, 'actions.csv');
     writeFileSync(csv, `subscription_id,action,reason,extend_days\n${subs.map((s) => `${s.subscription_id},extend,"kill test, run 1",7`).join('\n')}\n`);
     const report = join(dir, 'report.csv');

@@ -5,9 +5,9 @@
  * `run()` spawns asynchronously: an in-process server (a sandbox, a stub) keeps serving.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { tempDir } from '../support/tmp.js';
 
 export const root = resolve(__dirname, '../..');
 
@@ -34,8 +34,7 @@ export async function binary(): Promise<string> {
  */
 export async function copyOfBuild(): Promise<string> {
   const dist = join(root, 'dist');
-  const work = mkdtempSync(join(tmpdir(), 'subctl-bin-'));
-  process.once('exit', () => rmSync(work, { recursive: true, force: true }));
+  const work = tempDir('subctl-bin-');
   for (let attempt = 1; ; attempt++) {
     try {
       if (!existsSync(join(dist, 'subctl.cjs.cache'))) throw new Error('dist/subctl.cjs.cache is missing: run npm run build');

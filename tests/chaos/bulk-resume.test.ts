@@ -6,12 +6,12 @@
  * not; and a 5xx that does not say whether the row was applied (500, 502, 504) is settled like
  * a lost answer, against the server (the audit log for `subscriptions manage`).
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fail, ok, startStubServer, type RecordedRequest, type StubServer } from '../support/stub-server.js';
 import { runCli } from '../support/run-cli.js';
+import { tempDir } from '../support/tmp.js';
 
 let server: StubServer;
 let dir: string;
@@ -26,7 +26,7 @@ afterAll(() => server.close());
 beforeEach(() => {
   server.requests.length = 0;
   audit = [];
-  dir = mkdtempSync(join(tmpdir(), 'subctl-bulk-resume-'));
+  dir = tempDir('subctl-bulk-resume-');
   env = { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't', SUBCTL_CONFIG_DIR: join(dir, 'cfg') };
 });
 

@@ -6,14 +6,14 @@
  * run, run again until it converges, applies every row exactly once (from the database); no
  * command crashes and every non-zero exit is a documented code.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../support/sandbox.js';
 import { binary, crashed, DOCUMENTED_EXITS, run, type ChildResult } from './binary.js';
+import { tempDir } from '../support/tmp.js';
 
 const CHAOS = { latencyMs: [0, 20] as [number, number], error5xx: 0.2, reset: 0.05, hang: 0.02, rate429: 0.05, retryAfterSeconds: 1 };
 const DAY = 86_400_000;
@@ -33,7 +33,7 @@ async function cli(args: string[]): Promise<ChildResult> {
 beforeAll(async () => {
   await binary();
   sb = await startTestSandbox({ chaos: CHAOS });
-  dir = mkdtempSync(join(tmpdir(), 'subctl-chaos-'));
+  dir = tempDir('subctl-chaos-');
   env = { PATH: process.env.PATH, HOME: dir, SUBCTL_CONFIG_DIR: join(dir, 'cfg'), SUBCTL_BASE_URL: sb.url, SUBCTL_TOKEN: sb.tokenFor('admin'), NO_COLOR: '1' };
 });
 afterAll(() => sb?.close());

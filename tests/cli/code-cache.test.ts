@@ -5,11 +5,11 @@
  * cache, and a cache V8 cannot use (missing, cut short, foreign) only costs time.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { copyOfBuild } from '../chaos/binary.js';
+import { tempDir } from '../support/tmp.js';
 
 const root = resolve(__dirname, '../..');
 const bundle = join(root, 'dist/subctl.cjs');
@@ -20,7 +20,7 @@ beforeAll(() => {
 
 function endpoints(app: string, extra: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, [join(app, 'bin/subctl.js'), 'api', 'endpoints', '-o', 'json'], {
-    env: { PATH: process.env.PATH!, HOME: mkdtempSync(join(tmpdir(), 'subctl-home-')), SUBCTL_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'subctl-cfg-')), ...extra },
+    env: { PATH: process.env.PATH!, HOME: tempDir('subctl-home-'), SUBCTL_CONFIG_DIR: tempDir('subctl-cfg-'), ...extra },
     encoding: 'utf8',
   });
   return { status: r.status, stderr: r.stderr, count: r.status === 0 ? (JSON.parse(r.stdout) as unknown[]).length : 0 };

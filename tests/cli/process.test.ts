@@ -3,12 +3,12 @@
  * Runs bin/subctl.js against dist/ (built by `npm test`'s pretest step).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluatedModules } from '../support/bundle-coverage.js';
 import { fail, ok, startStubServer, type StubReply, type StubServer } from '../support/stub-server.js';
+import { tempDir } from '../support/tmp.js';
 
 const root = resolve(__dirname, '../..');
 const bin = join(root, 'bin/subctl.js');
@@ -33,7 +33,7 @@ function runBin(args: string[], envVars: NodeJS.ProcessEnv, nodeArgs: string[] =
 }
 
 function env(extra: Record<string, string> = {}) {
-  return { PATH: process.env.PATH!, HOME: mkdtempSync(join(tmpdir(), 'subctl-home-')), SUBCTL_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'subctl-cfg-')), ...extra };
+  return { PATH: process.env.PATH!, HOME: tempDir('subctl-home-'), SUBCTL_CONFIG_DIR: tempDir('subctl-cfg-'), ...extra };
 }
 
 describe('the binary', () => {
@@ -79,7 +79,7 @@ describe('the binary', () => {
 
   it('non-interactive commands never load ink or react', async () => {
     server.setHandler(() => ok({ pagination: { total_pages: 1, total_records: 1 }, services: [{ service_id: 1, service_code: 'GPT4' }] }));
-    const trace = join(mkdtempSync(join(tmpdir(), 'subctl-trace-')), 'modules.txt');
+    const trace = join(tempDir('subctl-trace-'), 'modules.txt');
     const cases = [
       ['services', 'list', '--base-url', server.url, '-o', 'json'],
       ['services', 'list', '--base-url', server.url],
@@ -99,7 +99,7 @@ describe('the binary', () => {
 
   it("neither a command against a platform nor the embedded sandbox loads node:module (Node's ES module loader), node:os, node:crypto or perf_hooks", async () => {
     server.setHandler(() => ok({ pagination: { total_pages: 1, total_records: 1 }, services: [{ service_id: 1, service_code: 'GPT4' }] }));
-    const dir = mkdtempSync(join(tmpdir(), 'subctl-builtins-'));
+    const dir = tempDir('subctl-builtins-');
     const sandboxEnv = env();
     const cases: Array<[string[], NodeJS.ProcessEnv]> = [
       [['services', 'list', '--base-url', server.url, '-o', 'json'], env({ SUBCTL_TOKEN: 't' })],
@@ -123,7 +123,7 @@ describe('the binary', () => {
 
   /** The bundle's source modules a command evaluated (tests/support/bundle-coverage.ts). */
   async function evaluated(args: string[]): Promise<string[]> {
-    const dir = mkdtempSync(join(tmpdir(), 'subctl-cov-'));
+    const dir = tempDir('subctl-cov-');
     const r = await runBin(args, env({ SUBCTL_TOKEN: 't', NODE_V8_COVERAGE: dir }));
     expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
     return evaluatedModules(dir, join(root, 'dist'));
@@ -161,7 +161,7 @@ describe('the binary', () => {
     expect(good).toContain('src/api/contract/fast.ts');
     expect(good).not.toContain('src/api/contract/zod-parts.ts');
     expect(zod(good)).toEqual([]);
-    const dir = mkdtempSync(join(tmpdir(), 'subctl-cov-'));
+    const dir = tempDir('subctl-cov-');
     const bad = await runBin(['services', 'list', '--base-url', server.url, '-o', 'json', '--page-size', '500'], env({ SUBCTL_TOKEN: 't', NODE_V8_COVERAGE: dir }));
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('page_size');

@@ -4,13 +4,13 @@
  * Python's csv module.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../support/sandbox.js';
 import { runCli } from '../support/run-cli.js';
+import { tempDir } from '../support/tmp.js';
 
 const root = resolve(__dirname, '../..');
 const bin = join(root, 'bin/subctl.js');
@@ -162,7 +162,7 @@ describe('cron', () => {
   }
 
   it('env -i ... cleanup -q --yes </dev/null prints nothing, exits 0, writes no escape code', async () => {
-    const cfg = mkdtempSync(join(tmpdir(), 'subctl-cron-'));
+    const cfg = tempDir('subctl-cron-');
     const r = await cron(['cleanup', '--cleanup-expired-days', '400', '-q', '--yes'], cfg);
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('');
@@ -170,7 +170,7 @@ describe('cron', () => {
   });
 
   it('two started together: one runs, the other exits non-zero at once naming the lock and its pid', async () => {
-    const cfg = mkdtempSync(join(tmpdir(), 'subctl-cron-'));
+    const cfg = tempDir('subctl-cron-');
     // A slow server makes the overlap certain: the sandbox answers cleanup after 1.5 s.
     const slow = await startTestSandbox({ chaos: { latencyMs: [1500, 1500] } });
     const envSlow = { SUBCTL_BASE_URL: slow.url, SUBCTL_TOKEN: slow.tokenFor('admin') };
@@ -216,7 +216,7 @@ describe('CSV export read back by Python', () => {
     sb.db.prepare("UPDATE users SET full_name = ? WHERE user_id = (SELECT user_id FROM subscriptions ORDER BY subscription_id LIMIT 1)").run('Zoë "Zed" Müller,\nsecond line');
     const r = await runCli('subscriptions list --all -o csv', { env });
     expect(r.code, r.stderr).toBe(0);
-    const dir = mkdtempSync(join(tmpdir(), 'subctl-csv-'));
+    const dir = tempDir('subctl-csv-');
     const f = join(dir, 'subs.csv');
     writeFileSync(f, r.stdout);
     const py = spawnSync('python3', ['-c', 'import csv,json,sys; rows=list(csv.DictReader(open(sys.argv[1], newline="", encoding="utf-8"))); print(json.dumps(rows))', f], { encoding: 'utf8', maxBuffer: 1 << 28 });

@@ -4,12 +4,12 @@
  * failure, and the generated scripts themselves (syntax, and one real bash round trip).
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fail, ok, startStubServer, type StubServer } from '../support/stub-server.js';
 import { runCli, tempConfigDir } from '../support/run-cli.js';
+import { tempDir } from '../support/tmp.js';
 
 const root = resolve(__dirname, '../..');
 let server: StubServer;
@@ -210,7 +210,7 @@ describe('completion scripts', () => {
     const r = await runCli(['completion', shell]);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
-    const dir = mkdtempSync(join(tmpdir(), 'subctl-comp-'));
+    const dir = tempDir('subctl-comp-');
     const file = join(dir, `subctl.${shell}`);
     writeFileSync(file, r.stdout);
     return { text: r.stdout, file };
@@ -250,7 +250,7 @@ describe('completion scripts', () => {
   it('bash for real: the function fills COMPREPLY through the binary', async () => {
     if (!existsSync(join(root, 'dist/subctl.cjs.cache'))) throw new Error('dist/ is missing: run `npm run build` (npm test does it)');
     const { file } = await scriptFor('bash');
-    const bin = mkdtempSync(join(tmpdir(), 'subctl-bin-'));
+    const bin = tempDir('subctl-bin-');
     mkdirSync(bin, { recursive: true });
     writeFileSync(join(bin, 'subctl'), `#!/bin/sh\nexec "${process.execPath}" "${join(root, 'bin/subctl.js')}" "$@"\n`);
     chmodSync(join(bin, 'subctl'), 0o755);

@@ -4,14 +4,14 @@
  * (TLS fails without NODE_EXTRA_CA_CERTS and passes with it), loose file modes, the sandbox.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ok, startStubServer, type RecordedRequest, type StubReply, type StubServer } from '../support/stub-server.js';
 import { runCli, tempConfigDir } from '../support/run-cli.js';
+import { tempDir } from '../support/tmp.js';
 
 interface CheckRow {
   check: string;
@@ -174,7 +174,7 @@ describe('doctor over https with a self-signed certificate', () => {
   let url: string;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'subctl-tls-'));
+    dir = tempDir('subctl-tls-');
     execFileSync(
       'openssl',
       ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '30', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'],

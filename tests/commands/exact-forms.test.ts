@@ -2,13 +2,13 @@
  * Every exact form of CLI.md, as written, against the real sandbox (in an order that makes each
  * one meaningful: the seeded GPT4 and PRO-M are removed before the forms that create them).
  */
-import { writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../support/sandbox.js';
 import { runCli } from '../support/run-cli.js';
+import { tempDir } from '../support/tmp.js';
 
 let sb: Sandbox;
 let env: Record<string, string>;
@@ -16,7 +16,7 @@ let dir: string;
 beforeAll(async () => {
   sb = await startTestSandbox();
   env = { SUBCTL_BASE_URL: sb.url, SUBCTL_TOKEN: sb.tokenFor('admin') };
-  dir = mkdtempSync(join(tmpdir(), 'subctl-forms-'));
+  dir = tempDir('subctl-forms-');
 });
 afterAll(() => sb?.close());
 

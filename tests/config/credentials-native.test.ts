@@ -5,14 +5,14 @@
  */
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CredentialStore, loadNativeKeyring } from '../../src/config/credentials.js';
 import { resolvePaths } from '../../src/config/paths.js';
 import { ConfigStore } from '../../src/config/store.js';
+import { tempDir } from '../support/tmp.js';
 
-const root = fs.mkdtempSync(path.join(os.tmpdir(), 'subctl-native-test-'));
+const root = tempDir('subctl-native-test-');
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 const bindingLoaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes(`${path.sep}@napi-rs${path.sep}keyring`));

@@ -1,15 +1,15 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/api/errors.js';
 import { CredentialStore, resolveSessionId, resolveToken, type KeyringLike } from '../../src/config/credentials.js';
 import { resolvePaths } from '../../src/config/paths.js';
 import { ConfigStore } from '../../src/config/store.js';
+import { tempDir } from '../support/tmp.js';
 
 const made: string[] = [];
 function setup() {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'subctl-cred-test-'));
+  const root = tempDir('subctl-cred-test-');
   made.push(root);
   const paths = resolvePaths({ SUBCTL_CONFIG_DIR: path.join(root, 'cfg') });
   return { root, paths, store: new ConfigStore(paths) };

@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/api/errors.js';
 import { acquireLock, LockHeldError, lockPath, pidAlive, takeOverStale } from '../../src/config/lock.js';
 import { resolvePaths } from '../../src/config/paths.js';
+import { tempDir } from '../support/tmp.js';
 
-const root = fs.mkdtempSync(path.join(os.tmpdir(), 'subctl-lock-test-'));
+const root = tempDir('subctl-lock-test-');
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 let n = 0;
 const freshLock = () => path.join(root, `l${++n}`, 'cleanup.lock');

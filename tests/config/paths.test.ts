@@ -3,10 +3,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ensurePrivateDir, homeDir, resolvePaths, writeFileAtomic } from '../../src/config/paths.js';
+import { tempDir } from '../support/tmp.js';
 
 const made: string[] = [];
 function tmp(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'subctl-paths-test-'));
+  const d = tempDir('subctl-paths-test-');
   made.push(d);
   return d;
 }

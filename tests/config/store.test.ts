@@ -1,14 +1,14 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/api/errors.js';
 import { resolvePaths } from '../../src/config/paths.js';
 import { ConfigStore, parseSetting, settingField } from '../../src/config/store.js';
+import { tempDir } from '../support/tmp.js';
 
 const made: string[] = [];
 function setup() {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'subctl-store-test-'));
+  const root = tempDir('subctl-store-test-');
   made.push(root);
   const env = { SUBCTL_CONFIG_DIR: path.join(root, 'cfg') };
   const paths = resolvePaths(env);

@@ -2,8 +2,7 @@
  * What the fuzzing found, one focused test each (contract.fuzz.test.ts finds them at random;
  * these say them plainly and keep them fixed).
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient, validateInput } from '../../src/api/client.js';
@@ -12,6 +11,7 @@ import { ValidationError } from '../../src/api/errors.js';
 import { oneLine } from '../../src/api/redact.js';
 import { ok, startStubServer, type StubServer } from '../support/stub-server.js';
 import { runCli, tempConfigDir } from '../support/run-cli.js';
+import { tempDir } from '../support/tmp.js';
 
 let server: StubServer;
 let cfg: string;
@@ -137,7 +137,7 @@ describe('auth answers outside the contract', () => {
   });
 
   it('auth status with no data does not crash; auth refresh without a token keeps the stored one (exit 6)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'subctl-refresh-'));
+    const dir = tempDir('subctl-refresh-');
     const e = { SUBCTL_BASE_URL: server.url, SUBCTL_CONFIG_DIR: dir };
     server.setHandler(() => json({ status: true, message: 'OK', data: { token: 'tok-stored-1', user_id: 1, username: 'ann', role: 'admin' } }));
     expect((await runCli(['auth', 'login', '--username', 'ann', '--password-stdin'], { env: e, stdin: 'pw-1\n' })).code).toBe(0);

@@ -3,8 +3,7 @@
  * sharing one WAL file (creating it at once; writing while the server reads).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allMigrations, currentDataStamp, dataStamp, holdingDataStamp, openDatabase } from '../../src/sandbox/db.js';
@@ -12,6 +11,7 @@ import { count, inTransaction } from '../../src/sandbox/handlers/admin-util.js';
 import { resetDatabase, seedDatabase } from '../../src/sandbox/seed.js';
 import { SEEDED_ACCOUNTS } from '../../src/sandbox/schema-core.js';
 import { call, closeAllTestSandboxes, startTestSandbox, tempDataFile } from '../support/sandbox.js';
+import { tempDir } from '../support/tmp.js';
 
 const root = resolve(__dirname, '../..');
 let dir: string;
@@ -19,7 +19,7 @@ let child: string;
 
 /** Bundles a small CommonJS script over the sandbox sources, so a plain `node` child can run it. */
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'subctl-db-test-'));
+  dir = tempDir('subctl-db-test-');
   const entry = join(dir, 'child.ts');
   writeFileSync(
     entry,

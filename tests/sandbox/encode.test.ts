@@ -7,6 +7,9 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { encodeOk, utf8 } from '../../src/sandbox/server.js';
+// Loaded now, while the file is collected, so that its hook removes the data files of the
+// sandboxes the tests below start from a reset module registry.
+import '../support/tmp.js';
 
 const pieces = ['a', '"', 'é', 'Ł', '이', '€', '😀', '\ud800', '\udfff', '\n', '\u0000'];
 

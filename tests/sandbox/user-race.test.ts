@@ -3,14 +3,14 @@
  * once. Each usage code must be activated exactly once; the loser gets 409, never a 500.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture } from './user-harness.js';
+import { tempDir } from '../support/tmp.js';
 
 const root = resolve(import.meta.dirname, '../..');
 let dir: string;
@@ -18,7 +18,7 @@ let bundle: string;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'subctl-user-race-'));
+  dir = tempDir('subctl-user-race-');
   // The bundle imports better-sqlite3 (native): let it resolve from the project.
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
   const entry = join(dir, 'server-entry.ts');

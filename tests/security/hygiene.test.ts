@@ -5,17 +5,17 @@
  * NODE_EXTRA_CA_CERTS against the sandbox over TLS; proxies through a local proxy.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../support/sandbox.js';
 import { ok, startStubServer, type StubServer } from '../support/stub-server.js';
 import { runCli, tempConfigDir } from '../support/run-cli.js';
+import { tempDir } from '../support/tmp.js';
 
 const root = resolve(__dirname, '../..');
 const bin = join(root, 'bin/subctl.js');
@@ -82,7 +82,7 @@ describe('secrets never travel or show', () => {
   });
 
   it('never in bulk journals or reports: a users create run with a password column', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'subctl-hyg-'));
+    const dir = tempDir('subctl-hyg-');
     const csv = join(dir, 'users.csv');
     writeFileSync(csv, `username,email,role,password\nhyg1,hyg1@example.com,user,${PASSWORD}\nhyg2,hyg2@example.com,nosuchrole,${PASSWORD}\n`);
     const report = join(dir, 'report.csv');
@@ -138,7 +138,7 @@ describe('transport', () => {
   });
 
   it('a private CA through NODE_EXTRA_CA_CERTS, against the sandbox served over TLS', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'subctl-tls-'));
+    const dir = tempDir('subctl-tls-');
     const sh = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
     sh(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=subctl test CA']);
     sh(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'srv.key', '-out', 'srv.csr', '-subj', '/CN=127.0.0.1']);

@@ -32,7 +32,6 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
@@ -41,6 +40,7 @@ import { startProxy } from '../support/proxy.js';
 import { startTestSandbox } from '../support/sandbox.js';
 import { ok, startStubServer, type StubServer } from '../support/stub-server.js';
 import { runCli, tempConfigDir, type RunResult } from '../support/run-cli.js';
+import { tempDir } from '../support/tmp.js';
 
 const TOKEN = 'tok-SECRET-7319';
 const SESSION = 'sess-SECRET-2284';
@@ -100,7 +100,7 @@ describe('2. secrets never in --verbose output (the real sandbox)', () => {
     expect(create.code, create.stderr).toBe(0);
     expect(create.stderr).toContain('"password":"***"');
     outputs.push(create);
-    const dir = mkdtempSync(join(tmpdir(), 'subctl-verbose-bulk-'));
+    const dir = tempDir('subctl-verbose-bulk-');
     writeFileSync(join(dir, 'u.csv'), `username,email,role,password\nverb-user-2,verb2@example.com,user,${PASSWORD}\n`);
     const bulk = await runCli(['users', 'create', '--from-csv', join(dir, 'u.csv'), '--yes', '--verbose'], { env });
     expect(bulk.code, bulk.stderr).toBe(0);
@@ -163,7 +163,7 @@ describe('3. secrets never in error messages', () => {
 
 describe('4. secrets never in bulk journals or reports', () => {
   it('a row refused with its password in the message, and the --dry-run plan: no password anywhere', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'subctl-bulk-secrets-'));
+    const dir = tempDir('subctl-bulk-secrets-');
     const cfg = join(dir, 'cfg');
     const csv = join(dir, 'users.csv');
     writeFileSync(csv, `username,email,role,password\nsec-a,a@example.com,user,${PASSWORD}-a\nsec-b,b@example.com,user,${PASSWORD}-b\n`);
@@ -213,7 +213,7 @@ describe('8 and 9. the sandbox over TLS: NODE_EXTRA_CA_CERTS in the real process
 
   beforeAll(async () => {
     await binary();
-    dir = mkdtempSync(join(tmpdir(), 'subctl-tls-'));
+    dir = tempDir('subctl-tls-');
     const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
     const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
     ssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=subctl secrets test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');

@@ -2,12 +2,10 @@
  * Runs the whole CLI in process with fake streams: `runCli('services list -o json', {...})`
  * resolves to the exit code and the exact bytes written to stdout and stderr.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { main } from '../../src/main.js';
 import type { IO } from '../../src/io.js';
+import { tempDir } from './tmp.js';
 
 export interface RunOptions {
   env?: Record<string, string | undefined>;
@@ -55,7 +53,7 @@ export function splitArgs(line: string): string[] {
 
 /** A fresh, empty config directory so no test sees another's profiles. */
 export function tempConfigDir(): string {
-  return mkdtempSync(join(tmpdir(), 'subctl-test-'));
+  return tempDir('subctl-test-');
 }
 
 export async function runCli(args: string | string[], opts: RunOptions = {}): Promise<RunResult> {

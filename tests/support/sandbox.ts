@@ -5,13 +5,13 @@
  * starts on its own copy of the template, so tests can mutate freely and still start in
  * milliseconds.
  */
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { openDatabase } from '../../src/sandbox/db.js';
 import { seedDatabase } from '../../src/sandbox/seed.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
+import { tempDir } from './tmp.js';
 
 export type TestSandboxOptions = Omit<SandboxOptions, 'dataFile'> & { dataFile?: string };
 
@@ -19,10 +19,11 @@ let dir: string | undefined;
 const templates = new Map<number, string>();
 const open = new Set<Sandbox>();
 
-function tempDir(): string {
-  if (!dir) {
-    dir = mkdtempSync(join(tmpdir(), 'subctl-sandbox-test-'));
-    process.once('exit', () => rmSync(dir!, { recursive: true, force: true }));
+/** This file's directory of data files, removed after its last test (`tempDir`). */
+function sandboxDir(): string {
+  if (!dir || !existsSync(dir)) {
+    dir = tempDir('subctl-sandbox-test-');
+    templates.clear();
   }
   return dir;
 }
@@ -31,7 +32,7 @@ function tempDir(): string {
 function template(scale: number): string {
   let f = templates.get(scale);
   if (!f) {
-    f = join(tempDir(), `template-${scale}.db`);
+    f = join(sandboxDir(), `template-${scale}.db`);
     const db = openDatabase(f);
     seedDatabase(db, { scale });
     db.pragma('wal_checkpoint(TRUNCATE)');
@@ -44,7 +45,7 @@ function template(scale: number): string {
 let n = 0;
 /** A new data file path in the test's temp directory (not created). */
 export function tempDataFile(name = 'sandbox'): string {
-  return join(tempDir(), `${name}-${process.pid}-${++n}.db`);
+  return join(sandboxDir(), `${name}-${process.pid}-${++n}.db`);
 }
 
 /**

@@ -2,12 +2,12 @@
  * The console in process (ink-testing-library, 100 columns) against the stub platform with a
  * real ApiClient: what each key sends over the wire and what the screen then shows.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fail } from '../support/stub-server.js';
 import { KEY, platform, startConsole, tick, type Harness } from './harness.js';
+import { tempDir } from '../support/tmp.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -323,7 +323,7 @@ describe('console: switcher, export, errors, help, resize', () => {
   });
 
   it('ctrl-s writes the page on screen to a CSV file and says where', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'subctl-export-'));
+    const dir = tempDir('subctl-export-');
     h = await startConsole({ resource: 'subscriptions', cwd: dir, now: () => new Date(2026, 10, 22, 15, 30, 12) });
     await h.waitFor('user010');
     await h.press(KEY.ctrlS);

@@ -6,12 +6,12 @@
  * by the days typed. Screens are polled with a deadline, never slept on.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../support/sandbox.js';
+import { tempDir } from '../support/tmp.js';
 
 const root = resolve(__dirname, '../..');
 const bin = join(root, 'bin/subctl.js');
@@ -49,7 +49,7 @@ beforeAll(async () => {
   if (!hasTmux) return;
   if (!existsSync(join(root, 'dist/subctl.cjs.cache'))) throw new Error('dist/ is missing: run `npm run build` (npm test does it)');
   sb = await startTestSandbox();
-  dir = mkdtempSync(join(tmpdir(), 'subctl-tmux-'));
+  dir = tempDir('subctl-tmux-');
 });
 
 afterAll(async () => {
