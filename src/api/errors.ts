@@ -137,6 +137,59 @@ export class RefusedError extends CliError {
   }
 }
 
+/**
+ * The machine, not subctl, failed: a full disk, a read-only file system, an I/O error, no
+ * permission. Exit 1 like any unexpected error, but named for what it is, without asking for a
+ * bug report. `what` names the file or stream (`the sandbox data file /x/sandbox.db`).
+ */
+export class LocalError extends CliError {
+  constructor(message: string, code: string, cause?: unknown) {
+    super('local', ExitCode.bug, message, { code, cause, hint: LOCAL_HINTS[code] ?? LOCAL_HINTS.default });
+  }
+}
+
+const FULL = 'free some disk space (`df -h` shows where it is short), then run the command again';
+const LOCAL_HINTS: Record<string, string> = {
+  ENOSPC: FULL,
+  EDQUOT: FULL,
+  SQLITE_FULL: FULL,
+  EFBIG: 'the file would be larger than this process may write (`ulimit -f`) or the file system allows; raise the limit or write elsewhere',
+  EROFS: 'the file system is read-only; point SUBCTL_CONFIG_DIR (or --data) at a writable directory',
+  SQLITE_READONLY: 'the file is read-only to subctl; check its permissions, or point --data elsewhere',
+  EACCES: 'check the permissions, or point SUBCTL_CONFIG_DIR (or --data) at a directory you own',
+  EPERM: 'check the permissions, or point SUBCTL_CONFIG_DIR (or --data) at a directory you own',
+  default: 'the machine failed to write; check the disk (`df -h`, `dmesg`) and run the command again',
+};
+
+/** System error codes (Node's `code`) and SQLite result codes that say the machine failed. */
+const LOCAL_CODES = /^(ENOSPC|EDQUOT|EFBIG|EROFS|EIO|EACCES|EPERM|EMFILE|ENFILE|SQLITE_(FULL|IOERR\w*|READONLY\w*|CANTOPEN\w*|PERM))$/;
+
+const REASONS: Record<string, string> = {
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+  EFBIG: 'file too large',
+  EROFS: 'read-only file system',
+  EIO: 'input/output error',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files in the system',
+};
+
+/**
+ * `e` as a LocalError when it is a failure of the machine (see LOCAL_CODES), else undefined:
+ * `cannot write <what>: <reason> (<code>)`, or without `what`, the reason and the file Node
+ * names. An error that is already a CliError is left as it is.
+ */
+export function localError(e: unknown, what?: string): LocalError | undefined {
+  if (e instanceof CliError || e === null || typeof e !== 'object') return undefined;
+  const { code, path } = e as { code?: unknown; path?: unknown };
+  if (typeof code !== 'string' || !LOCAL_CODES.test(code)) return undefined;
+  const reason = `${REASONS[code] ?? String((e as Error).message)} (${code})`;
+  if (what !== undefined) return new LocalError(`cannot write ${what}: ${reason}`, code, e);
+  return new LocalError(typeof path === 'string' ? `${reason}: ${path}` : reason, code, e);
+}
+
 export function isCliError(e: unknown): e is CliError {
   return e instanceof CliError;
 }

@@ -5,11 +5,13 @@
  * rows finished, which failed, and which were in flight (answer unknown).
  *
  * Appends are single write(2) calls of whole lines (O_APPEND), so a SIGKILL can cut at most
- * the line being written, which the loader ignores.
+ * the line being written, which the loader ignores; a short write (a full disk) is completed or
+ * fails loudly (`#write`).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { localError } from '../api/errors.js';
 import { ensurePrivateDir } from '../config/paths.js';
 
 export type RowState = 'sent' | 'done' | 'failed' | 'unknown';
@@ -177,10 +179,38 @@ export class Journal {
     this.#write(lines(events));
   }
 
-  /** One write(2) of whole lines: a kill cuts at most the last line, which the loader ignores. */
+  /** Whether the file may end inside a line (cut by a kill or a full disk): the next write ends it first. */
+  #cut = false;
+
+  /**
+   * Whole lines in one write(2) where the kernel takes them all: a kill cuts at most the last
+   * line, which the loader ignores. A write the disk cannot hold in full is short without an
+   * error: the rest is written again until the kernel refuses with ENOSPC, which is thrown, so
+   * no caller ever goes on as if a record it did not write were on disk. A line left cut (here
+   * or by a kill in an earlier run) is ended before the next record, which would otherwise join
+   * it and be lost with it.
+   */
   #write(text: string): void {
-    if (this.fd === undefined) this.fd = openSync(this.path, 'a', 0o600);
-    writeSync(this.fd, text);
+    try {
+      if (this.fd === undefined) {
+        this.fd = openSync(this.path, 'a+', 0o600);
+        const size = fstatSync(this.fd).size;
+        if (size > 0) {
+          const last = Buffer.alloc(1);
+          readSync(this.fd, last, 0, 1, size - 1);
+          this.#cut = last[0] !== 0x0a;
+        }
+      }
+      let bytes = Buffer.from(this.#cut ? `\n${text}` : text, 'utf8');
+      while (bytes.length > 0) {
+        this.#cut = true;
+        const n = writeSync(this.fd, bytes);
+        bytes = bytes.subarray(n);
+      }
+      this.#cut = false;
+    } catch (e) {
+      throw localError(e, `the bulk journal ${this.path}`) ?? e;
+    }
   }
 
   close(): void {

@@ -16,12 +16,13 @@
  * 4. A report (`--report FILE`, CSV) accounts for every row; exit 0 when all rows were applied,
  *    8 when some failed or are unknown, 130 after Ctrl-C (in-flight rows are awaited).
  */
-import { createWriteStream } from 'node:fs';
+import { closeSync, createWriteStream, openSync } from 'node:fs';
+import { finished } from 'node:stream/promises';
 import { fillPath, type ApiClient } from '../api/client.js';
 import type { AnyEndpoint } from '../api/contract/common.js';
 import { flagName } from '../api/contract/common.js';
 import { fieldsOfEndpoint, hasPart } from '../api/contract/fast.js';
-import { CliError, UsageError, ValidationError } from '../api/errors.js';
+import { CliError, LocalError, localError, UsageError, ValidationError } from '../api/errors.js';
 import { isSecretKey, redactBody } from '../api/redact.js';
 import type { Ctx } from '../cli/context.js';
 import { printList } from '../output/index.js';
@@ -202,6 +203,15 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
     return 0;
   }
 
+  // A report that cannot be written is found before anything is sent (exit 2), not after.
+  if (opts.reportFile && opts.reportFile !== '-') {
+    try {
+      closeSync(openSync(opts.reportFile, 'a', 0o600));
+    } catch (e) {
+      throw reportError(opts.reportFile, e);
+    }
+  }
+
   const digest = runDigest(verb.command, ep.name, planned);
   const journal = new Journal(ctx.paths().stateDir, verb.command.replace(/\s+/g, '-'), digest);
   if (opts.restart) journal.discard();
@@ -254,6 +264,8 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   let done = 0;
   let failed = 0;
   let interrupted = false;
+  /** The first error that is not a row's own (the journal could not be written): the run stops. */
+  let broken: unknown;
   const lost: Array<{ row: PlannedRow; sentAt: number; status?: number }> = [];
   const progress = ctx.io.stderrIsTTY && !g.quiet ? setInterval(() => showProgress(false), 200) : undefined;
   let shownWidth = 0;
@@ -278,7 +290,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
     // worker of the same turn, in one write; the row is sent once that write is done, so `sent`
     // is on disk before its request leaves. Rows answered together leave together.
     let finished: JournalEvent | undefined;
-    while (!interrupted && next < todo.length) {
+    while (!interrupted && broken === undefined && next < todo.length) {
       const row = todo[next++];
       const sentAt = Date.now();
       const sent: JournalEvent = { line: row.line, state: 'sent', at: sentAt };
@@ -311,8 +323,19 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
       }
     }
   };
+  // The journal could not be written (a full disk): every worker stops taking rows, the rows in
+  // flight are awaited, and the run ends with that error. A row is never sent without its `sent`
+  // on disk; the next run checks the rows whose answer was not recorded against the server.
+  const stopOnError = async () => {
+    try {
+      await worker();
+    } catch (e) {
+      broken ??= e;
+    }
+  };
   try {
-    await Promise.all(Array.from({ length: Math.min(opts.concurrency, Math.max(todo.length, 1)) }, worker));
+    await Promise.all(Array.from({ length: Math.min(opts.concurrency, Math.max(todo.length, 1)) }, stopOnError));
+    if (broken !== undefined) throw broken;
   } finally {
     if (progress) {
       clearInterval(progress);
@@ -345,20 +368,51 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
     counts[outcome as keyof typeof counts]++;
     return { line: p.line, key: p.key, outcome, http_status: rec?.status ?? '', message: rec?.message ?? '', created_id: rec?.created_id ?? '' };
   });
+  // The report is written whole or its failure is the run's error, after the summary (the rows
+  // were run either way; the journal holds their outcomes).
+  let reportFailure: unknown;
   if (opts.reportFile) {
-    const stream = opts.reportFile === '-' ? ctx.io.stdout : createWriteStream(opts.reportFile, { mode: 0o600 });
-    await printList(report, { format: 'csv', columns: ['line', 'key', 'outcome', 'http_status', 'message', 'created_id'], io: { ...ctx.io, stdout: stream as never, stdoutIsTTY: false } });
-    if (stream !== ctx.io.stdout) await new Promise<void>((resolve) => (stream as NodeJS.WritableStream).end(() => resolve()));
+    const toFile = opts.reportFile !== '-';
+    const stream = toFile ? createWriteStream(opts.reportFile, { mode: 0o600 }) : ctx.io.stdout;
+    try {
+      await printList(report, { format: 'csv', columns: ['line', 'key', 'outcome', 'http_status', 'message', 'created_id'], io: { ...ctx.io, stdout: stream as never, stdoutIsTTY: false } });
+      if (toFile) {
+        (stream as NodeJS.WritableStream).end();
+        await finished(stream as NodeJS.WritableStream);
+      }
+    } catch (e) {
+      if (toFile) (stream as NodeJS.WritableStream & { destroy(): void }).destroy();
+      // Rows were sent: never the usage error's "nothing was sent" (exit 2), always exit 1.
+      const cause = e instanceof LocalError ? e.cause : e;
+      reportFailure = toFile ? (localError(cause, `the report ${opts.reportFile}`) ?? new LocalError(`cannot write the report ${opts.reportFile}: ${errorText(cause)}`, 'EIO', cause)) : e;
+    }
   }
-  const summary = `${verb.command}: ${planned.length} rows: ${counts.applied} applied${skipped ? ` (${skipped} finished in earlier runs)` : ''}, ${counts.failed} failed, ${counts.unknown} unknown${counts.pending ? `, ${counts.pending} not run (interrupted)` : ''}${opts.reportFile && opts.reportFile !== '-' ? `; report ${opts.reportFile}` : ''}`;
+  const summary = `${verb.command}: ${planned.length} rows: ${counts.applied} applied${skipped ? ` (${skipped} finished in earlier runs)` : ''}, ${counts.failed} failed, ${counts.unknown} unknown${counts.pending ? `, ${counts.pending} not run (interrupted)` : ''}${opts.reportFile && opts.reportFile !== '-' && reportFailure === undefined ? `; report ${opts.reportFile}` : ''}`;
   if (!g.quiet || counts.failed || counts.unknown || interrupted) ctx.io.stderr.write(`${summary}\n`);
-  if (!opts.reportFile && (counts.failed || counts.unknown) && !g.quiet) {
+  if ((!opts.reportFile || reportFailure !== undefined) && (counts.failed || counts.unknown) && !g.quiet) {
     for (const r of report.filter((x) => x.outcome === 'failed' || x.outcome === 'unknown').slice(0, 10)) {
       ctx.io.stderr.write(`  line ${r.line} ${r.key}: ${r.outcome}${r.http_status ? ` (HTTP ${r.http_status})` : ''} ${r.message}\n`);
     }
   }
+  if (reportFailure !== undefined) {
+    if (!interrupted) throw reportFailure;
+    ctx.warn((reportFailure as Error).message);
+  }
   if (interrupted) return 130;
   return counts.failed || counts.unknown || counts.pending ? 8 : 0;
+}
+
+/** The report file cannot be opened before the run: nothing was sent (exit 2), or the machine failed (exit 1). */
+function reportError(file: string, e: unknown): CliError {
+  return (
+    localError(e, `the report ${file}`) ??
+    new UsageError(`cannot write the report ${file}: ${errorText(e)}`, { hint: 'check that its directory exists and that you may write there, or leave --report out' })
+  );
+}
+
+/** `ENOENT: no such file or directory` without Node's `, open '<path>'` tail (the path is named already). */
+function errorText(e: unknown): string {
+  return String((e as Error)?.message ?? e).replace(/, \w+ '.*'$/, '');
 }
 
 /** Waits until the rows can no longer be in flight on the server, then asks the verb's verifier. */

@@ -4,7 +4,7 @@
  * as one JSON object on stderr).
  */
 import { Command, CommanderError, type Option } from 'commander';
-import { CliError, InterruptedError, UsageError, ValidationError } from '../api/errors.js';
+import { CliError, InterruptedError, localError, UsageError, ValidationError } from '../api/errors.js';
 import { flagName } from '../api/contract/common.js';
 import type { MainDeps } from '../main.js';
 import { createContext, type Ctx } from './context.js';
@@ -243,6 +243,9 @@ async function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOption
     if (jsonErrors) io.stderr.write(`${JSON.stringify(e.toJSON())}\n`);
     return e.exitCode;
   }
+  // A failure of the machine (full disk, read-only file system) is not a bug: named, with a hint.
+  const local = localError(e);
+  if (local) return reportError(local, io, globals, argv);
   const err = e as Error;
   io.stderr.write(`error: ${err?.message ?? String(e)}\n`);
   if (io.env.SUBCTL_DEBUG) io.stderr.write(`${await debugStack(err)}\n`);

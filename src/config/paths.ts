@@ -89,8 +89,9 @@ export function resolvePaths(env: NodeJS.ProcessEnv, deps: { homedir?: () => str
 
 function fsError(what: string, p: string, e: unknown): UsageError {
   const code = (e as NodeJS.ErrnoException)?.code ?? String(e);
+  const full = code === 'ENOSPC' || code === 'EDQUOT' || code === 'EFBIG';
   return new UsageError(`cannot ${what} ${p}: ${code}`, {
-    hint: `check the permissions of ${p}, or point SUBCTL_CONFIG_DIR at a directory you own`,
+    hint: full ? `the disk holding ${p} is full: free some space (\`df -h\`), then run the command again` : `check the permissions of ${p}, or point SUBCTL_CONFIG_DIR at a directory you own`,
   });
 }
 

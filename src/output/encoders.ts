@@ -4,6 +4,7 @@
  * flat for a million rows, and the source (an async generator over pages) is asked for the
  * next page only when the reader has caught up.
  */
+import { localError } from '../api/errors.js';
 import { escapeControls, formatCell, getPath, pickFields } from './format.js';
 import { drained, type PipeGuard } from './pipe.js';
 import { headerStyle } from './style.js';
@@ -187,6 +188,6 @@ export async function pump(
     if (needsDrain()) await drained(stream, guard);
   }
   const failure = guard.error();
-  if (failure) throw failure;
+  if (failure) throw localError(failure, 'to standard output') ?? failure;
   return written;
 }

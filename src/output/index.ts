@@ -4,6 +4,7 @@
  * pipe handled once here. cli-table3 and the CSV encoder are loaded only when a terminal table or
  * csv is asked for, so `-o json` never loads them.
  */
+import { localError } from '../api/errors.js';
 import { useColor, type IO } from '../io.js';
 import { JsonArrayEncoder, NdjsonEncoder, pump, TsvEncoder, type Row } from './encoders.js';
 import {
@@ -159,5 +160,5 @@ export async function printObject(obj: unknown, opts: OutputOptions): Promise<vo
   }
   await writeText(stream, guard, text);
   const failure = guard.error();
-  if (failure) throw failure;
+  if (failure) throw localError(failure, 'to standard output') ?? failure;
 }

@@ -11,6 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
 import { loadContractFile, matchRoute, routes } from '../api/contract/routes.js';
+import { localError } from '../api/errors.js';
 import type { AnyEndpoint } from '../api/contract/common.js';
 import { fieldsOfEndpoint, hasPart, safeParsePart } from '../api/contract/fast.js';
 import { embeddedToken, issueToken, roleAllows, tokenAccount, tokenRow, tokenUser } from './auth.js';
@@ -260,12 +261,19 @@ interface TokenEntry {
  */
 export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const now = opts.now ?? (() => new Date());
-  const db = openDatabase(opts.dataFile);
+  // A full disk or a read-only directory is the machine's failure, named with the file.
+  const what = `the sandbox data file ${opts.dataFile}`;
+  let db: DB;
+  try {
+    db = openDatabase(opts.dataFile);
+  } catch (err) {
+    throw localError(err, what) ?? err;
+  }
   try {
     seedDatabase(db, { scale: opts.scale ?? 1, seed: opts.seed, now: now() });
   } catch (err) {
     db.close();
-    throw err;
+    throw localError(err, what) ?? err;
   }
   const handlers: HandlerTable = opts.handlers ?? { ...userHandlers, ...adminHandlers };
   const chaos = chaosActive(opts.chaos) ? opts.chaos : undefined;

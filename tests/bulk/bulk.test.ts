@@ -2,7 +2,7 @@
  * Bulk input on write verbs: validation first (line and field named, nothing sent), flags as
  * defaults, CSV and NDJSON from files or stdin, reports, exit codes, journal and --restart.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fail, ok, startStubServer, type StubServer } from '../support/stub-server.js';
@@ -71,6 +71,26 @@ describe('bad bulk input: exit 2, line and field named, nothing sent', () => {
     const r = await runCli(['subscriptions', 'manage', '--from-csv', join(dir, 'nope.csv'), '--yes'], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/no such file/);
+  });
+});
+
+describe('the report file', () => {
+  it('one that cannot be written is found before anything is sent: exit 2, the file named', async () => {
+    const report = join(dir, 'missing-dir', 'report.csv');
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', file('r.csv', rows(3)), '--yes', '--report', report], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`error: cannot write the report ${report}: ENOENT: no such file or directory\n`);
+    expect(r.stderr).toMatch(/^hint: check that its directory exists/m);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.skipIf(!existsSync('/dev/full'))('one the disk cannot hold: the rows run, the summary is printed without it, exit 1 naming it', async () => {
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', file('r.csv', rows(3)), '--yes', '--report', '/dev/full'], { env });
+    expect(server.requests).toHaveLength(3);
+    expect(r.stderr).toContain('subscriptions manage: 3 rows: 3 applied, 0 failed, 0 unknown\n');
+    expect(r.stderr).toContain('error: cannot write the report /dev/full: no space left on device (ENOSPC)\n');
+    expect(r.stderr).not.toContain('this is a bug');
+    expect(r.code).toBe(1);
   });
 });
 

@@ -4,6 +4,7 @@
  * worker sends its row after that, so `sent` always precedes the request).
  */
 import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Journal, journalLine, runDigest, type JournalEvent } from '../../src/bulk/journal.js';
 import { tempDir } from '../support/tmp.js';
@@ -43,6 +44,36 @@ describe('Journal.appendSoon', () => {
     const results = await Promise.allSettled([j.appendSoon({ line: 1, state: 'sent', at: 1 }), j.appendSoon({ line: 2, state: 'sent', at: 1 })]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect((results[0] as PromiseRejectedResult).reason.code).toBe('EISDIR');
+  });
+});
+
+describe('a journal cut short', () => {
+  it('a line cut by a kill or a full disk is ended before the next record, which is read back', async () => {
+    const dir = tempDir('journal-');
+    const j = new Journal(dir, 'subscriptions-manage', 'cut');
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    mkdirSync(join(dir, 'bulk'), { recursive: true });
+    writeFileSync(j.path, '{"line":2,"state":"sent","at":1}\n{"line":2,"state":"done","at":2,"status":200,"mess');
+    await j.appendSoon({ line: 3, state: 'sent', at: 3 });
+    j.append({ line: 3, state: 'done', at: 4, status: 200 });
+    j.close();
+    expect(readFileSync(j.path, 'utf8')).toBe(
+      '{"line":2,"state":"sent","at":1}\n{"line":2,"state":"done","at":2,"status":200,"mess\n{"line":3,"state":"sent","at":3}\n{"line":3,"state":"done","at":4,"status":200}\n',
+    );
+    const rows = new Journal(dir, 'subscriptions-manage', 'cut').load();
+    expect(rows.get(2)?.state).toBe('sent');
+    expect(rows.get(3)?.state).toBe('done');
+  });
+
+  it('a whole journal is appended to as it is: no blank line, nothing rewritten', async () => {
+    const dir = tempDir('journal-');
+    const first = new Journal(dir, 'x', 'whole');
+    await first.appendSoon({ line: 2, state: 'sent', at: 1 });
+    first.close();
+    const again = new Journal(dir, 'x', 'whole');
+    await again.appendSoon({ line: 2, state: 'done', at: 2 });
+    again.close();
+    expect(readFileSync(again.path, 'utf8')).toBe('{"line":2,"state":"sent","at":1}\n{"line":2,"state":"done","at":2}\n');
   });
 });
 

@@ -1,0 +1,101 @@
+/**
+ * A bulk run whose journal cannot be written in full (a full disk; here a file-size limit,
+ * `ulimit -f`, which fails the same way: a short write, then an error) stops with an error that
+ * names the journal, and never sends a row whose `sent` record is not on disk. Resumed with room,
+ * every row is applied exactly once. The real binary runs against a real sandbox; the proof is
+ * read from the sandbox database and from the journal on disk.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/server.js';
+import { startTestSandbox } from '../support/sandbox.js';
+import { tempDir } from '../support/tmp.js';
+
+const root = resolve(__dirname, '../..');
+const bin = join(root, 'bin/subctl.js');
+const DAY = 86_400_000;
+let sb: Sandbox;
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+});
+afterAll(() => sb?.close());
+
+/** Runs the binary; with `limitKb`, under `ulimit -f` (files it writes stop at that size). */
+function run(args: string[], env: NodeJS.ProcessEnv, limitKb?: number): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((done) => {
+    const argv = [process.execPath, bin, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+    const child = spawn('bash', ['-c', limitKb === undefined ? `exec ${argv}` : `ulimit -f ${limitKb} && exec ${argv}`], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('exit', (code) => done({ code, stderr }));
+  });
+}
+
+describe('bulk runs on a full disk', () => {
+  it('the journal cannot be written: the run stops naming it, no row leaves without its `sent` on disk, the resume applies every row once', async () => {
+    const subs = sb.db
+      .prepare("SELECT subscription_id, end_date FROM subscriptions WHERE status IN ('active','paused','expired') ORDER BY subscription_id LIMIT 600")
+      .all() as Array<{ subscription_id: number; end_date: string }>;
+    expect(subs.length).toBe(600);
+    const before = new Map(subs.map((s) => [s.subscription_id, Date.parse(s.end_date)]));
+    const auditBefore = (sb.db.prepare('SELECT COALESCE(MAX(id), 0) AS m FROM audit_logs').get() as { m: number }).m;
+
+    const dir = tempDir('subctl-disk-full-');
+    const csv = join(dir, 'actions.csv');
+    // CSV line n + 2 is subs[n] (line 1 is the header).
+    writeFileSync(csv, `subscription_id,action,reason,extend_days\n${subs.map((s) => `${s.subscription_id},extend,"disk test",7`).join('\n')}\n`);
+    const env = { PATH: process.env.PATH, HOME: dir, SUBCTL_CONFIG_DIR: join(dir, 'cfg'), SUBCTL_BASE_URL: sb.url, SUBCTL_TOKEN: sb.tokenFor('admin') };
+    const args = ['subscriptions', 'manage', '--from-csv', csv, '--concurrency', '8', '--yes', '--timeout', '1500'];
+    const journalDir = join(dir, 'cfg', 'state', 'bulk');
+
+    /** Subscriptions with a `sent` record in the journal on disk (a cut line does not count). */
+    const sentOnDisk = (): Set<number> => {
+      const ids = new Set<number>();
+      for (const f of readdirSync(journalDir)) {
+        for (const l of readFileSync(join(journalDir, f), 'utf8').split('\n')) {
+          try {
+            const e = JSON.parse(l) as { line: number; state: string };
+            if (e.state === 'sent') ids.add(subs[e.line - 2].subscription_id);
+          } catch {
+            // a cut line
+          }
+        }
+      }
+      return ids;
+    };
+    /** Subscriptions the server has applied a manage to since the test began. */
+    const applied = (): number[] =>
+      (sb.db.prepare("SELECT details FROM audit_logs WHERE id > ? AND module = 'subscriptions' AND action = 'manage'").all(auditBefore) as Array<{ details: string }>).map(
+        (a) => JSON.parse(a.details).subscription_id as number,
+      );
+
+    // Three runs that each meet the limit further on (a journal row is about 170 bytes: sent, then done).
+    for (const limitKb of [16, 40, 64]) {
+      const r = await run(args, env, limitKb);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/^error: cannot write the bulk journal .*subscriptions-manage-[0-9a-f]+\.jsonl: file too large \(EFBIG\)$/m);
+      expect(r.stderr).toContain('hint: ');
+      expect(r.stderr).not.toContain('this is a bug');
+      const sent = sentOnDisk();
+      const done = applied();
+      expect(done.length).toBeGreaterThan(0);
+      expect(done.length).toBeLessThan(600);
+      expect(done.filter((id) => !sent.has(id))).toEqual([]);
+    }
+
+    const final = await run(args, env);
+    expect(final.code, final.stderr).toBe(0);
+    const after = sb.db.prepare(`SELECT subscription_id, end_date FROM subscriptions WHERE subscription_id IN (${subs.map((s) => s.subscription_id).join(',')})`).all() as Array<{
+      subscription_id: number;
+      end_date: string;
+    }>;
+    expect(after.filter((s) => Date.parse(s.end_date) - before.get(s.subscription_id)! !== 7 * DAY)).toEqual([]);
+    const perSub = new Map<number, number>();
+    for (const id of applied()) perSub.set(id, (perSub.get(id) ?? 0) + 1);
+    expect(perSub.size).toBe(600);
+    expect([...perSub.entries()].filter(([, n]) => n !== 1)).toEqual([]);
+  }, 120_000);
+});
