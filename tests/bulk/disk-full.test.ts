@@ -6,16 +6,15 @@
  * read from the sandbox database and from the journal on disk.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../support/sandbox.js';
-import { tempDir } from '../support/tmp.js';
+import { extendRun, timesEach } from './extend-run.js';
 
 const root = resolve(__dirname, '../..');
 const bin = join(root, 'bin/subctl.js');
-const DAY = 86_400_000;
 let sb: Sandbox;
 
 beforeAll(async () => {
@@ -36,20 +35,8 @@ function run(args: string[], env: NodeJS.ProcessEnv, limitKb?: number): Promise<
 
 describe('bulk runs on a full disk', () => {
   it('the journal cannot be written: the run stops naming it, no row leaves without its `sent` on disk, the resume applies every row once', async () => {
-    const subs = sb.db
-      .prepare("SELECT subscription_id, end_date FROM subscriptions WHERE status IN ('active','paused','expired') ORDER BY subscription_id LIMIT 600")
-      .all() as Array<{ subscription_id: number; end_date: string }>;
-    expect(subs.length).toBe(600);
-    const before = new Map(subs.map((s) => [s.subscription_id, Date.parse(s.end_date)]));
-    const auditBefore = (sb.db.prepare('SELECT COALESCE(MAX(id), 0) AS m FROM audit_logs').get() as { m: number }).m;
-
-    const dir = tempDir('subctl-disk-full-');
-    const csv = join(dir, 'actions.csv');
-    // CSV line n + 2 is subs[n] (line 1 is the header).
-    writeFileSync(csv, `subscription_id,action,reason,extend_days\n${subs.map((s) => `${s.subscription_id},extend,"disk test",7`).join('\n')}\n`);
-    const env = { PATH: process.env.PATH, HOME: dir, SUBCTL_CONFIG_DIR: join(dir, 'cfg'), SUBCTL_BASE_URL: sb.url, SUBCTL_TOKEN: sb.tokenFor('admin') };
+    const { subs, csv, env, journalDir, applied, wrongEndDates } = extendRun(sb, 600, 'subctl-disk-full-', 'disk test');
     const args = ['subscriptions', 'manage', '--from-csv', csv, '--concurrency', '8', '--yes', '--timeout', '1500'];
-    const journalDir = join(dir, 'cfg', 'state', 'bulk');
 
     /** Subscriptions with a `sent` record in the journal on disk (a cut line does not count). */
     const sentOnDisk = (): Set<number> => {
@@ -66,11 +53,6 @@ describe('bulk runs on a full disk', () => {
       }
       return ids;
     };
-    /** Subscriptions the server has applied a manage to since the test began. */
-    const applied = (): number[] =>
-      (sb.db.prepare("SELECT details FROM audit_logs WHERE id > ? AND module = 'subscriptions' AND action = 'manage'").all(auditBefore) as Array<{ details: string }>).map(
-        (a) => JSON.parse(a.details).subscription_id as number,
-      );
 
     // Three runs that each meet the limit further on (a journal row is about 170 bytes: sent, then done).
     for (const limitKb of [16, 40, 64]) {
@@ -88,13 +70,8 @@ describe('bulk runs on a full disk', () => {
 
     const final = await run(args, env);
     expect(final.code, final.stderr).toBe(0);
-    const after = sb.db.prepare(`SELECT subscription_id, end_date FROM subscriptions WHERE subscription_id IN (${subs.map((s) => s.subscription_id).join(',')})`).all() as Array<{
-      subscription_id: number;
-      end_date: string;
-    }>;
-    expect(after.filter((s) => Date.parse(s.end_date) - before.get(s.subscription_id)! !== 7 * DAY)).toEqual([]);
-    const perSub = new Map<number, number>();
-    for (const id of applied()) perSub.set(id, (perSub.get(id) ?? 0) + 1);
+    expect(wrongEndDates()).toEqual([]);
+    const perSub = timesEach(applied());
     expect(perSub.size).toBe(600);
     expect([...perSub.entries()].filter(([, n]) => n !== 1)).toEqual([]);
   }, 120_000);

@@ -4,16 +4,15 @@
  * The real binary runs against a real sandbox; the proof is read from the sandbox database.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../support/sandbox.js';
-import { tempDir } from '../support/tmp.js';
+import { extendRun, timesEach } from './extend-run.js';
 
 const root = resolve(__dirname, '../..');
 const bin = join(root, 'bin/subctl.js');
-const DAY = 86_400_000;
 let sb: Sandbox;
 
 beforeAll(async () => {
@@ -58,21 +57,9 @@ function run(args: string[], env: NodeJS.ProcessEnv, kill?: Kill): Promise<{ cod
 
 describe('bulk runs never lose or repeat a row', () => {
   it('SIGKILL at random moments twenty times, resumed each time: every subscription extended exactly once', async () => {
-    const subs = sb.db
-      .prepare("SELECT subscription_id, end_date FROM subscriptions WHERE status IN ('active','paused','expired') ORDER BY subscription_id LIMIT 2000")
-      .all() as Array<{ subscription_id: number; end_date: string }>;
-    expect(subs.length).toBe(2000);
-    const before = new Map(subs.map((s) => [s.subscription_id, Date.parse(s.end_date)]));
-    const auditBefore = (sb.db.prepare("SELECT COALESCE(MAX(id), 0) AS m FROM audit_logs").get() as { m: number }).m;
-
-    const dir = tempDir('subctl-kill-');
-    const csv = join(dir, 'actions.csv');
-    writeFileSync(csv, `subscription_id,action,reason,extend_days\n${subs.map((s) => `${s.subscription_id},extend,"kill test, run 1",7`).join('\n')}\n`);
+    const { csv, dir, env, journalDir, applied, wrongEndDates } = extendRun(sb, 2000, 'subctl-kill-', 'kill test, run 1');
     const report = join(dir, 'report.csv');
-    const env = { PATH: process.env.PATH, HOME: dir, SUBCTL_CONFIG_DIR: join(dir, 'cfg'), SUBCTL_BASE_URL: sb.url, SUBCTL_TOKEN: sb.tokenFor('admin') };
     const args = ['subscriptions', 'manage', '--from-csv', csv, '--concurrency', '16', '--yes', '--report', report, '--timeout', '1500'];
-
-    const journalDir = join(dir, 'cfg', 'state', 'bulk');
     let killed = 0;
     for (let i = 0; i < 20; i++) {
       // Random moments: every fifth run at a random time early on (start-up, reading, planning,
@@ -87,22 +74,9 @@ describe('bulk runs never lose or repeat a row', () => {
     expect(final.code, final.stderr).toBe(0);
     expect(killed).toBeGreaterThanOrEqual(15);
 
-    // Every end date moved by exactly one extension.
-    const after = sb.db.prepare(`SELECT subscription_id, end_date FROM subscriptions WHERE subscription_id IN (${subs.map((s) => s.subscription_id).join(',')})`).all() as Array<{
-      subscription_id: number;
-      end_date: string;
-    }>;
-    const wrong = after.filter((s) => Date.parse(s.end_date) - before.get(s.subscription_id)! !== 7 * DAY);
-    expect(wrong).toEqual([]);
-    // And the server saw exactly one manage per subscription.
-    const audits = sb.db
-      .prepare("SELECT details FROM audit_logs WHERE id > ? AND module = 'subscriptions' AND action = 'manage'")
-      .all(auditBefore) as Array<{ details: string }>;
-    const perSub = new Map<number, number>();
-    for (const a of audits) {
-      const id = JSON.parse(a.details).subscription_id as number;
-      perSub.set(id, (perSub.get(id) ?? 0) + 1);
-    }
+    // Every end date moved by exactly one extension, and the server saw exactly one manage per subscription.
+    expect(wrongEndDates()).toEqual([]);
+    const perSub = timesEach(applied());
     expect(perSub.size).toBe(2000);
     expect([...perSub.values()].every((n) => n === 1)).toBe(true);
 
