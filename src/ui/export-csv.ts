@@ -3,10 +3,11 @@
  * through the shared printer (header row, formula-safe cells), so the file matches
  * `subctl <resource> list -o csv` for the same page.
  */
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
+import { LocalError, localError } from '../api/errors.js';
 import type { IO } from '../io.js';
 import { printList } from '../output/index.js';
 import type { Row } from './resources.js';
@@ -32,8 +33,19 @@ export async function exportCsv(rows: Row[], opts: { resource: string; columns?:
     stderrIsTTY: false,
     env: {},
   };
-  const count = await printList(rows, { format: 'csv', columns: opts.columns, io });
-  file.end();
-  await finished(file);
-  return { path, count };
+  // Ours once opened ('wx' never opens a file that was there): a failed export removes it.
+  let created = false;
+  file.once('open', () => (created = true));
+  try {
+    const count = await printList(rows, { format: 'csv', columns: opts.columns, io });
+    file.end();
+    await finished(file);
+    return { path, count };
+  } catch (e) {
+    file.destroy();
+    if (created) rmSync(path, { force: true });
+    // Named with the file, not as the printer's "standard output".
+    const cause = e instanceof LocalError ? e.cause : e;
+    throw localError(cause, path) ?? cause;
+  }
 }
