@@ -17,7 +17,7 @@
  *    8 when some failed or are unknown, 130 after Ctrl-C (in-flight rows are awaited).
  */
 import { closeSync, createWriteStream, openSync } from 'node:fs';
-import { finished } from 'node:stream/promises';
+import { finished as streamFinished } from 'node:stream/promises';
 import { fillPath, type ApiClient } from '../api/client.js';
 import type { AnyEndpoint } from '../api/contract/common.js';
 import { flagName } from '../api/contract/common.js';
@@ -378,7 +378,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
       await printList(report, { format: 'csv', columns: ['line', 'key', 'outcome', 'http_status', 'message', 'created_id'], io: { ...ctx.io, stdout: stream as never, stdoutIsTTY: false } });
       if (toFile) {
         (stream as NodeJS.WritableStream).end();
-        await finished(stream as NodeJS.WritableStream);
+        await streamFinished(stream as NodeJS.WritableStream);
       }
     } catch (e) {
       if (toFile) (stream as NodeJS.WritableStream & { destroy(): void }).destroy();
