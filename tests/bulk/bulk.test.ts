@@ -67,6 +67,29 @@ describe('bad bulk input: exit 2, line and field named, nothing sent', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('a file that is not UTF-8 (a Latin-1 export): exit 2, its line and byte named, nothing sent', async () => {
+    const text = Buffer.concat([Buffer.from(rows(3)), Buffer.from('103,extend,Caf'), Buffer.from([0xe9]), Buffer.from(' ticket,7\n')]);
+    const p = join(dir, 'latin1.csv');
+    writeFileSync(p, text);
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', p, '--yes'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`error: ${p}: line 5: not valid UTF-8 (byte 0xE9 at byte 15 of the line)\n`);
+    expect(r.stderr).toMatch(/^hint: save the file as UTF-8/m);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('NDJSON on stdin with a bad byte on line 2: exit 2, nothing sent; UTF-8 text (é, 中, 😀, a BOM) goes through as it is', async () => {
+    const bad = Buffer.concat([Buffer.from('{"subscription_id":1,"action":"extend","reason":"ok","extend_days":1}\n{"subscription_id":2,"action":"extend","reason":"'), Buffer.from([0xc3, 0x28]), Buffer.from('","extend_days":1}\n')]);
+    const r = await runCli(['subscriptions', 'manage', '--from-ndjson', '-', '--yes'], { env, stdin: bad });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('error: standard input: line 2: not valid UTF-8 (byte 0xC3 at byte 50 of the line)\n');
+    expect(server.requests).toHaveLength(0);
+    const good = `\ufeffsubscription_id,action,reason,extend_days\n1,extend,"Café 中 😀",1\n`;
+    const ok = await runCli(['subscriptions', 'manage', '--from-csv', file('utf8.csv', good), '--yes'], { env });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect((server.requests[0].body as { reason: string }).reason).toBe('Café 中 😀');
+  });
+
   it('a missing file is a usage error', async () => {
     const r = await runCli(['subscriptions', 'manage', '--from-csv', join(dir, 'nope.csv'), '--yes'], { env });
     expect(r.code).toBe(2);

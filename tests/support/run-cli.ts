@@ -10,7 +10,7 @@ import { tempDir } from './tmp.js';
 export interface RunOptions {
   env?: Record<string, string | undefined>;
   /** stdin content (a pipe), or undefined for an empty pipe. */
-  stdin?: string;
+  stdin?: string | Buffer;
   /** Pretend stdout/stderr/stdin are terminals. */
   tty?: boolean;
   columns?: number;
