@@ -2,10 +2,10 @@
  * Bulk input: rows from CSV (header row naming the columns) or NDJSON (one object a line),
  * from a file or stdin (`-`). Every row keeps its line number so errors can name it.
  */
-import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../api/errors.js';
+import { utf8Text } from '../cli/utf8.js';
 import { CsvError, parseCsv, type CsvRecord } from './csv.js';
 
 export interface InputRow {
@@ -39,53 +39,7 @@ async function readText(file: string, stdin: Readable): Promise<string> {
     }
     bytes = Buffer.concat(chunks);
   }
-  if (!isUtf8(bytes)) {
-    const at = firstInvalidUtf8(bytes);
-    let line = 1;
-    let start = 0;
-    for (let i = 0; i < at; i++) {
-      if (bytes[i] === 0x0a) {
-        line++;
-        start = i + 1;
-      }
-    }
-    throw new UsageError(`${name}: line ${line}: not valid UTF-8 (byte 0x${bytes[at].toString(16).toUpperCase().padStart(2, '0')} at byte ${at - start + 1} of the line)`, {
-      hint: 'save the file as UTF-8 (a Latin-1 file converts with `iconv -f latin1 -t utf-8 FILE > NEW-FILE`)',
-    });
-  }
-  return bytes.toString('utf8');
-}
-
-/** Offset of the first byte that does not belong to a well-formed UTF-8 sequence (RFC 3629), or -1. */
-export function firstInvalidUtf8(b: Uint8Array): number {
-  let i = 0;
-  while (i < b.length) {
-    const c = b[i];
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    // The sequence's length, and the range its second byte must fall in (no overlongs, no
-    // surrogates, nothing past U+10FFFF).
-    let n: number;
-    let lo = 0x80;
-    let hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf) n = 1;
-    else if (c >= 0xe0 && c <= 0xef) {
-      n = 2;
-      if (c === 0xe0) lo = 0xa0;
-      else if (c === 0xed) hi = 0x9f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      n = 3;
-      if (c === 0xf0) lo = 0x90;
-      else if (c === 0xf4) hi = 0x8f;
-    } else return i;
-    if (i + n >= b.length) return i; // cut short at the end
-    if (b[i + 1] < lo || b[i + 1] > hi) return i;
-    for (let k = 2; k <= n; k++) if ((b[i + k] & 0xc0) !== 0x80) return i;
-    i += n + 1;
-  }
-  return -1;
+  return utf8Text(bytes, name);
 }
 
 export async function readCsvRows(file: string, stdin: Readable): Promise<InputRow[]> {

@@ -61,6 +61,26 @@ describe('exact forms of CLI.md (administrator area)', () => {
   });
 });
 
+describe('api --input', () => {
+  const body = (name: Buffer) =>
+    Buffer.concat([
+      Buffer.from('{"service_code":"ENC1","service_name":"'),
+      name,
+      Buffer.from('","service_type":"USAGE_BASED","provider_name":"OpenAI","base_service_url":"https://api.example.com","access_pattern":"/v1/*","credit_reset_cycle":"monthly"}\n'),
+    ]);
+  const held = () => sb.db.prepare("SELECT service_name FROM services WHERE service_code = 'ENC1'").all() as Array<{ service_name: string }>;
+
+  it('a body that is not UTF-8 is refused before sending (exit 2, line and byte named); the same body in UTF-8 is created as written', async () => {
+    const latin1 = await runCli(['api', 'POST', '/admin/services', '--input', '-'], { env, stdin: body(Buffer.from([0x43, 0x61, 0x66, 0xe9])) });
+    expect(latin1.code).toBe(2);
+    expect(latin1.stderr).toContain('error: --input -: line 1: not valid UTF-8 (byte 0xE9 at byte 43 of the line)\n');
+    expect(held()).toEqual([]);
+    const utf8 = await runCli(['api', 'POST', '/admin/services', '--input', '-', '-o', 'json'], { env, stdin: body(Buffer.from('Café 中')) });
+    expect(utf8.code, utf8.stderr).toBe(0);
+    expect(held()).toEqual([{ service_name: 'Café 中' }]);
+  });
+});
+
 describe('a walk through the whole administrator area', () => {
   it('service, plan, link, 500 codes, extend/pause/resume, cleanup dry-run then real, all in the audit log', async () => {
     const started = new Date(Date.now() - 1000).toISOString().slice(0, 10);

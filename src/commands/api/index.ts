@@ -8,6 +8,7 @@ import { loadEndpoint, matchRoute } from '../../api/contract/routes.js';
 import { UsageError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
+import { utf8Text } from '../../cli/utf8.js';
 import { printList, printObject } from '../../output/index.js';
 import type { Group } from '../types.js';
 
@@ -33,18 +34,20 @@ export function parseField(spec: string): [string, unknown] {
 }
 
 async function readInput(ctx: Ctx, file: string): Promise<unknown> {
-  let text: string;
+  let bytes: Buffer;
   if (file === '-') {
     const chunks: Buffer[] = [];
     for await (const c of ctx.io.stdin) chunks.push(Buffer.from(c as Buffer));
-    text = Buffer.concat(chunks).toString('utf8');
+    bytes = Buffer.concat(chunks);
   } else {
     try {
-      text = readFileSync(file, 'utf8');
+      bytes = readFileSync(file);
     } catch (e) {
       throw new UsageError(`--input ${file}: ${(e as Error).message}`);
     }
   }
+  // JSON is UTF-8 (RFC 8259): anything else is refused, not sent with U+FFFD in it.
+  const text = utf8Text(bytes, `--input ${file}`);
   try {
     return JSON.parse(text);
   } catch {
@@ -88,8 +91,10 @@ export const apiGroup: Group = {
         const fields = Object.fromEntries(((opts.field as string[] | undefined) ?? []).map(parseField));
         const query: Record<string, unknown> = Object.fromEntries(new URLSearchParams(qs ?? '').entries());
         let body: unknown;
-        // --input shares its attribute with the global --no-input (true by default): a string is a file.
-        if (typeof opts.input === 'string') body = await readInput(ctx, opts.input);
+        // --input shares its attribute with the global --no-input, and optsWithGlobals() lets the
+        // program's value (true by default) override this command's: read this command's own.
+        const input = (command.opts() as Record<string, unknown>).input;
+        if (typeof input === 'string') body = await readInput(ctx, input);
         if (m === 'GET') Object.assign(query, fields);
         else if (Object.keys(fields).length || body === undefined) body = { ...(body as object | undefined), ...fields };
         const headers: Record<string, string> = {};
