@@ -9,7 +9,7 @@
  * fails loudly (`#write`).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { localError } from '../api/errors.js';
 import { ensurePrivateDir } from '../config/paths.js';
@@ -45,9 +45,12 @@ export interface RowRecord {
  * Hashed 1,000 rows at a time, one `JSON.stringify` a chunk: one call per row cost a run of
  * 10,000 rows about 15 ms before its first request, cold.
  */
-export function runDigest(command: string, endpoint: string, rows: ReadonlyArray<{ line: number; input: unknown }>): string {
+export function runDigest(command: string, endpoint: string, rows: ReadonlyArray<{ line: number; input: unknown }>, target?: string): string {
   const h = createHash('sha256');
-  h.update(`${command}\n${endpoint}\n`);
+  // The platform the rows go to is part of the run: the same file sent to staging and then to
+  // production is two runs (without it, the second "resumed" the first and sent nothing).
+  // Without `target`: the digest of journals written before it was part of it.
+  h.update(target === undefined ? `${command}\n${endpoint}\n` : `${command}\n${endpoint}\n${target}\n`);
   for (let i = 0; i < rows.length; i += 1000) {
     const chunk: unknown[] = [];
     for (let j = i; j < rows.length && j < i + 1000; j++) chunk.push(rows[j].line, rows[j].input);
@@ -107,6 +110,13 @@ export class Journal {
 
   exists(): boolean {
     return existsSync(this.path);
+  }
+
+  /** Takes over the journal at `older` (an earlier version's name for the same run) when this one is absent; whether it did. */
+  adopt(older: string): boolean {
+    if (older === this.path || this.exists() || !existsSync(older)) return false;
+    renameSync(older, this.path);
+    return true;
   }
 
   /** Every row's last known state, from the journal on disk. */

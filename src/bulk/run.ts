@@ -212,12 +212,19 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
     }
   }
 
-  const digest = runDigest(verb.command, ep.name, planned);
-  const journal = new Journal(ctx.paths().stateDir, verb.command.replace(/\s+/g, '-'), digest);
-  if (opts.restart) journal.discard();
+  const api = await ctx.api();
+  const target = targetKey(ctx.target());
+  const stateDir = ctx.paths().stateDir;
+  const journalName = verb.command.replace(/\s+/g, '-');
+  const journal = new Journal(stateDir, journalName, runDigest(verb.command, ep.name, planned, target));
+  // A journal of an earlier version (its name did not include the target) is this run's.
+  const legacy = new Journal(stateDir, journalName, runDigest(verb.command, ep.name, planned));
+  if (opts.restart) {
+    journal.discard();
+    legacy.discard();
+  } else if (journal.adopt(legacy.path)) ctx.note(`the journal of this run, from an earlier version of subctl, is now ${journal.path}`);
   const known = journal.load();
   const resuming = known.size > 0;
-  const api = await ctx.api();
   // One pool of --concurrency connections (more would only open while others are released).
   if (planned.length > 1) api.preferThroughput(opts.concurrency);
 
@@ -400,6 +407,18 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   }
   if (interrupted) return 130;
   return counts.failed || counts.unknown || counts.pending ? 8 : 0;
+}
+
+/** Which platform a run's rows go to, for its journal: the embedded sandbox, or the base address without a trailing slash. */
+function targetKey(t: { baseUrl: string; sandbox: boolean } | undefined): string {
+  if (!t) return '';
+  if (t.sandbox) return 'sandbox';
+  try {
+    const u = new URL(t.baseUrl);
+    return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return t.baseUrl;
+  }
 }
 
 /** The report file cannot be opened before the run: nothing was sent (exit 2), or the machine failed (exit 1). */

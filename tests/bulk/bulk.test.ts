@@ -188,6 +188,50 @@ describe('running', () => {
     expect(server.requests).toHaveLength(6);
   });
 
+  it('the same file sent to another platform is another run: staging then production sends every row to both', async () => {
+    const f = file('two.csv', rows(3));
+    const production = await startStubServer();
+    try {
+      production.setHandler((req) => ok({ subscription_id: Number(req.path.split('/')[3]), action: 'extend', message: 'ok' }));
+      const staging = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes'], { env });
+      expect(staging.code).toBe(0);
+      expect(server.requests).toHaveLength(3);
+      // The same config directory (so the same state directory), another base address.
+      const prod = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes'], { env: { ...env, SUBCTL_BASE_URL: `${production.url}/` } });
+      expect(prod.code, prod.stderr).toBe(0);
+      expect(prod.stderr).not.toMatch(/resuming/);
+      expect(production.requests).toHaveLength(3);
+      // Back to the first: that run is finished, nothing is sent again; a trailing slash is the same address.
+      const again = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes'], { env: { ...env, SUBCTL_BASE_URL: `${server.url}/` } });
+      expect(again.stderr).toMatch(/3 rows finished earlier, 0 were in flight, 0 to run/);
+      expect(server.requests).toHaveLength(3);
+    } finally {
+      await production.close();
+    }
+  });
+
+  it("a journal written before the platform was part of a run's name is taken over, not run again", async () => {
+    const f = file('old.csv', rows(3));
+    const first = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes'], { env });
+    expect(first.code).toBe(0);
+    // Rename the journal to the name an earlier version gave it (the digest without the platform).
+    const { readdirSync, renameSync } = await import('node:fs');
+    const { runDigest } = await import('../../src/bulk/journal.js');
+    const bulkDir = join(dir, 'cfg', 'state', 'bulk');
+    const [name] = readdirSync(bulkDir);
+    // The rows as planned: the path id as `id`, values converted to the contract's types.
+    const planned = [2, 3, 4].map((line, i) => ({ line, input: { params: { id: 100 + i }, query: {}, body: { action: 'extend', reason: `ticket ${i}`, extend_days: 30 } } }));
+    const legacy = `subscriptions-manage-${runDigest('subscriptions manage', 'subscriptions.manage', planned)}.jsonl`;
+    expect(legacy).not.toBe(name);
+    renameSync(join(bulkDir, name), join(bulkDir, legacy));
+    const again = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes'], { env });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/from an earlier version of subctl/);
+    expect(again.stderr).toMatch(/3 rows finished earlier, 0 were in flight, 0 to run/);
+    expect(server.requests).toHaveLength(3);
+    expect(readdirSync(bulkDir)).toEqual([name]);
+  });
+
   it('--concurrency N holds at most N connections to the server, reused row after row', async () => {
     server.connections = 0;
     const r = await runCli(['subscriptions', 'manage', '--from-csv', file('conn.csv', rows(200)), '--yes', '--concurrency', '4'], { env });
