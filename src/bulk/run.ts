@@ -79,7 +79,8 @@ const KEY_FIELDS = /(^id$|_id$|_code$|^username$|^email$|^batch_id$|^role_name$)
  * sends such a row again (a bulk run under a rate limit or a brief outage converges by running
  * it again, without `--restart` applying the finished rows twice).
  */
-export const RETRY_ON_RESUME = new Set([408, 429, 503]);
+/** Answers that say the row was not applied and may be sent again as it is (401: the credential, not the row, was refused). */
+export const RETRY_ON_RESUME = new Set([401, 408, 429, 503]);
 
 /** A 5xx answer that does not tell whether the request was applied (a gateway's 502/504, a 500). */
 const isAmbiguousStatus = (status: number) => status >= 500 && !RETRY_ON_RESUME.has(status);
@@ -273,6 +274,9 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   let interrupted = false;
   /** The first error that is not a row's own (the journal could not be written): the run stops. */
   let broken: unknown;
+  /** A 401: the credential was refused (expired, revoked), so every further row would be too; the run stops. */
+  let refused: CliError | undefined;
+  const stopped = () => interrupted || broken !== undefined || refused !== undefined;
   const lost: Array<{ row: PlannedRow; sentAt: number; status?: number }> = [];
   const progress = ctx.io.stderrIsTTY && !g.quiet ? setInterval(() => showProgress(false), 200) : undefined;
   let shownWidth = 0;
@@ -297,7 +301,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
     // worker of the same turn, in one write; the row is sent once that write is done, so `sent`
     // is on disk before its request leaves. Rows answered together leave together.
     let finished: JournalEvent | undefined;
-    while (!interrupted && broken === undefined && next < todo.length) {
+    while (!stopped() && next < todo.length) {
       const row = todo[next++];
       const sentAt = Date.now();
       const sent: JournalEvent = { line: row.line, state: 'sent', at: sentAt };
@@ -308,7 +312,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
         const res = await api.callFull(ep, row.validated as never, { detached: true, prevalidated: true });
         const created = createdIdOf(res.data);
         finished = { line: row.line, state: 'done', at: Date.now(), status: res.status, created_id: created, message: res.message ?? undefined };
-        if (interrupted || next >= todo.length) {
+        if (stopped() || next >= todo.length) {
           journal.append(finished);
           finished = undefined;
         }
@@ -321,6 +325,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
           journal.append({ line: row.line, state: 'failed', at: Date.now(), status: err.status, message });
           state.set(row.line, { line: row.line, state: 'failed', attempt: 1, status: err.status, message });
           failed++;
+          if (err.status === 401) refused ??= err;
         } else if (err instanceof CliError) {
           // No answer (network, time-out), or a 5xx that does not say: the request may or may
           // not have been applied.
@@ -394,7 +399,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
       reportFailure = toFile ? (localError(cause, `the report ${opts.reportFile}`) ?? new LocalError(`cannot write the report ${opts.reportFile}: ${errorText(cause)}`, 'EIO', cause)) : e;
     }
   }
-  const summary = `${verb.command}: ${planned.length} rows: ${counts.applied} applied${skipped ? ` (${skipped} finished in earlier runs)` : ''}, ${counts.failed} failed, ${counts.unknown} unknown${counts.pending ? `, ${counts.pending} not run (interrupted)` : ''}${opts.reportFile && opts.reportFile !== '-' && reportFailure === undefined ? `; report ${opts.reportFile}` : ''}`;
+  const summary = `${verb.command}: ${planned.length} rows: ${counts.applied} applied${skipped ? ` (${skipped} finished in earlier runs)` : ''}, ${counts.failed} failed, ${counts.unknown} unknown${counts.pending ? `, ${counts.pending} not run${interrupted ? ' (interrupted)' : refused ? ' (the credential was refused)' : ''}` : ''}${opts.reportFile && opts.reportFile !== '-' && reportFailure === undefined ? `; report ${opts.reportFile}` : ''}`;
   if (!g.quiet || counts.failed || counts.unknown || interrupted) ctx.io.stderr.write(`${summary}\n`);
   if ((!opts.reportFile || reportFailure !== undefined) && (counts.failed || counts.unknown) && !g.quiet) {
     for (const r of report.filter((x) => x.outcome === 'failed' || x.outcome === 'unknown').slice(0, 10)) {
@@ -406,6 +411,8 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
     ctx.warn((reportFailure as Error).message);
   }
   if (interrupted) return 130;
+  // The server's 401, with its hint (sign in again); the next run sends the rows not applied.
+  if (refused) throw refused;
   return counts.failed || counts.unknown || counts.pending ? 8 : 0;
 }
 

@@ -232,6 +232,40 @@ describe('running', () => {
     expect(readdirSync(bulkDir)).toEqual([name]);
   });
 
+  it('the credential expires mid-run: the run stops at the 401 (exit 3, sign in again); the next run sends the rows not applied, none twice', async () => {
+    const f = file('expire.csv', rows(20));
+    let expired = false;
+    server.setHandler((req) => {
+      if (expired || server.requests.length > 5) {
+        expired = true;
+        return fail(401, 'token expired');
+      }
+      return ok({ subscription_id: Number(req.path.split('/')[3]), action: 'extend', message: 'ok' });
+    });
+    const first = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes', '--concurrency', '1', '--report', join(dir, 'expire-report.csv')], { env });
+    expect(first.code).toBe(3);
+    expect(server.requests).toHaveLength(6);
+    expect(first.stderr).toContain('subscriptions manage: 20 rows: 5 applied, 1 failed, 0 unknown, 14 not run (the credential was refused)');
+    expect(first.stderr).toContain('error: token expired (HTTP 401)');
+    expect(first.stderr).toMatch(/^hint: .*subctl auth login/m);
+    const report = readFileSync(join(dir, 'expire-report.csv'), 'utf8').trim().split('\n');
+    expect(report.filter((l) => l.includes(',applied,'))).toHaveLength(5);
+    expect(report.filter((l) => l.includes(',failed,401,'))).toHaveLength(1);
+    expect(report.filter((l) => l.includes(',pending,'))).toHaveLength(14);
+
+    // Signed in again: the 15 rows not applied are sent, the 5 applied are not.
+    expired = false;
+    server.setHandler((req) => ok({ subscription_id: Number(req.path.split('/')[3]), action: 'extend', message: 'ok' }));
+    const sentBefore = server.requests.map((r) => r.path);
+    const again = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes', '--concurrency', '1'], { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/5 rows finished earlier, 0 were in flight, 15 to run/);
+    const resent = server.requests.slice(sentBefore.length).map((r) => r.path);
+    expect(resent).toHaveLength(15);
+    const applied = new Set(sentBefore.slice(0, 5));
+    expect(resent.filter((p) => applied.has(p))).toEqual([]);
+  });
+
   it('--concurrency N holds at most N connections to the server, reused row after row', async () => {
     server.connections = 0;
     const r = await runCli(['subscriptions', 'manage', '--from-csv', file('conn.csv', rows(200)), '--yes', '--concurrency', '4'], { env });
