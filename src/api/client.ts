@@ -31,7 +31,7 @@ import {
   type FieldProblem,
 } from './errors.js';
 import { isSecretKey, MASK, oneLine, redactBody, redactBodyText, redactHeaders, redactUrl } from './redact.js';
-import { Cancel, createTransport, type Transport, type TransportResponse } from './transport.js';
+import { Cancel, createTransport, proxySettings, type Transport, type TransportResponse } from './transport.js';
 
 export interface ClientOptions {
   /** e.g. `http://127.0.0.1:8080`; a path prefix (`https://h/api`) is kept. */
@@ -52,6 +52,8 @@ export interface ClientOptions {
   caFile?: string;
   /** For proxy and CA decisions; default `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /** Connect directly, ignoring the proxy variables: the embedded sandbox, served by this process. */
+  direct?: boolean;
   /** Ctrl-C: aborts the attempt in flight and any backoff wait -> InterruptedError. */
   signal?: AbortSignal;
   /** `--verbose` sink: one line per call. */
@@ -388,10 +390,48 @@ const INVALID_REQUEST = new Set(['UND_ERR_INVALID_ARG', 'ERR_INVALID_CHAR', 'ERR
 
 const TLS_CODE = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ALTNAME/i;
 
-/** A transport failure in words; TLS failures are final (retrying does not fix a certificate). */
-function describeNetworkError(e: unknown, host: string): { message: string; retryable: boolean; code?: string; hint?: string } {
+/**
+ * The configured proxy (`http://proxy:3128`) when the connection that failed was to it: the peer
+ * the error names (address and port, or the host it could not resolve) is the proxy's.
+ */
+export function proxyPeer(e: unknown, proxy: { httpProxy?: string; httpsProxy?: string } | undefined): string | undefined {
+  if (!proxy) return undefined;
+  const peers: Array<{ address?: unknown; port?: unknown; hostname?: unknown }> = [];
+  let cur = e as { cause?: unknown } | undefined;
+  for (let i = 0; i < 5 && cur && typeof cur === 'object'; i++) {
+    peers.push(cur as never);
+    cur = cur.cause as typeof cur;
+  }
+  for (const p of [proxy.httpsProxy, proxy.httpProxy]) {
+    let u: URL;
+    try {
+      u = new URL(p ?? '');
+    } catch {
+      continue;
+    }
+    const host = u.hostname.replace(/^\[|\]$/g, '');
+    const port = u.port || (u.protocol === 'https:' ? '443' : '80');
+    if (peers.some((x) => (x.address === host || x.hostname === host) && (x.port === undefined || String(x.port) === port))) return `${u.protocol}//${u.host}`;
+  }
+  return undefined;
+}
+
+/**
+ * A transport failure in words; TLS failures are final (retrying does not fix a certificate).
+ * `proxy`: the failure was connecting to that proxy, which the message names instead of the server.
+ */
+function describeNetworkError(e: unknown, host: string, proxy?: string): { message: string; retryable: boolean; code?: string; hint?: string } {
   const code = errCode(e);
   const base = (e as Error)?.message ?? String(e);
+  if (proxy && (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ECONNRESET')) {
+    const what = code === 'ECONNREFUSED' ? 'connection refused by' : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'cannot resolve' : code === 'ECONNRESET' ? 'connection closed by' : 'connecting timed out to';
+    return {
+      message: `${what} the proxy ${proxy} on the way to ${host} (${code})`,
+      retryable: true,
+      code,
+      hint: 'check https_proxy, http_proxy and no_proxy (`subctl doctor` shows them); a server this machine reaches directly belongs in no_proxy',
+    };
+  }
   switch (code) {
     case 'ECONNREFUSED':
       return { message: `connection refused by ${host} (ECONNREFUSED)`, retryable: true, code };
@@ -539,6 +579,7 @@ export class ApiClient {
       throughput: this.#throughput,
       connections: this.#connections,
       caFile: this.#opts.caFile,
+      direct: this.#opts.direct,
     });
     return this.#transport;
   }
@@ -776,7 +817,8 @@ export class ApiClient {
         this.#log(`< refused ${req.method} ${shownUrl()}: ${(e as Error).message}`);
         return { error: new UsageError(`cannot send ${req.method} ${shownUrl()}: ${(e as Error).message}`), retryable: false };
       }
-      const d = describeNetworkError(e, req.url.host);
+      const env = this.#opts.env ?? process.env;
+      const d = describeNetworkError(e, req.url.host, this.#opts.direct ? undefined : proxyPeer(e, proxySettings(env)));
       this.#log(`< error ${req.method} ${shownUrl()} ${ms()} ms: ${d.message}`);
       return {
         error: new NetworkError(`${req.method} ${shownUrl()}: ${d.message}`, { code: d.code, hint: d.hint, cause: e }),

@@ -73,6 +73,11 @@ export interface TransportOptions {
   throughput?: boolean;
   /** With `throughput`: at most this many connections to one server (unlimited when absent). */
   connections?: number;
+  /**
+   * Connect directly, whatever the proxy variables say: the embedded sandbox, a server inside
+   * this very process, which a proxy could not reach.
+   */
+  direct?: boolean;
 }
 
 /**
@@ -88,7 +93,7 @@ export async function createTransport(env: NodeJS.ProcessEnv = process.env, opts
   // One secure context for every connection: handing `ca` itself to each tls.connect would
   // parse the ~150 roots again per connection (about 50 ms each).
   const secureContext = ca ? builtin('node:tls').createSecureContext({ ca }) : undefined;
-  const proxy = proxySettings(env);
+  const proxy = opts.direct ? undefined : proxySettings(env);
   if (proxy || opts.throughput) {
     const { UndiciTransport, createDispatcher } = await import('./transport-undici.js');
     return new UndiciTransport(createDispatcher(secureContext, proxy, opts.connections), true);

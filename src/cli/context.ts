@@ -146,6 +146,8 @@ export function createContext(deps: CtxDeps): Ctx {
         retries: globals.retries ?? profile?.retries ?? 3,
         dispatcher: deps.dispatcher,
         env: io.env,
+        // The embedded sandbox listens in this process: a proxy could not reach it.
+        direct: target!.sandbox,
         signal,
         log: globals.verbose ? (line: string) => io.stderr.write(`${line}\n`) : undefined,
       });

@@ -187,14 +187,14 @@ function errorCode(e: unknown): string | undefined {
   return undefined;
 }
 
-async function probe(ctx: Ctx, base: URL, timeoutMs: number): Promise<Probe> {
+async function probe(ctx: Ctx, base: URL, timeoutMs: number, direct = false): Promise<Probe> {
   const { createTransport } = await import('../../api/transport.js');
   let transport: Transport | undefined;
   const started = performance.now();
   const localStart = ctx.now().getTime();
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]);
   try {
-    transport = await createTransport(ctx.io.env);
+    transport = await createTransport(ctx.io.env, { direct });
     const path = `${base.pathname.replace(/\/+$/, '')}/`;
     const res = await transport.send({ origin: base.origin, path, method: 'GET', headers: { accept: 'application/json', 'user-agent': 'subctl-doctor' }, signal });
     // Read to the end (an answer to `/` is small): destroying undici's body mid-way rejects
@@ -405,7 +405,8 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
       if (g.timeout === undefined) g.timeout = DOCTOR_TIMEOUT_MS;
       if (g.retries === undefined) g.retries = 0;
       api = await ctx.api();
-      reached = await probe(ctx, new URL(ctx.target()!.baseUrl), timeoutMs);
+      // The sandbox listens in this process: reached directly, as commands reach it.
+      reached = await probe(ctx, new URL(ctx.target()!.baseUrl), timeoutMs, true);
       if (reached.ok) add('reachability', 'ok', `the embedded sandbox answered in ${reached.ms} ms`);
       else add('reachability', 'fail', `the embedded sandbox did not answer: ${reached.error}`, 'run `subctl sandbox reset` to start from fresh data');
     } catch (e) {
