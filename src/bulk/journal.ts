@@ -46,17 +46,29 @@ export interface RowRecord {
  * 10,000 rows about 15 ms before its first request, cold.
  */
 export function runDigest(command: string, endpoint: string, rows: ReadonlyArray<{ line: number; input: unknown }>, target?: string): string {
+  const d = runDigests(command, endpoint, rows, target ?? '');
+  return target === undefined ? d.legacy : d.digest;
+}
+
+/**
+ * The run's digest with its platform (`digest`), and the one journals written before the
+ * platform was part of it were named by (`legacy`), from one pass over the rows. The platform
+ * the rows go to is part of the run: the same file sent to staging and then to production is two
+ * runs (without it, the second "resumed" the first and sent nothing).
+ */
+export function runDigests(command: string, endpoint: string, rows: ReadonlyArray<{ line: number; input: unknown }>, target: string): { digest: string; legacy: string } {
   const h = createHash('sha256');
-  // The platform the rows go to is part of the run: the same file sent to staging and then to
-  // production is two runs (without it, the second "resumed" the first and sent nothing).
-  // Without `target`: the digest of journals written before it was part of it.
-  h.update(target === undefined ? `${command}\n${endpoint}\n` : `${command}\n${endpoint}\n${target}\n`);
+  const l = createHash('sha256');
+  h.update(`${command}\n${endpoint}\n${target}\n`);
+  l.update(`${command}\n${endpoint}\n`);
   for (let i = 0; i < rows.length; i += 1000) {
     const chunk: unknown[] = [];
     for (let j = i; j < rows.length && j < i + 1000; j++) chunk.push(rows[j].line, rows[j].input);
-    h.update(`${JSON.stringify(chunk)}\n`);
+    const text = `${JSON.stringify(chunk)}\n`;
+    h.update(text);
+    l.update(text);
   }
-  return h.digest('hex').slice(0, 24);
+  return { digest: h.digest('hex').slice(0, 24), legacy: l.digest('hex').slice(0, 24) };
 }
 
 const int = (v: unknown) => Number.isSafeInteger(v);

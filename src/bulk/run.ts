@@ -27,7 +27,7 @@ import { isSecretKey, redactBody } from '../api/redact.js';
 import type { Ctx } from '../cli/context.js';
 import { printList } from '../output/index.js';
 import type { InputRow } from './input.js';
-import { Journal, runDigest, type JournalEvent, type RowRecord } from './journal.js';
+import { Journal, runDigests, type JournalEvent, type RowRecord } from './journal.js';
 
 export interface BulkInput {
   params: Record<string, unknown>;
@@ -217,9 +217,10 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   const target = targetKey(ctx.target());
   const stateDir = ctx.paths().stateDir;
   const journalName = verb.command.replace(/\s+/g, '-');
-  const journal = new Journal(stateDir, journalName, runDigest(verb.command, ep.name, planned, target));
+  const digests = runDigests(verb.command, ep.name, planned, target);
+  const journal = new Journal(stateDir, journalName, digests.digest);
   // A journal of an earlier version (its name did not include the target) is this run's.
-  const legacy = new Journal(stateDir, journalName, runDigest(verb.command, ep.name, planned));
+  const legacy = new Journal(stateDir, journalName, digests.legacy);
   if (opts.restart) {
     journal.discard();
     legacy.discard();

@@ -5,33 +5,20 @@
  * every row is applied exactly once. The real binary runs against a real sandbox; the proof is
  * read from the sandbox database and from the journal on disk.
  */
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
+import { run } from '../chaos/binary.js';
 import { startTestSandbox } from '../support/sandbox.js';
 import { extendRun, timesEach } from './extend-run.js';
 
-const root = resolve(__dirname, '../..');
-const bin = join(root, 'bin/subctl.js');
 let sb: Sandbox;
 
 beforeAll(async () => {
   sb = await startTestSandbox();
 });
 afterAll(() => sb?.close());
-
-/** Runs the binary; with `limitKb`, under `ulimit -f` (files it writes stop at that size). */
-function run(args: string[], env: NodeJS.ProcessEnv, limitKb?: number): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((done) => {
-    const argv = [process.execPath, bin, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
-    const child = spawn('bash', ['-c', limitKb === undefined ? `exec ${argv}` : `ulimit -f ${limitKb} && exec ${argv}`], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => done({ code, stderr }));
-  });
-}
 
 describe('bulk runs on a full disk', () => {
   it('the journal cannot be written: the run stops naming it, no row leaves without its `sent` on disk, the resume applies every row once', async () => {
@@ -56,7 +43,7 @@ describe('bulk runs on a full disk', () => {
 
     // Three runs that each meet the limit further on (a journal row is about 170 bytes: sent, then done).
     for (const limitKb of [16, 40, 64]) {
-      const r = await run(args, env, limitKb);
+      const r = await run(args, env, { limitKb });
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toMatch(/^error: cannot write the bulk journal .*subscriptions-manage-[0-9a-f]+\.jsonl: file too large \(EFBIG\)$/m);
       expect(r.stderr).toContain('hint: ');

@@ -62,17 +62,24 @@ export interface ChildResult {
   stderr: string;
 }
 
-/** Runs the binary with `env` (nothing inherited); `stdin` is written then closed. */
-export async function run(args: string[], env: NodeJS.ProcessEnv, opts: { stdin?: string } = {}): Promise<ChildResult> {
+/**
+ * Runs the binary with `env` (nothing inherited); `stdin` is written then closed. `stdout`: a
+ * file descriptor to write to instead of a pipe (`/dev/full`); `limitKb`: under `ulimit -f`, so
+ * the files it writes stop at that size as on a full disk (a short write, then EFBIG).
+ */
+export async function run(args: string[], env: NodeJS.ProcessEnv, opts: { stdin?: string; stdout?: number; limitKb?: number } = {}): Promise<ChildResult> {
   const bin = await binary();
   return new Promise((done) => {
-    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child =
+      opts.limitKb === undefined
+        ? spawn(process.execPath, [bin, ...args], { env, stdio: ['pipe', opts.stdout ?? 'pipe', 'pipe'] })
+        : spawn('bash', ['-c', `ulimit -f ${opts.limitKb} && exec "$0" "$@"`, process.execPath, bin, ...args], { env, stdio: ['pipe', opts.stdout ?? 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.stdin.on('error', () => {});
-    child.stdin.end(opts.stdin ?? '');
+    child.stdout?.on('data', (d: Buffer) => out.push(d));
+    child.stderr!.on('data', (d) => (stderr += d));
+    child.stdin!.on('error', () => {});
+    child.stdin!.end(opts.stdin ?? '');
     child.on('close', (code, signal) => done({ args, code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr }));
   });
 }

@@ -3,36 +3,21 @@
  * for what it is, with the file or stream and a hint, exit 1, and without the request to report
  * a bug that an unexpected error gets. The real binary; stdout on /dev/full, or `ulimit -f`.
  */
-import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError, LocalError, localError } from '../../src/api/errors.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
+import { run } from '../chaos/binary.js';
 import { startTestSandbox } from '../support/sandbox.js';
 import { tempDir } from '../support/tmp.js';
 
-const root = resolve(__dirname, '../..');
-const bin = join(root, 'bin/subctl.js');
 let sb: Sandbox;
 
 beforeAll(async () => {
   sb = await startTestSandbox();
 });
 afterAll(() => sb?.close());
-
-function run(args: string[], env: NodeJS.ProcessEnv, opts: { stdout?: number; limitKb?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const argv = [process.execPath, bin, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
-    const script = opts.limitKb === undefined ? `exec ${argv}` : `ulimit -f ${opts.limitKb} && exec ${argv}`;
-    const child = spawn('bash', ['-c', script], { env, stdio: ['ignore', opts.stdout ?? 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.on('data', (d) => (stdout += d));
-    child.stderr!.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => done({ code, stdout, stderr }));
-  });
-}
 
 describe('failures of the machine', () => {
   const platform = () => ({ PATH: process.env.PATH, HOME: tempDir('subctl-home-'), SUBCTL_CONFIG_DIR: tempDir('subctl-cfg-'), SUBCTL_BASE_URL: sb.url, SUBCTL_TOKEN: sb.tokenFor('admin') });
