@@ -219,202 +219,215 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   const journalName = verb.command.replace(/\s+/g, '-');
   const digests = runDigests(verb.command, ep.name, planned, target);
   const journal = new Journal(stateDir, journalName, digests.digest);
-  // A journal of an earlier version (its name did not include the target) is this run's.
-  const legacy = new Journal(stateDir, journalName, digests.legacy);
-  if (opts.restart) {
-    journal.discard();
-    legacy.discard();
-  } else if (journal.adopt(legacy.path)) ctx.note(`the journal of this run, from an earlier version of subctl, is now ${journal.path}`);
-  const known = journal.load();
-  const resuming = known.size > 0;
-  // One pool of --concurrency connections (more would only open while others are released).
-  if (planned.length > 1) api.preferThroughput(opts.concurrency);
-
-  if (!resuming && verb.destructive) await ctx.confirm(`${verb.command}: ${planned.length} rows (${ep.method} ${ep.path})`);
-
-  const state = new Map<number, RowRecord>(known);
-  const byLine = new Map(planned.map((p) => [p.line, p]));
-  const todo: PlannedRow[] = [];
-  const inFlightBefore: Array<{ row: PlannedRow; sentAt: number }> = [];
-  let skipped = 0;
-  for (const p of planned) {
-    const rec = known.get(p.line);
-    if (!rec) todo.push(p);
-    else if (rec.state === 'failed' && rec.status !== undefined && RETRY_ON_RESUME.has(rec.status)) todo.push(p);
-    else if (rec.state === 'done' || rec.state === 'failed') skipped++;
-    else if (rec.state === 'unknown' && rec.via === 'absent') todo.push(p);
-    else inFlightBefore.push({ row: p, sentAt: rec.sentAt ?? 0 });
-  }
-
-  // Rows whose answer never came: settle them against the server before anything else runs.
-  if (inFlightBefore.length) {
-    const results = await verifyRows(ctx, api, verb, inFlightBefore, opts.timeoutMs);
-    for (const { row } of inFlightBefore) {
-      const r = results.get(row.line) ?? 'unknown';
-      if (r === 'applied') {
-        journal.append({ line: row.line, state: 'done', at: Date.now(), via: 'verified', message: 'applied (answer lost; confirmed on the server)' });
-        state.set(row.line, { ...state.get(row.line)!, state: 'done', via: 'verified', message: 'applied (answer lost; confirmed on the server)' });
-      } else if (r === 'absent') {
-        journal.append({ line: row.line, state: 'unknown', at: Date.now(), via: 'absent', message: 'not applied (answer lost; confirmed absent on the server): sent again' });
-        todo.push(row);
-      } else {
-        journal.append({ line: row.line, state: 'unknown', at: Date.now(), message: 'answer lost and the server cannot tell whether it was applied: left alone' });
-        state.set(row.line, { ...state.get(row.line)!, state: 'unknown', message: 'answer lost; not verifiable: left alone' });
-      }
-    }
-    todo.sort((a, b) => a.line - b.line);
-  }
-  if (resuming) {
-    ctx.note(`resuming ${verb.command}: ${skipped} rows finished earlier, ${inFlightBefore.length} were in flight, ${todo.length} to run (journal ${journal.path}; --restart discards it)`);
-  }
-
-  // The run.
-  const started = Date.now();
-  let done = 0;
-  let failed = 0;
-  let interrupted = false;
-  /** The first error that is not a row's own (the journal could not be written): the run stops. */
-  let broken: unknown;
-  /** A 401: the credential was refused (expired, revoked), so every further row would be too; the run stops. */
-  let refused: CliError | undefined;
-  const stopped = () => interrupted || broken !== undefined || refused !== undefined;
-  const lost: Array<{ row: PlannedRow; sentAt: number; status?: number }> = [];
-  const progress = ctx.io.stderrIsTTY && !g.quiet ? setInterval(() => showProgress(false), 200) : undefined;
-  let shownWidth = 0;
-  function showProgress(final: boolean) {
-    const secs = (Date.now() - started) / 1000;
-    const rate = (done + failed) / Math.max(secs, 0.001);
-    const left = todo.length - done - failed;
-    const eta = rate > 0 ? Math.ceil(left / rate) : 0;
-    const text = `${done + failed}/${todo.length} rows, ${failed} failed, ${rate.toFixed(0)} rows/s${final ? '' : `, ${eta}s left`}`;
-    // Spaces over what a longer earlier line left to the right (the final line has no "left");
-    // spaces rather than an erase sequence, which a TERM=dumb terminal would print.
-    ctx.io.stderr.write(`\r${text}${' '.repeat(Math.max(0, shownWidth - text.length))}${final ? '\n' : ''}`);
-    shownWidth = text.length;
-  }
-  let next = 0;
-  const stopOnAbort = () => {
-    interrupted = true;
-  };
-  ctx.signal.addEventListener('abort', stopOnAbort, { once: true });
-  const worker = async () => {
-    // A row's `done` goes out with the worker's next `sent`, and with the records of every other
-    // worker of the same turn, in one write; the row is sent once that write is done, so `sent`
-    // is on disk before its request leaves. Rows answered together leave together.
-    let finished: JournalEvent | undefined;
-    while (!stopped() && next < todo.length) {
-      const row = todo[next++];
-      const sentAt = Date.now();
-      const sent: JournalEvent = { line: row.line, state: 'sent', at: sentAt };
-      await (finished ? journal.appendSoon(finished, sent) : journal.appendSoon(sent));
-      finished = undefined;
-      try {
-        // No abort signal: a row in flight when Ctrl-C comes is awaited (up to the time-out).
-        const res = await api.callFull(ep, row.validated as never, { detached: true, prevalidated: true });
-        const created = createdIdOf(res.data);
-        finished = { line: row.line, state: 'done', at: Date.now(), status: res.status, created_id: created, message: res.message ?? undefined };
-        if (stopped() || next >= todo.length) {
-          journal.append(finished);
-          finished = undefined;
-        }
-        state.set(row.line, { line: row.line, state: 'done', attempt: 1, status: res.status, created_id: created, message: res.message ?? undefined });
-        done++;
-      } catch (e) {
-        const err = e as CliError;
-        if (err instanceof CliError && err.status !== undefined && !isAmbiguousStatus(err.status)) {
-          const message = RETRY_ON_RESUME.has(err.status) ? `${err.message} (not applied: run the command again to send it again)` : err.message;
-          journal.append({ line: row.line, state: 'failed', at: Date.now(), status: err.status, message });
-          state.set(row.line, { line: row.line, state: 'failed', attempt: 1, status: err.status, message });
-          failed++;
-          if (err.status === 401) refused ??= err;
-        } else if (err instanceof CliError) {
-          // No answer (network, time-out), or a 5xx that does not say: the request may or may
-          // not have been applied.
-          lost.push({ row, sentAt, status: err.status });
-          failed++;
-        } else throw e;
-      }
-    }
-  };
-  // The journal could not be written (a full disk): every worker stops taking rows, the rows in
-  // flight are awaited, and the run ends with that error. A row is never sent without its `sent`
-  // on disk; the next run checks the rows whose answer was not recorded against the server.
-  const stopOnError = async () => {
-    try {
-      await worker();
-    } catch (e) {
-      broken ??= e;
-    }
-  };
+  // One run of these rows at a time: a second one started beside it (an overlapping cron job,
+  // a second terminal) would read the same journal, find nothing finished and send every row
+  // again. It stops here, exit 5, before reading the journal; a lock whose process is gone (a
+  // killed run) is taken over.
+  const { acquireLock } = await import('../config/lock.js');
+  const lock = acquireLock(`${journal.path}.lock`, { command: `${verb.command} run of these ${planned.length} rows` });
   try {
-    await Promise.all(Array.from({ length: Math.min(opts.concurrency, Math.max(todo.length, 1)) }, stopOnError));
-    if (broken !== undefined) throw broken;
+    return await runLocked();
   } finally {
-    if (progress) {
-      clearInterval(progress);
-      showProgress(true);
-    }
-    ctx.signal.removeEventListener('abort', stopOnAbort);
+    lock.release();
   }
-  if (lost.length) {
-    const results = await verifyRows(ctx, api, verb, lost, opts.timeoutMs);
-    for (const { row, status } of lost) {
-      const r = results.get(row.line) ?? 'unknown';
-      const what = status === undefined ? 'no answer' : `HTTP ${status} without saying whether it was applied`;
-      const message =
-        r === 'applied'
-          ? `applied (${status === undefined ? 'answer lost' : `HTTP ${status}`}; confirmed on the server)`
-          : r === 'absent'
-            ? `not applied (${what}; confirmed absent): run the command again to retry`
-            : `${what} and the server cannot tell whether it was applied: left alone`;
-      journal.append({ line: row.line, state: r === 'applied' ? 'done' : 'unknown', at: Date.now(), status, via: r === 'applied' ? 'verified' : r === 'absent' ? 'absent' : undefined, message });
-      state.set(row.line, { line: row.line, state: r === 'applied' ? 'done' : 'unknown', attempt: 1, status, message, via: r });
-    }
-  }
-  journal.close();
 
-  // Report and summary, over every row of the input.
-  const counts = { applied: 0, failed: 0, unknown: 0, pending: 0 };
-  const report = planned.map((p) => {
-    const rec = state.get(p.line);
-    const outcome = !rec || rec.state === 'sent' ? 'pending' : rec.state === 'done' ? 'applied' : rec.state;
-    counts[outcome as keyof typeof counts]++;
-    return { line: p.line, key: p.key, outcome, http_status: rec?.status ?? '', message: rec?.message ?? '', created_id: rec?.created_id ?? '' };
-  });
-  // The report is written whole or its failure is the run's error, after the summary (the rows
-  // were run either way; the journal holds their outcomes).
-  let reportFailure: unknown;
-  if (opts.reportFile) {
-    const toFile = opts.reportFile !== '-';
-    const stream = toFile ? createWriteStream(opts.reportFile, { mode: 0o600 }) : ctx.io.stdout;
-    try {
-      await printList(report, { format: 'csv', columns: ['line', 'key', 'outcome', 'http_status', 'message', 'created_id'], io: { ...ctx.io, stdout: stream as never, stdoutIsTTY: false } });
-      if (toFile) {
-        (stream as NodeJS.WritableStream).end();
-        await streamFinished(stream as NodeJS.WritableStream);
+  async function runLocked(): Promise<number> {
+    // A journal of an earlier version (its name did not include the target) is this run's.
+    const legacy = new Journal(stateDir, journalName, digests.legacy);
+    if (opts.restart) {
+      journal.discard();
+      legacy.discard();
+    } else if (journal.adopt(legacy.path)) ctx.note(`the journal of this run, from an earlier version of subctl, is now ${journal.path}`);
+    const known = journal.load();
+    const resuming = known.size > 0;
+    // One pool of --concurrency connections (more would only open while others are released).
+    if (planned.length > 1) api.preferThroughput(opts.concurrency);
+
+    if (!resuming && verb.destructive) await ctx.confirm(`${verb.command}: ${planned.length} rows (${ep.method} ${ep.path})`);
+
+    const state = new Map<number, RowRecord>(known);
+    const todo: PlannedRow[] = [];
+    const inFlightBefore: Array<{ row: PlannedRow; sentAt: number }> = [];
+    let skipped = 0;
+    for (const p of planned) {
+      const rec = known.get(p.line);
+      if (!rec) todo.push(p);
+      else if (rec.state === 'failed' && rec.status !== undefined && RETRY_ON_RESUME.has(rec.status)) todo.push(p);
+      else if (rec.state === 'done' || rec.state === 'failed') skipped++;
+      else if (rec.state === 'unknown' && rec.via === 'absent') todo.push(p);
+      else inFlightBefore.push({ row: p, sentAt: rec.sentAt ?? 0 });
+    }
+
+    // Rows whose answer never came: settle them against the server before anything else runs.
+    if (inFlightBefore.length) {
+      const results = await verifyRows(ctx, api, verb, inFlightBefore, opts.timeoutMs);
+      for (const { row } of inFlightBefore) {
+        const r = results.get(row.line) ?? 'unknown';
+        if (r === 'applied') {
+          journal.append({ line: row.line, state: 'done', at: Date.now(), via: 'verified', message: 'applied (answer lost; confirmed on the server)' });
+          state.set(row.line, { ...state.get(row.line)!, state: 'done', via: 'verified', message: 'applied (answer lost; confirmed on the server)' });
+        } else if (r === 'absent') {
+          journal.append({ line: row.line, state: 'unknown', at: Date.now(), via: 'absent', message: 'not applied (answer lost; confirmed absent on the server): sent again' });
+          todo.push(row);
+        } else {
+          journal.append({ line: row.line, state: 'unknown', at: Date.now(), message: 'answer lost and the server cannot tell whether it was applied: left alone' });
+          state.set(row.line, { ...state.get(row.line)!, state: 'unknown', message: 'answer lost; not verifiable: left alone' });
+        }
       }
-    } catch (e) {
-      if (toFile) (stream as NodeJS.WritableStream & { destroy(): void }).destroy();
-      // Rows were sent: never the usage error's "nothing was sent" (exit 2), always exit 1.
-      const cause = e instanceof LocalError ? e.cause : e;
-      reportFailure = toFile ? (localError(cause, `the report ${opts.reportFile}`) ?? new LocalError(`cannot write the report ${opts.reportFile}: ${errorText(cause)}`, 'EIO', cause)) : e;
+      todo.sort((a, b) => a.line - b.line);
     }
-  }
-  const summary = `${verb.command}: ${planned.length} rows: ${counts.applied} applied${skipped ? ` (${skipped} finished in earlier runs)` : ''}, ${counts.failed} failed, ${counts.unknown} unknown${counts.pending ? `, ${counts.pending} not run${interrupted ? ' (interrupted)' : refused ? ' (the credential was refused)' : ''}` : ''}${opts.reportFile && opts.reportFile !== '-' && reportFailure === undefined ? `; report ${opts.reportFile}` : ''}`;
-  if (!g.quiet || counts.failed || counts.unknown || interrupted) ctx.io.stderr.write(`${summary}\n`);
-  if ((!opts.reportFile || reportFailure !== undefined) && (counts.failed || counts.unknown) && !g.quiet) {
-    for (const r of report.filter((x) => x.outcome === 'failed' || x.outcome === 'unknown').slice(0, 10)) {
-      ctx.io.stderr.write(`  line ${r.line} ${r.key}: ${r.outcome}${r.http_status ? ` (HTTP ${r.http_status})` : ''} ${r.message}\n`);
+    if (resuming) {
+      ctx.note(`resuming ${verb.command}: ${skipped} rows finished earlier, ${inFlightBefore.length} were in flight, ${todo.length} to run (journal ${journal.path}; --restart discards it)`);
     }
+
+    // The run.
+    const started = Date.now();
+    let done = 0;
+    let failed = 0;
+    let interrupted = false;
+    /** The first error that is not a row's own (the journal could not be written): the run stops. */
+    let broken: unknown;
+    /** A 401: the credential was refused (expired, revoked), so every further row would be too; the run stops. */
+    let refused: CliError | undefined;
+    const stopped = () => interrupted || broken !== undefined || refused !== undefined;
+    const lost: Array<{ row: PlannedRow; sentAt: number; status?: number }> = [];
+    const progress = ctx.io.stderrIsTTY && !g.quiet ? setInterval(() => showProgress(false), 200) : undefined;
+    let shownWidth = 0;
+    function showProgress(final: boolean) {
+      const secs = (Date.now() - started) / 1000;
+      const rate = (done + failed) / Math.max(secs, 0.001);
+      const left = todo.length - done - failed;
+      const eta = rate > 0 ? Math.ceil(left / rate) : 0;
+      const text = `${done + failed}/${todo.length} rows, ${failed} failed, ${rate.toFixed(0)} rows/s${final ? '' : `, ${eta}s left`}`;
+      // Spaces over what a longer earlier line left to the right (the final line has no "left");
+      // spaces rather than an erase sequence, which a TERM=dumb terminal would print.
+      ctx.io.stderr.write(`\r${text}${' '.repeat(Math.max(0, shownWidth - text.length))}${final ? '\n' : ''}`);
+      shownWidth = text.length;
+    }
+    let next = 0;
+    const stopOnAbort = () => {
+      interrupted = true;
+    };
+    ctx.signal.addEventListener('abort', stopOnAbort, { once: true });
+    const worker = async () => {
+      // A row's `done` goes out with the worker's next `sent`, and with the records of every other
+      // worker of the same turn, in one write; the row is sent once that write is done, so `sent`
+      // is on disk before its request leaves. Rows answered together leave together.
+      let finished: JournalEvent | undefined;
+      while (!stopped() && next < todo.length) {
+        const row = todo[next++];
+        const sentAt = Date.now();
+        const sent: JournalEvent = { line: row.line, state: 'sent', at: sentAt };
+        await (finished ? journal.appendSoon(finished, sent) : journal.appendSoon(sent));
+        finished = undefined;
+        try {
+          // No abort signal: a row in flight when Ctrl-C comes is awaited (up to the time-out).
+          const res = await api.callFull(ep, row.validated as never, { detached: true, prevalidated: true });
+          const created = createdIdOf(res.data);
+          finished = { line: row.line, state: 'done', at: Date.now(), status: res.status, created_id: created, message: res.message ?? undefined };
+          if (stopped() || next >= todo.length) {
+            journal.append(finished);
+            finished = undefined;
+          }
+          state.set(row.line, { line: row.line, state: 'done', attempt: 1, status: res.status, created_id: created, message: res.message ?? undefined });
+          done++;
+        } catch (e) {
+          const err = e as CliError;
+          if (err instanceof CliError && err.status !== undefined && !isAmbiguousStatus(err.status)) {
+            const message = RETRY_ON_RESUME.has(err.status) ? `${err.message} (not applied: run the command again to send it again)` : err.message;
+            journal.append({ line: row.line, state: 'failed', at: Date.now(), status: err.status, message });
+            state.set(row.line, { line: row.line, state: 'failed', attempt: 1, status: err.status, message });
+            failed++;
+            if (err.status === 401) refused ??= err;
+          } else if (err instanceof CliError) {
+            // No answer (network, time-out), or a 5xx that does not say: the request may or may
+            // not have been applied.
+            lost.push({ row, sentAt, status: err.status });
+            failed++;
+          } else throw e;
+        }
+      }
+    };
+    // The journal could not be written (a full disk): every worker stops taking rows, the rows in
+    // flight are awaited, and the run ends with that error. A row is never sent without its `sent`
+    // on disk; the next run checks the rows whose answer was not recorded against the server.
+    const stopOnError = async () => {
+      try {
+        await worker();
+      } catch (e) {
+        broken ??= e;
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: Math.min(opts.concurrency, Math.max(todo.length, 1)) }, stopOnError));
+      if (broken !== undefined) throw broken;
+    } finally {
+      if (progress) {
+        clearInterval(progress);
+        showProgress(true);
+      }
+      ctx.signal.removeEventListener('abort', stopOnAbort);
+    }
+    if (lost.length) {
+      const results = await verifyRows(ctx, api, verb, lost, opts.timeoutMs);
+      for (const { row, status } of lost) {
+        const r = results.get(row.line) ?? 'unknown';
+        const what = status === undefined ? 'no answer' : `HTTP ${status} without saying whether it was applied`;
+        const message =
+          r === 'applied'
+            ? `applied (${status === undefined ? 'answer lost' : `HTTP ${status}`}; confirmed on the server)`
+            : r === 'absent'
+              ? `not applied (${what}; confirmed absent): run the command again to retry`
+              : `${what} and the server cannot tell whether it was applied: left alone`;
+        journal.append({ line: row.line, state: r === 'applied' ? 'done' : 'unknown', at: Date.now(), status, via: r === 'applied' ? 'verified' : r === 'absent' ? 'absent' : undefined, message });
+        state.set(row.line, { line: row.line, state: r === 'applied' ? 'done' : 'unknown', attempt: 1, status, message, via: r });
+      }
+    }
+    journal.close();
+
+    // Report and summary, over every row of the input.
+    const counts = { applied: 0, failed: 0, unknown: 0, pending: 0 };
+    const report = planned.map((p) => {
+      const rec = state.get(p.line);
+      const outcome = !rec || rec.state === 'sent' ? 'pending' : rec.state === 'done' ? 'applied' : rec.state;
+      counts[outcome as keyof typeof counts]++;
+      return { line: p.line, key: p.key, outcome, http_status: rec?.status ?? '', message: rec?.message ?? '', created_id: rec?.created_id ?? '' };
+    });
+    // The report is written whole or its failure is the run's error, after the summary (the rows
+    // were run either way; the journal holds their outcomes).
+    let reportFailure: unknown;
+    if (opts.reportFile) {
+      const toFile = opts.reportFile !== '-';
+      const stream = toFile ? createWriteStream(opts.reportFile, { mode: 0o600 }) : ctx.io.stdout;
+      try {
+        await printList(report, { format: 'csv', columns: ['line', 'key', 'outcome', 'http_status', 'message', 'created_id'], io: { ...ctx.io, stdout: stream as never, stdoutIsTTY: false } });
+        if (toFile) {
+          (stream as NodeJS.WritableStream).end();
+          await streamFinished(stream as NodeJS.WritableStream);
+        }
+      } catch (e) {
+        if (toFile) (stream as NodeJS.WritableStream & { destroy(): void }).destroy();
+        // Rows were sent: never the usage error's "nothing was sent" (exit 2), always exit 1.
+        const cause = e instanceof LocalError ? e.cause : e;
+        reportFailure = toFile ? (localError(cause, `the report ${opts.reportFile}`) ?? new LocalError(`cannot write the report ${opts.reportFile}: ${errorText(cause)}`, 'EIO', cause)) : e;
+      }
+    }
+    const summary = `${verb.command}: ${planned.length} rows: ${counts.applied} applied${skipped ? ` (${skipped} finished in earlier runs)` : ''}, ${counts.failed} failed, ${counts.unknown} unknown${counts.pending ? `, ${counts.pending} not run${interrupted ? ' (interrupted)' : refused ? ' (the credential was refused)' : ''}` : ''}${opts.reportFile && opts.reportFile !== '-' && reportFailure === undefined ? `; report ${opts.reportFile}` : ''}`;
+    if (!g.quiet || counts.failed || counts.unknown || interrupted) ctx.io.stderr.write(`${summary}\n`);
+    if ((!opts.reportFile || reportFailure !== undefined) && (counts.failed || counts.unknown) && !g.quiet) {
+      for (const r of report.filter((x) => x.outcome === 'failed' || x.outcome === 'unknown').slice(0, 10)) {
+        ctx.io.stderr.write(`  line ${r.line} ${r.key}: ${r.outcome}${r.http_status ? ` (HTTP ${r.http_status})` : ''} ${r.message}\n`);
+      }
+    }
+    if (reportFailure !== undefined) {
+      if (!interrupted) throw reportFailure;
+      ctx.warn((reportFailure as Error).message);
+    }
+    if (interrupted) return 130;
+    // The server's 401, with its hint (sign in again); the next run sends the rows not applied.
+    if (refused) throw refused;
+    return counts.failed || counts.unknown || counts.pending ? 8 : 0;
   }
-  if (reportFailure !== undefined) {
-    if (!interrupted) throw reportFailure;
-    ctx.warn((reportFailure as Error).message);
-  }
-  if (interrupted) return 130;
-  // The server's 401, with its hint (sign in again); the next run sends the rows not applied.
-  if (refused) throw refused;
-  return counts.failed || counts.unknown || counts.pending ? 8 : 0;
 }
 
 /** Which platform a run's rows go to, for its journal: the embedded sandbox, or the base address without a trailing slash. */

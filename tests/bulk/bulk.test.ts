@@ -188,6 +188,28 @@ describe('running', () => {
     expect(server.requests).toHaveLength(6);
   });
 
+  it('a second run of the same rows started while the first is running (overlapping cron jobs) stops at once, exit 5: no row sent twice', async () => {
+    server.setHandler((req) => ({ ...ok({ subscription_id: Number(req.path.split('/')[3]) }), delayMs: 60 }));
+    const f = file('overlap.csv', rows(10));
+    const first = runCli(['subscriptions', 'manage', '--from-csv', f, '--yes', '--concurrency', '1'], { env });
+    while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+    const second = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes', '--concurrency', '1', '-o', 'json'], { env });
+    expect(second.code).toBe(5);
+    const err = JSON.parse(second.stderr.trim().split('\n').pop()!) as { error: { type: string; message: string } };
+    expect(err.error.type).toBe('locked');
+    expect(err.error.message).toMatch(/^another subctl subscriptions manage run of these 10 rows is running \(pid \d+, since [0-9T:.-]+Z\); lock: .*\.jsonl\.lock$/);
+    expect((await first).code).toBe(0);
+    expect(server.requests).toHaveLength(10);
+    expect(new Set(server.requests.map((q) => q.path)).size).toBe(10);
+    // The lock went with the first run: the same rows again resume (nothing to send).
+    const again = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes'], { env });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/10 rows finished earlier, 0 were in flight, 0 to run/);
+    expect(server.requests).toHaveLength(10);
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(join(dir, 'cfg', 'state', 'bulk')).filter((n) => n.endsWith('.lock'))).toEqual([]);
+  });
+
   it('the same file sent to another platform is another run: staging then production sends every row to both', async () => {
     const f = file('two.csv', rows(3));
     const production = await startStubServer();
