@@ -143,8 +143,8 @@ export class RefusedError extends CliError {
  * bug report. `what` names the file or stream (`the sandbox data file /x/sandbox.db`).
  */
 export class LocalError extends CliError {
-  constructor(message: string, code: string, cause?: unknown) {
-    super('local', ExitCode.bug, message, { code, cause, hint: LOCAL_HINTS[code] ?? LOCAL_HINTS.default });
+  constructor(message: string, code: string, cause?: unknown, hint?: string) {
+    super('local', ExitCode.bug, message, { code, cause, hint: hint ?? LOCAL_HINTS[code] ?? LOCAL_HINTS.default });
   }
 }
 

@@ -2,7 +2,10 @@
  * The sandbox's SQLite file: opened in WAL mode so that several processes (a `sandbox serve`,
  * the CLI's in-process sandbox, a test) can share it, with the schema migrated on open.
  */
+import { closeSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { LocalError, localError, UsageError } from '../api/errors.js';
 import { builtin } from '../builtin.js';
 import { coreMigrations } from './schema-core.js';
 import { userMigrations } from './schema-user.js';
@@ -14,13 +17,6 @@ export function allMigrations(): Migration[] {
   return [...coreMigrations, ...userMigrations, ...adminMigrations];
 }
 
-/**
- * Opens (creating if needed) the sandbox database and applies pending migrations.
- *
- * Two processes opening the same new file at once is safe: the migration check and the
- * migrations run under `BEGIN IMMEDIATE`, so the second waits (busy_timeout) and then finds
- * them applied.
- */
 /**
  * The compiled addon, named outright. Without it better-sqlite3 asks the `bindings` package to
  * find the file, which walks a list of candidate paths and reads a stack trace to learn where
@@ -44,10 +40,149 @@ function addonPath(): string {
   return nativeBinding;
 }
 
+/** Why a file cannot be opened as the sandbox's data file. */
+export type DataFileProblem = 'no-directory' | 'directory' | 'not-sqlite' | 'foreign' | 'damaged';
+
+/**
+ * The file named for the sandbox's data cannot be it, found before anything is written into it:
+ * its directory is missing, it is a directory, it is not an SQLite database (a CSV named by
+ * mistake), it is the database of something else, or it is damaged. The message follows the
+ * file's name: `is not an SQLite database`.
+ */
+export class DataFileError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problem: DataFileProblem,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** SQLite's damaged-file result codes: the file is not a database, or its pages do not hold together. */
+function isDamage(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'));
+}
+
+/** `err` as a DataFileError when SQLite found `file` damaged, else `err`. */
+export function damageError(err: unknown, file: string): unknown {
+  return isDamage(err) ? new DataFileError(file, 'damaged', `is damaged (${(err as Error).message})`, { cause: err }) : err;
+}
+
+/**
+ * Checks what is at `file` before SQLite opens it (SQLite would create the file, or write its
+ * journal mode into any database): a new file in a directory that exists, an empty file, or a
+ * file that starts with SQLite's header. Costs a stat and a 16-byte read.
+ */
+function preflight(file: string): void {
+  let st: Stats;
+  try {
+    st = statSync(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    const dir = dirname(resolve(file));
+    if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new DataFileError(file, 'no-directory', `is in a directory that does not exist (${dir})`);
+    return;
+  }
+  if (st.isDirectory()) throw new DataFileError(file, 'directory', 'is a directory');
+  if (!st.isFile()) throw new DataFileError(file, 'not-sqlite', 'is not a regular file');
+  if (st.size === 0) return;
+  const head = Buffer.alloc(16);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, head, 0, 16, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (head.toString('latin1') !== 'SQLite format 3\0') throw new DataFileError(file, 'not-sqlite', 'is not an SQLite database');
+}
+
+/**
+ * An SQLite file with tables must be a sandbox's: its `schema_migrations` holds the first
+ * migration. Anything else (another program's database) is left untouched.
+ */
+function checkOwnTables(db: DB, file: string): void {
+  const names = retryBusy(() => db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite!_%' ESCAPE '!' ORDER BY name").pluck().all() as string[]);
+  if (names.length === 0) return;
+  if (names.includes('schema_migrations')) {
+    try {
+      if (retryBusy(() => db.prepare('SELECT 1 FROM schema_migrations WHERE id = ?').pluck().get(allMigrations()[0]!.id)) !== undefined) return;
+    } catch (err) {
+      if (isDamage(err) || String((err as { code?: unknown }).code).startsWith('SQLITE_BUSY')) throw err;
+      // Another program's schema_migrations (Rails has one, without an `id`).
+    }
+  }
+  const shown = names.slice(0, 4).join(', ') + (names.length > 4 ? `, ... (${names.length} tables)` : '');
+  throw new DataFileError(file, 'foreign', `is the SQLite database of something else (tables: ${shown}), not a sandbox's`);
+}
+
+/**
+ * Checks that `file` can be taken for a sandbox data file (written into, or deleted by `sandbox
+ * reset`) without writing anything: see preflight and checkOwnTables. Throws a DataFileError.
+ */
+export function checkDataFile(file: string): void {
+  preflight(file);
+  if (statSync(file, { throwIfNoEntry: false })?.size ?? 0) {
+    let db: DB | undefined;
+    try {
+      db = new Database(file, { nativeBinding: addonPath(), fileMustExist: true });
+      db.pragma('busy_timeout = 5000');
+      checkOwnTables(db, file);
+    } catch (err) {
+      throw damageError(err, file);
+    } finally {
+      db?.close();
+    }
+  }
+}
+
+/**
+ * A failure to open, seed or reset the data file, for the user. `flag` is how the user named the
+ * file (`--data`): what is wrong with it is a usage error (exit 2), nothing written; without
+ * it, the file is subctl's own, in its data directory, and `subctl sandbox reset` replaces it.
+ * A damaged file is exit 1. `reset`: the user asked to delete the file.
+ */
+export function dataFileFailure(err: unknown, file: string, flag?: string, reset = false): unknown {
+  if (!(err instanceof DataFileError)) return localError(err, `the sandbox data file ${file}`) ?? err;
+  const code = err.problem === 'damaged' ? 'SQLITE_CORRUPT' : 'SANDBOX_DATA';
+  if (flag === undefined) {
+    return new LocalError(`the sandbox data file ${file} ${err.message}`, code, err, "`subctl sandbox reset` deletes it and seeds a new one (the sandbox's data only)");
+  }
+  const named = `${flag} ${file} ${err.message}`;
+  switch (err.problem) {
+    case 'no-directory':
+      return new UsageError(named, { hint: `create the directory first (mkdir -p ${dirname(resolve(file))}), or name a file in one that exists` });
+    case 'directory':
+      return new UsageError(named, { hint: `name a file, e.g. ${flag} ${resolve(file, 'sandbox.db')} (created and seeded when new)` });
+    case 'damaged':
+      if (reset) return new UsageError(`${named}; subctl cannot tell whether a sandbox made it, and does not delete it`, { hint: `if a sandbox made it, delete it yourself (rm ${file} ${file}-wal ${file}-shm)` });
+      return new LocalError(named, code, err, `if a sandbox made it, delete it (rm ${file} ${file}-wal ${file}-shm) and run again to seed a new one; or name another file`);
+    default:
+      return new UsageError(`${named}; subctl writes into, and deletes, only files a sandbox made`, { hint: `name a new file (created and seeded), or a data file a sandbox made` });
+  }
+}
+
+/**
+ * Opens (creating if needed) the sandbox database and applies pending migrations; throws a
+ * DataFileError, having written nothing, when `file` cannot be a sandbox data file.
+ *
+ * Two processes opening the same new file at once is safe: the migration check and the
+ * migrations run under `BEGIN IMMEDIATE`, so the second waits (busy_timeout) and then finds
+ * them applied.
+ */
 export function openDatabase(file: string): DB {
-  const db = new Database(file, { nativeBinding: addonPath() });
+  preflight(file);
+  let db: DB;
+  try {
+    db = new Database(file, { nativeBinding: addonPath() });
+  } catch (err) {
+    throw damageError(err, file);
+  }
   try {
     db.pragma('busy_timeout = 5000');
+    checkOwnTables(db, file);
     // Switching a new file to WAL needs a moment alone with it; another process doing the
     // same answers SQLITE_BUSY despite busy_timeout on some paths, so retry briefly.
     // Asked first: switching costs about twice as much as asking, and the file is WAL already
@@ -64,7 +199,7 @@ export function openDatabase(file: string): DB {
     return db;
   } catch (err) {
     db.close();
-    throw err;
+    throw damageError(err, file);
   }
 }
 

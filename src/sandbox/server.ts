@@ -11,13 +11,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
 import { loadContractFile, matchRoute, routes } from '../api/contract/routes.js';
-import { localError } from '../api/errors.js';
 import type { AnyEndpoint } from '../api/contract/common.js';
 import { fieldsOfEndpoint, hasPart, safeParsePart } from '../api/contract/fast.js';
 import { embeddedToken, issueToken, roleAllows, tokenAccount, tokenRow, tokenUser } from './auth.js';
 import { chaosActive, decideChaos, type ChaosOptions } from './chaos.js';
 import { writeBatcher } from './batch.js';
-import { currentDataStamp, holdingDataStamp, openDatabase, prep, releaseDataStamp } from './db.js';
+import { currentDataStamp, damageError, dataFileFailure, holdingDataStamp, openDatabase, prep, releaseDataStamp } from './db.js';
 import { jsonLease, nothing, type JsonLease } from './json.js';
 import { adminHandlers } from './handlers/admin.js';
 import { userHandlers } from './handlers/user.js';
@@ -27,6 +26,11 @@ import { SandboxError, type AuthUser, type DB, type HandlerContext, type Handler
 export interface SandboxOptions {
   /** SQLite file; created, migrated and seeded when new. */
   dataFile: string;
+  /**
+   * How the user named dataFile (`--data`), for its errors (exit 2: a file that cannot be a
+   * sandbox's is never written into). Unset, the file is subctl's own, in its data directory.
+   */
+  dataFlag?: string;
   /** 0 (default) picks a free port. */
   port?: number;
   /** Default 127.0.0.1. */
@@ -261,19 +265,19 @@ interface TokenEntry {
  */
 export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const now = opts.now ?? (() => new Date());
-  // A full disk or a read-only directory is the machine's failure, named with the file.
-  const what = `the sandbox data file ${opts.dataFile}`;
+  // A file that cannot be a sandbox's, a damaged one, a full disk or a read-only directory:
+  // named with the file (dataFileFailure).
   let db: DB;
   try {
     db = openDatabase(opts.dataFile);
   } catch (err) {
-    throw localError(err, what) ?? err;
+    throw dataFileFailure(err, opts.dataFile, opts.dataFlag);
   }
   try {
     seedDatabase(db, { scale: opts.scale ?? 1, seed: opts.seed, now: now() });
   } catch (err) {
     db.close();
-    throw localError(err, what) ?? err;
+    throw dataFileFailure(damageError(err, opts.dataFile), opts.dataFile, opts.dataFlag);
   }
   const handlers: HandlerTable = opts.handlers ?? { ...userHandlers, ...adminHandlers };
   const chaos = chaosActive(opts.chaos) ? opts.chaos : undefined;

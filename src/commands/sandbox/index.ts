@@ -42,7 +42,7 @@ export const sandboxGroup: Group = {
             ensurePrivateDir(dataDir);
             const dataFile = (opts.data as string | undefined) ?? join(dataDir, 'sandbox.db');
             const chaos = opts.chaos ? parseChaos(String(opts.chaos)) : undefined;
-            const sb = await startSandbox({ dataFile, port, host: String(opts.host), scale: scaleOf(opts.scale), chaos, quiet: ctx.globals.quiet });
+            const sb = await startSandbox({ dataFile, dataFlag: opts.data === undefined ? undefined : '--data', port, host: String(opts.host), scale: scaleOf(opts.scale), chaos, quiet: ctx.globals.quiet });
             ctx.io.stdout.write(`${sb.url}\n`);
             ctx.note(`sandbox serving ${sb.url} (data ${dataFile})${chaos ? ` with chaos ${String(opts.chaos)}` : ''}`);
             ctx.note('seeded accounts (username / password / role):');
@@ -67,13 +67,27 @@ export const sandboxGroup: Group = {
         .action((_o, c) => {
           const opts = c.optsWithGlobals() as Record<string, unknown>;
           bind(async (ctx) => {
-            const { resetDatabase } = await import('../../sandbox/seed.js');
+            const [{ resetDatabase }, { checkDataFile, dataFileFailure }] = await Promise.all([import('../../sandbox/seed.js'), import('../../sandbox/db.js')]);
             const dataDir = ctx.paths().dataDir;
             ensurePrivateDir(dataDir);
-            const dataFile = (opts.data as string | undefined) ?? join(dataDir, 'sandbox.db');
+            // A file the user named is deleted only if a sandbox made it (checked before asking);
+            // whatever is at the default path is subctl's own.
+            const given = opts.data as string | undefined;
+            const dataFile = given ?? join(dataDir, 'sandbox.db');
+            const scale = scaleOf(opts.scale);
+            const flag = given === undefined ? undefined : '--data';
+            try {
+              if (given !== undefined) checkDataFile(dataFile);
+            } catch (err) {
+              throw dataFileFailure(err, dataFile, flag, true);
+            }
             await ctx.confirm(`reset the sandbox data in ${dataFile}`);
             const started = Date.now();
-            resetDatabase(dataFile, { scale: scaleOf(opts.scale) }).close();
+            try {
+              resetDatabase(dataFile, { scale }, { owned: given === undefined }).close();
+            } catch (err) {
+              throw dataFileFailure(err, dataFile, flag, true);
+            }
             ctx.note(`sandbox data reset in ${((Date.now() - started) / 1000).toFixed(1)} s: ${dataFile}`);
             return 0;
           })(opts);
