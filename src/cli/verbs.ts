@@ -29,7 +29,12 @@ export interface VerbSpec {
   endpoint: AnyEndpoint;
   summary?: string;
   aliases?: string[];
-  /** Positional arguments, by contract field name (path param, query or body field); `?` suffix = optional. */
+  /**
+   * Positional arguments, by contract field name (path param, query or body field); `?` suffix =
+   * optional. `service_id|service_code?`: a whole number goes to the first field (the id, as
+   * `services update 12` takes it), anything else to the second; the flags stay for the rest (a
+   * code of digits only: `--service-code 2024`).
+   */
   args?: string[];
   /** list: paged output; get: one object; action: a mutation. Default from the endpoint. */
   kind?: 'list' | 'get' | 'action';
@@ -125,10 +130,16 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
   const kind = spec.kind ?? (ep.method === 'GET' ? (ep.paging ? 'list' : 'get') : 'action');
   cmd.description(spec.summary ?? ep.summary);
   if (spec.aliases) cmd.aliases(spec.aliases);
-  const positional = (spec.args ?? []).map((a) => ({ field: a.replace(/\?$/, ''), optional: a.endsWith('?') }));
+  const positional = (spec.args ?? []).map((a) => {
+    const [field, alt] = a.replace(/\?$/, '').split('|') as [string, string | undefined];
+    return { field, alt, optional: a.endsWith('?') };
+  });
   const bulkCapable = kind === 'action' && spec.bulk !== false;
   // With bulk input the ids come from the rows, so even a required id is optional to Commander.
-  for (const p of positional) cmd.argument(p.optional || bulkCapable ? `[${p.field}]` : `<${p.field}>`);
+  for (const p of positional) {
+    const name = p.alt ? `${p.field}|${p.alt}` : p.field;
+    cmd.argument(p.optional || bulkCapable ? `[${name}]` : `<${name}>`);
+  }
 
   const hidden = new Set([...(spec.hide ?? []), ...Object.keys(spec.fixed?.body ?? {}), ...Object.keys(spec.fixed?.query ?? {})]);
   const pagingFields = new Set(ep.paging ? [ep.paging.page, ep.paging.size] : []);
@@ -182,9 +193,10 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
       positional.forEach((p, i) => {
         const value = posValues[i];
         if (value === undefined) return;
-        const fp = placeOf(p.field);
-        if (!fp) throw new Error(`verb ${spec.name}: positional ${p.field} is not a field of ${ep.name}`);
-        input[fp.place][p.field] = convertValue(value, fp.info);
+        const field = p.alt !== undefined && !/^\d+$/.test(value) ? p.alt : p.field;
+        const fp = placeOf(field);
+        if (!fp) throw new Error(`verb ${spec.name}: positional ${field} is not a field of ${ep.name}`);
+        input[fp.place][field] = convertValue(value, fp.info);
         // A path id that the body repeats (plans.update's plan_id) is filled from the path.
       });
       for (const [attr, f] of byAttr) {

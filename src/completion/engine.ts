@@ -214,7 +214,12 @@ export function analyze(program: Command, words: string[], cword: number): Analy
   const args = cmd.registeredArguments;
   const slot = args[positionals] ?? (args.length && args[args.length - 1].variadic ? args[args.length - 1] : undefined);
   if (slot) {
-    const dyn = DYNAMIC_ARGS[slot.name()];
+    // `service_id|service_code` (the id or the code): the codes are what can be completed.
+    const dyn = slot
+      .name()
+      .split('|')
+      .map((n) => DYNAMIC_ARGS[n])
+      .find((d) => d !== undefined);
     return result(dyn ? { kind: 'dynamic', dynamic: dyn } : { kind: 'static', candidates: [] });
   }
   // Nothing positional left: the flags are what can come next.

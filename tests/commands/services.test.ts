@@ -127,6 +127,28 @@ describe('services get / report', () => {
     expect(JSON.parse(r.stdout)).toEqual(detail);
   });
 
+  it('get and delete take the id or the code as their argument: a whole number is the id (as update takes it), anything else the code', async () => {
+    server.setHandler(() => ok({ service_info: { service_id: 14 }, service_plans: [], active_subscriptions: [], top_users: [], usage_statistics: [] }));
+    expect((await runCli('services get 14 -o json', { env: env() })).code).toBe(0);
+    expect((await runCli('services get GPT4 -o json', { env: env() })).code).toBe(0);
+    // A code of digits only goes by its flag.
+    expect((await runCli('services get --service-code 2024 -o json', { env: env() })).code).toBe(0);
+    expect(server.requests.map((q) => q.query)).toEqual([{ service_id: '14' }, { service_code: 'GPT4' }, { service_code: '2024' }]);
+    server.requests.length = 0;
+    server.setHandler(() => ok({ message: 'deleted', affected_records: 1 }));
+    const del = await runCli('services delete 14 --yes', { env: env() });
+    expect(del.code, del.stderr).toBe(0);
+    expect((await runCli('plans delete 7 --yes', { env: env() })).code).toBe(0);
+    expect((await runCli('plans delete PRO-M --yes', { env: env() })).code).toBe(0);
+    expect(server.requests.map((q) => [q.path, q.body])).toEqual([
+      ['/admin/services', { service_id: 14 }],
+      ['/admin/subscription-plans', { plan_id: 7 }],
+      ['/admin/subscription-plans', { plan_code: 'PRO-M' }],
+    ]);
+    const help = await runCli('services get --help', { env: env() });
+    expect(help.stdout).toMatch(/^Usage: subctl services get \[options\] \[service_id\|service_code\]$/m);
+  });
+
   it('get without an identifier is a usage error and sends nothing', async () => {
     const r = await runCli('services get', { env: env() });
     expect(r.code).toBe(2);

@@ -35,7 +35,7 @@ export const plansGroup: Group = {
     {
       name: 'delete',
       endpoint: plansDelete,
-      args: ['plan_code?'],
+      args: ['plan_id|plan_code?'],
       destructive: true,
       prepare: (i) => {
         if (i.body.plan_code === undefined && i.body.plan_id === undefined) throw new UsageError('plans delete needs --plan-code or --plan-id');

@@ -55,7 +55,7 @@ export const servicesGroup: Group = {
       name: 'get',
       endpoint: servicesDetail,
       summary: 'one service: its details, plans, active subscriptions, top users and usage',
-      args: ['service_code?'],
+      args: ['service_id|service_code?'],
       prepare: (input) => needsIdentifier(input.query, 'services get'),
       render: renderDetail,
     },
@@ -71,7 +71,7 @@ export const servicesGroup: Group = {
     {
       name: 'delete',
       endpoint: servicesDelete,
-      args: ['service_code?'],
+      args: ['service_id|service_code?'],
       destructive: true,
       prepare: (input) => needsIdentifier(input.body, 'services delete'),
       describe: (input: VerbInput) =>
