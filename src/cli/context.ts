@@ -5,7 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { ApiClient } from '../api/client.js';
-import { RefusedError, UsageError } from '../api/errors.js';
+import { InterruptedError, RefusedError, UsageError } from '../api/errors.js';
 import { builtin } from '../builtin.js';
 import { CredentialStore, resolveSessionId, resolveToken } from '../config/credentials.js';
 import { resolvePaths, type Paths } from '../config/paths.js';
@@ -178,8 +178,15 @@ export function createContext(deps: CtxDeps): Ctx {
       const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true });
       try {
         return await new Promise<string>((resolve, reject) => {
-          const onAbort = () => reject(signal.reason ?? new Error('interrupted'));
+          const onAbort = () => reject(new InterruptedError());
           signal.addEventListener('abort', onAbort, { once: true });
+          // Ctrl-C at the prompt: the terminal is raw, so readline sees it, not the process (with
+          // no listener here it only paused, and the command hung until a second Ctrl-C).
+          rl.once('SIGINT', () => {
+            signal.removeEventListener('abort', onAbort);
+            io.stderr.write('\n');
+            reject(new InterruptedError());
+          });
           rl.question(label, (a) => {
             signal.removeEventListener('abort', onAbort);
             resolve(a);
@@ -216,11 +223,11 @@ async function readMasked(io: IO, label: string, signal: AbortSignal): Promise<s
   try {
     return await new Promise<string>((resolve, reject) => {
       let value = '';
-      const onAbort = () => finish(new Error('interrupted'));
+      const onAbort = () => finish(new InterruptedError());
       const onData = (buf: Buffer) => {
         for (const ch of buf.toString('utf8')) {
           if (ch === '\r' || ch === '\n') return finish();
-          if (ch === '\u0003') return finish(new Error('interrupted'));
+          if (ch === '\u0003') return finish(new InterruptedError());
           if (ch === '\u007f' || ch === '\b') {
             if (value.length) {
               value = value.slice(0, -1);

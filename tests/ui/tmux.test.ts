@@ -173,4 +173,62 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
       await slow.close();
     }
   });
+
+  it('Ctrl-C at a prompt (the y/N of a delete, a masked password) ends the command at once: exit 130, nothing sent, the terminal echoes again', async () => {
+    writeFileSync(join(dir, 'prompt-token'), sb.tokenFor('admin'), { mode: 0o600 });
+    const code = sb.db.prepare('SELECT service_code FROM services ORDER BY service_id LIMIT 1').pluck().get() as string;
+    const launcher = join(dir, 'prompt.sh');
+    const base = `env -i PATH="$PATH" HOME="${dir}" TERM=xterm-256color LANG=C.UTF-8 SUBCTL_CONFIG_DIR="${join(dir, 'prompt-cfg')}" SUBCTL_BASE_URL="${sb.url}"`;
+    writeFileSync(
+      launcher,
+      [
+        '#!/bin/sh',
+        `${base} SUBCTL_TOKEN="$(cat "${join(dir, 'prompt-token')}")" "${process.execPath}" "${bin}" services delete ${code}`,
+        `echo "delete exit $?"`,
+        `${base} "${process.execPath}" "${bin}" auth login --username bob`,
+        `echo "login exit $?"`,
+        // The shell's terminal after both: a typed word is echoed back.
+        'read -r word; echo "read: $word"',
+        'sleep 30',
+      ].join('\n'),
+      { mode: 0o700 },
+    );
+    const started = tmux('new-session', '-d', '-s', 'prompt', '-x', '120', '-y', '20', launcher);
+    expect(started.status, started.stderr).toBe(0);
+    const pane = () => tmux('capture-pane', '-p', '-t', 'prompt').stdout;
+    const send = (...k: string[]) => tmux('send-keys', '-t', 'prompt', ...k);
+    const poll = async (text: string, ms = 15_000) => {
+      const deadline = Date.now() + ms;
+      let x = '';
+      while (Date.now() < deadline) {
+        x = pane();
+        if (x.includes(text)) return x;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      throw new Error(`timed out waiting for ${JSON.stringify(text)}; the screen was:\n${x}`);
+    };
+    try {
+      await poll('Proceed? [y/N]');
+      send('C-c');
+      // One Ctrl-C is enough (it used to leave the command waiting for a second).
+      const deleted = await poll('delete exit', 3_000);
+      expect(deleted).toContain('delete exit 130');
+      expect(deleted).not.toContain('this is a bug');
+      expect(sb.db.prepare('SELECT COUNT(*) FROM services WHERE service_code = ?').pluck().get(code)).toBe(1);
+      await poll('Password:');
+      send('-l', 'secr');
+      await poll('Password: ****');
+      send('C-c');
+      const login = await poll('login exit', 3_000);
+      expect(login).toContain('login exit 130');
+      expect(login).not.toContain('this is a bug');
+      send('-l', 'echoed');
+      send('Enter');
+      const after = await poll('read: echoed');
+      // Typed after the prompts, the word is on the screen twice: as echoed, then as read.
+      expect(after.split('\n').filter((l) => l.includes('echoed'))).toHaveLength(2);
+    } finally {
+      tmux('kill-session', '-t', 'prompt');
+    }
+  });
 });

@@ -16,7 +16,7 @@ import tls from 'node:tls';
 import type { Transport } from '../../api/transport.js';
 import { noRealPlatform, type Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
-import { CliError, ExitCode, HttpError } from '../../api/errors.js';
+import { CliError, ExitCode, HttpError, InterruptedError } from '../../api/errors.js';
 import type { Group } from '../types.js';
 
 export type Status = 'ok' | 'warn' | 'fail';
@@ -260,7 +260,7 @@ function inspectCertificate(ctx: Ctx, u: URL, ca: string[] | undefined, timeoutM
     });
     socket.once('timeout', () => done(() => reject(Object.assign(new Error(`TLS handshake timed out after ${timeoutMs} ms`), { code: 'ETIMEDOUT' }))));
     socket.once('error', (e) => done(() => reject(e)));
-    const onAbort = () => done(() => reject(new Error('interrupted')));
+    const onAbort = () => done(() => reject(new InterruptedError()));
     ctx.signal.addEventListener('abort', onAbort, { once: true });
   });
 }
