@@ -234,7 +234,8 @@ async function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOption
         const lines = e.problems.map((p) => (p.field ? `${p.field} (${flagName(p.field.split('.')[0])}): ${p.message}` : p.message));
         message = lines.length === 1 ? `invalid input: ${lines[0]}` : `invalid input:\n  ${lines.join('\n  ')}`;
       }
-      const status = e.status ? ` (HTTP ${e.status})` : '';
+      // The status, unless the message already says it (a redirect's names its own).
+      const status = e.status && !message.includes(`HTTP ${e.status}`) ? ` (HTTP ${e.status})` : '';
       io.stderr.write(`error: ${message}${status}\n`);
       const fields = fieldErrors(e.details);
       for (const f of fields) io.stderr.write(`  ${f}\n`);

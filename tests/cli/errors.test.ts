@@ -13,6 +13,14 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe('every user-facing error has a message, an exit code and a hint', () => {
+  it('a redirect is not followed (the token stays home): exit 6, the target named, the status said once', async () => {
+    server.setHandler(() => ({ status: 302, headers: { location: 'http://elsewhere.example/admin/services' }, raw: '' }));
+    const r = await runCli('services list --retries 0', { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' } });
+    expect(r.code).toBe(6);
+    expect(r.stderr).toContain(`error: the server redirected GET ${server.url}/admin/services to http://elsewhere.example/admin/services (HTTP 302); subctl does not follow redirects\n`);
+    expect(r.stderr).toMatch(/^hint: if the platform has moved, point the base URL at the new address/m);
+  });
+
   it.each([
     [400, 5, 'rejected', /hint: .*`subctl services get --help`/],
     [401, 3, 'unauthenticated', /hint: .*subctl auth login/],
