@@ -36,6 +36,8 @@ export interface Session {
 
 /** Lines of the screen that are not table rows: header, title, table header, status, two lines of keys, one spare (a frame as tall as the terminal makes Ink clear the screen on every draw). */
 export const CHROME_LINES = 7;
+/** How long the terminal's size must hold before the pages follow it. */
+export const RESIZE_SETTLE_MS = 150;
 
 export const dashboardSpec: QuerySpec = { endpoint: dashboardGet, input: {} };
 
@@ -127,7 +129,26 @@ export class ConsoleController {
   }
 
   setViewport(v: { columns: number; rows: number }): void {
+    const taller = v.rows !== this.#viewport.rows;
     this.#viewport = v;
+    // A terminal made taller or shorter gets pages of its new height (unless --page-size set
+    // them), once the resizing has settled: dragging a window's edge sends a resize per line.
+    // Called while drawing, so the change is dispatched later, never during a render.
+    if (taller && this.#d.pageSize === undefined) {
+      clearTimeout(this.#resizeTimer);
+      this.#resizeTimer = setTimeout(() => this.#fitPages(), RESIZE_SETTLE_MS);
+      this.#resizeTimer.unref?.();
+    }
+  }
+
+  #resizeTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /** The list on screen in pages of the terminal's height, the selected row kept. */
+  #fitPages(): void {
+    const s = this.state;
+    const r = s.resource ? resourceByName(s.resource) : undefined;
+    if (!r || !s.lists[r.name]) return;
+    this.#dispatch({ type: 'resize-list', resource: r.name, size: pageSizeFor(r, this.#viewport) });
   }
 
   get state(): ConsoleState {

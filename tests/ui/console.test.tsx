@@ -49,6 +49,59 @@ describe('console: paging on the server', () => {
     expect(f).toContain('page 1 of 10');
   });
 
+  it("a taller or shorter terminal gets pages of its height, on the page of the row that was selected (unless --page-size)", async () => {
+    h = await startConsole({ resource: 'subscriptions', pageSize: undefined });
+    const setRows = (rows: number) => {
+      Object.defineProperty(h!.ui.stdout, 'rows', { get: () => rows, configurable: true });
+      h!.ui.stdout.emit('resize');
+    };
+    // 24 rows: pages of 17. Page 2, fourth row: the 21st subscription.
+    await h.waitFor('user017');
+    expect(h.frame()).toContain('page 1 of 6, total 95');
+    await h.press(KEY.pageDown);
+    await h.waitFor('user018');
+    await h.press(KEY.down, KEY.down, KEY.down);
+    expect(h.frame()).toMatch(/^> 21\s+user021/m);
+    // 40 rows: pages of 33; the 21st is on page 1, still selected.
+    setRows(40);
+    let f = await h.waitFor('page 1 of 3, total 95');
+    f = await h.waitFor('user033');
+    expect(f).toMatch(/^> 21\s+user021/m);
+    expect(listed(h).at(-1)!.query).toMatchObject({ page_number: '1', page_size: '33' });
+    // 12 rows: pages of 5; the 21st is the first of page 5.
+    setRows(12);
+    f = await h.waitFor('page 5 of 19, total 95');
+    f = await h.waitFor('user025');
+    expect(f).toMatch(/^> 21\s+user021/m);
+    expect(f).not.toContain('user026');
+    expect(listed(h).at(-1)!.query).toMatchObject({ page_number: '5', page_size: '5' });
+    // A burst of resizes (a window's edge dragged) asks for the last size only.
+    const before = listed(h).length;
+    for (const rows of [13, 14, 15, 16, 17]) setRows(rows);
+    await h.waitFor('page 3 of 10, total 95');
+    await tick(200);
+    expect(listed(h).slice(before).map((q) => q.query.page_size)).toEqual(['10']);
+    // Resized while another resource was on screen: back on the list, pages of the new height.
+    await h.press(':', 'services', KEY.enter);
+    await h.waitFor('GPT-4 access');
+    setRows(24);
+    await tick(200);
+    await h.press(':', 'subscriptions', KEY.enter);
+    f = await h.waitFor('page 2 of 6, total 95');
+    f = await h.waitFor('user034');
+    expect(f).toMatch(/^> 21\s+user021/m);
+  });
+
+  it('with --page-size the pages keep their size when the terminal changes', async () => {
+    h = await startConsole({ resource: 'subscriptions' });
+    await h.waitFor('user010');
+    Object.defineProperty(h.ui.stdout, 'rows', { get: () => 40, configurable: true });
+    h.ui.stdout.emit('resize');
+    await tick(300);
+    expect(h.frame()).toContain('page 1 of 10, total 95');
+    expect(listed(h)).toHaveLength(1);
+  });
+
   it('arrows move the selection within the page; Home/End jump', async () => {
     h = await startConsole({ resource: 'subscriptions' });
     await h.waitFor('user010');

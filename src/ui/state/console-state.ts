@@ -62,6 +62,8 @@ export interface ConsoleState {
 export type ConsoleAction =
   | { type: 'home' }
   | { type: 'list'; resource: string; size: number }
+  /** The terminal's height changed: the resource's pages are `size` rows now. */
+  | { type: 'resize-list'; resource: string; size: number }
   | { type: 'update-list'; patch: Partial<ListState> }
   | { type: 'detail'; row: Row }
   | { type: 'detail-scroll'; scroll: number }
@@ -78,14 +80,29 @@ export function currentList(s: ConsoleState): ListState | undefined {
   return s.resource ? s.lists[s.resource] : undefined;
 }
 
+/**
+ * `ls` in pages of `size` rows, on the page that holds the row that was selected: the 37th row
+ * of the listing, the 17th of page 2 in pages of 20, is the 3rd of page 3 in pages of 17.
+ */
+export function repaged(ls: ListState, size: number): ListState {
+  if (ls.size === size) return ls;
+  const index = (ls.page - 1) * ls.size + ls.selected;
+  return { ...ls, size, page: Math.floor(index / size) + 1, selected: index % size };
+}
+
 export function consoleReducer(s: ConsoleState, a: ConsoleAction): ConsoleState {
   switch (a.type) {
     case 'home':
       return { ...s, view: 'home', overlay: undefined, detail: undefined };
     case 'list': {
       const existing = s.lists[a.resource];
-      const list: ListState = existing ?? { resource: a.resource, page: 1, size: a.size, filters: {}, selected: 0, marked: {} };
+      const list: ListState = existing ? repaged(existing, a.size) : { resource: a.resource, page: 1, size: a.size, filters: {}, selected: 0, marked: {} };
       return { ...s, view: 'list', resource: a.resource, lists: { ...s.lists, [a.resource]: list }, overlay: undefined, detail: undefined };
+    }
+    case 'resize-list': {
+      const existing = s.lists[a.resource];
+      if (!existing || existing.size === a.size) return s;
+      return { ...s, lists: { ...s.lists, [a.resource]: repaged(existing, a.size) } };
     }
     case 'update-list': {
       const cur = currentList(s);
