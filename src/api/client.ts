@@ -184,11 +184,30 @@ function issueProblems(issues: readonly z.core.$ZodIssue[], prefix = '', input?:
  * later parse slower, about 3 us a row of a bulk run.)
  */
 function issueMessage(i: z.core.$ZodIssue, input: unknown): string {
-  if ((i.code !== 'invalid_type' && i.code !== 'invalid_value') || i.path.length === 0 || input === undefined) return i.message;
+  if ((i.code !== 'invalid_type' && i.code !== 'invalid_value' && i.code !== 'invalid_union') || i.path.length === 0 || input === undefined) return i.message;
   let v: unknown = input;
   for (const k of i.path) v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k as PropertyKey] : undefined;
-  if (v !== undefined) return i.message;
+  if (v !== undefined) return typedMessage(i, v) ?? i.message;
   return `required: ${i.message.replace(/^Invalid (input|option): /, '').replace(/, received undefined$/, '')}`;
+}
+
+/**
+ * A number or a boolean given as text that is neither (a flag, a query value), said with the
+ * text as typed: `expected a whole number, got 'abc'` rather than zod's "expected number,
+ * received NaN" (it had coerced the text), `expected true or false, got 'maybe'` rather than
+ * "Invalid input".
+ */
+function typedMessage(i: z.core.$ZodIssue, v: unknown): string | undefined {
+  const shown = typeof v === 'string' ? `'${v}'` : typeof v === 'number' ? String(v) : undefined;
+  if (shown === undefined) return undefined;
+  if (i.code === 'invalid_type' && (i.expected === 'number' || i.expected === 'int')) {
+    return `expected a ${i.expected === 'int' ? 'whole ' : ''}number, got ${shown}`;
+  }
+  // q.bool(): true/false, or their text.
+  if (i.code === 'invalid_union' && typeof v === 'string' && i.errors.some((e) => e.some((x) => x.code === 'invalid_type' && x.expected === 'boolean'))) {
+    return `expected true or false, got ${shown}`;
+  }
+  return undefined;
 }
 
 /** Keys of `given` that the caller actually set (not undefined), taken from the validated `parsed`. */

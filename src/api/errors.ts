@@ -22,6 +22,8 @@ export interface FieldProblem {
   /** Contract field name, e.g. `service_code`; '' for the whole input. */
   field: string;
   message: string;
+  /** How the value was given, when not by the field's flag: `argument` (a positional). */
+  flag?: string;
 }
 
 export class CliError extends Error {

@@ -231,7 +231,7 @@ async function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOption
     } else {
       let message = e.message;
       if (e instanceof ValidationError) {
-        const lines = e.problems.map((p) => (p.field ? `${p.field} (${flagName(p.field.split('.')[0])}): ${p.message}` : p.message));
+        const lines = e.problems.map((p) => (p.field ? `${p.field} (${p.flag ?? flagName(p.field.split('.')[0])}): ${p.message}` : p.message));
         message = lines.length === 1 ? `invalid input: ${lines[0]}` : `invalid input:\n  ${lines.join('\n  ')}`;
       }
       // The status, unless the message already says it (a redirect's names its own).

@@ -190,6 +190,8 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
     bind(async (ctx) => {
       const input: VerbInput = { params: {}, query: {}, body: {} };
       const placeOf = (field: string): FieldPlace | undefined => fieldsOf(ep).find((f) => f.field === field);
+      /** Where each field's value came from, as typed: for the messages of values refused. */
+      const typed = new Map<string, { text: unknown; from: string; info: FieldInfo }>();
       positional.forEach((p, i) => {
         const value = posValues[i];
         if (value === undefined) return;
@@ -197,16 +199,27 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
         const fp = placeOf(field);
         if (!fp) throw new Error(`verb ${spec.name}: positional ${field} is not a field of ${ep.name}`);
         input[fp.place][field] = convertValue(value, fp.info);
+        typed.set(field, { text: value, from: 'argument', info: fp.info });
         // A path id that the body repeats (plans.update's plan_id) is filled from the path.
       });
       for (const [attr, f] of byAttr) {
         const v = convertValue(opts[attr] === true && f.info.kind !== 'boolean' ? '' : opts[attr], f.info);
-        if (v !== undefined) input[f.place][f.field] = v;
+        if (v !== undefined) {
+          input[f.place][f.field] = v;
+          typed.set(f.field, { text: opts[attr], from: flagName(f.field), info: f.info });
+        }
       }
       if (ep.paging) {
         const page = opts.pageNumber ?? opts.page;
-        if (page !== undefined) input.query[ep.paging.page] = convertValue(page, { kind: 'integer', optional: true });
-        if (opts.pageSize !== undefined) input.query[ep.paging.size] = convertValue(opts.pageSize, { kind: 'integer', optional: true });
+        const whole: FieldInfo = { kind: 'integer', optional: true };
+        if (page !== undefined) {
+          input.query[ep.paging.page] = convertValue(page, whole);
+          typed.set(ep.paging.page, { text: page, from: '--page-number', info: whole });
+        }
+        if (opts.pageSize !== undefined) {
+          input.query[ep.paging.size] = convertValue(opts.pageSize, whole);
+          typed.set(ep.paging.size, { text: opts.pageSize, from: '--page-size', info: whole });
+        }
       }
       Object.assign(input.body, spec.fixed?.body);
       Object.assign(input.query, spec.fixed?.query);
@@ -216,11 +229,32 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
       for (const p of positional) {
         if (!p.optional && posValues[positional.indexOf(p)] === undefined) throw new UsageError(`missing argument <${p.field}>`, { hint: `subctl ${parentName(cmd)} ${spec.name} --help` });
       }
-      await spec.prepare?.(input, ctx, opts);
-      return executeVerb(ctx, spec, kind, input, opts);
+      try {
+        await spec.prepare?.(input, ctx, opts);
+        return await executeVerb(ctx, spec, kind, input, opts);
+      } catch (e) {
+        throw e instanceof ValidationError ? asTyped(e, typed) : e;
+      }
     })(opts);
   });
   return cmd;
+}
+
+/**
+ * A refusal of values typed on the command line, said of what was typed: a positional is the
+ * `argument` (not a `--id` flag that does not exist), and text that is not a whole number where
+ * one is expected says so (`expected a whole number, got 'abc'`; the schema, which coerced the
+ * text, could only say "a number").
+ */
+function asTyped(e: ValidationError, typed: Map<string, { text: unknown; from: string; info: FieldInfo }>): ValidationError {
+  if (!e.problems.some((p) => typed.has(p.field))) return e;
+  const problems = e.problems.map((p) => {
+    const t = typed.get(p.field);
+    if (!t) return p;
+    const whole = t.info.kind === 'integer' && typeof t.text === 'string' && /^expected a number, got /.test(p.message);
+    return { ...p, flag: t.from, message: whole ? `expected a whole number, got '${t.text}'` : p.message };
+  });
+  return new ValidationError(problems, undefined, e.hint);
 }
 
 function parentName(cmd: Command): string {

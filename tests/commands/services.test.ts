@@ -229,7 +229,26 @@ describe('services create / update / delete', () => {
   it('update with a non-integer id exits 2 naming the field', async () => {
     const r = await runCli('services update abc --service-name X', { env: env() });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/\bid\b/);
+    expect(r.stderr).toContain("error: invalid input: id (argument): expected a whole number, got 'abc'\n");
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('values that are not of their type are refused as typed, each with how it was given', async () => {
+    const cases: Array<[string, string]> = [
+      ['services list --page-size abc', "page_size (--page-size): expected a whole number, got 'abc'"],
+      ['services list --page-number 1.5', "page_number (--page-number): expected a whole number, got '1.5'"],
+      ['services list --is-active maybe', "is_active (--is-active): expected true or false, got 'maybe'"],
+      ['plans list --price-from cheap', "price_from (--price-from): expected a number, got 'cheap'"],
+      ['subscriptions manage 7 --action extend --reason r --extend-days x --yes', "extend_days (--extend-days): expected a whole number, got 'x'"],
+    ];
+    for (const [line, message] of cases) {
+      const r = await runCli(line, { env: env() });
+      expect(r.code, line).toBe(2);
+      expect(r.stderr, line).toContain(`error: invalid input: ${message}\n`);
+    }
+    // -o json: the same problems, with how each value was given.
+    const j = await runCli('services update abc --service-name X -o json', { env: env() });
+    expect(JSON.parse(j.stderr.trim().split('\n').pop()!).error.details).toEqual([{ field: 'id', flag: 'argument', message: "expected a whole number, got 'abc'" }]);
     expect(server.requests).toHaveLength(0);
   });
 
