@@ -125,13 +125,58 @@ function isAsyncIterable<T>(x: AsyncIterable<T> | Iterable<T>): x is AsyncIterab
  * written whenever the source makes us wait, so rows of a slow page show at once.
  * Returns how many rows were handed to the stream.
  */
+/** Shown rows as they are printed: `see` answers false once it has seen enough; `end` if the rows end first. */
+export interface RowWatch {
+  see(row: Row): boolean;
+  end(): void;
+}
+
+/**
+ * Watches the first 1,000 rows for `--fields` names that none of them has (a typo, or a field of
+ * another command): each is named once on stderr, the rows' own fields beside it, rather than
+ * left as a silent column of nulls. An empty list says nothing. `one`: the answer is one object.
+ */
+export function fieldsWatch(fields: string[], warn: (text: string) => void, rowsToSee = 1000, one = false): RowWatch {
+  const missing = new Set(fields);
+  let seen = 0;
+  let first: Row | undefined;
+  let done = false;
+  const end = (): void => {
+    if (done) return;
+    done = true;
+    if (seen === 0 || missing.size === 0) return;
+    const names = [...missing].map((f) => `'${f}'`).join(', ');
+    const has = first ? Object.keys(first).join(', ') : '';
+    warn(one ? `warning: --fields: the answer has no ${names}; it has ${has}` : `warning: --fields: no row has ${names}; the rows have ${has}`);
+  };
+  return {
+    see(row) {
+      first ??= row;
+      seen++;
+      for (const f of missing) if (getPath(row, f) !== undefined) missing.delete(f);
+      if (missing.size === 0 || seen >= rowsToSee) {
+        end();
+        return false;
+      }
+      return true;
+    },
+    end,
+  };
+}
+
 export async function pump(
   source: AsyncIterable<Row> | Iterable<Row>,
   enc: Encoder,
   stream: NodeJS.WritableStream,
   guard: PipeGuard,
+  watch?: RowWatch,
 ): Promise<number> {
   let written = 0;
+  // Shown the first rows only (one test per row after that).
+  let watching = watch !== undefined;
+  const see = (row: Row): void => {
+    if (!watch!.see(row)) watching = false;
+  };
   let idle: NodeJS.Immediate | undefined;
   const flush = (): void => {
     if (idle !== undefined) {
@@ -148,6 +193,7 @@ export async function pump(
     if (isAsyncIterable(source)) {
       for await (const row of source) {
         if (guard.closed()) break;
+        if (watching) see(row);
         enc.add(row);
         if (enc.full()) flush();
         else if (idle === undefined) {
@@ -163,6 +209,7 @@ export async function pump(
     } else {
       for (const row of source) {
         if (guard.closed()) break;
+        if (watching) see(row);
         enc.add(row);
         if (enc.full()) {
           flush();
@@ -177,6 +224,7 @@ export async function pump(
     throw err;
   } finally {
     if (idle !== undefined) clearImmediate(idle);
+    if (watching) watch!.end();
   }
   if (!guard.closed()) {
     flush();

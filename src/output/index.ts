@@ -6,7 +6,7 @@
  */
 import { localError } from '../api/errors.js';
 import { useColor, type IO } from '../io.js';
-import { JsonArrayEncoder, NdjsonEncoder, pump, TsvEncoder, type Row } from './encoders.js';
+import { fieldsWatch, JsonArrayEncoder, NdjsonEncoder, pump, TsvEncoder, type Row } from './encoders.js';
 import {
   escapeControls,
   formatCell,
@@ -61,26 +61,27 @@ export async function printList(
   const guard = guardPipe(stream);
   if (guard.closed()) return 0;
   const fields = fieldsOf(opts);
+  const watch = fields ? fieldsWatch(fields, (text) => io.stderr.write(`${text}\n`)) : undefined;
   switch (opts.format) {
     case 'json':
-      return pump(rows, new JsonArrayEncoder(fields), stream, guard);
+      return pump(rows, new JsonArrayEncoder(fields), stream, guard, watch);
     case 'ndjson':
-      return pump(rows, new NdjsonEncoder(fields), stream, guard);
+      return pump(rows, new NdjsonEncoder(fields), stream, guard, watch);
     case 'csv': {
       const { CsvEncoder } = await import('./csv.js');
-      return pump(rows, new CsvEncoder(resolveColumns(opts, undefined), opts.lead), stream, guard);
+      return pump(rows, new CsvEncoder(resolveColumns(opts, undefined), opts.lead), stream, guard, watch);
     }
     case 'table': {
       const color = useColor(io, 'stdout', opts.noColor ?? false);
       const columns = resolveColumns(opts, undefined);
-      if (!io.stdoutIsTTY) return pump(rows, new TsvEncoder(columns, color), stream, guard);
+      if (!io.stdoutIsTTY) return pump(rows, new TsvEncoder(columns, color), stream, guard, watch);
       const { TtyTableEncoder } = await import('./table.js');
       const onHidden = (hidden: string[]): void => {
         io.stderr.write(
           `note: ${hidden.length} column${hidden.length === 1 ? '' : 's'} not shown to fit the terminal (${hidden.join(', ')}); choose with --fields or use -o json\n`,
         );
       };
-      return pump(rows, new TtyTableEncoder(columns, terminalWidth(io), color, onHidden), stream, guard);
+      return pump(rows, new TtyTableEncoder(columns, terminalWidth(io), color, onHidden), stream, guard, watch);
     }
     default:
       throw new Error(`unknown output format: ${String(opts.format)}`);
@@ -119,6 +120,11 @@ export async function printObject(obj: unknown, opts: OutputOptions): Promise<vo
   if (guard.closed()) return;
   const fields = fieldsOf(opts);
   const record = isPlainObject(obj) ? obj : undefined;
+  if (record && fields) {
+    const watch = fieldsWatch(fields, (t) => io.stderr.write(`${t}\n`), 1, true);
+    watch.see(record);
+    watch.end();
+  }
   let text: string;
   switch (opts.format) {
     case 'json': {

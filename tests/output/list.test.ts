@@ -210,3 +210,28 @@ describe('table on a terminal', () => {
     expect(io.out()).toBe('');
   });
 });
+
+describe('--fields naming a field no row has (a typo)', () => {
+  test.each(['json', 'ndjson', 'csv', 'table'] as const)('%s: named once on stderr with the fields the rows have; the output is as before', async (format) => {
+    const io = fakeIO();
+    const count = await printList(asyncRows(rows), { format, io, fields: ['name', 'nmae', 'created_by.username', 'created_by.email'] });
+    expect(count).toBe(3);
+    expect(io.err()).toBe("warning: --fields: no row has 'nmae', 'created_by.email'; the rows have id, name, active, price, created_by\n");
+    const quiet = fakeIO();
+    await printList(asyncRows(rows), { format, io: quiet, fields: ['name', 'created_by.username'] });
+    expect(quiet.err()).toBe('');
+  });
+
+  test('a field that only a later row has is no typo; an empty list says nothing; only the first 1,000 rows are looked at', async () => {
+    const io = fakeIO();
+    await printList([{ id: 1 }, { id: 2, note: 'x' }], { format: 'ndjson', io, fields: ['id', 'note'] });
+    expect(io.err()).toBe('');
+    const empty = fakeIO();
+    await printList([], { format: 'csv', io: empty, fields: ['nope'] });
+    expect(empty.err()).toBe('');
+    const many = Array.from({ length: 1500 }, (_, i) => (i === 1200 ? { id: i, late: 1 } : { id: i }));
+    const late = fakeIO();
+    await printList(many, { format: 'ndjson', io: late, fields: ['id', 'late'] });
+    expect(late.err()).toBe("warning: --fields: no row has 'late'; the rows have id\n");
+  });
+});

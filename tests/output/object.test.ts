@@ -27,6 +27,7 @@ describe('printObject json / ndjson', () => {
     const io = fakeIO();
     await printObject(service, { format: 'json', fields: ['service_code', 'created_by.username', 'missing'], io });
     expect(io.out()).toBe('{\n  "service_code": "GPT4",\n  "created_by.username": "ana",\n  "missing": null\n}\n');
+    expect(io.err()).toBe(`warning: --fields: the answer has no 'missing'; it has ${Object.keys(service).join(', ')}\n`);
   });
 
   test('ndjson: one line', async () => {
