@@ -67,3 +67,90 @@ describe('audit --follow', () => {
     expect(json.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 });
+
+/** A paged audit log, newest first, as the platform pages it; `script(n)` runs before answer n. */
+function pagedFeed(script: (n: number, add: (k: number) => void) => { status: number; message: string } | void) {
+  const logs: Array<Record<string, unknown>> = [];
+  let id = 0;
+  const add = (k: number) => {
+    for (let i = 0; i < k; i++) {
+      id++;
+      logs.unshift({ id, created_at: '2026-11-22T10:00:00Z', username: 'admin', module: 'subscriptions', action: 'manage', details: { subscription_id: id } });
+    }
+  };
+  add(30);
+  server.requests.length = 0;
+  let n = 0;
+  server.setHandler((req) => {
+    const failure = script(n++, add);
+    if (failure) return { status: failure.status, json: { success: false, message: failure.message, data: null } };
+    const page = Number(req.query.page ?? 1);
+    const size = Number(req.query.page_size ?? 20);
+    return ok({ logs: logs.slice((page - 1) * size, page * size), page, page_size: size, total_items: logs.length, total_pages: Math.ceil(logs.length / size) });
+  });
+  return { total: () => id };
+}
+
+const printedIds = (stdout: string) => stdout.trim().split('\n').map((l) => (JSON.parse(l) as { id: number }).id);
+
+describe('audit --follow: nothing missed', () => {
+  it('a burst of 250 entries between two polls (a bulk run) is printed whole, each once, oldest first', async () => {
+    const feedState = pagedFeed((n, add) => {
+      if (n === 1) add(250);
+    });
+    const r = await follow('-o json', 1200);
+    expect(r.code).toBe(130);
+    // The first poll shows the newest 20 as context (11-30), then every one of the burst.
+    expect(printedIds(r.stdout)).toEqual(Array.from({ length: 270 }, (_, i) => 11 + i));
+    expect(feedState.total()).toBe(280);
+    expect(server.requests.every((q) => q.query.page_size === '100')).toBe(true);
+  });
+
+  it('entries arriving while it reads the later pages (they shift the pages) are printed once', async () => {
+    pagedFeed((n, add) => {
+      if (n === 1) add(150);
+      // Between the reads of pages 1 and 2 of the catch-up, and again later.
+      if (n === 2 || n === 3) add(7);
+    });
+    const r = await follow('-o json', 1200);
+    const ids = printedIds(r.stdout);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(Array.from({ length: 164 + 20 }, (_, i) => 11 + i));
+  });
+
+  it('an outage (503s, then the server is back): said once on stderr, the poll tried again, the entries of the outage caught up', async () => {
+    pagedFeed((n, add) => {
+      if (n >= 1 && n <= 3) {
+        add(40);
+        return { status: 503, message: 'maintenance' };
+      }
+    });
+    const r = await follow('-o json --retries 0', 2500);
+    expect(r.code).toBe(130);
+    expect(printedIds(r.stdout)).toEqual(Array.from({ length: 140 }, (_, i) => 11 + i));
+    expect(r.stderr.match(/warning: the audit log cannot be read \(maintenance\); trying again until it answers/g)).toHaveLength(1);
+    expect(r.stderr).toMatch(/the audit log answers again, after \d+ s; entries since then follow/);
+  });
+
+  it('a refused credential (401) is not waited out: exit 3 with the sign-in hint', async () => {
+    pagedFeed((n) => (n >= 1 ? { status: 401, message: 'token expired' } : undefined));
+    const r = await follow('-o json --retries 0', 3000);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('token expired');
+    expect(r.stderr).toMatch(/subctl auth login/);
+  });
+});
+
+describe('audit --follow: long runs', () => {
+  it('leaves no listener behind poll after poll (they piled up: a warning after 11 polls, memory for as long as it ran)', async () => {
+    const { getEventListeners } = await import('node:events');
+    pagedFeed(() => undefined);
+    const ac = new AbortController();
+    const run = runCli('audit list --follow --interval 0.2 -o json', { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' }, signal: ac.signal });
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(server.requests.length).toBeGreaterThanOrEqual(12);
+    expect(getEventListeners(ac.signal, 'abort').length).toBeLessThanOrEqual(4);
+    ac.abort();
+    expect((await run).code).toBe(130);
+  });
+});

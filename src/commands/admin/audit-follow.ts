@@ -5,13 +5,21 @@
  */
 import type { AnyEndpoint } from '../../api/contract/common.js';
 import { hasPart } from '../../api/contract/fast.js';
-import { UsageError } from '../../api/errors.js';
+import { CliError, ExitCode, UsageError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import type { VerbInput } from '../../cli/verbs.js';
 import { itemsOf } from '../../cli/paging.js';
 import { printList } from '../../output/index.js';
 
 type Entry = Record<string, unknown>;
+
+/** Pages one poll reads at most while catching up (100 entries each). */
+const MAX_CATCH_UP_PAGES = 100;
+
+/** A failure the next poll may not meet: the network, a time-out, a 5xx or 429 after the retries. */
+function mayPass(e: unknown): boolean {
+  return e instanceof CliError && (e.exitCode === ExitCode.network || (e.exitCode === ExitCode.server && e.type === 'server'));
+}
 
 /** One readable line: time, user, module.action, details; cut to the terminal width. */
 export function auditLine(e: Entry, width?: number): string {
@@ -29,36 +37,83 @@ export function auditFollow(ep: AnyEndpoint, columns?: string[]) {
     const g = ctx.globals;
     ctx.note(`following ${ep.path}${Object.keys(input.query).length ? ` (${new URLSearchParams(input.query as Record<string, string>).toString()})` : ''}; Ctrl-C to stop`);
 
-    /** New entries, oldest first, poll after poll, until Ctrl-C. */
+    const size = ep.paging?.maxSize ?? 100;
+    const fetchPage = async (page: number): Promise<Entry[]> =>
+      itemsOf(ep, await api.call(ep, { params: hasPart(ep, 'params') ? input.params : undefined, query: { ...input.query, page, page_size: size } } as never, { signal: ctx.signal }));
+    // Its abort listener goes with it: one left behind per poll piled up for as long as the
+    // follow ran (Node warned after 11 polls, about 20 s).
+    const pause = (ms: number) =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(t);
+          ctx.signal.removeEventListener('abort', done);
+          resolve();
+        };
+        const t = setTimeout(done, ms);
+        ctx.signal.addEventListener('abort', done, { once: true });
+      });
+
+    /**
+     * New entries, oldest first, poll after poll, until Ctrl-C. A poll reads the newest page
+     * and, while every entry on it is new, the pages after it, until it reaches one already
+     * printed: a burst of entries between two polls (a bulk run writes thousands) is printed
+     * whole, not just its newest page. Entries that moved to a later page while it read (newer
+     * ones arrived) are told by their id and printed once. A failure that may pass (the
+     * network, a 5xx, a 429, after the client's retries) is said on stderr and the poll tried
+     * again, less often, until it answers; the entries of the outage are then caught up.
+     */
     async function* entries(): AsyncGenerator<Entry> {
       const seen = new Set<unknown>();
       let maxId = -Infinity;
       let first = true;
+      let down: { since: number; message: string; tries: number } | undefined;
       while (!ctx.signal.aborted) {
-        let data: unknown;
+        let fresh: Entry[] = [];
+        const freshIds = new Set<unknown>();
         try {
-          data = await api.call(ep, { params: hasPart(ep, 'params') ? input.params : undefined, query: { ...input.query, page: 1 } } as never, { signal: ctx.signal });
+          for (let page = 1; ; page++) {
+            const items = await fetchPage(page);
+            let reached = first;
+            for (const e of items) {
+              if (seen.has(e.id) || (typeof e.id === 'number' && e.id <= maxId)) reached = true;
+              else if (!freshIds.has(e.id)) {
+                freshIds.add(e.id);
+                fresh.push(e);
+              }
+            }
+            if (reached || items.length < size) break;
+            if (page >= MAX_CATCH_UP_PAGES) {
+              ctx.warn(`warning: more than ${MAX_CATCH_UP_PAGES * size} new entries since the last poll; older ones not printed (read them with \`subctl audit list --start-date ...\`)`);
+              break;
+            }
+          }
         } catch (e) {
           if (ctx.signal.aborted) return;
-          throw e;
+          if (!mayPass(e)) throw e;
+          const message = e instanceof Error ? e.message : String(e);
+          if (!down) ctx.warn(`warning: the audit log cannot be read (${message}); trying again until it answers`);
+          down ??= { since: Date.now(), message, tries: 0 };
+          // Every interval at first, then less often: at most every 30 s.
+          await pause(Math.min(30_000, interval * 1000 * 2 ** Math.min(down.tries++, 10)));
+          continue;
         }
-        const fresh = itemsOf(ep, data).filter((e) => !seen.has(e.id) && (first || typeof e.id !== 'number' || e.id > maxId));
+        if (down) {
+          ctx.note(`the audit log answers again, after ${Math.round((Date.now() - down.since) / 1000)} s; entries since then follow`);
+          down = undefined;
+        }
         for (const e of fresh) {
           seen.add(e.id);
           if (typeof e.id === 'number') maxId = Math.max(maxId, e.id);
         }
-        // Only the ids still on the newest page can come back; forget the rest.
-        if (seen.size > 10_000) for (const id of [...seen].slice(0, seen.size - 5_000)) seen.delete(id);
+        // Only the ids still near the newest page can come back; forget the rest.
+        if (seen.size > 20_000) for (const id of [...seen].slice(0, seen.size - 10_000)) seen.delete(id);
+        // The first poll shows the newest few as context (--page-size, 20 by default), like
+        // `tail -f`; the rest of its page is taken as seen.
+        if (first) fresh = fresh.slice(0, Number(input.query[ep.paging?.size ?? 'page_size'] ?? ep.paging?.defaultSize ?? 20));
         first = false;
         fresh.sort((a, b) => Number(a.id) - Number(b.id));
         yield* fresh;
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, interval * 1000);
-          ctx.signal.addEventListener('abort', () => {
-            clearTimeout(t);
-            resolve();
-          }, { once: true });
-        });
+        await pause(interval * 1000);
       }
     }
 
