@@ -30,6 +30,8 @@ export class CliError extends Error {
   readonly exitCode: number;
   readonly type: string;
   hint?: string;
+  /** A line printed after the hint (`note: ...`): what was done before the failure. */
+  done?: string;
   status?: number;
   code?: string;
   details?: unknown;

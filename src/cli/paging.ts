@@ -5,7 +5,7 @@
  */
 import type { ApiClient } from '../api/client.js';
 import type { AnyEndpoint } from '../api/contract/common.js';
-import { BadResponseError } from '../api/errors.js';
+import { BadResponseError, CliError, ExitCode } from '../api/errors.js';
 import { printList } from '../output/index.js';
 import type { Ctx } from './context.js';
 
@@ -104,7 +104,17 @@ export async function* walkPages(
   let first = true;
   while (inflight.length) {
     const { page, promise } = inflight.shift()!;
-    const data = await promise;
+    let data: unknown;
+    try {
+      data = await promise;
+    } catch (e) {
+      // Every row of the pages before this one is out: say where a second run can take over.
+      if (e instanceof CliError && e.exitCode !== ExitCode.interrupted && page > opts.startPage) {
+        const before = page - 1 === opts.startPage ? `page ${opts.startPage} was` : `pages ${opts.startPage}-${page - 1} were`;
+        e.done = `${before} printed whole; to go on from page ${page}, run the same command with --page-number ${page} --page-size ${opts.size}`;
+      }
+      throw e;
+    }
     const info = pageInfoOf(ep, data, page, opts.size);
     if (info.totalPages !== undefined) announced = Math.max(info.totalPages, opts.startPage);
     if (first) {

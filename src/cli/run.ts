@@ -240,6 +240,7 @@ async function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOption
       const fields = fieldErrors(e.details);
       for (const f of fields) io.stderr.write(`  ${f}\n`);
       if (e.hint) io.stderr.write(`hint: ${e.hint}\n`);
+      if (e.done) io.stderr.write(`note: ${e.done}\n`);
     }
     if (jsonErrors) io.stderr.write(`${JSON.stringify(e.toJSON())}\n`);
     return e.exitCode;

@@ -83,3 +83,33 @@ describe.each(['ndjson', 'json', 'csv'])('--all -o %s while the table changes', 
     expect(ids).toEqual(Array.from({ length: 550 }, (_, i) => i + 1));
   });
 });
+
+describe('--all that fails part-way', () => {
+  it('the rows of the pages before the failure are out whole; the note names the page to go on from, and going on from it gives the rest', async () => {
+    const rows = make(1, 950);
+    server.requests.length = 0;
+    let failOn: number | undefined = 6;
+    server.setHandler((req) => {
+      const page = Number(req.query.page_number ?? 1);
+      const size = Number(req.query.page_size ?? 20);
+      if (page === failOn) return { status: 503, json: { success: false, message: 'overloaded', data: null } };
+      return ok({ pagination: { current_page: page, page_size: size, total_pages: Math.ceil(rows.length / size), total_records: rows.length }, subscriptions: rows.slice((page - 1) * size, page * size) });
+    });
+    const env = { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' };
+    const r = await runCli('subscriptions list --all -o csv --retries 0', { env });
+    expect(r.code).toBe(6);
+    expect(idsOf(r.stdout, 'csv')).toEqual(rows.slice(0, 500).map((x) => x.subscription_id));
+    expect(r.stderr).toContain('error: overloaded (HTTP 503)\n');
+    expect(r.stderr).toContain('note: pages 1-5 were printed whole; to go on from page 6, run the same command with --page-number 6 --page-size 100\n');
+    failOn = undefined;
+    const rest = await runCli('subscriptions list --all -o csv --retries 0 --page-number 6 --page-size 100', { env });
+    expect(rest.code).toBe(0);
+    expect([...idsOf(r.stdout, 'csv'), ...idsOf(rest.stdout, 'csv')]).toEqual(rows.map((x) => x.subscription_id));
+    // The first page failing: nothing printed, nothing to go on from.
+    failOn = 1;
+    const none = await runCli('subscriptions list --all -o csv --retries 0', { env });
+    expect(none.code).toBe(6);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).not.toContain('note:');
+  });
+});
