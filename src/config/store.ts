@@ -79,8 +79,16 @@ export class ConfigStore {
     return data as unknown as ConfigData;
   }
 
+  /**
+   * Writes the config. The only profile of a config with no active one (none chosen, no
+   * `default`) becomes the active one: `auth login --base-url URL --profile prod` on a new
+   * machine, then `subctl services list`, uses prod (it looked for a `default` profile that did
+   * not exist, and failed).
+   */
   save(data: ConfigData): void {
     ensurePrivateDir(this.paths.configDir);
+    const names = Object.keys(data.profiles);
+    if (!data.current_profile && names.length === 1 && names[0] !== DEFAULT_PROFILE) data.current_profile = names[0];
     const out: Record<string, unknown> = {};
     if (data.current_profile !== undefined) out.current_profile = data.current_profile;
     out.profiles = { ...data.profiles };

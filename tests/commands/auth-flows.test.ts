@@ -297,4 +297,19 @@ describe('existing auth verbs keep working', () => {
     expect(body()).toEqual({ username: 'ops', password: 'pw' });
     expect(r.stderr).toMatch(/signed in as ops \(admin\)/);
   });
+
+  it('the first profile of a machine becomes the active one: login --profile prod, then a command without --profile goes to prod with its token', async () => {
+    server.setHandler((req) => (req.path === '/auth/login' ? ok({ token: 'tok-prod', user_id: 3, username: 'ops', role: 'admin' }) : ok({ pagination: { current_page: 1, page_size: 20, total_pages: 0, total_records: 0 }, services: [] })));
+    const login = await runCli(`auth login --base-url ${server.url} --profile prod --username ops --password-stdin`, { env: { SUBCTL_CONFIG_DIR: configDir }, stdin: 'pw\n' });
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stderr).toContain("on profile 'prod' (now the active profile)");
+    const list = await runCli('services list -o json', { env: { SUBCTL_CONFIG_DIR: configDir } });
+    expect(list.code, list.stderr).toBe(0);
+    expect(server.requests.at(-1)!.path).toBe('/admin/services');
+    expect(server.requests.at(-1)!.headers.authorization).toBe('Bearer tok-prod');
+    // A second profile does not take over.
+    const second = await runCli(`auth login --base-url ${server.url} --profile staging --username ops --password-stdin`, { env: { SUBCTL_CONFIG_DIR: configDir }, stdin: 'pw\n' });
+    expect(second.stderr).not.toContain('now the active profile');
+    expect(JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).current_profile).toBe('prod');
+  });
 });

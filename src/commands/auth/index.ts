@@ -156,6 +156,7 @@ export const authGroup: Group = {
             }
             const password = await readPassword(ctx, opts);
             const cms = opts.cms === true;
+            const wasActive = ctx.config().load().current_profile;
             if (cms) ctx.config().upsertProfile(name, { device_id: ctx.config().deviceId(name) });
             const api = await ctx.api();
             const ep = endpointByName(cms ? 'cms.auth.login' : 'auth.login');
@@ -177,7 +178,8 @@ export const authGroup: Group = {
             });
             rememberTarget(ctx, name);
             ctx.config().upsertProfile(name, { username: (data.username as string | undefined) ?? username, role: data.role as string | undefined });
-            ctx.note(`signed in as ${String(data.username ?? username)} (${String(data.role ?? 'unknown role')}) on profile '${name}'; token stored in ${where === 'keyring' ? 'the OS keyring' : ctx.paths().credentialsFile}`);
+            const nowActive = wasActive !== name && ctx.config().load().current_profile === name ? ' (now the active profile)' : '';
+            ctx.note(`signed in as ${String(data.username ?? username)} (${String(data.role ?? 'unknown role')}) on profile '${name}'${nowActive}; token stored in ${where === 'keyring' ? 'the OS keyring' : ctx.paths().credentialsFile}`);
             if (ctx.globals.output !== 'table') {
               const { token: _t, session_id: _s, ...visible } = data;
               await printObject(visible, out(ctx));

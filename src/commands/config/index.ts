@@ -59,8 +59,10 @@ export const configGroup: Group = {
           bind(async (ctx) => {
             const [field, v] = parseSetting(key, value);
             const name = ctx.profileName();
+            const wasActive = ctx.config().load().current_profile;
             ctx.config().upsertProfile(name, { [field]: v });
-            ctx.note(`${name}: ${String(field)} = ${String(v)}`);
+            const nowActive = wasActive !== name && ctx.config().load().current_profile === name ? ` (profile '${name}' is now the active one)` : '';
+            ctx.note(`${name}: ${String(field)} = ${String(v)}${nowActive}`);
           })(c.optsWithGlobals());
         }),
     );
