@@ -313,3 +313,58 @@ describe('existing auth verbs keep working', () => {
     expect(JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).current_profile).toBe('prod');
   });
 });
+
+describe('auth logout', () => {
+  const login = async (base: string) => {
+    server.setHandler((req) => (req.path === '/auth/login' ? ok({ token: 'tok-out', user_id: 9, username: 'ops', role: 'admin' }) : ok({ message: 'logged out' })));
+    const r = await runCli(`auth login --base-url ${base} --profile p --username ops --password-stdin`, { env: { SUBCTL_CONFIG_DIR: configDir }, stdin: 'pw\n' });
+    expect(r.code, r.stderr).toBe(0);
+    server.requests.length = 0;
+  };
+  const tokenSource = async () => {
+    const st = await runCli('auth status -o json --retries 0', { env: { SUBCTL_CONFIG_DIR: configDir } });
+    return (JSON.parse(st.stdout) as { token_source: string }).token_source;
+  };
+
+  it('revokes the token on the server (user_id and token in the body) and forgets it', async () => {
+    await login(server.url);
+    expect(await tokenSource()).toBe('profile');
+    server.requests.length = 0;
+    const r = await runCli('auth logout', { env: { SUBCTL_CONFIG_DIR: configDir } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(server.requests[0].path).toBe('/auth/logout');
+    expect(body()).toEqual({ user_id: 9, token: 'tok-out' });
+    expect(r.stderr).toContain("signed out of profile 'p'");
+    expect(await tokenSource()).toBe('none');
+    const again = await runCli('auth logout', { env: { SUBCTL_CONFIG_DIR: configDir } });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain("profile 'p' is not signed in");
+  });
+
+  it('a token the server no longer takes (401): signed out, exit 0, said why', async () => {
+    await login(server.url);
+    server.setHandler(() => fail(401, 'token expired'));
+    const r = await runCli('auth logout', { env: { SUBCTL_CONFIG_DIR: configDir } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("signed out of profile 'p' (the server no longer accepted the token: it had expired or been revoked)");
+    expect(await tokenSource()).toBe('none');
+  });
+
+  it('the server out of reach: exit 7, and it says the token is forgotten here but not revoked', async () => {
+    await login(server.url);
+    // The profile now points at a port nothing listens on.
+    const { createServer } = await import('node:net');
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise((r) => probe.close(r));
+    const cfg = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
+    cfg.profiles.p.base_url = `http://127.0.0.1:${port}`;
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify(cfg));
+    const r = await runCli('auth logout --retries 0', { env: { SUBCTL_CONFIG_DIR: configDir } });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain("note: the token is forgotten on this machine (profile 'p' is signed out here), but the server did not revoke it: it stays valid until it expires\n");
+    expect(await tokenSource()).toBe('none');
+  });
+});

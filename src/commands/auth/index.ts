@@ -203,9 +203,17 @@ export const authGroup: Group = {
             try {
               if (stored.session_id) await api.call(endpointByName('cms.auth.logout'), { body: {} } as never, { signal: ctx.signal });
               else await api.call(endpointByName('auth.logout'), { body: { user_id: stored.user_id, token: stored.token } } as never, { signal: ctx.signal });
-            } finally {
+            } catch (e) {
               ctx.credentials().delete(name);
+              // The server no longer takes the token (it expired, or was revoked): that is signed out.
+              if (e instanceof CliError && e.status === 401) {
+                ctx.note(`signed out of profile '${name}' (the server no longer accepted the token: it had expired or been revoked)`);
+                return 0;
+              }
+              if (e instanceof CliError) e.done = `the token is forgotten on this machine (profile '${name}' is signed out here), but the server did not revoke it: it stays valid until it expires`;
+              throw e;
             }
+            ctx.credentials().delete(name);
             ctx.note(`signed out of profile '${name}'`);
           })(c.optsWithGlobals());
         }),
