@@ -133,9 +133,14 @@ export class Journal {
 
   /** Every row's last known state, from the journal on disk. */
   load(): Map<number, RowRecord> {
+    return Journal.loadFile(this.path);
+  }
+
+  /** Every row's last known state in the journal at `path` (none when there is no file). */
+  static loadFile(path: string): Map<number, RowRecord> {
     const rows = new Map<number, RowRecord>();
-    if (!existsSync(this.path)) return rows;
-    const text = readFileSync(this.path, 'utf8');
+    if (!existsSync(path)) return rows;
+    const text = readFileSync(path, 'utf8');
     for (const l of text.split('\n')) {
       if (!l) continue;
       let e: JournalEvent;
@@ -240,8 +245,9 @@ export class Journal {
     this.fd = undefined;
   }
 
+  /** Removes the journal, and what its rows were (`<journal>.rows`, see earlier.ts). */
   discard(): void {
     this.close();
-    if (existsSync(this.path)) unlinkSync(this.path);
+    for (const f of [this.path, `${this.path}.rows`]) if (existsSync(f)) unlinkSync(f);
   }
 }

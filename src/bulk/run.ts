@@ -27,6 +27,7 @@ import { isSecretKey, redactBody } from '../api/redact.js';
 import type { Ctx } from '../cli/context.js';
 import { printList } from '../output/index.js';
 import type { InputRow } from './input.js';
+import { earlierRows, rowFingerprint, writeRowsFile, type EarlierRow } from './earlier.js';
 import { Journal, runDigests, type JournalEvent, type RowRecord } from './journal.js';
 
 export interface BulkInput {
@@ -66,7 +67,10 @@ export interface PlannedRow {
 export interface BulkOptions {
   concurrency: number;
   reportFile?: string;
+  /** Send every row, whatever this input's journal or earlier runs say. */
   restart: boolean;
+  /** Rows an earlier run of another input applied are skipped (else the run is refused, exit 2). */
+  skipApplied?: boolean;
   dryRun: boolean;
   /** Per-attempt time-out, also how long an unanswered row may still be in flight on the server. */
   timeoutMs: number;
@@ -240,10 +244,30 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
     } else if (journal.adopt(legacy.path)) ctx.note(`the journal of this run, from an earlier version of subctl, is now ${journal.path}`);
     const known = journal.load();
     const resuming = known.size > 0;
+    // A new run: rows whose request an earlier run (of another input: the file with its failed
+    // rows fixed or taken out) applied are not sent again unasked (earlier.ts).
+    const head = { command: verb.command, endpoint: ep.name, target };
+    const fingerprints = resuming ? undefined : new Map(planned.map((p) => [p.line, rowFingerprint(p.validated)]));
+    const earlier = fingerprints && !opts.restart ? earlierRows(journal.path, head, fingerprints) : [];
+    if (earlier.length && !opts.skipApplied) throw earlierRefusal(verb.command, planned, earlier);
     // One pool of --concurrency connections (more would only open while others are released).
     if (planned.length > 1) api.preferThroughput(opts.concurrency);
 
     if (!resuming && verb.destructive) await ctx.confirm(`${verb.command}: ${planned.length} rows (${ep.method} ${ep.path})`);
+    if (fingerprints) writeRowsFile(journal.path, head, [...fingerprints]);
+    if (earlier.length) {
+      // --skip-applied: recorded as this run's, so the report and a resumed run account for them.
+      const events: JournalEvent[] = earlier.map((e) =>
+        e.state === 'applied'
+          ? { line: e.line, state: 'done', at: Date.now(), via: 'earlier', message: `applied by an earlier run (started ${e.at}); skipped` }
+          : { line: e.line, state: 'unknown', at: Date.now(), via: 'earlier', message: `an earlier run (started ${e.at}) sent it and never learned whether it was applied; left alone` },
+      );
+      journal.append(...events);
+      for (const ev of events) known.set(ev.line, { line: ev.line, state: ev.state, attempt: 0, via: ev.via, message: ev.message });
+      const applied = earlier.filter((e) => e.state === 'applied').length;
+      const rows = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
+      ctx.note(`--skip-applied: ${rows(applied)} applied by earlier runs skipped${earlier.length > applied ? `, ${rows(earlier.length - applied)} whose outcome an earlier run never learned left alone (reported unknown)` : ''}`);
+    }
 
     const state = new Map<number, RowRecord>(known);
     const todo: PlannedRow[] = [];
@@ -255,6 +279,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
       else if (rec.state === 'failed' && rec.status !== undefined && RETRY_ON_RESUME.has(rec.status)) todo.push(p);
       else if (rec.state === 'done' || rec.state === 'failed') skipped++;
       else if (rec.state === 'unknown' && rec.via === 'absent') todo.push(p);
+      else if (rec.state === 'unknown' && rec.via === 'earlier') continue;
       else inFlightBefore.push({ row: p, sentAt: rec.sentAt ?? 0 });
     }
 
@@ -428,6 +453,25 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
     if (refused) throw refused;
     return counts.failed || counts.unknown || counts.pending ? 8 : 0;
   }
+}
+
+/**
+ * The refusal of a new run whose rows include some an earlier run applied: exit 2, nothing
+ * sent, the rows named, and the two ways on.
+ */
+function earlierRefusal(command: string, planned: PlannedRow[], earlier: EarlierRow[]): UsageError {
+  const keyOf = new Map(planned.map((p) => [p.line, p.key]));
+  const shown = earlier
+    .slice(0, 10)
+    .map((e) => `line ${e.line} (${keyOf.get(e.line)}${e.state === 'maybe' ? ', sent, its outcome never learned' : ''})`)
+    .join(', ');
+  const more = earlier.length > 10 ? ` and ${earlier.length - 10} more` : '';
+  const when = [...new Set(earlier.map((e) => e.at))].sort();
+  const n = earlier.length;
+  return new UsageError(
+    `${n} of these ${planned.length} rows ${n === 1 ? 'was' : 'were'} already sent to this platform by an earlier run of ${command} with another input (started ${when.join(', ')}): ${shown}${more}; nothing was sent`,
+    { hint: '--skip-applied sends only the rows no earlier run sent; --restart sends every row again' },
+  );
 }
 
 /** Which platform a run's rows go to, for its journal: the embedded sandbox, or the base address without a trailing slash. */

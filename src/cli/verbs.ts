@@ -178,7 +178,8 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
     cmd.addOption(new Option('--from-ndjson <file>', 'bulk: one request per JSON line; - for stdin'));
     cmd.addOption(new Option('--concurrency <n>', 'bulk: requests in flight (1-32)').default('4'));
     cmd.addOption(new Option('--report <file>', 'bulk: write a CSV report of every row (line, key, outcome, status, message, created id)'));
-    cmd.addOption(new Option('--restart', 'bulk: discard the journal of an earlier run of the same input and start over'));
+    cmd.addOption(new Option('--restart', 'bulk: send every row, whatever an earlier run of this input or another applied (discards this input\'s journal)'));
+    cmd.addOption(new Option('--skip-applied', 'bulk: skip the rows an earlier run of another input already sent (the file with its failed rows fixed)'));
     if (!fieldsOf(ep).some((f) => f.field === 'dry_run')) cmd.addOption(new Option('--dry-run', 'bulk: check every row and print the plan; send nothing'));
   }
   addGlobalOptions(cmd);
@@ -298,6 +299,7 @@ async function runBulkVerb(
       concurrency,
       reportFile: opts.report as string | undefined,
       restart: opts.restart === true,
+      skipApplied: opts.skipApplied === true,
       dryRun: opts.dryRun === true,
       timeoutMs: ctx.globals.timeout ?? ctx.profile()?.timeout ?? 10_000,
     },

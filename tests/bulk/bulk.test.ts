@@ -210,6 +210,44 @@ describe('running', () => {
     expect(readdirSync(join(dir, 'cfg', 'state', 'bulk')).filter((n) => n.endsWith('.lock'))).toEqual([]);
   });
 
+  it('the file run again with its failed row fixed or taken out: the rows already applied are not sent again unasked (exit 2, named); --skip-applied sends the rest; --restart all', async () => {
+    server.setHandler((req) => {
+      const id = Number(req.path.split('/')[3]);
+      return id === 102 ? fail(400, 'cannot extend a cancelled subscription') : ok({ subscription_id: id, action: 'extend', message: 'ok' });
+    });
+    const first = await runCli(['subscriptions', 'manage', '--from-csv', file('fix.csv', rows(5)), '--yes'], { env });
+    expect(first.code).toBe(8);
+    expect(server.requests).toHaveLength(5);
+    // Row 102 taken out: the other four were applied by the first run.
+    const without = rows(5).split('\n').filter((l) => !l.startsWith('102,')).join('\n');
+    const again = await runCli(['subscriptions', 'manage', '--from-csv', file('fix.csv', without), '--yes', '-o', 'json'], { env });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/^error: 4 of these 4 rows were already sent to this platform by an earlier run of subscriptions manage with another input \(started [0-9T:.-]+Z\): line 2 \(id=100\), line 3 \(id=101\), line 4 \(id=103\), line 5 \(id=104\); nothing was sent$/m);
+    expect(again.stderr).toContain('hint: --skip-applied sends only the rows no earlier run sent; --restart sends every row again');
+    expect(server.requests).toHaveLength(5);
+    // The row fixed, one row added: --skip-applied sends those two only; the report accounts for all.
+    const fixed = `${without}105,extend,ticket 5,30\n102,extend,ticket 2 fixed,30\n`;
+    server.setHandler((req) => ok({ subscription_id: Number(req.path.split('/')[3]), action: 'extend', message: 'ok' }));
+    const report = join(dir, 'fix-report.csv');
+    const skip = await runCli(['subscriptions', 'manage', '--from-csv', file('fix.csv', fixed), '--yes', '--skip-applied', '--report', report], { env });
+    expect(skip.code, skip.stderr).toBe(0);
+    expect(skip.stderr).toContain('--skip-applied: 4 rows applied by earlier runs skipped');
+    expect(server.requests.slice(5).map((q) => q.path).sort()).toEqual(['/admin/subscriptions/102/manage', '/admin/subscriptions/105/manage']);
+    const lines = readFileSync(report, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(7);
+    expect(lines.filter((l) => /,applied,,applied by an earlier run \(started [^)]+\); skipped,$/.test(l))).toHaveLength(4);
+    // The first requests once more, in another order (another input): all were applied (102 as
+    // fixed is another request; the original 102 failed, so it goes); --restart sends all again.
+    const [header, ...body] = rows(5).trim().split('\n');
+    const reordered = `${[header, ...body.reverse()].join('\n')}\n`;
+    const fourth = await runCli(['subscriptions', 'manage', '--from-csv', file('again.csv', reordered), '--yes'], { env });
+    expect(fourth.code).toBe(2);
+    expect(fourth.stderr).toMatch(/^error: 4 of these 5 rows were already sent/m);
+    const restarted = await runCli(['subscriptions', 'manage', '--from-csv', file('again.csv', reordered), '--yes', '--restart'], { env });
+    expect(restarted.code).toBe(0);
+    expect(server.requests).toHaveLength(12);
+  });
+
   it('the same file sent to another platform is another run: staging then production sends every row to both', async () => {
     const f = file('two.csv', rows(3));
     const production = await startStubServer();
@@ -251,7 +289,7 @@ describe('running', () => {
     expect(again.stderr).toMatch(/from an earlier version of subctl/);
     expect(again.stderr).toMatch(/3 rows finished earlier, 0 were in flight, 0 to run/);
     expect(server.requests).toHaveLength(3);
-    expect(readdirSync(bulkDir)).toEqual([name]);
+    expect(readdirSync(bulkDir).filter((n) => n.endsWith('.jsonl'))).toEqual([name]);
   });
 
   it('the credential expires mid-run: the run stops at the 401 (exit 3, sign in again); the next run sends the rows not applied, none twice', async () => {

@@ -41,8 +41,15 @@ describe('bulk runs on a full disk', () => {
       return ids;
     };
 
+    // The row file (what the run's rows are, about 40 bytes a row) is written before any row
+    // is sent: cut, the run stops there, nothing sent.
+    const early = await run(args, env, { limitKb: 8 });
+    expect(early.code, early.stderr).toBe(1);
+    expect(early.stderr).toMatch(/^error: cannot write the bulk journal's row file .*subscriptions-manage-[0-9a-f]+\.jsonl\.rows: file too large \(EFBIG\)$/m);
+    expect(applied()).toEqual([]);
+
     // Three runs that each meet the limit further on (a journal row is about 170 bytes: sent, then done).
-    for (const limitKb of [16, 40, 64]) {
+    for (const limitKb of [40, 64, 88]) {
       const r = await run(args, env, { limitKb });
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toMatch(/^error: cannot write the bulk journal .*subscriptions-manage-[0-9a-f]+\.jsonl: file too large \(EFBIG\)$/m);
