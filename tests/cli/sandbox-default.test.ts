@@ -57,10 +57,17 @@ describe('the embedded sandbox', () => {
 
   it('once a real platform is configured, a profile without an address is an error, not the sandbox', async () => {
     const cfg = tempConfigDir();
-    expect((await runCli('config set base-url https://api.example.com --profile prod', { env: { SUBCTL_CONFIG_DIR: cfg } })).code).toBe(0);
-    const r = await runCli('services list', { env: { SUBCTL_CONFIG_DIR: cfg } });
+    const set = await runCli('config set base-url http://127.0.0.1:9 --profile prod', { env: { SUBCTL_CONFIG_DIR: cfg } });
+    expect(set.code).toBe(0);
+    // The first profile is the active one: commands go to it, never to the sandbox.
+    expect(set.stderr).toContain("(profile 'prod' is now the active one)");
+    const active = await runCli('services list --retries 0', { env: { SUBCTL_CONFIG_DIR: cfg } });
+    expect(active.code).toBe(7);
+    expect(active.stderr).toContain('127.0.0.1:9');
+    expect(active.stderr).not.toContain('[sandbox]');
+    const r = await runCli('services list --profile staging', { env: { SUBCTL_CONFIG_DIR: cfg } });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/profile 'default' has no base address/);
+    expect(r.stderr).toMatch(/profile 'staging' has no base address/);
     expect(r.stderr).toMatch(/hint: .*subctl config set base-url/);
     const sb = await runCli('services list --sandbox -q -o json', { env: { SUBCTL_CONFIG_DIR: cfg } });
     expect(sb.code).toBe(0);
