@@ -9,15 +9,14 @@
  * each row's request); a new run looks through the earlier runs of the same command on the same
  * platform for rows with the same request, and finds which of them were applied.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { localError } from '../api/errors.js';
-import { Journal } from './journal.js';
+import { fingerprintOf, Journal } from './journal.js';
 
-/** The identity of a row's request: its params, query and body, as sent. */
+/** The identity of a row's request (its params, query and body): what runDigests gives each row. */
 export function rowFingerprint(input: unknown): string {
-  return createHash('sha256').update(JSON.stringify(input)).digest('hex').slice(0, 32);
+  return fingerprintOf(JSON.stringify(input));
 }
 
 interface RowsFile {

@@ -27,7 +27,7 @@ import { isSecretKey, redactBody } from '../api/redact.js';
 import type { Ctx } from '../cli/context.js';
 import { printList } from '../output/index.js';
 import type { InputRow } from './input.js';
-import { earlierRows, rowFingerprint, writeRowsFile, type EarlierRow } from './earlier.js';
+import { earlierRows, writeRowsFile, type EarlierRow } from './earlier.js';
 import { Journal, runDigests, type JournalEvent, type RowRecord } from './journal.js';
 
 export interface BulkInput {
@@ -247,7 +247,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
     // A new run: rows whose request an earlier run (of another input: the file with its failed
     // rows fixed or taken out) applied are not sent again unasked (earlier.ts).
     const head = { command: verb.command, endpoint: ep.name, target };
-    const fingerprints = resuming ? undefined : new Map(planned.map((p) => [p.line, rowFingerprint(p.validated)]));
+    const fingerprints = resuming ? undefined : digests.fingerprints;
     const earlier = fingerprints && !opts.restart ? earlierRows(journal.path, head, fingerprints) : [];
     if (earlier.length && !opts.skipApplied) throw earlierRefusal(verb.command, planned, earlier);
     // One pool of --concurrency connections (more would only open while others are released).

@@ -3,10 +3,11 @@
  * go to disk in one write, and each caller resumes only once its records are on disk (a bulk
  * worker sends its row after that, so `sent` always precedes the request).
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Journal, journalLine, runDigest, type JournalEvent } from '../../src/bulk/journal.js';
+import { Journal, journalLine, runDigest, runDigests, type JournalEvent } from '../../src/bulk/journal.js';
 import { tempDir } from '../support/tmp.js';
 
 const lines = (j: Journal) => (existsSync(j.path) ? readFileSync(j.path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
@@ -128,5 +129,33 @@ describe('runDigest', () => {
     seen.add(runDigest('subscriptions delete', 'subscriptions.manage', rows(2500)));
     seen.add(runDigest('subscriptions manage', 'subscriptions.delete', rows(2500)));
     expect(seen.size).toBe(1 + 8 + 4);
+  });
+});
+
+describe('runDigests', () => {
+  /** The digest as every earlier version computed it: journals on users' disks are named by it. */
+  function reference(command: string, endpoint: string, rows: Array<{ line: number; input: unknown }>, target: string) {
+    const h = createHash('sha256');
+    const l = createHash('sha256');
+    h.update(`${command}\n${endpoint}\n${target}\n`);
+    l.update(`${command}\n${endpoint}\n`);
+    for (let i = 0; i < rows.length; i += 1000) {
+      const chunk: unknown[] = [];
+      for (let j = i; j < rows.length && j < i + 1000; j++) chunk.push(rows[j].line, rows[j].input);
+      const text = `${JSON.stringify(chunk)}\n`;
+      h.update(text);
+      l.update(text);
+    }
+    return { digest: h.digest('hex').slice(0, 24), legacy: l.digest('hex').slice(0, 24) };
+  }
+
+  it('names a run as earlier versions did (their journals are found), and gives each row its fingerprint', () => {
+    for (const n of [0, 1, 999, 1000, 1001, 2500]) {
+      const rows = Array.from({ length: n }, (_, i) => ({ line: i + 2, input: { params: { id: i }, query: i % 3 ? {} : { q: 'x' }, body: { reason: `é 中 😀 "q" \\ ${i}`, n: i / 3, b: i % 2 === 0, z: null } } }));
+      const d = runDigests('subscriptions manage', 'subscriptions.manage', rows, 'https://api.example.com');
+      expect({ digest: d.digest, legacy: d.legacy }).toEqual(reference('subscriptions manage', 'subscriptions.manage', rows, 'https://api.example.com'));
+      expect([...d.fingerprints.keys()]).toEqual(rows.map((r) => r.line));
+      for (const r of rows.slice(0, 5)) expect(d.fingerprints.get(r.line)).toBe(createHash('sha256').update(JSON.stringify(r.input)).digest('hex').slice(0, 32));
+    }
   });
 });
