@@ -265,8 +265,8 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
       journal.append(...events);
       for (const ev of events) known.set(ev.line, { line: ev.line, state: ev.state, attempt: 0, via: ev.via, message: ev.message });
       const applied = earlier.filter((e) => e.state === 'applied').length;
-      const rows = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
-      ctx.note(`--skip-applied: ${rows(applied)} applied by earlier runs skipped${earlier.length > applied ? `, ${rows(earlier.length - applied)} whose outcome an earlier run never learned left alone (reported unknown)` : ''}`);
+      const nRows = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
+      ctx.note(`--skip-applied: ${nRows(applied)} applied by earlier runs skipped${earlier.length > applied ? `, ${nRows(earlier.length - applied)} whose outcome an earlier run never learned left alone (reported unknown)` : ''}`);
     }
 
     const state = new Map<number, RowRecord>(known);
