@@ -42,6 +42,18 @@ async function waitScreen(test: (s: string) => boolean, what: string, ms = 15_00
 }
 const waitFor = (text: string, ms?: number) => waitScreen((s) => s.includes(text), JSON.stringify(text), ms);
 
+/** Polls the pane of another session until `test` holds; fails with its last screen after `ms`. */
+async function pollPane(name: string, test: (s: string) => boolean, what: string, ms = 15_000): Promise<string> {
+  const deadline = Date.now() + ms;
+  let s = '';
+  while (Date.now() < deadline) {
+    s = tmux('capture-pane', '-p', '-t', name).stdout;
+    if (test(s)) return s;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out waiting for ${what}; the screen was:\n${s}`);
+}
+
 let sb: Sandbox;
 let dir: string;
 
@@ -148,17 +160,7 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
       );
       const started = tmux('new-session', '-d', '-s', 'bulk', '-x', '120', '-y', '10', launcher);
       expect(started.status, started.stderr).toBe(0);
-      const pane = () => tmux('capture-pane', '-p', '-t', 'bulk').stdout;
-      const poll = async (test: (x: string) => boolean, what: string) => {
-        const deadline = Date.now() + 15_000;
-        let x = '';
-        while (Date.now() < deadline) {
-          x = pane();
-          if (test(x)) return x;
-          await new Promise((r) => setTimeout(r, 20));
-        }
-        throw new Error(`timed out waiting for ${what}; the screen was:\n${x}`);
-      };
+      const poll = (test: (x: string) => boolean, what: string) => pollPane('bulk', test, what);
       const running = await poll((x) => /\d+\/60 rows, 0 failed, \d+ rows\/s, \d+s left/.test(x), 'a progress line with the time left');
       expect(running).not.toContain('60 applied');
       const end = await poll((x) => x.includes('exit '), 'the end of the run');
@@ -195,18 +197,8 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
     );
     const started = tmux('new-session', '-d', '-s', 'prompt', '-x', '120', '-y', '20', launcher);
     expect(started.status, started.stderr).toBe(0);
-    const pane = () => tmux('capture-pane', '-p', '-t', 'prompt').stdout;
     const send = (...k: string[]) => tmux('send-keys', '-t', 'prompt', ...k);
-    const poll = async (text: string, ms = 15_000) => {
-      const deadline = Date.now() + ms;
-      let x = '';
-      while (Date.now() < deadline) {
-        x = pane();
-        if (x.includes(text)) return x;
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      throw new Error(`timed out waiting for ${JSON.stringify(text)}; the screen was:\n${x}`);
-    };
+    const poll = (text: string, ms?: number) => pollPane('prompt', (x) => x.includes(text), JSON.stringify(text), ms);
     try {
       await poll('Proceed? [y/N]');
       send('C-c');
