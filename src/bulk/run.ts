@@ -247,7 +247,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
     // A new run: rows whose request an earlier run (of another input: the file with its failed
     // rows fixed or taken out) applied are not sent again unasked (earlier.ts).
     const head = { command: verb.command, endpoint: ep.name, target };
-    const fingerprints = resuming ? undefined : digests.fingerprints;
+    const fingerprints = resuming ? undefined : digests.fingerprints();
     const earlier = fingerprints && !opts.restart ? earlierRows(journal.path, head, fingerprints) : [];
     if (earlier.length && !opts.skipApplied) throw earlierRefusal(verb.command, planned, earlier);
     // One pool of --concurrency connections (more would only open while others are released).

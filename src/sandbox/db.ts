@@ -74,9 +74,10 @@ export function damageError(err: unknown, file: string): unknown {
 /**
  * Checks what is at `file` before SQLite opens it (SQLite would create the file, or write its
  * journal mode into any database): a new file in a directory that exists, an empty file, or a
- * file that starts with SQLite's header. Costs a stat and a 16-byte read.
+ * file that starts with SQLite's header. Costs a stat and a 16-byte read. Answers the file's
+ * size (0 when there is none yet).
  */
-function preflight(file: string): void {
+function preflight(file: string): number {
   let st: Stats;
   try {
     st = statSync(file);
@@ -84,11 +85,11 @@ function preflight(file: string): void {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     const dir = dirname(resolve(file));
     if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new DataFileError(file, 'no-directory', `is in a directory that does not exist (${dir})`);
-    return;
+    return 0;
   }
   if (st.isDirectory()) throw new DataFileError(file, 'directory', 'is a directory');
   if (!st.isFile()) throw new DataFileError(file, 'not-sqlite', 'is not a regular file');
-  if (st.size === 0) return;
+  if (st.size === 0) return 0;
   const head = Buffer.alloc(16);
   const fd = openSync(file, 'r');
   try {
@@ -97,6 +98,7 @@ function preflight(file: string): void {
     closeSync(fd);
   }
   if (head.toString('latin1') !== 'SQLite format 3\0') throw new DataFileError(file, 'not-sqlite', 'is not an SQLite database');
+  return st.size;
 }
 
 /**
@@ -123,8 +125,7 @@ function checkOwnTables(db: DB, file: string): void {
  * reset`) without writing anything: see preflight and checkOwnTables. Throws a DataFileError.
  */
 export function checkDataFile(file: string): void {
-  preflight(file);
-  if (statSync(file, { throwIfNoEntry: false })?.size ?? 0) {
+  if (preflight(file) > 0) {
     let db: DB | undefined;
     try {
       db = new Database(file, { nativeBinding: addonPath(), fileMustExist: true });

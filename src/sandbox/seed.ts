@@ -3,7 +3,7 @@
  * the users table is empty), the user area first and then the admin area, in one transaction.
  */
 import { rmSync } from 'node:fs';
-import { checkDataFile, openDatabase } from './db.js';
+import { openDatabase } from './db.js';
 import { seedAdmin } from './seed-admin.js';
 import { seedUsers } from './seed-user.js';
 import type { DB } from './types.js';
@@ -68,11 +68,10 @@ export function seedDatabase(db: DB, opts: SeedOptions = {}): { seeded: boolean;
 
 /**
  * Deletes the data file (with its -wal and -shm companions), then creates and seeds it again.
- * `owned: false` (a file the user named): only a file a sandbox made is deleted; anything else
- * (a CSV, another program's database, a damaged file) throws a DataFileError, untouched.
+ * The caller checks first that the file is one to delete (`checkDataFile`, for a file the user
+ * named: `sandbox reset --data`).
  */
-export function resetDatabase(file: string, opts: SeedOptions = {}, { owned = true }: { owned?: boolean } = {}): DB {
-  if (!owned) checkDataFile(file);
+export function resetDatabase(file: string, opts: SeedOptions = {}): DB {
   for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
   const db = openDatabase(file);
   seedDatabase(db, opts);

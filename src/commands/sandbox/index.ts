@@ -84,7 +84,7 @@ export const sandboxGroup: Group = {
             await ctx.confirm(`reset the sandbox data in ${dataFile}`);
             const started = Date.now();
             try {
-              resetDatabase(dataFile, { scale }, { owned: given === undefined }).close();
+              resetDatabase(dataFile, { scale }).close();
             } catch (err) {
               throw dataFileFailure(err, dataFile, flag, true);
             }
