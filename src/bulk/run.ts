@@ -192,6 +192,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   if (opts.dryRun) {
     let changes = new Map<number, string>();
     if (verb.preview) changes = await verb.preview(await ctx.api(), planned, ctx.signal);
+    const fate = dryRunFate(ctx, verb, planned, opts);
     await printList(
       planned.map((p) => ({
         line: p.line,
@@ -201,10 +202,11 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
         // A password column (bulk `users create`) is in the file, never on the screen.
         ...(hasPart(ep, 'body') ? { body: redactBody(p.input.body) } : {}),
         ...(verb.preview ? { change: changes.get(p.line) ?? 'current state not found' } : {}),
+        ...(fate ? { run: fate.rows.get(p.line) ?? 'send' } : {}),
       })),
-      { ...out, columns: ['line', 'key', 'request', 'body', ...(verb.preview ? ['change'] : [])] },
+      { ...out, columns: ['line', 'key', 'request', 'body', ...(verb.preview ? ['change'] : []), ...(fate ? ['run'] : [])] },
     );
-    ctx.note(`dry run: ${planned.length} rows checked, nothing sent`);
+    ctx.note(`dry run: ${planned.length} rows checked, nothing sent${fate ? `; ${fate.summary}` : ''}`);
     return 0;
   }
 
@@ -459,6 +461,68 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
  * The refusal of a new run whose rows include some an earlier run applied: exit 2, nothing
  * sent, the rows named, and the two ways on.
  */
+/**
+ * For `--dry-run`: what a run of these rows would do with each row that this input's journal (a
+ * resume) or an earlier run of another input (earlier.ts) already knows, read the way the run
+ * reads them, without taking the lock or writing anything; undefined when a run would send
+ * every row (then the plan's columns stay as they were).
+ */
+function dryRunFate(ctx: Ctx, verb: BulkVerb, planned: PlannedRow[], opts: BulkOptions): { rows: Map<number, string>; summary: string } | undefined {
+  if (opts.restart) return undefined;
+  const target = targetKey(ctx.target());
+  const stateDir = ctx.paths().stateDir;
+  const journalName = verb.command.replace(/\s+/g, '-');
+  const digests = runDigests(verb.command, verb.endpoint.name, planned, target);
+  const journal = new Journal(stateDir, journalName, digests.digest);
+  let known = journal.load();
+  if (!known.size) known = new Journal(stateDir, journalName, digests.legacy).load();
+  const rows = new Map<number, string>();
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  if (known.size) {
+    let skip = 0;
+    let again = 0;
+    let check = 0;
+    for (const p of planned) {
+      const rec = known.get(p.line);
+      if (!rec) continue;
+      const why = rec.message ? ` (${rec.message})` : '';
+      if (rec.state === 'done') {
+        skip++;
+        rows.set(p.line, `skip: applied by the run this resumes${rec.via === 'earlier' ? ' (skipped there as applied by an earlier run)' : ''}`);
+      } else if (rec.state === 'failed' && rec.status !== undefined && RETRY_ON_RESUME.has(rec.status)) {
+        again++;
+        rows.set(p.line, `send again: refused with ${rec.status} by the run this resumes`);
+      } else if (rec.state === 'failed') {
+        skip++;
+        rows.set(p.line, `skip: failed in the run this resumes${rec.status !== undefined ? ` with ${rec.status}` : ''}${why}`);
+      } else if (rec.state === 'unknown' && rec.via === 'absent') {
+        again++;
+        rows.set(p.line, 'send again: found not applied by the run this resumes');
+      } else if (rec.state === 'unknown') {
+        skip++;
+        rows.set(p.line, `skip: its outcome is unknown in the run this resumes${why}`);
+      } else {
+        check++;
+        rows.set(p.line, 'check first: sent by the run this resumes, its answer never came; sent again only if the server shows it was not applied');
+      }
+    }
+    const parts = [count(skip, 'row'), `${again} sent again`, `${check} checked on the server first`];
+    return { rows, summary: `a run resumes the journal ${journal.path}: ${parts[0]} skipped, ${parts[1]}, ${parts[2]}, ${planned.length - skip - again - check} not sent yet (--restart sends every row)` };
+  }
+  const earlier = earlierRows(journal.path, { command: verb.command, endpoint: verb.endpoint.name, target }, digests.fingerprints());
+  if (!earlier.length) return undefined;
+  for (const e of earlier) {
+    const what = e.state === 'applied' ? `applied by an earlier run (started ${e.at})` : `sent by an earlier run (started ${e.at}), its outcome never learned`;
+    rows.set(e.line, opts.skipApplied ? `skip: ${what}` : `stop: ${what}`);
+  }
+  return {
+    rows,
+    summary: opts.skipApplied
+      ? `--skip-applied: a run skips ${count(earlier.length, 'row')} an earlier run sent and sends ${planned.length - earlier.length}`
+      : `a run stops before sending anything (exit 2): ${count(earlier.length, 'row')} ${earlier.length === 1 ? 'was' : 'were'} sent by an earlier run with another input (--skip-applied sends only the others; --restart sends every row)`,
+  };
+}
+
 function earlierRefusal(command: string, planned: PlannedRow[], earlier: EarlierRow[]): UsageError {
   const keyOf = new Map(planned.map((p) => [p.line, p.key]));
   const shown = earlier

@@ -248,6 +248,62 @@ describe('running', () => {
     expect(server.requests).toHaveLength(12);
   });
 
+  it('--dry-run says what a run would do with rows an earlier run or the run it resumes already sent, and writes nothing', async () => {
+    server.setHandler((req) => {
+      if (req.method === 'GET') return ok({ pagination: { total_pages: 1, total_records: 0 }, subscriptions: [] });
+      const id = Number(req.path.split('/')[3]);
+      return id === 102 ? fail(400, 'cannot extend a cancelled subscription') : ok({ subscription_id: id, action: 'extend', message: 'ok' });
+    });
+    const first = await runCli(['subscriptions', 'manage', '--from-csv', file('dry.csv', rows(5)), '--yes'], { env });
+    expect(first.code).toBe(8);
+    const writes = () => server.requests.filter((q) => q.method !== 'GET').length;
+    const bulkDir = join(dir, 'cfg', 'state', 'bulk');
+    const { readdirSync } = await import('node:fs');
+    const filesBefore = readdirSync(bulkDir).sort();
+    const plan = (r: { stdout: string }) => (JSON.parse(r.stdout) as Array<{ line: number; run?: string }>).map((p) => [p.line, p.run]);
+
+    // Row 102 taken out: a run would stop; the dry run says so row by row, exit 0.
+    const without = rows(5).split('\n').filter((l) => !l.startsWith('102,')).join('\n');
+    const stop = await runCli(['subscriptions', 'manage', '--from-csv', file('dry2.csv', without), '--dry-run', '-o', 'json'], { env });
+    expect(stop.code, stop.stderr).toBe(0);
+    for (const [, run] of plan(stop)) expect(run).toMatch(/^stop: applied by an earlier run \(started [0-9T:.-]+Z\)$/);
+    expect(stop.stderr).toContain('dry run: 4 rows checked, nothing sent; a run stops before sending anything (exit 2): 4 rows were sent by an earlier run with another input (--skip-applied sends only the others; --restart sends every row)');
+
+    // Fixed and extended, with --skip-applied: the four are skipped, the two new requests sent.
+    const fixed = `${without}105,extend,ticket 5,30\n102,extend,ticket 2 fixed,30\n`;
+    const skip = await runCli(['subscriptions', 'manage', '--from-csv', file('dry3.csv', fixed), '--dry-run', '--skip-applied', '-o', 'json'], { env });
+    expect(skip.code).toBe(0);
+    expect(plan(skip).map(([line, run]) => [line, String(run).replace(/\(started [^)]+\)/, '(started T)')])).toEqual([
+      [2, 'skip: applied by an earlier run (started T)'],
+      [3, 'skip: applied by an earlier run (started T)'],
+      [4, 'skip: applied by an earlier run (started T)'],
+      [5, 'skip: applied by an earlier run (started T)'],
+      [6, 'send'],
+      [7, 'send'],
+    ]);
+    expect(skip.stderr).toContain('--skip-applied: a run skips 4 rows an earlier run sent and sends 2');
+
+    // The first file again: a run resumes its journal; the failed row stays failed.
+    const resume = await runCli(['subscriptions', 'manage', '--from-csv', file('dry.csv', rows(5)), '--dry-run', '-o', 'json'], { env });
+    expect(resume.code).toBe(0);
+    expect(plan(resume)).toEqual([
+      [2, 'skip: applied by the run this resumes'],
+      [3, 'skip: applied by the run this resumes'],
+      [4, 'skip: failed in the run this resumes with 400 (cannot extend a cancelled subscription)'],
+      [5, 'skip: applied by the run this resumes'],
+      [6, 'skip: applied by the run this resumes'],
+    ]);
+    expect(resume.stderr).toMatch(/dry run: 5 rows checked, nothing sent; a run resumes the journal .*\.jsonl: 5 rows skipped, 0 sent again, 0 checked on the server first, 0 not sent yet \(--restart sends every row\)/);
+    // --restart: nothing known, the plan as before.
+    const restart = await runCli(['subscriptions', 'manage', '--from-csv', file('dry.csv', rows(5)), '--dry-run', '--restart', '-o', 'json'], { env });
+    expect(plan(restart).every(([, run]) => run === undefined)).toBe(true);
+    expect(restart.stderr).toMatch(/dry run: 5 rows checked, nothing sent\n/);
+
+    // None of it sent a write or left a file (no journal, row file or lock).
+    expect(writes()).toBe(5);
+    expect(readdirSync(bulkDir).sort()).toEqual(filesBefore);
+  });
+
   it('the same file sent to another platform is another run: staging then production sends every row to both', async () => {
     const f = file('two.csv', rows(3));
     const production = await startStubServer();
