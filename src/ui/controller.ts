@@ -114,6 +114,8 @@ export class ConsoleController {
   readonly cache: QueryCache;
   readonly #d: ControllerDeps;
   #exit: () => void = () => {};
+  #suspend: () => void = () => {};
+  #repaint: () => void = () => {};
   #viewport = { columns: 80, rows: 24 };
   /** Largest scroll of the detail on screen (set by the detail screen as it draws). */
   detailMaxScroll = 0;
@@ -126,6 +128,20 @@ export class ConsoleController {
 
   setExit(fn: () => void): void {
     this.#exit = fn;
+  }
+
+  /** What Ctrl-Z does (openConsole: give the terminal back to the shell until `fg`). */
+  setSuspend(fn: () => void): void {
+    this.#suspend = fn;
+  }
+
+  /** Draws the whole frame again (the screen was given away, or cleared). */
+  setRepaint(fn: () => void): void {
+    this.#repaint = fn;
+  }
+
+  repaint(): void {
+    this.#repaint();
   }
 
   setViewport(v: { columns: number; rows: number }): void {
@@ -254,6 +270,8 @@ export class ConsoleController {
   handleKey(k: KeyPress): void {
     const s = this.state;
     if (k.ctrl && k.input === 'c') return this.quit();
+    // Anywhere, a form or a confirmation included: they are there as they were after `fg`.
+    if (k.ctrl && k.input === 'z') return this.#suspend();
     if (s.overlay) return this.#overlayKey(s.overlay, k);
     if (k.ctrl && k.input === 's') {
       void this.exportView();

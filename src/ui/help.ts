@@ -9,6 +9,7 @@ export const GLOBAL_KEYS: Array<[string, string]> = [
   ['r', 'refresh what is on screen'],
   ['?', 'this help (↑↓ scroll, any other key closes it)'],
   ['q, Ctrl-C', 'quit'],
+  ['Ctrl-Z', 'suspend to the shell (`fg` brings the console back as it was)'],
 ];
 
 export const HOME_KEYS: Array<[string, string]> = [['a', 'auto-refresh of the dashboard on/off (every 30 s)']];

@@ -88,6 +88,29 @@ export const RENDER_OPTIONS = { exitOnCtrlC: false, patchConsole: true, maxFps: 
 
 const ALT_SCREEN_ON = '\u001b[?1049h\u001b[H';
 const ALT_SCREEN_OFF = '\u001b[?1049l';
+const SHOW_CURSOR = '\u001b[?25h';
+const HIDE_CURSOR = '\u001b[?25l';
+
+/**
+ * Ctrl-Z: the terminal is raw, so the terminal driver does not stop the process itself. As
+ * vim and less do: the shell's screen, cursor and line discipline are given back, the process
+ * stops itself (SIGTSTP, the default action: stopped until the shell's `fg`), and once it is
+ * continued the console takes the terminal again and draws its frame whole. Without job
+ * control (an orphaned process group) the kernel drops the signal and the console comes back
+ * at once.
+ */
+export function suspendConsole(stdin: NodeJS.ReadStream, stdout: NodeJS.WriteStream, repaint: () => void, stop = () => process.kill(process.pid, 'SIGTSTP')): void {
+  stdout.write(ALT_SCREEN_OFF + SHOW_CURSOR);
+  if (stdin.isTTY) stdin.setRawMode(false);
+  try {
+    // The stop takes effect before kill returns: the next line runs after `fg`.
+    stop();
+  } finally {
+    if (stdin.isTTY) stdin.setRawMode(true);
+    stdout.write(ALT_SCREEN_ON + HIDE_CURSOR);
+    repaint();
+  }
+}
 
 /**
  * Runs the console on the context's terminal until `q` or Ctrl-C (0), or a signal (130).
@@ -103,7 +126,7 @@ export async function openConsole(
   const session = sessionOf(ctx);
   const stdout = ctx.io.stdout as NodeJS.WriteStream;
   const { render } = await import('ink');
-  const { element } = createConsole({
+  const { element, controller } = createConsole({
     api,
     session,
     readOnly: opts.readOnly,
@@ -122,6 +145,7 @@ export async function openConsole(
     stderr: ctx.io.stderr as NodeJS.WriteStream,
     ...RENDER_OPTIONS,
   });
+  controller.setSuspend(() => suspendConsole(ctx.io.stdin as NodeJS.ReadStream, stdout, () => controller.repaint()));
   const onAbort = () => instance.unmount();
   ctx.signal.addEventListener('abort', onAbort, { once: true });
   try {

@@ -234,6 +234,25 @@ describe('console: actions', () => {
     expect(listed(h).at(-1)!.query).toMatchObject({ page_number: '1' });
   });
 
+  it('Ctrl-Z in a half-filled form suspends (the terminal given back) and leaves the form as it was; typing goes on after fg', async () => {
+    h = await startConsole({ resource: 'subscriptions' });
+    await h.waitFor('user010');
+    const suspended: string[] = [];
+    h.controller.setSuspend(() => suspended.push(h!.frame()));
+    await h.press(KEY.down, 'e', 'support tic');
+    await h.press(KEY.ctrlZ);
+    expect(suspended).toHaveLength(1);
+    expect(suspended[0]).toContain('extend subscription 2');
+    await h.press('ket 7', KEY.tab, '5', KEY.enter);
+    const f = h.frame();
+    expect(f).toContain('reason: support ticket 7');
+    expect(f).toContain('Proceed? [y/N]');
+    // On the table, too; nothing was sent by either.
+    await h.press(KEY.esc, KEY.esc, KEY.ctrlZ);
+    expect(suspended).toHaveLength(2);
+    expect(h.requests('PUT')).toHaveLength(0);
+  });
+
   it('n on the confirmation cancels: nothing is sent', async () => {
     h = await startConsole({ resource: 'subscriptions' });
     await h.waitFor('user010');

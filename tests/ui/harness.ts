@@ -78,6 +78,7 @@ export interface Harness {
   clock: { now: number };
   cache: QueryCache;
   ui: ReturnType<typeof render>;
+  controller: ReturnType<typeof createConsole>['controller'];
   frame: () => string;
   /** Types keys, waiting a tick before and after each write. */
   press: (...keys: string[]) => Promise<void>;
@@ -91,7 +92,7 @@ export async function startConsole(opts: Partial<ConsoleOptions> & { handler?: (
   const api = new ApiClient({ baseUrl: opts.baseUrl ?? server.url, token: opts.token ?? 'test-token', retries: 0, timeoutMs: 5000 });
   const clock = { now: Date.parse('2026-11-22T10:00:00Z') };
   const cache = opts.cache ?? new QueryCache((spec) => api.call(spec.endpoint, spec.input as never), { now: () => clock.now });
-  const { element } = createConsole({
+  const { element, controller } = createConsole({
     api,
     session: { profile: 'test', target: server.url, user: 'admin', role: 'admin' },
     pageSize: 10,
@@ -117,6 +118,7 @@ export async function startConsole(opts: Partial<ConsoleOptions> & { handler?: (
     clock,
     cache,
     ui,
+    controller,
     frame,
     waitFor,
     async press(...keys) {
@@ -149,4 +151,5 @@ export const KEY = {
   backspace: '\u007f',
   ctrlS: '\u0013',
   ctrlC: '\u0003',
+  ctrlZ: '\u001a',
 };

@@ -176,6 +176,52 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
     }
   });
 
+  it('Ctrl-Z suspends the console to the shell (its screen, cursor and echo back); fg brings the same screen back, whole, and its keys work', async () => {
+    writeFileSync(join(dir, 'z-token'), sb.tokenFor('admin'), { mode: 0o600 });
+    const rc = join(dir, 'z-bashrc');
+    // An interactive shell with job control, as a user's: the console is started from it.
+    writeFileSync(rc, "PS1='zsh$ '\n");
+    const started = tmux('new-session', '-d', '-s', 'suspend', '-x', '120', '-y', '30', `env -i PATH="$PATH" HOME="${dir}" TERM=xterm-256color LANG=C.UTF-8 bash --noprofile --rcfile "${rc}" -i`);
+    expect(started.status, started.stderr).toBe(0);
+    const send = (...k: string[]) => tmux('send-keys', '-t', 'suspend', ...k);
+    const pane = (test: (x: string) => boolean, what: string) => pollPane('suspend', test, what);
+    try {
+      await pane((x) => x.includes('zsh$'), 'the shell prompt');
+      send(
+        '-l',
+        `SUBCTL_CONFIG_DIR="${join(dir, 'z-cfg')}" SUBCTL_BASE_URL="${sb.url}" SUBCTL_TOKEN="$(cat "${join(dir, 'z-token')}")" "${process.execPath}" "${bin}" console subscriptions`,
+      );
+      send('Enter');
+      const table = (x: string) => /subscriptions {2}page 1 of \d+/.test(x) && /^> \d+/m.test(x);
+      const first = await pane(table, 'the subscriptions table');
+      const selected = /^> (\d+)/m.exec(first)![1];
+      send('C-z');
+      // The shell's own screen (the console's is gone), its job table, and a prompt that echoes.
+      const shell = await pane((x) => /Stopped/.test(x) && /^zsh\$ *$/m.test(x), 'the job stopped and the prompt');
+      expect(table(shell)).toBe(false);
+      send('-l', 'echo back-$((40+2))');
+      send('Enter');
+      await pane((x) => x.includes('back-42'), 'the shell echoing and running a command');
+      send('-l', 'fg');
+      send('Enter');
+      // The same screen, drawn whole (not a blank one waiting for its next change).
+      const again = await pane((x) => table(x) && x.includes('subctl │ profile default'), 'the console again');
+      expect(/^> (\d+)/m.exec(again)![1]).toBe(selected);
+      send('j');
+      const moved = await pane((x) => table(x) && /^> (\d+)/m.exec(x)![1] !== selected, 'the selection moved');
+      expect(moved).toContain(`  ${selected} `);
+      send('q');
+      await pane((x) => !table(x) && /^zsh\$ *$/m.test(x), 'the shell after q');
+      send('-l', 'echo "console exit $?"');
+      send('Enter');
+      // The echo's output line (the typed command holds the words too).
+      const end = await pane((x) => /^console exit \d+$/m.test(x), 'the exit code');
+      expect(end).toMatch(/^console exit 0$/m);
+    } finally {
+      tmux('kill-session', '-t', 'suspend');
+    }
+  });
+
   it('Ctrl-C at a prompt (the y/N of a delete, a masked password) ends the command at once: exit 130, nothing sent, the terminal echoes again', async () => {
     writeFileSync(join(dir, 'prompt-token'), sb.tokenFor('admin'), { mode: 0o600 });
     const code = sb.db.prepare('SELECT service_code FROM services ORDER BY service_id LIMIT 1').pluck().get() as string;

@@ -3,7 +3,7 @@
  * filter, form, confirmation, progress, help), the status line and the keys. Keys go to the
  * controller; this component only draws.
  */
-import { Box, Text, useApp, useInput } from 'ink';
+import { Box, Text, useApp, useInput, useStdout } from 'ink';
 import { useCallback, useEffect, useSyncExternalStore, type ReactNode } from 'react';
 import { ConfirmView } from '../components/ConfirmView.js';
 import { FilterPrompt } from '../components/FilterPrompt.js';
@@ -52,6 +52,10 @@ export function ConsoleApp({ controller, session, refreshMs }: ConsoleAppProps) 
   controller.setViewport(size);
   const { exit } = useApp();
   useEffect(() => controller.setExit(() => exit()), [controller, exit]);
+  // Ink's write of nothing: it erases its frame, writes '' and draws the frame again, whole
+  // (a render of an unchanged frame writes nothing, which after a suspend leaves a blank screen).
+  const { write } = useStdout();
+  useEffect(() => controller.setRepaint(() => write('')), [controller, write]);
   useInput((input, key) => {
     for (const k of keyPresses(input, key)) controller.handleKey(k);
   });
