@@ -8,6 +8,7 @@
 import { createElement } from 'react';
 import type { AnyEndpoint, FieldInfo } from '../api/contract/common.js';
 import { describeObject } from '../api/contract/common.js';
+import { InterruptedError } from '../api/errors.js';
 import type { Ctx } from '../cli/context.js';
 import type { IO } from '../io.js';
 import { ConsoleController, type ApiLike, type Session } from './controller.js';
@@ -17,6 +18,7 @@ import { consoleReducer, initialState } from './state/console-state.js';
 import { createStore } from './state/store.js';
 import { ConsoleApp } from './screens/ConsoleApp.js';
 import { FormApp } from './screens/FormApp.js';
+import { ALT_SCREEN_OFF, ALT_SCREEN_ON, suspendTerminal } from './suspend.js';
 
 export { runActionOnRows, type Progress, type RowOutcome } from './actions.js';
 export { QueryCache, CACHE_TTL_MS, CACHE_STALE_MS } from './query-cache.js';
@@ -86,31 +88,6 @@ export function sessionOf(ctx: Ctx): Session {
 /** Ink's options for the console: at 120 fps the wait between a page's data and its frame is at most ~8 ms (Ink's default 30 fps could add 33 ms). */
 export const RENDER_OPTIONS = { exitOnCtrlC: false, patchConsole: true, maxFps: 120 } as const;
 
-const ALT_SCREEN_ON = '\u001b[?1049h\u001b[H';
-const ALT_SCREEN_OFF = '\u001b[?1049l';
-const SHOW_CURSOR = '\u001b[?25h';
-const HIDE_CURSOR = '\u001b[?25l';
-
-/**
- * Ctrl-Z: the terminal is raw, so the terminal driver does not stop the process itself. As
- * vim and less do: the shell's screen, cursor and line discipline are given back, the process
- * stops itself (SIGTSTP, the default action: stopped until the shell's `fg`), and once it is
- * continued the console takes the terminal again and draws its frame whole. Without job
- * control (an orphaned process group) the kernel drops the signal and the console comes back
- * at once.
- */
-export function suspendConsole(stdin: NodeJS.ReadStream, stdout: NodeJS.WriteStream, repaint: () => void, stop = () => process.kill(process.pid, 'SIGTSTP')): void {
-  stdout.write(ALT_SCREEN_OFF + SHOW_CURSOR);
-  if (stdin.isTTY) stdin.setRawMode(false);
-  try {
-    // The stop takes effect before kill returns: the next line runs after `fg`.
-    stop();
-  } finally {
-    if (stdin.isTTY) stdin.setRawMode(true);
-    stdout.write(ALT_SCREEN_ON + HIDE_CURSOR);
-    repaint();
-  }
-}
 
 /**
  * Runs the console on the context's terminal until `q` or Ctrl-C (0), or a signal (130).
@@ -145,7 +122,7 @@ export async function openConsole(
     stderr: ctx.io.stderr as NodeJS.WriteStream,
     ...RENDER_OPTIONS,
   });
-  controller.setSuspend(() => suspendConsole(ctx.io.stdin as NodeJS.ReadStream, stdout, () => controller.repaint()));
+  controller.setSuspend(() => suspendTerminal(ctx.io.stdin as NodeJS.ReadStream, stdout, () => controller.repaint(), { altScreen: true }));
   const onAbort = () => instance.unmount();
   ctx.signal.addEventListener('abort', onAbort, { once: true });
   try {
@@ -179,14 +156,31 @@ export async function openForm(spec: OpenFormSpec): Promise<Record<string, unkno
   const { render } = await import('ink');
   const fields: FormField[] = spec.fields.length && Array.isArray(spec.fields[0]) ? formFields(spec.fields as Array<[string, FieldInfo]>, { require: spec.require }) : (spec.fields as FormField[]);
   let result: Record<string, unknown> | undefined;
-  const instance = render(createElement(FormApp, { form: newForm(spec.title, fields, spec.initial), validate: spec.validate, onDone: (v) => (result = v) }), {
-    stdin: (spec.io?.stdin ?? process.stdin) as NodeJS.ReadStream,
-    stdout: (spec.io?.stdout ?? process.stdout) as NodeJS.WriteStream,
-    stderr: (spec.io?.stderr ?? process.stderr) as NodeJS.WriteStream,
-    exitOnCtrlC: false,
-    patchConsole: false,
-  });
-  await instance.waitUntilExit();
+  let interrupted = false;
+  const stdin = (spec.io?.stdin ?? process.stdin) as NodeJS.ReadStream;
+  const stdout = (spec.io?.stdout ?? process.stdout) as NodeJS.WriteStream;
+  // The alternate screen, as the console's: the shell's screen comes back as it was, after the
+  // form and around a Ctrl-Z.
+  stdout.write(ALT_SCREEN_ON);
+  try {
+    const instance = render(
+      createElement(FormApp, {
+        form: newForm(spec.title, fields, spec.initial),
+        validate: spec.validate,
+        onDone: (v, i) => {
+          result = v;
+          interrupted = i === true;
+        },
+        onSuspend: (repaint) => suspendTerminal(stdin, stdout, repaint, { altScreen: true }),
+      }),
+      { stdin, stdout, stderr: (spec.io?.stderr ?? process.stderr) as NodeJS.WriteStream, exitOnCtrlC: false, patchConsole: false },
+    );
+    await instance.waitUntilExit();
+  } finally {
+    stdout.write(ALT_SCREEN_OFF);
+  }
+  // Ctrl-C ends the command as it does at a prompt (exit 130); Esc cancels (undefined).
+  if (interrupted) throw new InterruptedError();
   return result;
 }
 

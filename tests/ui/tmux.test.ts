@@ -57,6 +57,30 @@ async function pollPane(name: string, test: (s: string) => boolean, what: string
 let sb: Sandbox;
 let dir: string;
 
+/**
+ * An interactive bash with job control in a session of its own (prompt `<name>$ `), as a user's
+ * shell: `run(args)` types a subctl command against the test sandbox, with a token of its own.
+ */
+function shellSession(name: string) {
+  const token = join(dir, `${name}-token`);
+  writeFileSync(token, sb.tokenFor('admin'), { mode: 0o600 });
+  const rc = join(dir, `${name}-bashrc`);
+  writeFileSync(rc, `PS1='${name}$ '\n`);
+  const started = tmux('new-session', '-d', '-s', name, '-x', '120', '-y', '30', `env -i PATH="$PATH" HOME="${dir}" TERM=xterm-256color LANG=C.UTF-8 bash --noprofile --rcfile "${rc}" -i`);
+  if (started.status !== 0) throw new Error(`tmux new-session failed: ${started.stderr}`);
+  const send = (...k: string[]) => tmux('send-keys', '-t', name, ...k);
+  return {
+    send,
+    pane: (test: (x: string) => boolean, what: string) => pollPane(name, test, what),
+    prompt: (x: string) => new RegExp(`^${name}\\$ *$`, 'm').test(x),
+    run(args: string) {
+      send('-l', `SUBCTL_CONFIG_DIR="${join(dir, `${name}-cfg`)}" SUBCTL_BASE_URL="${sb.url}" SUBCTL_TOKEN="$(cat "${token}")" "${process.execPath}" "${bin}" ${args}`);
+      send('Enter');
+    },
+    close: () => tmux('kill-session', '-t', name),
+  };
+}
+
 beforeAll(async () => {
   if (!hasTmux) return;
   if (!existsSync(join(root, 'dist/subctl.cjs.cache'))) throw new Error('dist/ is missing: run `npm run build` (npm test does it)');
@@ -177,27 +201,16 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
   });
 
   it('Ctrl-Z suspends the console to the shell (its screen, cursor and echo back); fg brings the same screen back, whole, and its keys work', async () => {
-    writeFileSync(join(dir, 'z-token'), sb.tokenFor('admin'), { mode: 0o600 });
-    const rc = join(dir, 'z-bashrc');
-    // An interactive shell with job control, as a user's: the console is started from it.
-    writeFileSync(rc, "PS1='zsh$ '\n");
-    const started = tmux('new-session', '-d', '-s', 'suspend', '-x', '120', '-y', '30', `env -i PATH="$PATH" HOME="${dir}" TERM=xterm-256color LANG=C.UTF-8 bash --noprofile --rcfile "${rc}" -i`);
-    expect(started.status, started.stderr).toBe(0);
-    const send = (...k: string[]) => tmux('send-keys', '-t', 'suspend', ...k);
-    const pane = (test: (x: string) => boolean, what: string) => pollPane('suspend', test, what);
+    const { send, pane, prompt, run, close } = shellSession('zsh');
     try {
-      await pane((x) => x.includes('zsh$'), 'the shell prompt');
-      send(
-        '-l',
-        `SUBCTL_CONFIG_DIR="${join(dir, 'z-cfg')}" SUBCTL_BASE_URL="${sb.url}" SUBCTL_TOKEN="$(cat "${join(dir, 'z-token')}")" "${process.execPath}" "${bin}" console subscriptions`,
-      );
-      send('Enter');
+      await pane(prompt, 'the shell prompt');
+      run('console subscriptions');
       const table = (x: string) => /subscriptions {2}page 1 of \d+/.test(x) && /^> \d+/m.test(x);
       const first = await pane(table, 'the subscriptions table');
       const selected = /^> (\d+)/m.exec(first)![1];
       send('C-z');
       // The shell's own screen (the console's is gone), its job table, and a prompt that echoes.
-      const shell = await pane((x) => /Stopped/.test(x) && /^zsh\$ *$/m.test(x), 'the job stopped and the prompt');
+      const shell = await pane((x) => /Stopped/.test(x) && prompt(x), 'the job stopped and the prompt');
       expect(table(shell)).toBe(false);
       send('-l', 'echo back-$((40+2))');
       send('Enter');
@@ -211,14 +224,60 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
       const moved = await pane((x) => table(x) && /^> (\d+)/m.exec(x)![1] !== selected, 'the selection moved');
       expect(moved).toContain(`  ${selected} `);
       send('q');
-      await pane((x) => !table(x) && /^zsh\$ *$/m.test(x), 'the shell after q');
+      await pane((x) => !table(x) && prompt(x), 'the shell after q');
       send('-l', 'echo "console exit $?"');
       send('Enter');
       // The echo's output line (the typed command holds the words too).
       const end = await pane((x) => /^console exit \d+$/m.test(x), 'the exit code');
       expect(end).toMatch(/^console exit 0$/m);
     } finally {
-      tmux('kill-session', '-t', 'suspend');
+      close();
+    }
+  });
+
+  it('the form of a create command: Ctrl-Z and fg keep what was typed; Ctrl-C ends the command (exit 130, nothing sent); the shell screen comes back after it', async () => {
+    const { send, pane, prompt, run, close } = shellSession('fsh');
+    const plan = (code: string) => sb.db.prepare('SELECT plan_name, price, currency FROM subscription_plans WHERE plan_code = ?').get(code);
+    // Asked once the command has ended (a `cmd; echo` line would go on to the echo when cmd stops).
+    const exitCode = async () => {
+      await pane((x) => prompt(x) && !x.includes('plan_name*'), 'the shell after the command');
+      send('-l', 'echo "form exit $?"');
+      send('Enter');
+      return pane((x) => /^form exit \d+$/m.test(x), 'the exit code');
+    };
+    try {
+      await pane(prompt, 'the shell prompt');
+      run('plans create --plan-code TMUX-FORM');
+      await pane((x) => x.includes('plan_name*') && !prompt(x), 'the form');
+      send('-l', 'Tmux plan');
+      await pane((x) => x.includes('Tmux plan'), 'the typed name');
+      send('C-z');
+      const shell = await pane((x) => /Stopped/.test(x) && prompt(x), 'the job stopped and the prompt');
+      expect(shell).not.toContain('plan_name*');
+      send('-l', 'fg');
+      send('Enter');
+      await pane((x) => x.includes('plan_name*') && x.includes('Tmux plan'), 'the form again, with the name typed before');
+      for (const k of ['Tab', '-l 9.5', 'Tab', '-l USD', 'Tab', '-l 1', 'Tab', 'Right', 'Tab', '-l 100', 'Tab', 'Right', 'Enter']) send(...k.split(/(?<=^-l) /));
+      const created = await exitCode();
+      expect(created).toMatch(/^form exit 0$/m);
+      // The shell's screen as it was: the command typed, no form left on it.
+      expect(created).not.toContain('plan_name*');
+      expect(plan('TMUX-FORM')).toEqual({ plan_name: 'Tmux plan', price: 9.5, currency: 'USD' });
+
+      send('-l', 'clear');
+      send('Enter');
+      await pane((x) => !x.includes('form exit') && prompt(x), 'a clear screen');
+      run('plans create --plan-code TMUX-INT');
+      await pane((x) => x.includes('plan_name*') && !prompt(x), 'the second form');
+      send('-l', 'Half typed');
+      await pane((x) => x.includes('Half typed'), 'the typed name');
+      send('C-c');
+      const ended = await exitCode();
+      expect(ended).toMatch(/^form exit 130$/m);
+      expect(ended).toMatch(/^interrupted$/m);
+      expect(plan('TMUX-INT')).toBeUndefined();
+    } finally {
+      close();
     }
   });
 

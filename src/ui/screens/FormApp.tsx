@@ -2,7 +2,7 @@
  * A form on its own (outside the console): what `openForm` mounts for a create or update
  * command run on a terminal without its required flags.
  */
-import { Box, Text, useApp, useInput } from 'ink';
+import { Box, Text, useApp, useInput, useStdout } from 'ink';
 import { useEffect, useRef, useState } from 'react';
 import { FormView } from '../components/FormView.js';
 import { formKey, formValues, missingRequired, type FormState } from '../form-model.js';
@@ -15,11 +15,13 @@ export interface FormAppProps {
   form: FormState;
   /** Problems of the values by field ('' for the whole form); empty when they are good. */
   validate?: (values: Record<string, unknown>) => Record<string, string>;
-  /** The values, or undefined when cancelled. */
-  onDone: (values: Record<string, unknown> | undefined) => void;
+  /** The values, or undefined when cancelled (Esc) or interrupted (Ctrl-C: `interrupted` true). */
+  onDone: (values: Record<string, unknown> | undefined, interrupted?: boolean) => void;
+  /** Ctrl-Z: give the terminal to the shell until `fg`, then call `repaint` (openForm). */
+  onSuspend?: (repaint: () => void) => void;
 }
 
-export function FormApp({ form, validate, onDone }: FormAppProps) {
+export function FormApp({ form, validate, onDone, onSuspend }: FormAppProps) {
   const store = useRef(createStore((_s: FormState, next: FormState) => next, form)).current;
   const state = useStore(store);
   const { exit } = useApp();
@@ -29,14 +31,20 @@ export function FormApp({ form, validate, onDone }: FormAppProps) {
   useEffect(() => {
     if (finished) exit();
   }, [finished, exit]);
-  const done = (v: Record<string, unknown> | undefined) => {
-    onDone(v);
+  const done = (v: Record<string, unknown> | undefined, interrupted?: boolean) => {
+    onDone(v, interrupted);
     setFinished(true);
   };
+  // Ink's write of nothing draws the whole frame again (see ConsoleApp).
+  const { write } = useStdout();
   useInput((input, key) => {
     if (finished) return;
     for (const k of keyPresses(input, key)) {
-      if (k.ctrl && k.input === 'c') return done(undefined);
+      if (k.ctrl && k.input === 'c') return done(undefined, true);
+      if (k.ctrl && k.input === 'z') {
+        onSuspend?.(() => write(''));
+        continue;
+      }
       const r = formKey(store.getState(), k);
       if (r.cancel) return done(undefined);
       if (r.submit) {

@@ -1,0 +1,30 @@
+/**
+ * Ctrl-Z in the console and in a form. The terminal is raw, so the terminal driver does not
+ * stop the process itself. As vim and less do: the shell's screen (when the alternate screen
+ * was in use), cursor and line discipline are given back, the process stops itself (SIGTSTP,
+ * its default action: stopped until the shell's `fg`), and once it is continued it takes the
+ * terminal again and draws its frame whole. Without job control (an orphaned process group)
+ * the kernel drops the signal and the screen comes back at once.
+ */
+export const ALT_SCREEN_ON = '\u001b[?1049h\u001b[H';
+export const ALT_SCREEN_OFF = '\u001b[?1049l';
+const SHOW_CURSOR = '\u001b[?25h';
+const HIDE_CURSOR = '\u001b[?25l';
+
+export function suspendTerminal(
+  stdin: NodeJS.ReadStream,
+  stdout: NodeJS.WriteStream,
+  repaint: () => void,
+  opts: { altScreen: boolean; stop?: () => void },
+): void {
+  stdout.write((opts.altScreen ? ALT_SCREEN_OFF : '') + SHOW_CURSOR);
+  if (stdin.isTTY) stdin.setRawMode(false);
+  try {
+    // The stop takes effect before kill returns: the next line runs after `fg`.
+    (opts.stop ?? (() => process.kill(process.pid, 'SIGTSTP')))();
+  } finally {
+    if (stdin.isTTY) stdin.setRawMode(true);
+    stdout.write((opts.altScreen ? ALT_SCREEN_ON : '') + HIDE_CURSOR);
+    repaint();
+  }
+}
