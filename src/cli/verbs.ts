@@ -180,7 +180,7 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
     cmd.addOption(new Option('--report <file>', 'bulk: write a CSV report of every row (line, key, outcome, status, message, created id)'));
     cmd.addOption(new Option('--restart', 'bulk: send every row, whatever an earlier run of this input or another applied (discards this input\'s journal)'));
     cmd.addOption(new Option('--skip-applied', 'bulk: skip the rows an earlier run of another input already sent (the file with its failed rows fixed)'));
-    if (!fieldsOf(ep).some((f) => f.field === 'dry_run')) cmd.addOption(new Option('--dry-run', 'bulk: check every row and print the plan; send nothing'));
+    if (!fieldsOf(ep).some((f) => f.field === 'dry_run')) cmd.addOption(new Option('--dry-run', 'check the input and print what would be sent (every row of a bulk input); send nothing'));
   }
   addGlobalOptions(cmd);
 
@@ -206,6 +206,12 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
       for (const [attr, f] of byAttr) {
         const v = convertValue(opts[attr] === true && f.info.kind !== 'boolean' ? '' : opts[attr], f.info);
         if (v !== undefined) {
+          // The argument and a flag naming the same field: which one was meant is not ours to
+          // guess (the flag used to win: `services delete A --service-code B` deleted B).
+          const arg = typed.get(f.field);
+          if (arg?.from === 'argument' && JSON.stringify(input[f.place][f.field]) !== JSON.stringify(v)) {
+            throw new UsageError(`the argument says ${f.field} ${String(arg.text)} and ${flagName(f.field)} says ${String(opts[attr])}: give one of them`);
+          }
           input[f.place][f.field] = v;
           typed.set(f.field, { text: opts[attr], from: flagName(f.field), info: f.info });
         }
@@ -226,6 +232,12 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
       Object.assign(input.query, spec.fixed?.query);
       if (bulkCapable && (opts.fromCsv !== undefined || opts.fromNdjson !== undefined)) {
         return runBulkVerb(ctx, spec, input, opts, placeOf);
+      }
+      if (bulkCapable) {
+        // Options of a bulk run, given without its input: refused (--report would name a file
+        // never written), before anything is sent. --dry-run checks the one request instead.
+        const given = ['report', 'restart', 'skipApplied', 'concurrency'].filter((k) => command.getOptionValueSource(k) === 'cli');
+        if (given.length) throw new UsageError(`${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} ${given.length > 1 ? 'are' : 'is'} for bulk runs: give --from-csv FILE or --from-ndjson FILE`);
       }
       for (const p of positional) {
         if (!p.optional && posValues[positional.indexOf(p)] === undefined) throw new UsageError(`missing argument <${p.field}>`, { hint: `subctl ${parentName(cmd)} ${spec.name} --help` });
@@ -326,6 +338,11 @@ async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'act
     input.body = call.body = body;
     validateInput(ep, call);
   }
+  // --dry-run without bulk input: the one request, checked and shown, not sent (where the
+  // endpoint has no dry_run field of its own, which the flag then sets).
+  if (opts.dryRun === true && kind === 'action' && spec.bulk !== false && !fieldsOf(ep).some((f) => f.field === 'dry_run')) {
+    return dryRunOne(ctx, spec, input);
+  }
   if (spec.override) {
     const code = await spec.override(input, ctx, opts);
     if (code !== undefined) return code;
@@ -347,6 +364,23 @@ async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'act
   const data = res.data === null || res.data === undefined ? { message: res.message ?? 'done' } : res.data;
   if (kind === 'action' && res.message && ctx.globals.output === 'table' && ctx.io.stdoutIsTTY) ctx.note(res.message);
   await printObject(data, { format: ctx.globals.output, fields: ctx.globals.fields, io: ctx.io, noColor: ctx.globals.noColor });
+  return 0;
+}
+
+/** `--dry-run` of one write: the request it would send (secrets masked) and, where the verb can tell, the change. */
+async function dryRunOne(ctx: Ctx, spec: VerbSpec, input: VerbInput): Promise<number> {
+  const ep = spec.endpoint;
+  const [{ fillPath }, { redactBody }] = await Promise.all([import('../api/client.js'), import('../api/redact.js')]);
+  const plan: Record<string, unknown> = { request: `${ep.method} ${fillPath(ep.path, input.params)}` };
+  if (hasPart(ep, 'query') && Object.keys(input.query).length) plan.query = redactBody(input.query);
+  if (hasPart(ep, 'body')) plan.body = redactBody(input.body);
+  const preview = spec.bulk === false ? undefined : spec.bulk?.preview;
+  if (preview) {
+    const changes = await preview(await ctx.api(), [{ line: 1, key: '', input, validated: input as never }], ctx.signal);
+    plan.change = changes.get(1) ?? 'current state not found';
+  }
+  await printObject(plan, { format: ctx.globals.output, fields: ctx.globals.fields, io: ctx.io, noColor: ctx.globals.noColor });
+  ctx.note('dry run: checked, nothing sent');
   return 0;
 }
 

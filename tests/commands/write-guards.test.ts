@@ -1,0 +1,105 @@
+/**
+ * One write on the command line, guarded as a bulk run is: `--dry-run` shows the request and
+ * sends nothing (it used to be accepted and the write went through), an argument and a flag that
+ * name the same field differently are refused (the flag used to win silently), and the options
+ * of a bulk run without its input are refused. All of it before anything is sent: exit 2.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ok, startStubServer, type StubServer } from '../support/stub-server.js';
+import { runCli } from '../support/run-cli.js';
+import { tempDir } from '../support/tmp.js';
+
+let server: StubServer;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  server = await startStubServer();
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  server.requests.length = 0;
+  server.setHandler((req) => {
+    if (req.method === 'GET' && req.path === '/admin/subscriptions') {
+      return ok({ pagination: { total_pages: 1, total_records: 1 }, subscriptions: [{ subscription_id: 42, status: 'active', end_date: '2026-12-01T00:00:00.000Z' }] });
+    }
+    return ok({ message: 'done' });
+  });
+  env = { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't', SUBCTL_CONFIG_DIR: join(tempDir('subctl-guards-'), 'cfg') };
+});
+
+const writes = () => server.requests.filter((q) => q.method !== 'GET');
+
+describe('--dry-run of one write', () => {
+  it('subscriptions manage: the request, the change against the current state; no PUT', async () => {
+    const r = await runCli(['subscriptions', 'manage', '42', '--action', 'extend', '--reason', 'ticket 9', '--extend-days', '7', '--dry-run', '-o', 'json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({
+      request: 'PUT /admin/subscriptions/42/manage',
+      body: { action: 'extend', reason: 'ticket 9', extend_days: 7 },
+      change: 'active, ends 2026-12-01: end_date: 2026-12-01 -> 2026-12-08',
+    });
+    expect(r.stderr).toContain('dry run: checked, nothing sent');
+    expect(writes()).toEqual([]);
+  });
+
+  it('services delete and create: nothing sent, no question asked; a bad value is still exit 2', async () => {
+    const del = await runCli(['services', 'delete', 'GPT4', '--dry-run', '--yes', '-o', 'json'], { env });
+    expect(del.code, del.stderr).toBe(0);
+    expect(JSON.parse(del.stdout)).toEqual({ request: 'DELETE /admin/services', body: { service_code: 'GPT4' } });
+    const service = ['services', 'create', '--service-code', 'DRY1', '--service-name', 'Dry', '--provider-name', 'P', '--base-service-url', 'https://p.example', '--access-pattern', 'api', '--credit-reset-cycle', 'monthly'];
+    const create = await runCli([...service, '--service-type', 'USAGE_BASED', '--dry-run', '-o', 'json'], { env });
+    expect(create.code, create.stderr).toBe(0);
+    expect(JSON.parse(create.stdout).request).toBe('POST /admin/services');
+    const bad = await runCli([...service, '--service-type', 'NOPE', '--dry-run'], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/service_type \(--service-type\)/);
+    expect(server.requests).toEqual([]);
+  });
+
+  it('a secret in the body is masked in the plan', async () => {
+    const r = await runCli(['users', 'create', '--username', 'ann', '--email', 'ann@example.com', '--role', 'user', '--password-stdin', '--dry-run', '-o', 'json'], { env, stdin: 'S3cret-pass!\n' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain('S3cret-pass!');
+    expect(writes()).toEqual([]);
+  });
+
+  it("cleanup's own --dry-run is still the platform's dry_run (sent as such)", async () => {
+    const r = await runCli(['cleanup', '--dry-run', '-o', 'json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(writes()).toHaveLength(1);
+    expect(writes()[0].body).toMatchObject({ dry_run: true });
+  });
+});
+
+describe('the argument and a flag naming the same field', () => {
+  it.each([
+    [['services', 'delete', 'FI-16', '--service-code', 'FI-15', '--yes'], 'the argument says service_code FI-16 and --service-code says FI-15: give one of them'],
+    [['services', 'delete', '62', '--service-id', '61', '--yes'], 'the argument says service_id 62 and --service-id says 61: give one of them'],
+    [['subscriptions', 'manage', '1037', '--id', '1038', '--action', 'pause', '--reason', 'x', '--yes'], 'the argument says id 1037 and --id says 1038: give one of them'],
+  ])('%j: exit 2, nothing sent', async (argv, message) => {
+    const r = await runCli(argv, { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`error: ${message}`);
+    expect(server.requests).toEqual([]);
+  });
+
+  it('the same value twice is no conflict', async () => {
+    const r = await runCli(['services', 'delete', 'GPT4', '--service-code', 'GPT4', '--yes'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(writes()).toHaveLength(1);
+  });
+});
+
+describe('bulk options without bulk input', () => {
+  it.each([
+    [['--report', 'r.csv'], '--report is for bulk runs'],
+    [['--concurrency', '8'], '--concurrency is for bulk runs'],
+    [['--restart', '--skip-applied'], '--restart, --skip-applied are for bulk runs'],
+  ])('%j: exit 2, nothing sent', async (extra, message) => {
+    const r = await runCli(['services', 'delete', 'GPT4', '--yes', ...extra], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`error: ${message}: give --from-csv FILE or --from-ndjson FILE`);
+    expect(server.requests).toEqual([]);
+  });
+});
