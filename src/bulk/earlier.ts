@@ -12,14 +12,18 @@
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { localError } from '../api/errors.js';
-import { fingerprintOf, Journal } from './journal.js';
+import { canonicalJson, fingerprintOf, Journal } from './journal.js';
 
-/** The identity of a row's request (its params, query and body): what runDigests gives each row. */
+/** The identity of a row's request (its params, query and body, in any order): what runDigests gives each row. */
 export function rowFingerprint(input: unknown): string {
-  return fingerprintOf(JSON.stringify(input));
+  return fingerprintOf(canonicalJson(input));
 }
 
+/** Row files written now: fingerprints of each request's canonical JSON (version 1, without `v`: of its JSON as built). */
+const ROWS_VERSION = 2;
+
 interface RowsFile {
+  v?: number;
   command: string;
   endpoint: string;
   target: string;
@@ -38,8 +42,8 @@ export function rowsPath(journalPath: string): string {
  * renamed over it): a file cut by a full disk would hide the run from later ones. A failure is
  * named, and stops the run before anything is sent.
  */
-export function writeRowsFile(journalPath: string, head: Omit<RowsFile, 'rows' | 'created_at'>, rows: Array<[number, string]>, now = new Date()): void {
-  const file: RowsFile = { ...head, created_at: now.toISOString(), rows };
+export function writeRowsFile(journalPath: string, head: Omit<RowsFile, 'rows' | 'created_at' | 'v'>, rows: Array<[number, string]>, now = new Date()): void {
+  const file: RowsFile = { v: ROWS_VERSION, ...head, created_at: now.toISOString(), rows };
   const path = rowsPath(journalPath);
   const tmp = `${path}.${process.pid}.tmp`;
   try {
@@ -69,7 +73,13 @@ const MAX_RUNS = 200;
  * same command on the same platform applied, or sent without learning the outcome. Runs of the
  * same input (this journal) are not earlier runs: they resume.
  */
-export function earlierRows(journalPath: string, head: Omit<RowsFile, 'rows' | 'created_at'>, fingerprints: Map<number, string>): EarlierRow[] {
+export function earlierRows(
+  journalPath: string,
+  head: Omit<RowsFile, 'rows' | 'created_at' | 'v'>,
+  fingerprints: Map<number, string>,
+  /** This run's fingerprints as version-1 row files have them; asked for only when there is one. */
+  fingerprintsV1?: () => Map<number, string>,
+): EarlierRow[] {
   const dir = dirname(journalPath);
   const own = rowsPath(journalPath);
   let names: string[];
@@ -84,8 +94,8 @@ export function earlierRows(journalPath: string, head: Omit<RowsFile, 'rows' | '
     .map((p) => ({ p, mtime: statSync(p, { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
     .sort((a, b) => b.mtime - a.mtime)
     .slice(0, MAX_RUNS);
-  // Fingerprint -> the earliest finding for it (an applied one wins over a maybe).
-  const found = new Map<string, Omit<EarlierRow, 'line'>>();
+  // Fingerprint -> the earliest finding for it (an applied one wins over a maybe), by version.
+  const foundBy = new Map<number, Map<string, Omit<EarlierRow, 'line'>>>();
   for (const { p } of runs) {
     let rows: RowsFile;
     try {
@@ -96,6 +106,10 @@ export function earlierRows(journalPath: string, head: Omit<RowsFile, 'rows' | '
     if (rows.command !== head.command || rows.endpoint !== head.endpoint || rows.target !== head.target || !Array.isArray(rows.rows)) continue;
     const journal = p.slice(0, -'.rows'.length);
     if (!existsSync(journal)) continue;
+    const version = rows.v ?? 1;
+    if (version > ROWS_VERSION || (version === 1 && !fingerprintsV1)) continue;
+    let found = foundBy.get(version);
+    if (!found) foundBy.set(version, (found = new Map()));
     const states = Journal.loadFile(journal);
     for (const [line, fp] of rows.rows) {
       const rec = states.get(line);
@@ -108,8 +122,14 @@ export function earlierRows(journalPath: string, head: Omit<RowsFile, 'rows' | '
     }
   }
   const out: EarlierRow[] = [];
+  const current = foundBy.get(ROWS_VERSION);
+  const v1 = foundBy.get(1);
+  const v1Prints = v1 ? fingerprintsV1!() : undefined;
   for (const [line, fp] of fingerprints) {
-    const f = found.get(fp);
+    const a = current?.get(fp);
+    const b = v1Prints && v1!.get(v1Prints.get(line)!);
+    // Applied wins over maybe, whichever version's file said it.
+    const f = a && b ? (a.state === 'applied' || b.state !== 'applied' ? a : b) : (a ?? b);
     if (f) out.push({ line, ...f });
   }
   return out;

@@ -61,7 +61,7 @@ export function runDigests(
   endpoint: string,
   rows: ReadonlyArray<{ line: number; input: unknown }>,
   target: string,
-): { digest: string; legacy: string; fingerprints: () => Map<number, string> } {
+): { digest: string; legacy: string; fingerprints: () => Map<number, string>; fingerprintsV1: () => Map<number, string> } {
   const h = createHash('sha256');
   const l = createHash('sha256');
   h.update(`${command}\n${endpoint}\n${target}\n`);
@@ -80,13 +80,28 @@ export function runDigests(
     h.update(text);
     l.update(text);
   }
-  const fingerprints = () => new Map(rows.map((r, j) => [r.line, fingerprintOf(jsons[j])]));
-  return { digest: h.digest('hex').slice(0, 24), legacy: l.digest('hex').slice(0, 24), fingerprints };
+  // A row's request, whatever order its fields came in (columns reordered, a value moved from
+  // a column to a flag): the fingerprint of its canonical JSON. Row files of version 1 hold
+  // fingerprints of the JSON as built (earlier.ts still reads them).
+  const fingerprints = () => new Map(rows.map((r) => [r.line, fingerprintOf(canonicalJson(r.input))]));
+  const fingerprintsV1 = () => new Map(rows.map((r, j) => [r.line, fingerprintOf(jsons[j])]));
+  return { digest: h.digest('hex').slice(0, 24), legacy: l.digest('hex').slice(0, 24), fingerprints, fingerprintsV1 };
 }
 
 /** A row's fingerprint: the first 128 bits of the SHA-256 of its JSON, as 32 hex digits. */
 export function fingerprintOf(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 32);
+}
+
+/** `JSON.stringify(value)` with every object's keys in code-unit order: the same text for the same value, however it was built. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+    const o = v as Record<string, unknown>;
+    const sorted: Record<string, unknown> = {};
+    for (const k of Object.keys(o).sort()) sorted[k] = o[k];
+    return sorted;
+  });
 }
 
 const int = (v: unknown) => Number.isSafeInteger(v);

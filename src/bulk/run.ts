@@ -250,7 +250,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
     // rows fixed or taken out) applied are not sent again unasked (earlier.ts).
     const head = { command: verb.command, endpoint: ep.name, target };
     const fingerprints = resuming ? undefined : digests.fingerprints();
-    const earlier = fingerprints && !opts.restart ? earlierRows(journal.path, head, fingerprints) : [];
+    const earlier = fingerprints && !opts.restart ? earlierRows(journal.path, head, fingerprints, digests.fingerprintsV1) : [];
     if (earlier.length && !opts.skipApplied) throw earlierRefusal(verb.command, planned, earlier);
     // One pool of --concurrency connections (more would only open while others are released).
     if (planned.length > 1) api.preferThroughput(opts.concurrency);
@@ -509,7 +509,7 @@ function dryRunFate(ctx: Ctx, verb: BulkVerb, planned: PlannedRow[], opts: BulkO
     const parts = [count(skip, 'row'), `${again} sent again`, `${check} checked on the server first`];
     return { rows, summary: `a run resumes the journal ${journal.path}: ${parts[0]} skipped, ${parts[1]}, ${parts[2]}, ${planned.length - skip - again - check} not sent yet (--restart sends every row)` };
   }
-  const earlier = earlierRows(journal.path, { command: verb.command, endpoint: verb.endpoint.name, target }, digests.fingerprints());
+  const earlier = earlierRows(journal.path, { command: verb.command, endpoint: verb.endpoint.name, target }, digests.fingerprints(), digests.fingerprintsV1);
   if (!earlier.length) return undefined;
   for (const e of earlier) {
     const what = e.state === 'applied' ? `applied by an earlier run (started ${e.at})` : `sent by an earlier run (started ${e.at}), its outcome never learned`;

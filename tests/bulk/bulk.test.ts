@@ -248,6 +248,18 @@ describe('running', () => {
     expect(server.requests).toHaveLength(12);
   });
 
+  it('the same requests with the columns in another order, or a value moved from a column to a flag, are not sent again unasked', async () => {
+    const first = await runCli(['subscriptions', 'manage', '--from-csv', file('order1.csv', 'subscription_id,action,reason,extend_days\n1127,extend,reorder,1\n728,extend,moved,1\n'), '--yes'], { env });
+    expect(first.code).toBe(0);
+    const reordered = await runCli(['subscriptions', 'manage', '--from-csv', file('order2.csv', 'extend_days,reason,action,subscription_id\n1,reorder,extend,1127\n'), '--yes'], { env });
+    expect(reordered.code).toBe(2);
+    expect(reordered.stderr).toMatch(/1 of these 1 rows was already sent .*line 2 \(id=1127\)/);
+    const moved = await runCli(['subscriptions', 'manage', '--from-csv', file('order3.csv', 'subscription_id,action,reason\n728,extend,moved\n'), '--extend-days', '1', '--yes'], { env });
+    expect(moved.code).toBe(2);
+    expect(moved.stderr).toMatch(/line 2 \(id=728\)/);
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('--dry-run says what a run would do with rows an earlier run or the run it resumes already sent, and writes nothing', async () => {
     server.setHandler((req) => {
       if (req.method === 'GET') return ok({ pagination: { total_pages: 1, total_records: 0 }, subscriptions: [] });
