@@ -81,6 +81,11 @@ export function localMinute(d: Date): string {
   return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
 }
 
+/** Local 'YYYY-MM-DD HH:mm:ss' of a date (one line of `audit --follow`). */
+export function localSecond(d: Date): string {
+  return `${localMinute(d)}:${two(d.getSeconds())}`;
+}
+
 function compactJson(v: unknown): string {
   try {
     return JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x)) ?? '';

@@ -9,6 +9,7 @@ import { CliError, ExitCode, UsageError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import type { VerbInput } from '../../cli/verbs.js';
 import { itemsOf } from '../../cli/paging.js';
+import { localSecond } from '../../output/format.js';
 import { printList } from '../../output/index.js';
 
 type Entry = Record<string, unknown>;
@@ -21,10 +22,18 @@ function mayPass(e: unknown): boolean {
   return e instanceof CliError && (e.exitCode === ExitCode.network || (e.exitCode === ExitCode.server && e.type === 'server'));
 }
 
-/** One readable line: time, user, module.action, details; cut to the terminal width. */
-export function auditLine(e: Entry, width?: number): string {
+/**
+ * One readable line: time, user, module.action, details; cut to the terminal width. The time as
+ * the tables show it: on a terminal in local time (here to the second), off one as the server
+ * sent it. (It was UTC with the `T` taken out on a terminal too, while `audit list` beside it
+ * showed local time: the same entry nine hours apart in Tokyo.)
+ */
+export function auditLine(e: Entry, width?: number, tty = width !== undefined): string {
   const details = typeof e.details === 'string' ? e.details : e.details === undefined || e.details === null ? '' : JSON.stringify(e.details);
-  const line = `${String(e.created_at ?? '').replace('T', ' ').slice(0, 19)}  ${String(e.username ?? e.user_id ?? '-')}  ${String(e.module ?? '')}.${String(e.action ?? '')}  ${details.replace(/\s+/g, ' ')}`;
+  const at = String(e.created_at ?? '');
+  const d = tty ? new Date(at) : undefined;
+  const time = d && !Number.isNaN(d.getTime()) ? localSecond(d) : at;
+  const line = `${time}  ${String(e.username ?? e.user_id ?? '-')}  ${String(e.module ?? '')}.${String(e.action ?? '')}  ${details.replace(/\s+/g, ' ')}`;
   return width && line.length > width ? `${line.slice(0, width - 1)}…` : line;
 }
 
@@ -119,7 +128,7 @@ export function auditFollow(ep: AnyEndpoint, columns?: string[]) {
 
     if (g.output === 'table') {
       const width = ctx.io.stdoutIsTTY ? ctx.io.columns : undefined;
-      for await (const e of entries()) ctx.io.stdout.write(`${auditLine(e, width)}\n`);
+      for await (const e of entries()) ctx.io.stdout.write(`${auditLine(e, width, ctx.io.stdoutIsTTY)}\n`);
     } else {
       // One printer for the whole follow: csv writes its header once; json becomes one object a
       // line (ndjson), since the list never ends.
