@@ -4,7 +4,7 @@
  * rows are streamed to the printer, so memory stays flat for millions of rows.
  */
 import type { ApiClient } from '../api/client.js';
-import type { AnyEndpoint } from '../api/contract/common.js';
+import { itemFieldsOf, type AnyEndpoint } from '../api/contract/common.js';
 import { BadResponseError, CliError, ExitCode } from '../api/errors.js';
 import { printList } from '../output/index.js';
 import type { Ctx } from './context.js';
@@ -164,6 +164,7 @@ export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { col
     fields: g.fields,
     columns: g.output === 'table' ? opts.columns : undefined,
     lead: g.output === 'csv' ? opts.columns : undefined,
+    emptyHeader: () => itemFieldsOf(ep, paging.items ?? ''),
     io: ctx.io,
     noColor: g.noColor,
   };

@@ -9,7 +9,9 @@
  * - A text cell starting with = + - @ TAB CR (or their full-width forms) gets a leading `'`, so
  *   that a spreadsheet does not run it as a formula; a negative number sent as text ("-19.99")
  *   is data and is left alone, as real numbers are.
- * - A cell holding `,` `"` CR or LF is quoted, its quotes doubled. Records end with LF.
+ * - A cell holding `,` `"` CR or LF is quoted, its quotes doubled; so is one that begins or ends
+ *   with white space, which readers that trim unquoted fields (subctl's own bulk input among
+ *   them) would otherwise lose. Records end with LF.
  *
  * Rows are encoded in batches and written by `pump`, with backpressure and a bounded buffer.
  */
@@ -18,6 +20,12 @@ import { getPath } from './format.js';
 
 const NEGATIVE_NUMBER = /^-\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$/;
 const NEEDS_QUOTES = /[",\r\n]/;
+const SPACE = /\s/;
+
+/** White space as `\s` has it, by code unit (ASCII compared, the rest asked of the regex: rare). */
+function isSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || (c >= 0x80 && SPACE.test(String.fromCharCode(c)));
+}
 
 function json(v: unknown): string {
   try {
@@ -72,7 +80,7 @@ export function csvCell(v: unknown): string {
     default:
       s = String(v);
   }
-  return NEEDS_QUOTES.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  return NEEDS_QUOTES.test(s) || isSpace(s.charCodeAt(0)) || isSpace(s.charCodeAt(s.length - 1)) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 /** One record: cells joined by `,`, ended by LF. */
@@ -106,6 +114,8 @@ export class CsvEncoder implements Encoder {
   constructor(
     private columns: string[] | undefined,
     private readonly lead?: string[],
+    /** The columns of a list without rows (else it prints nothing, not even a header: csv.DictReader then has no field names). */
+    private readonly emptyHeader?: () => string[] | undefined,
   ) {}
 
   private header(): void {
@@ -137,8 +147,12 @@ export class CsvEncoder implements Encoder {
     return out;
   }
 
-  /** With no rows, still the header when the columns are known (from --fields or the command). */
+  /** With no rows, still the header when the columns are known (from --fields, the command or the contract). */
   finish(): { text: string; rows: number } {
+    if (!this.columns && this.emptyHeader) {
+      const known = this.emptyHeader();
+      if (known) this.columns = leadFirst(known, this.lead);
+    }
     return this.take();
   }
 }

@@ -21,6 +21,8 @@ export interface OutputOptions {
   lead?: string[];
   /** `--no-color`. */
   noColor?: boolean;
+  /** csv of a list with no rows and no columns given: the header's fields (the contract's item fields). */
+  emptyHeader?: () => string[] | undefined;
   io: IO;
 }
 

@@ -69,7 +69,7 @@ export async function printList(
       return pump(rows, new NdjsonEncoder(fields), stream, guard, watch);
     case 'csv': {
       const { CsvEncoder } = await import('./csv.js');
-      return pump(rows, new CsvEncoder(resolveColumns(opts, undefined), opts.lead), stream, guard, watch);
+      return pump(rows, new CsvEncoder(resolveColumns(opts, undefined), opts.lead, opts.emptyHeader), stream, guard, watch);
     }
     case 'table': {
       const color = useColor(io, 'stdout', opts.noColor ?? false);

@@ -7,6 +7,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseCsv } from '../../src/bulk/csv.js';
 import { CsvEncoder, csvCell, csvRecord } from '../../src/output/csv.js';
 
 const NEGATIVE_NUMBER = /^-\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$/;
@@ -21,11 +22,14 @@ const reference = (records: unknown[][]) =>
       boolean: (v) => (v ? 'true' : 'false'),
       date: (v) => (Number.isNaN(v.getTime()) ? '' : v.toISOString()),
       object: (v) => json(v),
-      string: (v) => (NEGATIVE_NUMBER.test(v) ? { value: v, escape_formulas: false } : v),
+      // Text that begins or ends with white space is quoted (readers that trim would lose it),
+      // unless the formula quote that leads it (a TAB or CR first) already hides its start.
+      string: (v) =>
+        NEGATIVE_NUMBER.test(v) ? { value: v, escape_formulas: false } : /\s$/.test(v) || (/^\s/.test(v) && !/^[\t\r]/.test(v)) ? { value: v, quoted: true } : v,
     },
   });
 
-const tricky = fc.constantFrom('', ' ', ',', '"', 'a,b', 'say "hi"', 'two\nlines', 'cr\rhere', 'crlf\r\nx', '=SUM(A1)', '+1', '-1', '-19.99', '-1e5', '-x', '@me', '\tlead', '\rlead', '＝1', '＋1', '－1', '＠a', 'Ünïcødé', '日本', "'quoted");
+const tricky = fc.constantFrom('', ' ', ' lead', 'trail ', '\u00a0nbsp', 'mid dle', ',', '"', 'a,b', 'say "hi"', 'two\nlines', 'cr\rhere', 'crlf\r\nx', '=SUM(A1)', '+1', '-1', '-19.99', '-1e5', '-x', '@me', '\tlead', '\rlead', '＝1', '＋1', '－1', '＠a', 'Ünïcødé', '日本', "'quoted");
 const cell = fc.oneof(
   tricky,
   fc.string({ maxLength: 10 }),
@@ -70,6 +74,16 @@ describe('CSV encoder', () => {
       { id: '1', note: 'late, again', who: '{"name":"Ana \\"A\\""}', ok: 'true', gone: '' },
       { id: '2', note: 'two\nlines', who: '{"name":"Bo"}', ok: 'false', gone: '' },
     ]);
+  });
+
+  it("values with spaces at either end come back whole through subctl's own bulk reader (which trims unquoted cells)", () => {
+    const enc = new CsvEncoder(undefined);
+    const values = ['  padded name  ', ' lead', 'trail ', '\u00a0nbsp\u00a0', 'plain'];
+    enc.add(Object.fromEntries(values.map((v, i) => [`c${i}`, v])));
+    const text = enc.finish().text;
+    expect(text.split('\n')[1]).toBe('"  padded name  "," lead","trail ","\u00a0nbsp\u00a0",plain');
+    const [, row] = parseCsv(text);
+    expect(row.fields).toEqual(values);
   });
 
   it('known columns and no rows: the header alone', () => {

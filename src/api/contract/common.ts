@@ -324,6 +324,32 @@ export function describeField(schema: z.ZodType): FieldInfo {
   }
 }
 
+/**
+ * The fields of a list's items in the endpoint's response schema (`items`: the key the list is
+ * under, '' when the answer is the list), in declaration order; undefined when the schema does
+ * not say. For the header of an empty CSV list.
+ */
+export function itemFieldsOf(ep: AnyEndpoint, items: string): string[] | undefined {
+  const through = (schema: z.ZodType | undefined): z.ZodType | undefined => {
+    let s = schema;
+    for (let i = 0; s && i < 10; i++) {
+      const d = defOf(s) as Def & { getter?: () => z.ZodType };
+      if (d.type === 'optional' || d.type === 'nullable' || d.type === 'default' || d.type === 'prefault' || d.type === 'readonly' || d.type === 'catch') s = d.innerType;
+      else if (d.type === 'pipe') s = d.in;
+      else if (d.type === 'lazy') s = d.getter?.();
+      else return s;
+    }
+    return undefined;
+  };
+  let list = through(ep.response as z.ZodType | undefined);
+  if (items && list && defOf(list).type === 'object') list = through((list as z.ZodObject).shape[items] as z.ZodType | undefined);
+  if (!list || defOf(list).type !== 'array') return undefined;
+  const item = through((defOf(list) as Def & { element?: z.ZodType }).element);
+  if (!item || defOf(item).type !== 'object') return undefined;
+  const keys = Object.keys((item as z.ZodObject).shape);
+  return keys.length ? keys : undefined;
+}
+
 /** The fields of an object schema with their kinds, in declaration order. */
 export function describeObject(schema: z.ZodObject | undefined): Array<[string, FieldInfo]> {
   if (!schema) return [];
