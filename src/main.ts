@@ -46,12 +46,15 @@ export async function runProcess(): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  // A closed pipe (`subctl ... | head -1`) ends the run quietly.
-  const onPipeError = (err: NodeJS.ErrnoException) => {
+  // A closed pipe on stdout (`subctl ... | head -1`) ends the run quietly. One on stderr (`2>&1 |
+  // head -1` reading only the error's first line) changes nothing: the run ends with its own
+  // code (it used to exit 0, a failure reported as success).
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  };
-  process.stdout.on('error', onPipeError);
-  process.stderr.on('error', onPipeError);
+  });
+  process.stderr.on('error', () => {
+    // Nothing more can be said on stderr; the exit code still says how the run ended.
+  });
   const code = await main(argv, { io, signal: controller.signal });
   process.exitCode = code;
   // Interactive screens and keep-alive sockets are closed by now; exit promptly in any case so

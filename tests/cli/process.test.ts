@@ -77,6 +77,17 @@ describe('the binary', () => {
     expect(r.status).toBe(0);
   });
 
+  it('an error written to a stderr whose reader is gone (`2>&1 | head -1`) keeps its exit code', async () => {
+    // On the embedded sandbox, whose closing gives the stream's error time to arrive before the
+    // exit (against a stub the process was gone first, and the old code passed too).
+    const child = spawn(process.execPath, [bin, '--sandbox', 'services', 'get', 'NOPE'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    // The reading end closed before the child writes: every write to its stderr fails with EPIPE.
+    child.stderr.destroy();
+    child.stdout.resume();
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    expect(code).toBe(4);
+  });
+
   it('non-interactive commands never load ink or react', async () => {
     server.setHandler(() => ok({ pagination: { total_pages: 1, total_records: 1 }, services: [{ service_id: 1, service_code: 'GPT4' }] }));
     const trace = join(tempDir('subctl-trace-'), 'modules.txt');
