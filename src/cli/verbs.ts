@@ -119,6 +119,21 @@ export function convertValue(raw: unknown, info: FieldInfo): unknown {
   }
 }
 
+const DECIMAL = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
+const WHOLE = /^[-+]?\d+$/;
+
+/**
+ * Text given for a number that is not one written in decimals, refused as typed: `Number()`
+ * (and the contract's coercion of query values) reads `0x10` as 16, `0b11` as 3 and '' as 0,
+ * so `--price 0x10` created a plan priced 16 and `--page-size ""` was "too small".
+ */
+export function badNumberText(raw: unknown, info: FieldInfo): string | undefined {
+  if (typeof raw !== 'string' || (info.kind !== 'number' && info.kind !== 'integer')) return undefined;
+  const t = raw.trim();
+  if ((info.kind === 'integer' ? WHOLE : DECIMAL).test(t)) return undefined;
+  return `expected a ${info.kind === 'integer' ? 'whole ' : ''}number, got '${raw}'`;
+}
+
 /** Builds the Commander command for a verb and binds its action. */
 export function buildVerb(parent: Command, spec: VerbSpec, bind: (a: Action) => (raw: Record<string, unknown>) => void): Command {
   return configureVerb(parent.command(spec.name), spec, bind);
@@ -199,12 +214,17 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
         const field = p.alt !== undefined && !/^\d+$/.test(value) ? p.alt : p.field;
         const fp = placeOf(field);
         if (!fp) throw new Error(`verb ${spec.name}: positional ${field} is not a field of ${ep.name}`);
+        const bad = badNumberText(value, fp.info);
+        if (bad) throw new ValidationError([{ field, flag: 'argument', message: bad }]);
         input[fp.place][field] = convertValue(value, fp.info);
         typed.set(field, { text: value, from: 'argument', info: fp.info });
         // A path id that the body repeats (plans.update's plan_id) is filled from the path.
       });
       for (const [attr, f] of byAttr) {
-        const v = convertValue(opts[attr] === true && f.info.kind !== 'boolean' ? '' : opts[attr], f.info);
+        const given = opts[attr] === true && f.info.kind !== 'boolean' ? '' : opts[attr];
+        const bad = badNumberText(given, f.info);
+        if (bad) throw new ValidationError([{ field: f.field, flag: flagName(f.field), message: bad }]);
+        const v = convertValue(given, f.info);
         if (v !== undefined) {
           // The argument and a flag naming the same field: which one was meant is not ours to
           // guess (the flag used to win: `services delete A --service-code B` deleted B).
@@ -219,6 +239,10 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
       if (ep.paging) {
         const page = opts.pageNumber ?? opts.page;
         const whole: FieldInfo = { kind: 'integer', optional: true };
+        for (const [text, flag, field] of [[page, '--page-number', ep.paging.page], [opts.pageSize, '--page-size', ep.paging.size]] as const) {
+          const bad = badNumberText(text, whole);
+          if (bad) throw new ValidationError([{ field, flag, message: bad }]);
+        }
         if (page !== undefined) {
           input.query[ep.paging.page] = convertValue(page, whole);
           typed.set(ep.paging.page, { text: page, from: '--page-number', info: whole });
@@ -240,7 +264,11 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
         if (given.length) throw new UsageError(`${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} ${given.length > 1 ? 'are' : 'is'} for bulk runs: give --from-csv FILE or --from-ndjson FILE`);
       }
       for (const p of positional) {
-        if (!p.optional && posValues[positional.indexOf(p)] === undefined) throw new UsageError(`missing argument <${p.field}>`, { hint: `subctl ${parentName(cmd)} ${spec.name} --help` });
+        if (posValues[positional.indexOf(p)] !== undefined) continue;
+        // A path id is always needed without bulk input (an optional argument only for the rows'
+        // sake), unless its flag gave it: said as the missing argument, not as zod's NaN.
+        const pathId = placeOf(p.field)?.place === 'params' && input.params[p.field] === undefined && (p.alt === undefined || input.params[p.alt] === undefined);
+        if (!p.optional || pathId) throw new UsageError(`missing argument <${p.field}>`, { hint: `subctl ${parentName(cmd)} ${spec.name} --help` });
       }
       try {
         await spec.prepare?.(input, ctx, opts);
@@ -301,7 +329,10 @@ async function runBulkVerb(
       verify: extra.verify,
       convert: (field, raw) => {
         const fp = placeOf(field);
-        return fp ? convertValue(raw, fp.info) : raw;
+        if (!fp) return raw;
+        const bad = badNumberText(raw, fp.info);
+        if (bad) throw new ValidationError([{ field, message: bad }]);
+        return convertValue(raw, fp.info);
       },
       prepare: spec.prepare ? (input) => spec.prepare!(input, ctx, opts) : undefined,
     },

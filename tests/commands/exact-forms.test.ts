@@ -75,6 +75,7 @@ describe('CLI.md exact forms against the sandbox', () => {
     const follow = await form('audit user 17 --follow', { signal: ac.signal });
     expect(follow.code).toBe(130);
     // /audit/users/17 lists what user 17 did (the seeded history), one line each.
-    expect(follow.stdout).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} {2}siobhan\.anderson {2}/m);
+    // Off a terminal the time as the server sent it (ISO, UTC).
+    expect(follow.stdout).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z {2}siobhan\.anderson {2}/m);
   }, 60_000);
 });

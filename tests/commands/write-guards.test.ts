@@ -103,3 +103,37 @@ describe('bulk options without bulk input', () => {
     expect(server.requests).toEqual([]);
   });
 });
+
+describe('numbers as typed', () => {
+  it.each([
+    [['plans', 'create', '--plan-code', 'P1', '--plan-name', 'x', '--price', '0x10', '--currency', 'USD', '--duration', '1', '--duration-unit', 'days', '--credit-amount', '1', '--credit-unit', 'requests'], "price (--price): expected a number, got '0x10'"],
+    [['plans', 'list', '--price-from', '0b11'], "price_from (--price-from): expected a number, got '0b11'"],
+    [['services', 'list', '--page-size', ''], "page_size (--page-size): expected a whole number, got ''"],
+    [['subscriptions', 'manage', '0x10', '--action', 'pause', '--reason', 'x'], "id (argument): expected a whole number, got '0x10'"],
+    [['plans', 'update', 'abc', '--price', '3'], "id (argument): expected a whole number, got 'abc'"],
+  ])('%j: refused as typed, exit 2, nothing sent', async (argv, message) => {
+    const r = await runCli(argv, { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`error: invalid input: ${message}`);
+    expect(server.requests).toEqual([]);
+  });
+
+  it('decimal notation is a number: 1e1, .5, 10., +3, spaces around', async () => {
+    const r = await runCli(['plans', 'list', '--price-from', '1e1', '--price-to', ' 12.5 ', '-o', 'json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(server.requests[0].query).toMatchObject({ price_from: '10', price_to: '12.5' });
+  });
+
+  it('a bulk cell is held to the same rule, with its line', async () => {
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', '-', '--dry-run'], { env, stdin: 'subscription_id,action,reason,extend_days\n1037,extend,a,0x1\n' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("line 2: extend_days (--extend-days): expected a whole number, got '0x1'");
+  });
+
+  it('a missing path id is the missing argument, not a NaN', async () => {
+    const r = await runCli(['subscriptions', 'manage', '--action', 'pause', '--reason', 'x'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('error: missing argument <id>');
+    expect(r.stderr).not.toContain('NaN');
+  });
+});
