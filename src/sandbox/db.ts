@@ -174,7 +174,16 @@ export function dataFileFailure(err: unknown, file: string, flag?: string, reset
  * them applied.
  */
 export function openDatabase(file: string): DB {
-  preflight(file);
+  // A new data file is private (0600), as every file of subctl's: SQLite would create it, and
+  // its -wal and -shm after it, with the umask's 0644. (Taken with O_EXCL: another process
+  // creating it meanwhile is no error.)
+  if (preflight(file) === 0) {
+    try {
+      closeSync(openSync(file, 'wx', 0o600));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw localError(e, `the sandbox data file ${file}`) ?? e;
+    }
+  }
   let db: DB;
   try {
     db = new Database(file, { nativeBinding: addonPath() });

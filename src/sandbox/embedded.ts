@@ -4,7 +4,7 @@
  * the user's data directory, and signs in as the seeded admin.
  */
 import { join } from 'node:path';
-import { ensurePrivateDir } from '../config/paths.js';
+import { ensurePrivateDir, FILE_MODE, repairMode } from '../config/paths.js';
 import { startSandbox } from './server.js';
 
 export interface EmbeddedSandbox {
@@ -17,6 +17,9 @@ export interface EmbeddedSandbox {
 export async function startEmbeddedSandbox(opts: { dataDir: string; quiet?: boolean; dataFile?: string }): Promise<EmbeddedSandbox> {
   ensurePrivateDir(opts.dataDir);
   const dataFile = opts.dataFile ?? join(opts.dataDir, 'sandbox.db');
+  // subctl's own data file (and its -wal and -shm), made 0644 by earlier versions: private,
+  // as the README promises of every file of subctl's.
+  if (!opts.dataFile) for (const f of [dataFile, `${dataFile}-wal`, `${dataFile}-shm`]) repairMode(f, FILE_MODE);
   const sb = await startSandbox({ dataFile, port: 0, host: '127.0.0.1', quiet: true });
   return { url: sb.url, dataFile, adminToken: sb.embeddedTokenFor('admin'), close: () => sb.close() };
 }

@@ -5,7 +5,7 @@
  * a damaged file is said to be damaged with the way out. The real binary.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -115,5 +115,28 @@ describe('a damaged data file', () => {
     expect(reset.code).toBe(2);
     expect(reset.stderr).toContain('subctl cannot tell whether a sandbox made it, and does not delete it');
     expect(sha(file)).toBe(before);
+  });
+});
+
+describe('the data file is private', () => {
+  const mode = (f: string) => statSync(f).mode & 0o777;
+  it('the embedded sandbox makes its file 0600 (with its -wal and -shm), and repairs one an earlier version left 0644', async () => {
+    const e = env();
+    const r = await run(['--sandbox', 'services', 'list', '-o', 'json'], e);
+    expect(r.code, r.stderr).toBe(0);
+    const file = join(e.SUBCTL_CONFIG_DIR, 'data', 'sandbox.db');
+    expect(mode(file)).toBe(0o600);
+    for (const f of [`${file}-wal`, `${file}-shm`]) if (existsSync(f)) expect(mode(f)).toBe(0o600);
+    chmodSync(file, 0o644);
+    const again = await run(['--sandbox', 'services', 'list', '-o', 'json'], e);
+    expect(again.code, again.stderr).toBe(0);
+    expect(mode(file)).toBe(0o600);
+  });
+
+  it('a new file named with --data is made 0600 too', async () => {
+    const file = join(tempDir('subctl-data-'), 'team.db');
+    const r = await run(['sandbox', 'reset', '--data', file, '--yes'], env());
+    expect(r.code, r.stderr).toBe(0);
+    expect(mode(file)).toBe(0o600);
   });
 });
