@@ -153,6 +153,23 @@ export async function planRows(verb: BulkVerb, rows: InputRow[], defaults: BulkI
   if (unknown.length) {
     throw new UsageError(`unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `'${c}'`).join(', ')}: ${verb.command} takes ${[...places.keys(), ...Object.keys(verb.aliases ?? {})].join(', ')}`);
   }
+  // Two columns for one field (`extend_days` and `extend-days`, `id` and `subscription_id`): which
+  // one counts is not the tool's to guess (one of them silently won, and CSV and NDJSON chose
+  // differently).
+  const byField = new Map<string, string[]>();
+  for (const [c, t] of target) byField.set(t.field, [...(byField.get(t.field) ?? []), c]);
+  const twice = [...byField].filter(([, cs]) => cs.length > 1);
+  if (twice.length) {
+    // NDJSON lines may each use another of them (`id` on one, `subscription_id` on the next).
+    for (const r of rows) {
+      const both = twice.map(([f, cs]) => [f, cs.filter((c) => c in r.record)] as const).filter(([, cs]) => cs.length > 1);
+      if (both.length) {
+        throw new UsageError(`line ${r.line}: ${both.map(([f, cs]) => `columns ${cs.map((c) => `'${c}'`).join(' and ')} both give ${f}`).join('; ')}: keep one of each`, {
+          hint: 'fix the input and run again; nothing was sent',
+        });
+      }
+    }
+  }
   for (const r of rows) {
     const input: BulkInput = { params: { ...defaults.params }, query: { ...defaults.query }, body: { ...defaults.body } };
     try {

@@ -6,6 +6,8 @@
  * Example: `defineVerb({ name: 'update', endpoint: servicesUpdate, args: ['id'] })` gives
  * `subctl services update <id> [--service-name ...] ...`.
  */
+import { realpathSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import type { AnyEndpoint, FieldInfo } from '../api/contract/common.js';
 import { flagName } from '../api/contract/common.js';
@@ -312,6 +314,11 @@ async function runBulkVerb(
   if (opts.fromCsv !== undefined && opts.fromNdjson !== undefined) throw new UsageError('give --from-csv or --from-ndjson, not both');
   const concurrency = Number(opts.concurrency ?? 4);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32) throw new UsageError(`--concurrency expects 1-32, got '${String(opts.concurrency)}'`);
+  const inputFile = String(opts.fromCsv ?? opts.fromNdjson);
+  if (opts.report !== undefined && opts.report !== '-' && inputFile !== '-' && sameFile(String(opts.report), inputFile)) {
+    // The report is written as rows finish: it would overwrite the rows being read.
+    throw new UsageError(`--report ${String(opts.report)} is the input file: name another file for the report`);
+  }
   const { readCsvRows, readNdjsonRows } = await import('../bulk/input.js');
   const { runBulk } = await import('../bulk/run.js');
   const rows = opts.fromCsv !== undefined ? await readCsvRows(String(opts.fromCsv), ctx.io.stdin) : await readNdjsonRows(String(opts.fromNdjson), ctx.io.stdin);
@@ -347,6 +354,19 @@ async function runBulkVerb(
       timeoutMs: ctx.globals.timeout ?? ctx.profile()?.timeout ?? 10_000,
     },
   );
+}
+
+/** Do `a` and `b` name the same file (through links, `./`, another spelling of the path)? */
+function sameFile(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true;
+  try {
+    if (realpathSync(a) === realpathSync(b)) return true;
+    const sa = statSync(a);
+    const sb = statSync(b);
+    return sa.dev === sb.dev && sa.ino === sb.ino;
+  } catch {
+    return false;
+  }
 }
 
 async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'action', input: VerbInput, opts: Record<string, unknown>): Promise<number> {

@@ -51,6 +51,16 @@ describe('bad bulk input: exit 2, line and field named, nothing sent', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('two columns for one field (a flag name beside the field name, an alias beside the id): exit 2 naming both, nothing sent; CSV and NDJSON alike', async () => {
+    const csv = await runCli(['subscriptions', 'manage', '--from-csv', file('twice.csv', 'subscription_id,action,reason,extend_days,extend-days\n1037,extend,a,1,30\n'), '--yes'], { env });
+    expect(csv.code).toBe(2);
+    expect(csv.stderr).toContain("error: line 2: columns 'extend_days' and 'extend-days' both give extend_days: keep one of each");
+    const nd = await runCli(['subscriptions', 'manage', '--from-ndjson', '-', '--yes'], { env, stdin: '{"subscription_id":1037,"id":5,"action":"extend","reason":"a","extend_days":1}\n' });
+    expect(nd.code).toBe(2);
+    expect(nd.stderr).toContain("error: line 1: columns 'subscription_id' and 'id' both give id: keep one of each");
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('a missing column: every row says which field is required', async () => {
     const text = 'subscription_id,action,extend_days\n1,extend,3\n2,extend,3\n';
     const r = await runCli(['subscriptions', 'manage', '--from-csv', file('c.csv', text), '--yes'], { env });
@@ -118,6 +128,19 @@ describe('the report file', () => {
 });
 
 describe('running', () => {
+  it('--report naming the input file (by any path) is refused before anything is read or sent: the input is left as it was', async () => {
+    const f = file('same.csv', rows(2));
+    const { symlinkSync } = await import('node:fs');
+    symlinkSync(f, join(dir, 'link.csv'));
+    for (const report of [f, join(dir, '.', 'same.csv'), join(dir, 'link.csv')]) {
+      const r = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes', '--report', report], { env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`error: --report ${report} is the input file: name another file for the report`);
+    }
+    expect(readFileSync(f, 'utf8')).toBe(rows(2));
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('flags on the command line are defaults for every row; columns may use flag names', async () => {
     const text = 'subscription_id,--extend-days\n1,5\n2,\n';
     const r = await runCli(['subscriptions', 'manage', '--from-csv', file('e.csv', text), '--action', 'extend', '--reason', 'rota', '--extend-days', '9', '--yes'], { env });
