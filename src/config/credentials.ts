@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import { UsageError } from '../api/errors.js';
 import { builtin } from '../builtin.js';
 import { FILE_MODE, DIR_MODE, readTextFile, repairMode, writeFileAtomic, type Paths } from './paths.js';
-import { parseJsonStore, validateProfileName, type ConfigStore } from './store.js';
+import { parseJsonStore, validateProfileName, withConfigLock, type ConfigStore } from './store.js';
 
 export interface Credential {
   token?: string;
@@ -136,17 +136,23 @@ export class CredentialStore {
     return Object.prototype.hasOwnProperty.call(all, profile) ? all[profile] : undefined;
   }
 
+  // Changes of credentials.json hold the config lock (store.ts): parallel logins of several
+  // profiles each keep their token.
   private fileSet(profile: string, cred: Credential): void {
-    const all = this.readFile();
-    all[profile] = cred;
-    this.writeFile(all);
+    withConfigLock(this.paths, () => {
+      const all = this.readFile();
+      all[profile] = cred;
+      this.writeFile(all);
+    });
   }
 
   private fileDelete(profile: string): void {
-    const all = this.readFile();
-    if (!Object.prototype.hasOwnProperty.call(all, profile)) return;
-    delete all[profile];
-    this.writeFile(all);
+    withConfigLock(this.paths, () => {
+      const all = this.readFile();
+      if (!Object.prototype.hasOwnProperty.call(all, profile)) return;
+      delete all[profile];
+      this.writeFile(all);
+    });
   }
 
   // --- public ------------------------------------------------------------------------------
@@ -203,12 +209,13 @@ export class CredentialStore {
       }
     }
     this.fileSet(profile, clean);
-    const data = this.store.load();
-    const prof = Object.prototype.hasOwnProperty.call(data.profiles, profile) ? data.profiles[profile] : {};
-    data.profiles[profile] = { ...prof, credential_store: 'file' };
-    const warn = data.file_store_warned !== true;
-    if (warn) data.file_store_warned = true;
-    this.store.save(data);
+    const warn = this.store.change((data) => {
+      const prof = Object.prototype.hasOwnProperty.call(data.profiles, profile) ? data.profiles[profile] : {};
+      data.profiles[profile] = { ...prof, credential_store: 'file' };
+      const first = data.file_store_warned !== true;
+      if (first) data.file_store_warned = true;
+      return first;
+    });
     if (warn) {
       this.warnFn(
         this.keyringDisabled

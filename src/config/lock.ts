@@ -186,3 +186,19 @@ function makeLock(file: string, mine: LockInfo): Lock {
   process.on('exit', onExit);
   return { path: file, release };
 }
+
+/**
+ * `acquireLock`, waiting up to `timeoutMs` for a live holder to let go (a lock held for the
+ * moment of a read-modify-write, as the config's is), then throwing its LockHeldError.
+ */
+export function acquireLockWaiting(lockFile: string, info: { command: string }, timeoutMs = 5_000): Lock {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return acquireLock(lockFile, info);
+    } catch (e) {
+      if (!(e instanceof LockHeldError) || Date.now() > deadline) throw e;
+      sleepSync(5 + Math.floor(Math.random() * 20));
+    }
+  }
+}

@@ -3,11 +3,44 @@
  * No secrets live here (they go to the keyring or credentials.json, see credentials.ts).
  *
  * Every call reads the file afresh and every change is written atomically, so the store is
- * always what is on disk; two processes changing it at once means the last writer wins.
+ * always what is on disk. A change (read, modify, write) holds the config directory's lock
+ * (`withConfigLock`), so two processes changing it at once both land: six parallel `auth login`s
+ * of six profiles used to leave four, two of them without their base address.
  */
 import { UsageError } from '../api/errors.js';
 import { builtin } from '../builtin.js';
+import { acquireLockWaiting } from './lock.js';
 import { ensurePrivateDir, FILE_MODE, DIR_MODE, readTextFile, repairMode, writeFileAtomic, type Paths } from './paths.js';
+
+/** Lock files held by this process, by path, with how deeply (a change that calls another). */
+const held = new Map<string, number>();
+
+/**
+ * Runs `fn` (a read-modify-write of config.json or credentials.json) holding the config
+ * directory's lock (`<config dir>/.lock`), waiting up to 5 s for another process's change to
+ * end. Re-entrant within the process.
+ */
+export function withConfigLock<T>(paths: Paths, fn: () => T): T {
+  const file = `${paths.configDir}/.lock`;
+  const depth = held.get(file) ?? 0;
+  if (depth > 0) {
+    held.set(file, depth + 1);
+    try {
+      return fn();
+    } finally {
+      held.set(file, depth);
+    }
+  }
+  ensurePrivateDir(paths.configDir);
+  const lock = acquireLockWaiting(file, { command: 'config change' });
+  held.set(file, 1);
+  try {
+    return fn();
+  } finally {
+    held.delete(file);
+    lock.release();
+  }
+}
 
 export interface Profile {
   base_url?: string;
@@ -113,29 +146,44 @@ export class ConfigStore {
   /** Creates or updates; a key set to `undefined` in `patch` is removed (`config unset`). */
   upsertProfile(name: string, patch: Partial<Profile>): Profile {
     validateProfileName(name);
-    const data = this.load();
-    const next: Record<string, unknown> = { ...(Object.prototype.hasOwnProperty.call(data.profiles, name) ? data.profiles[name] : {}) };
-    for (const [k, v] of Object.entries(patch)) {
-      if (v === undefined) delete next[k];
-      else next[k] = v;
-    }
-    data.profiles[name] = next as Profile;
-    this.save(data);
-    return next as Profile;
+    return this.change((data) => {
+      const next: Record<string, unknown> = { ...(Object.prototype.hasOwnProperty.call(data.profiles, name) ? data.profiles[name] : {}) };
+      for (const [k, v] of Object.entries(patch)) {
+        if (v === undefined) delete next[k];
+        else next[k] = v;
+      }
+      data.profiles[name] = next as Profile;
+      return next as Profile;
+    });
+  }
+
+  /** Reads, lets `fn` change the data, writes it: all under the config lock. */
+  change<T>(fn: (data: ConfigData) => T): T {
+    return withConfigLock(this.paths, () => {
+      const data = this.load();
+      const out = fn(data);
+      this.save(data);
+      return out;
+    });
   }
 
   /** Removes the profile (and `current_profile` when it named it). Credentials are CredentialStore.delete's job. */
   removeProfile(name: string): boolean {
-    const data = this.load();
-    if (!Object.prototype.hasOwnProperty.call(data.profiles, name)) return false;
-    delete data.profiles[name];
-    if (data.current_profile === name) delete data.current_profile;
-    this.save(data);
-    return true;
+    return withConfigLock(this.paths, () => {
+      const data = this.load();
+      if (!Object.prototype.hasOwnProperty.call(data.profiles, name)) return false;
+      delete data.profiles[name];
+      if (data.current_profile === name) delete data.current_profile;
+      this.save(data);
+      return true;
+    });
   }
 
   useProfile(name: string): void {
-    const data = this.load();
+    this.change((data) => this.#use(data, name));
+  }
+
+  #use(data: ConfigData, name: string): void {
     if (!Object.prototype.hasOwnProperty.call(data.profiles, name)) {
       const known = Object.keys(data.profiles);
       throw new UsageError(`no profile named "${name}"${known.length ? ` (profiles: ${known.join(', ')})` : ''}`, {
@@ -143,7 +191,6 @@ export class ConfigStore {
       });
     }
     data.current_profile = name;
-    this.save(data);
   }
 
   /** true when no profile has a base_url (the embedded sandbox is then the default). */
@@ -155,10 +202,16 @@ export class ConfigStore {
   deviceId(name: string): string {
     const existing = this.getProfile(name)?.device_id;
     if (typeof existing === 'string' && existing !== '') return existing;
-    // node:crypto is loaded here, when an id is made, not by every command (about 4 ms).
-    const id = builtin('node:crypto').randomUUID();
-    this.upsertProfile(name, { device_id: id });
-    return id;
+    return this.change((data) => {
+      // Another process may have made one meanwhile: that one stays.
+      const now = Object.prototype.hasOwnProperty.call(data.profiles, name) ? data.profiles[name] : undefined;
+      if (typeof now?.device_id === 'string' && now.device_id !== '') return now.device_id;
+      validateProfileName(name);
+      // node:crypto is loaded here, when an id is made, not by every command (about 4 ms).
+      const id = builtin('node:crypto').randomUUID();
+      data.profiles[name] = { ...(now ?? {}), device_id: id };
+      return id;
+    });
   }
 }
 

@@ -99,9 +99,9 @@ export const configGroup: Group = {
             const name = ctx.profileName();
             const p = ctx.config().getProfile(name);
             if (!p) throw new UsageError(`no profile named '${name}'`);
-            const data = ctx.config().load();
-            delete (data.profiles[name] as Record<string, unknown>)[field as string];
-            ctx.config().save(data);
+            ctx.config().change((data) => {
+              if (data.profiles[name]) delete (data.profiles[name] as Record<string, unknown>)[field as string];
+            });
             ctx.note(`${name}: ${String(field)} unset`);
           })(c.optsWithGlobals());
         }),
