@@ -64,6 +64,13 @@ describe('--dry-run of one write', () => {
     expect(writes()).toEqual([]);
   });
 
+  it('cleanup takes no bulk input: a file of cleanups would go around cleanup.lock', async () => {
+    const r = await runCli(['cleanup', '--from-csv', 'rows.csv', '--yes'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown option '--from-csv'");
+    expect(server.requests).toEqual([]);
+  });
+
   it("cleanup's own --dry-run is still the platform's dry_run (sent as such)", async () => {
     const r = await runCli(['cleanup', '--dry-run', '-o', 'json'], { env });
     expect(r.code, r.stderr).toBe(0);

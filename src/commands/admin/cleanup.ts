@@ -83,6 +83,9 @@ export const cleanupGroup: Group = {
         endpoint: cleanupRun,
         summary: 'remove expired subscriptions, inactive tokens and old usage logs; --dry-run prints the counts only',
         override: (input, ctx) => runCleanup(input, ctx),
+        // One cleanup is one request, run under cleanup.lock: rows of a file would each be a
+        // cleanup, and went around the lock (a second cleanup overlapped a running one).
+        bulk: false,
       },
       bind,
     );
