@@ -124,11 +124,24 @@ export function createContext(deps: CtxDeps): Ctx {
         closeSandbox = sb.close;
         baseUrl = sb.url;
         if (!token) token = sb.adminToken;
-        if (!globals.quiet) {
-          io.stderr.write(`[sandbox] local platform at ${sb.url} (data ${sb.dataFile})${token === sb.adminToken ? '; signed in as admin' : ''}\n`);
+        // Asked for (--sandbox, a profile on `sandbox`): quiet with -q. Fallen back to because no
+        // profile points at a platform: said even with -q, since a cron job with the wrong HOME
+        // or config directory would otherwise "succeed" against a throwaway local database.
+        const implicit = !globals.sandbox && profile?.base_url !== 'sandbox';
+        if (!globals.quiet || implicit) {
+          io.stderr.write(
+            `[sandbox] ${implicit && globals.quiet ? `no profile points at a platform (config ${ctx.paths().configDir}): this ran on the ` : ''}local platform at ${sb.url} (data ${sb.dataFile})${token === sb.adminToken ? '; signed in as admin' : ''}\n`,
+          );
         }
         target = { profile: name, baseUrl: sb.url, sandbox: true, sandboxAdminToken: token === sb.adminToken ? token : undefined };
       } else {
+        if (!baseUrl && !profile) {
+          // A misspelt --profile or SUBCTL_PROFILE is that, not a profile to give an address.
+          const known = Object.keys(ctx.config().load().profiles);
+          throw new UsageError(`no profile named "${name}"${known.length ? ` (profiles: ${known.join(', ')})` : ''}`, {
+            hint: `subctl config list shows them; create one with \`subctl config set base-url https://... --profile ${name}\``,
+          });
+        }
         if (!baseUrl) {
           throw new UsageError(`profile '${name}' has no base address`, {
             hint: `set one with \`subctl config set base-url https://... --profile ${name}\`, pass --base-url, or use --sandbox`,

@@ -13,8 +13,13 @@ describe('the embedded sandbox', () => {
     expect(r.stderr).toMatch(/^\[sandbox\] local platform at http:\/\/127\.0\.0\.1:\d+ .*signed in as admin/m);
     const rows = JSON.parse(r.stdout) as Array<{ service_code: string }>;
     expect(rows.map((s) => s.service_code)).toContain('GPT4');
+    // -q does not hide a fall-back (a cron job with the wrong HOME would "succeed" on a throwaway
+    // database); it does hide the sandbox asked for.
     const quiet = await runCli('services list -o json -q', { env: { SUBCTL_CONFIG_DIR: cfg } });
-    expect(quiet.stderr).toBe('');
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).toBe(`[sandbox] no profile points at a platform (config ${cfg}): this ran on the local platform at ${/http:\/\/127\.0\.0\.1:\d+/.exec(quiet.stderr)![0]} (data ${cfg}/data/sandbox.db); signed in as admin\n`);
+    const asked = await runCli('services list -o json -q --sandbox', { env: { SUBCTL_CONFIG_DIR: cfg } });
+    expect(asked.stderr).toBe('');
   });
 
   it('with no profile, auth status says who the commands run as: the sandbox admin, valid (exit 0)', async () => {
@@ -65,10 +70,19 @@ describe('the embedded sandbox', () => {
     expect(active.code).toBe(7);
     expect(active.stderr).toContain('127.0.0.1:9');
     expect(active.stderr).not.toContain('[sandbox]');
+    // A profile that is not there (misspelt) is said to be missing, with the ones there are.
     const r = await runCli('services list --profile staging', { env: { SUBCTL_CONFIG_DIR: cfg } });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/profile 'staging' has no base address/);
-    expect(r.stderr).toMatch(/hint: .*subctl config set base-url/);
+    expect(r.stderr).toContain('error: no profile named "staging" (profiles: prod)');
+    const env = await runCli('services list', { env: { SUBCTL_CONFIG_DIR: cfg, SUBCTL_PROFILE: 'prd' } });
+    expect(env.code).toBe(2);
+    expect(env.stderr).toContain('error: no profile named "prd" (profiles: prod)');
+    // One that is there without an address is told how to give it one.
+    await runCli('config set output json --profile staging', { env: { SUBCTL_CONFIG_DIR: cfg } });
+    const bare = await runCli('services list --profile staging', { env: { SUBCTL_CONFIG_DIR: cfg } });
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toMatch(/profile 'staging' has no base address/);
+    expect(bare.stderr).toMatch(/hint: .*subctl config set base-url/);
     const sb = await runCli('services list --sandbox -q -o json', { env: { SUBCTL_CONFIG_DIR: cfg } });
     expect(sb.code).toBe(0);
   });
