@@ -21,6 +21,8 @@ export interface Target {
   sandbox: boolean;
   /** The embedded sandbox signed in as its seeded admin because no credential was given: that token. */
   sandboxAdminToken?: string;
+  /** Where the token came from (a 401's hint names it: `auth login` cannot mend SUBCTL_TOKEN). */
+  tokenSource?: 'env' | 'token-file' | 'profile' | 'none';
 }
 
 export interface Ctx {
@@ -117,7 +119,8 @@ export function createContext(deps: CtxDeps): Ctx {
       let baseUrl: string | undefined = ctx.plannedTarget();
       const wantSandbox = baseUrl === 'sandbox';
       const stored = ctx.credentials().get(name);
-      let { token } = resolveToken(io.env, globals.tokenFile, stored);
+      const resolved = resolveToken(io.env, globals.tokenFile, stored);
+      let { token } = resolved;
       if (wantSandbox) {
         const { startEmbeddedSandbox } = await import('../sandbox/embedded.js');
         const sb = await startEmbeddedSandbox({ dataDir: ctx.paths().dataDir, quiet: globals.quiet === true });
@@ -133,7 +136,7 @@ export function createContext(deps: CtxDeps): Ctx {
             `[sandbox] ${implicit && globals.quiet ? `no profile points at a platform (config ${ctx.paths().configDir}): this ran on the ` : ''}local platform at ${sb.url} (data ${sb.dataFile})${token === sb.adminToken ? '; signed in as admin' : ''}\n`,
           );
         }
-        target = { profile: name, baseUrl: sb.url, sandbox: true, sandboxAdminToken: token === sb.adminToken ? token : undefined };
+        target = { profile: name, baseUrl: sb.url, sandbox: true, sandboxAdminToken: token === sb.adminToken ? token : undefined, tokenSource: resolved.source };
       } else {
         if (!baseUrl && !profile) {
           // A misspelt --profile or SUBCTL_PROFILE is that, not a profile to give an address.
@@ -147,7 +150,7 @@ export function createContext(deps: CtxDeps): Ctx {
             hint: `set one with \`subctl config set base-url https://... --profile ${name}\`, pass --base-url, or use --sandbox`,
           });
         }
-        target = { profile: name, baseUrl, sandbox: false };
+        target = { profile: name, baseUrl, sandbox: false, tokenSource: resolved.source };
       }
       const { ApiClient } = await import('../api/client.js');
       client = new ApiClient({

@@ -175,10 +175,22 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
     if (deps.signal.aborted && !(e instanceof CliError && e.exitCode !== 130)) {
       return reportError(new InterruptedError(), io, globals, argv);
     }
-    return reportError(e, io, globals, argv);
+    return reportError(refusedTokenHint(e, ctx, globals), io, globals, argv);
   } finally {
     await ctx?.close().catch(() => {});
   }
+}
+
+/**
+ * A 401 for a token given by SUBCTL_TOKEN or --token-file: the hint names that source, since
+ * `subctl auth login` (the usual advice) stores a token those two go on overriding.
+ */
+function refusedTokenHint(e: unknown, ctx: Ctx | undefined, globals: GlobalOptions | undefined): unknown {
+  if (!(e instanceof CliError) || e.status !== 401) return e;
+  const source = ctx?.target()?.tokenSource;
+  if (source === 'env') e.hint = 'the token in SUBCTL_TOKEN was refused: set a valid one, or unset SUBCTL_TOKEN to use the profile\'s sign-in (`subctl auth login`)';
+  else if (source === 'token-file') e.hint = `the token in ${globals?.tokenFile ?? 'the --token-file'} was refused: put a valid one in it, or leave out --token-file to use the profile's sign-in`;
+  return e;
 }
 
 /** The value of -o/--output on a command line Commander could not parse (the last one given). */

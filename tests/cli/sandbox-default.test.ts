@@ -87,3 +87,22 @@ describe('the embedded sandbox', () => {
     expect(sb.code).toBe(0);
   });
 });
+
+describe('a refused token given by SUBCTL_TOKEN or --token-file', () => {
+  it('the 401 hint names where the token came from; auth login warns that SUBCTL_TOKEN still wins', async () => {
+    const cfg = tempConfigDir();
+    const env = { SUBCTL_CONFIG_DIR: cfg, SUBCTL_TOKEN: 'sbx_revoked' };
+    const r = await runCli('--sandbox services list', { env });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain("hint: the token in SUBCTL_TOKEN was refused: set a valid one, or unset SUBCTL_TOKEN to use the profile's sign-in (`subctl auth login`)");
+    const { writeFileSync } = await import('node:fs');
+    const file = `${cfg}/token.txt`;
+    writeFileSync(file, 'sbx_revoked\n', { mode: 0o600 });
+    const f = await runCli(`--sandbox services list --token-file ${file}`, { env: { SUBCTL_CONFIG_DIR: cfg } });
+    expect(f.code).toBe(3);
+    expect(f.stderr).toContain(`hint: the token in ${file} was refused: put a valid one in it, or leave out --token-file to use the profile's sign-in`);
+    const login = await runCli('auth login --sandbox --username admin --password-stdin', { env, stdin: 'sandbox-admin\n' });
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stderr).toContain('warning: SUBCTL_TOKEN is set, and commands go on using it rather than this sign-in; unset it to use this one');
+  });
+});

@@ -180,6 +180,7 @@ export const authGroup: Group = {
             ctx.config().upsertProfile(name, { username: (data.username as string | undefined) ?? username, role: data.role as string | undefined });
             const nowActive = wasActive !== name && ctx.config().load().current_profile === name ? ' (now the active profile)' : '';
             ctx.note(`signed in as ${String(data.username ?? username)} (${String(data.role ?? 'unknown role')}) on profile '${name}'${nowActive}; token stored in ${where === 'keyring' ? 'the OS keyring' : ctx.paths().credentialsFile}`);
+            if (ctx.io.env.SUBCTL_TOKEN?.trim()) ctx.warn('warning: SUBCTL_TOKEN is set, and commands go on using it rather than this sign-in; unset it to use this one');
             if (ctx.globals.output !== 'table') {
               const { token: _t, session_id: _s, ...visible } = data;
               await printObject(visible, out(ctx));
