@@ -303,10 +303,13 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
     }
 
     // Rows whose answer never came: settle them against the server before anything else runs.
+    const settled = { applied: 0, absent: 0, unknown: 0 };
+    const notSentYet = todo.length;
     if (inFlightBefore.length) {
-      const results = await verifyRows(ctx, api, verb, inFlightBefore, opts.timeoutMs);
+      const { results, failure } = await verifyRows(ctx, api, verb, inFlightBefore, opts.timeoutMs);
       for (const { row } of inFlightBefore) {
         const r = results.get(row.line) ?? 'unknown';
+        settled[r]++;
         if (r === 'applied') {
           journal.append({ line: row.line, state: 'done', at: Date.now(), via: 'verified', message: 'applied (answer lost; confirmed on the server)' });
           state.set(row.line, { ...state.get(row.line)!, state: 'done', via: 'verified', message: 'applied (answer lost; confirmed on the server)' });
@@ -314,14 +317,21 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
           journal.append({ line: row.line, state: 'unknown', at: Date.now(), via: 'absent', message: 'not applied (answer lost; confirmed absent on the server): sent again' });
           todo.push(row);
         } else {
-          journal.append({ line: row.line, state: 'unknown', at: Date.now(), message: 'answer lost and the server cannot tell whether it was applied: left alone' });
-          state.set(row.line, { ...state.get(row.line)!, state: 'unknown', message: 'answer lost; not verifiable: left alone' });
+          const message = failure
+            ? `answer lost, and the check against the server failed (${failure}): left alone; the next run checks it again`
+            : 'answer lost and the server cannot tell whether it was applied: left alone';
+          journal.append({ line: row.line, state: 'unknown', at: Date.now(), message });
+          state.set(row.line, { ...state.get(row.line)!, state: 'unknown', message: failure ? message : 'answer lost; not verifiable: left alone' });
         }
       }
       todo.sort((a, b) => a.line - b.line);
     }
     if (resuming) {
-      ctx.note(`resuming ${verb.command}: ${skipped} rows finished earlier, ${inFlightBefore.length} were in flight, ${todo.length} to run (journal ${journal.path}; --restart discards it)`);
+      // Each row counted once: the in-flight rows sent again are theirs, not among those to run.
+      const inFlight = inFlightBefore.length
+        ? ` (${settled.applied} found applied, ${settled.absent} found not applied and sent again, ${settled.unknown} left unknown)`
+        : '';
+      ctx.note(`resuming ${verb.command}: ${skipped} rows finished earlier, ${inFlightBefore.length} were in flight${inFlight}, ${notSentYet} to run (journal ${journal.path}; --restart discards it)`);
     }
 
     // The run.
@@ -413,7 +423,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
       ctx.signal.removeEventListener('abort', stopOnAbort);
     }
     if (lost.length) {
-      const results = await verifyRows(ctx, api, verb, lost, opts.timeoutMs);
+      const { results, failure } = await verifyRows(ctx, api, verb, lost, opts.timeoutMs);
       for (const { row, status } of lost) {
         const r = results.get(row.line) ?? 'unknown';
         const what = status === undefined ? 'no answer' : `HTTP ${status} without saying whether it was applied`;
@@ -422,7 +432,9 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
             ? `applied (${status === undefined ? 'answer lost' : `HTTP ${status}`}; confirmed on the server)`
             : r === 'absent'
               ? `not applied (${what}; confirmed absent): run the command again to retry`
-              : `${what} and the server cannot tell whether it was applied: left alone`;
+              : failure
+                ? `${what}, and the check against the server failed (${failure}): left alone; the next run checks it again`
+                : `${what} and the server cannot tell whether it was applied: left alone`;
         journal.append({ line: row.line, state: r === 'applied' ? 'done' : 'unknown', at: Date.now(), status, via: r === 'applied' ? 'verified' : r === 'absent' ? 'absent' : undefined, message });
         state.set(row.line, { line: row.line, state: r === 'applied' ? 'done' : 'unknown', attempt: 1, status, message, via: r });
       }
@@ -581,8 +593,14 @@ function errorText(e: unknown): string {
 }
 
 /** Waits until the rows can no longer be in flight on the server, then asks the verb's verifier. */
-async function verifyRows(ctx: Ctx, api: ApiClient, verb: BulkVerb, rows: Array<{ row: PlannedRow; sentAt: number }>, timeoutMs: number): Promise<Map<number, VerifyResult>> {
-  if (!verb.verify) return new Map(rows.map((r) => [r.row.line, 'unknown' as VerifyResult]));
+async function verifyRows(
+  ctx: Ctx,
+  api: ApiClient,
+  verb: BulkVerb,
+  rows: Array<{ row: PlannedRow; sentAt: number }>,
+  timeoutMs: number,
+): Promise<{ results: Map<number, VerifyResult>; failure?: string }> {
+  if (!verb.verify) return { results: new Map(rows.map((r) => [r.row.line, 'unknown' as VerifyResult])) };
   const latest = Math.max(...rows.map((r) => r.sentAt));
   const wait = latest + timeoutMs - Date.now();
   if (wait > 0) {
@@ -590,9 +608,12 @@ async function verifyRows(ctx: Ctx, api: ApiClient, verb: BulkVerb, rows: Array<
     await new Promise((r) => setTimeout(r, wait));
   }
   try {
-    return await verb.verify(api, rows, ctx.signal);
+    return { results: await verb.verify(api, rows, ctx.signal) };
   } catch (e) {
-    ctx.warn(`could not check unanswered rows: ${(e as Error).message}`);
-    return new Map(rows.map((r) => [r.row.line, 'unknown' as VerifyResult]));
+    // The check itself failed (the network, the server): the rows are unknown for that reason,
+    // not because the server cannot tell; the next run checks them again.
+    const failure = (e as Error).message;
+    ctx.warn(`could not check unanswered rows: ${failure}`);
+    return { results: new Map(rows.map((r) => [r.row.line, 'unknown' as VerifyResult])), failure };
   }
 }

@@ -110,6 +110,31 @@ describe('a bulk run again after refusals', () => {
     expect(puts()).toEqual([]);
   });
 
+  it('a check that itself fails is said to have failed (not that the server cannot tell); the next run checks again, and its counts add up', async () => {
+    let auditDown = true;
+    const seen = new Map<number, number>();
+    server.setHandler((req) => {
+      if (req.method === 'GET' && req.path === '/audit') return auditDown ? fail(503, 'audit store unavailable') : ok({ logs: audit, page: 1, page_size: 100, total_items: audit.length, total_pages: 1 });
+      const id = idOf(req);
+      seen.set(id, (seen.get(id) ?? 0) + 1);
+      return id === 402 && seen.get(id) === 1 ? fail(500, 'internal error') : ok({ subscription_id: id, message: 'extended' });
+    });
+    const file = csv([401, 402]);
+    const first = await runCli([...args(file), '--retries', '0'], { env });
+    expect(first.code).toBe(8);
+    expect(first.stderr).toContain('could not check unanswered rows: audit store unavailable');
+    expect(readFileSync(report(), 'utf8')).toMatch(
+      /^3,id=402,unknown,500,"HTTP 500 without saying whether it was applied, and the check against the server failed \(audit store unavailable\): left alone; the next run checks it again",$/m,
+    );
+    auditDown = false;
+    server.requests.length = 0;
+    const second = await runCli([...args(file), '--retries', '0'], { env });
+    expect(second.code, second.stderr).toBe(0);
+    // 1 + 1 + 0 = the 2 rows of the file.
+    expect(second.stderr).toMatch(/resuming subscriptions manage: 1 rows finished earlier, 1 were in flight \(0 found applied, 1 found not applied and sent again, 0 left unknown\), 0 to run/);
+    expect(puts()).toEqual([402]);
+  });
+
   it('a 500 row absent from the audit log is unknown (not failed) and sent again by the next run', async () => {
     serve((id, n) => (id === 302 && n === 1 ? fail(500, 'internal error') : ok({ subscription_id: id, message: 'extended' })));
     const file = csv([301, 302]);
