@@ -137,6 +137,12 @@ describe('numbers as typed', () => {
     expect(r.stderr).toContain("line 2: extend_days (--extend-days): expected a whole number, got '0x1'");
   });
 
+  it('a date that is not YYYY-MM-DD is said to be so once', async () => {
+    const r = await runCli(['audit', 'list', '--start-date', 'yesterday'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n').filter((l) => l.includes('Invalid date'))).toEqual(['error: invalid input: start_date (--start-date): Invalid date: expected YYYY-MM-DD']);
+  });
+
   it('a missing path id is the missing argument, not a NaN', async () => {
     const r = await runCli(['subscriptions', 'manage', '--action', 'pause', '--reason', 'x'], { env });
     expect(r.code).toBe(2);

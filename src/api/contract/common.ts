@@ -187,7 +187,8 @@ export function date() {
   const s = z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'Invalid date: expected YYYY-MM-DD' })
-    .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), {
+    // Only text of that form is checked again (as a calendar day): 'yesterday' was said twice.
+    .refine((v) => !/^\d{4}-\d{2}-\d{2}$/.test(v) || (!Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v)), {
       message: 'Invalid date: expected YYYY-MM-DD',
     });
   dateKinds.add(s);
