@@ -47,7 +47,9 @@ export const sandboxGroup: Group = {
             ctx.note(`sandbox serving ${sb.url} (data ${dataFile})${chaos ? ` with chaos ${String(opts.chaos)}` : ''}`);
             ctx.note('seeded accounts (username / password / role):');
             for (const a of SEEDED_ACCOUNTS) ctx.note(`  ${a.username.padEnd(12)} ${a.password.padEnd(20)} ${a.role}`);
-            ctx.note(`try: curl -s ${sb.url}/admin/services -H "Authorization: Bearer $(subctl api POST /auth/login -f username=admin -f password=sandbox-admin --base-url ${sb.url} --fields token -o csv | tail -1)"`);
+            // The password on stdin (printf is the shell's own, so it is in no process's argv), as
+            // CLI.md has secrets travel: the example used to put it on the command line.
+            ctx.note(`try: printf '%s\\n' sandbox-admin | subctl auth login --base-url ${sb.url} --username admin --password-stdin --profile local && subctl services list --profile local`);
             ctx.note('Ctrl-C stops it');
             await new Promise<void>((resolve) => {
               if (ctx.signal.aborted) resolve();
