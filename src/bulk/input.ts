@@ -71,7 +71,10 @@ export async function readCsvRows(file: string, stdin: Readable): Promise<InputR
 }
 
 export async function readNdjsonRows(file: string, stdin: Readable): Promise<InputRow[]> {
-  const text = await readText(file, stdin);
+  const raw = await readText(file, stdin);
+  // A byte-order mark (Windows editors write one) is not JSON, as it is not CSV: dropped, as the
+  // CSV reader drops it ("line 1: not valid JSON" said nothing of it).
+  const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
   const rows: InputRow[] = [];
   text.split(/\r?\n/).forEach((l, i) => {
     if (!l.trim()) return;

@@ -56,12 +56,20 @@ function positiveInt(name: string, v: unknown, min = 0): number | undefined {
   return Number(s);
 }
 
+/** --retries: 0-10, as `config set retries` allows (11 was taken here and refused there). */
+function retriesOf(v: unknown): number | undefined {
+  const n = positiveInt('--retries', v, 0);
+  if (n !== undefined && n > 10) throw new UsageError(`--retries expects a whole number from 0 to 10, got '${String(v)}'`);
+  return n;
+}
+
 /** Reads the merged raw Commander options into typed globals, checking each (exit 2 on a bad one). */
 export function readGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): GlobalOptions {
   const outRaw = (raw.output as string | undefined) ?? env.SUBCTL_OUTPUT;
   const output = (outRaw ?? 'table') as OutputFormat;
   if (!['table', 'json', 'ndjson', 'csv'].includes(output)) {
-    throw new UsageError(`--output must be one of table, json, ndjson, csv; got '${outRaw}'`);
+    // Named as it was given: SUBCTL_OUTPUT is not a flag the user typed.
+    throw new UsageError(`${raw.output === undefined ? 'SUBCTL_OUTPUT' : '--output'} must be one of table, json, ndjson, csv; got '${outRaw}'`);
   }
   const fields = raw.fields === undefined ? undefined : String(raw.fields).split(',').map((s) => s.trim()).filter(Boolean);
   if (fields && fields.length === 0) throw new UsageError('--fields needs at least one field name');
@@ -75,7 +83,7 @@ export function readGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv
     all: raw.all === true,
     limit: positiveInt('--limit', raw.limit, 1),
     timeout: positiveInt('--timeout', raw.timeout, 1),
-    retries: positiveInt('--retries', raw.retries, 0),
+    retries: retriesOf(raw.retries),
     yes: raw.yes === true,
     noInput: raw.input === false,
     quiet: raw.quiet === true,

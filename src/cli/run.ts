@@ -175,7 +175,7 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
     if (deps.signal.aborted && !(e instanceof CliError && e.exitCode !== 130)) {
       return reportError(new InterruptedError(), io, globals, argv);
     }
-    return reportError(refusedTokenHint(e, ctx, globals), io, globals, argv);
+    return reportError(refusedTokenHint(e, ctx, globals, argv), io, globals, argv);
   } finally {
     await ctx?.close().catch(() => {});
   }
@@ -185,8 +185,13 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
  * A 401 for a token given by SUBCTL_TOKEN or --token-file: the hint names that source, since
  * `subctl auth login` (the usual advice) stores a token those two go on overriding.
  */
-function refusedTokenHint(e: unknown, ctx: Ctx | undefined, globals: GlobalOptions | undefined): unknown {
+function refusedTokenHint(e: unknown, ctx: Ctx | undefined, globals: GlobalOptions | undefined, argv: string[]): unknown {
   if (!(e instanceof CliError) || e.status !== 401) return e;
+  // `auth login` itself refused: the username or password, not a token to sign in again for.
+  if (commandWords(argv) === 'auth login') {
+    e.hint = 'check the username and password (passwords are case-sensitive), then sign in again';
+    return e;
+  }
   const source = ctx?.target()?.tokenSource;
   if (source === 'env') e.hint = 'the token in SUBCTL_TOKEN was refused: set a valid one, or unset SUBCTL_TOKEN to use the profile\'s sign-in (`subctl auth login`)';
   else if (source === 'token-file') e.hint = `the token in ${globals?.tokenFile ?? 'the --token-file'} was refused: put a valid one in it, or leave out --token-file to use the profile's sign-in`;
@@ -221,6 +226,8 @@ export function defaultHint(e: CliError, argv: string[]): string | undefined {
     case 'usage':
       return cmd ? `\`subctl ${cmd} --help\` lists every flag with its type and bounds` : '`subctl --help` lists the commands';
     case 'not_found':
+      // `audit user 7` and `roles of 7` look up a user: the users are what to list.
+      if (cmd === 'audit user' || cmd === 'roles of' || cmd === 'referrals info' || cmd === 'referrals user-referred' || cmd === 'referrals user-stats') return 'check the user id; `subctl users list` shows what exists';
       return group && !['api', 'auth', 'config'].includes(group) ? `check the id or code; \`subctl ${group} list\` shows what exists` : 'check the id or path';
     case 'rejected':
       return cmd ? `the server refused the request as sent; \`subctl ${cmd} --help\` lists the fields and their rules` : undefined;

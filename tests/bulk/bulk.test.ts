@@ -98,6 +98,10 @@ describe('bad bulk input: exit 2, line and field named, nothing sent', () => {
     const ok = await runCli(['subscriptions', 'manage', '--from-csv', file('utf8.csv', good), '--yes'], { env });
     expect(ok.code, ok.stderr).toBe(0);
     expect((server.requests[0].body as { reason: string }).reason).toBe('Café 中 😀');
+    // NDJSON with a byte-order mark, as a Windows editor saves it: read as CSV with one is.
+    const nd = await runCli(['subscriptions', 'manage', '--from-ndjson', '-', '--yes'], { env, stdin: '\ufeff{"subscription_id":3,"action":"extend","reason":"bom","extend_days":1}\n' });
+    expect(nd.code, nd.stderr).toBe(0);
+    expect(server.requests.at(-1)!.path).toBe('/admin/subscriptions/3/manage');
   });
 
   it('a missing file is a usage error', async () => {

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ok, startStubServer, type StubServer } from '../support/stub-server.js';
+import { fail, ok, startStubServer, type StubServer } from '../support/stub-server.js';
 import { runCli } from '../support/run-cli.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -148,5 +148,33 @@ describe('numbers as typed', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('error: missing argument <id>');
     expect(r.stderr).not.toContain('NaN');
+  });
+});
+
+describe('global options named as given', () => {
+  it('SUBCTL_OUTPUT=yaml is named as SUBCTL_OUTPUT; --retries is 0-10 as config set has it', async () => {
+    const out = await runCli(['services', 'list'], { env: { ...env, SUBCTL_OUTPUT: 'yaml' } });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain("error: SUBCTL_OUTPUT must be one of table, json, ndjson, csv; got 'yaml'");
+    const flag = await runCli(['services', 'list', '-o', 'yaml'], { env });
+    expect(flag.stderr).toContain("error: --output must be one of table, json, ndjson, csv; got 'yaml'");
+    const retries = await runCli(['services', 'list', '--retries', '11'], { env });
+    expect(retries.code).toBe(2);
+    expect(retries.stderr).toContain("error: --retries expects a whole number from 0 to 10, got '11'");
+    expect(server.requests).toEqual([]);
+  });
+});
+
+describe('hints that name the way out', () => {
+  it('a user not found by `audit user` or `roles of` points at the users; a login refused points at the password', async () => {
+    server.setHandler((req) => (req.path === '/auth/login' ? fail(401, 'invalid username or password') : fail(404, 'user 999999 not found')));
+    for (const argv of [['audit', 'user', '999999'], ['roles', 'of', '999999']]) {
+      const r = await runCli(argv, { env });
+      expect(r.code).toBe(4);
+      expect(r.stderr).toContain('hint: check the user id; `subctl users list` shows what exists');
+    }
+    const login = await runCli(['auth', 'login', '--username', 'admin', '--password-stdin'], { env, stdin: 'wrong\n' });
+    expect(login.code).toBe(3);
+    expect(login.stderr).toContain('hint: check the username and password (passwords are case-sensitive), then sign in again');
   });
 });
