@@ -7,7 +7,6 @@
  * (`<lock>.takeover`), so that two processes finding the same stale lock cannot both win.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { CliError, ExitCode } from '../api/errors.js';
 import { builtin } from '../builtin.js';
@@ -26,6 +25,9 @@ export interface LockInfo {
   nonce?: string;
 }
 
+/** This machine's name; node:os is loaded when a lock is taken, not by every command (store.ts imports this module). */
+const hostname = (): string => builtin('node:os').hostname();
+
 /** Another live process holds the lock. Exit 5 ("rejected"): nothing was done. */
 export class LockHeldError extends CliError {
   readonly holder: Partial<LockInfo>;
@@ -33,7 +35,7 @@ export class LockHeldError extends CliError {
   constructor(lockPath: string, holder: Partial<LockInfo>) {
     const pid = holder.pid !== undefined ? String(holder.pid) : 'unknown';
     const since = holder.started_at ? `, since ${holder.started_at}` : '';
-    const host = holder.host && holder.host !== os.hostname() ? ` on ${holder.host}` : '';
+    const host = holder.host && holder.host !== hostname() ? ` on ${holder.host}` : '';
     const what = holder.command ? `subctl ${holder.command.replace(/^subctl\s+/, '')}` : 'subctl command';
     super('locked', ExitCode.rejected, `another ${what} is running (pid ${pid}${host}${since}); lock: ${lockPath}`, {
       hint: `wait for it, or remove ${lockPath} if pid ${pid} is not running`,
@@ -89,7 +91,7 @@ function observe(file: string): Observed {
 function isStale(o: Observed, now: number): boolean {
   if (o.kind === 'missing') return false;
   if (o.kind === 'unreadable') return now - o.mtimeMs > UNREADABLE_GRACE_MS; // a holder between open and write is quick
-  if (o.info.host !== undefined && o.info.host !== os.hostname()) return false; // cannot check another host's pids
+  if (o.info.host !== undefined && o.info.host !== hostname()) return false; // cannot check another host's pids
   return !pidAlive(o.info.pid as number);
 }
 
@@ -104,7 +106,7 @@ export function acquireLock(lockFile: string, info: { command: string }): Lock {
     pid: process.pid,
     started_at: new Date().toISOString(),
     command: info.command,
-    host: os.hostname(),
+    host: hostname(),
     nonce: builtin('node:crypto').randomBytes(8).toString('hex'),
   };
   const content = JSON.stringify(mine) + '\n';
