@@ -81,6 +81,13 @@ describe('dashboard and service detail', () => {
     expect(plain.stdout.length).toBeGreaterThan(100);
     const json = await runCli('dashboard -o json', { env });
     expect(typeof JSON.parse(json.stdout)).toBe('object');
+    // Piped, every item of every list (30 days of revenue), none cut off as "… 10 more".
+    const data = JSON.parse(json.stdout) as { revenue_by_day: unknown[] };
+    expect(data.revenue_by_day.length).toBeGreaterThan(20);
+    expect(plain.stdout).not.toContain('more');
+    // Ids are never grouped with separators (an id is copied as it is); other numbers are, on a terminal.
+    expect(tty.stdout).toMatch(/\bid: \d{4,}/);
+    expect(tty.stdout).not.toMatch(/\bid: \d{1,3},\d{3}/);
   });
 
   it('services get shows the five parts; usage drawn as a chart on a terminal', async () => {

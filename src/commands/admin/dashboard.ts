@@ -27,8 +27,11 @@ function fmtNumber(n: number): string {
   return Number.isInteger(n) ? n.toLocaleString('en-US') : n.toLocaleString('en-US', { maximumFractionDigits: 2 });
 }
 
-function fmtScalar(v: unknown, tty: boolean): string {
-  if (typeof v === 'number') return tty ? fmtNumber(v) : String(v);
+/** Ids are copied and pasted: never grouped (`id: 1013`, not `id: 1,013`). */
+const isIdKey = (k: string | undefined) => k !== undefined && /(^|_)id$/.test(k);
+
+function fmtScalar(v: unknown, tty: boolean, key?: string): string {
+  if (typeof v === 'number') return tty && !isIdKey(key) ? fmtNumber(v) : String(v);
   if (typeof v === 'string' && tty && /^\d{4}-\d{2}-\d{2}T/.test(v)) {
     const d = new Date(v);
     if (!Number.isNaN(d.getTime())) return d.toLocaleString();
@@ -61,11 +64,13 @@ export function renderDashboard(data: unknown, opts: { tty: boolean; width: numb
         for (const l of bars(objs.map((o) => ({ label: String(o[labelKey]), value: Number(o[numKey]) })), Math.max(20, opts.width - 2 * depth - 4))) lines.push(`${pad}  ${l}`);
         return;
       }
-      for (const item of value.slice(0, 20)) {
-        if (item && typeof item === 'object') lines.push(`${pad}  - ${Object.entries(item).map(([k, v]) => `${k}: ${fmtScalar(v, opts.tty)}`).join(', ')}`);
+      // Cut to 20 on a terminal only: piped, every item is data.
+      const shown = opts.tty ? value.slice(0, 20) : value;
+      for (const item of shown) {
+        if (item && typeof item === 'object') lines.push(`${pad}  - ${Object.entries(item).map(([k, v]) => `${k}: ${fmtScalar(v, opts.tty, k)}`).join(', ')}`);
         else lines.push(`${pad}  - ${fmtScalar(item, opts.tty)}`);
       }
-      if (value.length > 20) lines.push(`${pad}  … ${value.length - 20} more`);
+      if (value.length > shown.length) lines.push(`${pad}  … ${value.length - shown.length} more (-o json shows them all)`);
       return;
     }
     if (value && typeof value === 'object') {
@@ -74,11 +79,11 @@ export function renderDashboard(data: unknown, opts: { tty: boolean; width: numb
       const keyWidth = Math.min(32, Math.max(...entries.map(([k]) => k.length)));
       for (const [k, v] of entries) {
         if (v && typeof v === 'object') walk(v, k, depth + 1);
-        else lines.push(`${pad}  ${k.padEnd(keyWidth)}  ${fmtScalar(v, opts.tty)}`);
+        else lines.push(`${pad}  ${k.padEnd(keyWidth)}  ${fmtScalar(v, opts.tty, k)}`);
       }
       return;
     }
-    lines.push(`${pad}${title}: ${fmtScalar(value, opts.tty)}`);
+    lines.push(`${pad}${title}: ${fmtScalar(value, opts.tty, title)}`);
   };
   if (data && typeof data === 'object' && !Array.isArray(data)) {
     for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
