@@ -36,6 +36,8 @@ export interface ActionDef {
   preview?: (row: Row | undefined, body: Record<string, unknown>) => string[];
   /** Text to type to confirm (delete: the code). */
   typed?: (row: Row | undefined) => string;
+  /** Why the server is likely to refuse the action on this row (its status does not allow it). */
+  refusal?: (row: Row) => string | undefined;
 }
 
 const str = (v: unknown) => (v === undefined || v === null ? '' : String(v));
@@ -43,7 +45,20 @@ const str = (v: unknown) => (v === undefined || v === null ? '' : String(v));
 const subscriptionTarget = (row: Row | undefined) =>
   row ? `subscription ${str(row.subscription_id)} (${str(row.username)}, ${str(row.service_code)}/${str(row.plan_code)}, ${str(row.status)})` : 'subscription';
 
+/**
+ * The statuses each action is allowed from, as the sandbox decides (README, "Sandbox decisions";
+ * the specification is silent): a warning on the confirmation, never a reason not to send.
+ */
+const ALLOWED_FROM: Record<string, string[]> = {
+  pause: ['active'],
+  resume: ['paused'],
+  cancel: ['active', 'paused'],
+  extend: ['active', 'paused', 'expired'],
+  add_credits: ['active', 'paused'],
+};
+
 function manage(key: string, label: string, action: string, fields: string[], require: string[] = []): ActionDef {
+  const allowed = ALLOWED_FROM[action];
   return {
     key,
     label,
@@ -55,6 +70,7 @@ function manage(key: string, label: string, action: string, fields: string[], re
     input: (row, values) => ({ params: { id: Number(row?.subscription_id) }, body: { ...values, action } }),
     target: subscriptionTarget,
     preview: (row, body) => describeChange(row, body),
+    refusal: (row) => (allowed && row.status !== undefined && !allowed.includes(String(row.status)) ? `${label} needs status ${allowed.join(' or ')}` : undefined),
   };
 }
 
@@ -113,7 +129,7 @@ export const ACTIONS: Record<string, ActionDef[]> = {
       mode: 'create',
       multi: false,
       input: (_row, values) => ({ body: values }),
-      target: () => 'a new service',
+      target: () => 'service',
       preview: (_row, body) => [`service_code: ${str(body.service_code)}`, `service_name: ${str(body.service_name)}`],
     },
     {
@@ -146,7 +162,7 @@ export const ACTIONS: Record<string, ActionDef[]> = {
       mode: 'create',
       multi: false,
       input: (_row, values) => ({ body: values }),
-      target: () => 'a new plan',
+      target: () => 'plan',
       preview: (_row, body) => [`plan_code: ${str(body.plan_code)}`, `plan_name: ${str(body.plan_name)}`],
     },
     {

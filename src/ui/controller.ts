@@ -13,7 +13,7 @@ import { exportCsv } from './export-csv.js';
 import { filtersText, parseFilters } from './filters.js';
 import { formFields, formKey, formValues, missingRequired, newForm, problemsByField } from './form-model.js';
 import { editLine, printable, type KeyPress } from './keys.js';
-import type { QueryCache, QuerySpec } from './query-cache.js';
+import { queryKey, type QueryCache, type QuerySpec } from './query-cache.js';
 import { completeResource, HOME, resourceByName, rowKey, sortInfo, type CallSpec, type ResourceDef, type Row } from './resources.js';
 import { currentList, type ConsoleAction, type ConsoleState, type ListState, type Overlay } from './state/console-state.js';
 import type { Store } from './state/store.js';
@@ -119,6 +119,8 @@ export class ConsoleController {
   #viewport = { columns: 80, rows: 24 };
   /** Largest scroll of the detail on screen (set by the detail screen as it draws). */
   detailMaxScroll = 0;
+  /** Largest scroll of the dashboard (set by the home screen as it draws). */
+  homeMaxScroll = 0;
 
   constructor(deps: ControllerDeps) {
     this.#d = deps;
@@ -215,9 +217,17 @@ export class ConsoleController {
     if (!ls || !r) return undefined;
     const spec = listSpec(r, ls);
     const q = this.cache.peek(spec, { expired: true });
-    if (q.data === undefined) return { r, ls, spec };
-    return { r, ls, spec, ...pageOf(r, ls, q.data) };
+    // Every page of a listing has the same page facts: while a page loads, those of the last
+    // page seen of it stand in, so page keys pressed meanwhile still count.
+    const listing = queryKey(listSpec(r, { ...ls, page: 0 }));
+    if (q.data === undefined) return { r, ls, spec, ...this.#facts.get(listing) };
+    const page = pageOf(r, ls, q.data);
+    this.#facts.set(listing, { totalPages: page.totalPages, totalRecords: page.totalRecords });
+    return { r, ls, spec, ...page };
   }
+
+  /** Page facts of each listing (resource, filters, sort, page size) last seen. */
+  readonly #facts = new Map<string, { totalPages?: number; totalRecords?: number }>();
 
   #selectedRow(): Row | undefined {
     const c = this.current();
@@ -232,13 +242,14 @@ export class ConsoleController {
       this.#status('info', 'first page');
       return;
     }
-    if (c.rows === undefined) return; // still loading: wait for the page facts
     const last = c.totalPages;
+    // Still loading the first page of this listing: nothing says how many pages there are yet.
+    if (c.rows === undefined && last === undefined) return this.#status('info', 'loading…');
     if (last !== undefined && page > last) {
       this.#status('info', 'last page');
       return;
     }
-    if (last === undefined && page > c.ls.page && c.rows.length < c.ls.size) {
+    if (last === undefined && page > c.ls.page && c.rows !== undefined && c.rows.length < c.ls.size) {
       this.#status('info', 'last page');
       return;
     }
@@ -248,16 +259,22 @@ export class ConsoleController {
 
   refresh(): void {
     const s = this.state;
-    if (s.view === 'home') void this.cache.load(dashboardSpec, { force: true });
-    else if (s.view === 'list') {
-      const c = this.current();
-      if (c) void this.cache.load(c.spec, { force: true });
-    } else if (s.view === 'detail' && s.detail) {
+    let spec: QuerySpec | undefined;
+    if (s.view === 'home') spec = dashboardSpec;
+    else if (s.view === 'list') spec = this.current()?.spec;
+    else if (s.view === 'detail' && s.detail) {
       const r = resourceByName(s.detail.resource);
-      const spec = r && detailSpec(r, s.detail.row);
-      if (spec) void this.cache.load(spec, { force: true });
+      spec = r && detailSpec(r, s.detail.row);
     }
-    this.#status('info', 'refreshing…');
+    if (!spec) return this.#status('info', 'this is the row as listed: r on the table asks the server again');
+    const done = this.cache.load(spec, { force: true });
+    this.#status('busy', 'refreshing…');
+    const busy = this.state.status;
+    // Once the answer is in, unless something else was said meanwhile. A failure is shown by
+    // the screen's own error line.
+    void done.then(() => {
+      if (this.state.status === busy) this.#dispatch({ type: 'status', status: this.cache.peek(spec).error ? undefined : { tone: 'ok', text: 'refreshed' } });
+    });
   }
 
   quit(): void {
@@ -297,7 +314,18 @@ export class ConsoleController {
     if (k.input === 'a') {
       this.#dispatch({ type: 'toggle-auto' });
       this.#status('info', `auto-refresh ${this.state.autoRefresh ? 'on (every 30 s)' : 'off'}`);
+      return;
     }
+    // The dashboard scrolls as a record does.
+    const at = this.state.homeScroll;
+    const page = this.tableHeight();
+    const to = (n: number) => this.#dispatch({ type: 'home-scroll', scroll: Math.max(0, Math.min(this.homeMaxScroll, n)) });
+    if (k.up || k.input === 'k') return to(at - 1);
+    if (k.down || k.input === 'j') return to(at + 1);
+    if (k.pageDown || k.input === ' ') return to(at + page);
+    if (k.pageUp) return to(at - page);
+    if (k.input === 'g' || k.home) return to(0);
+    if (k.input === 'G' || k.end) return to(this.homeMaxScroll);
   }
 
   #listKey(k: KeyPress): void {
@@ -443,6 +471,29 @@ export class ConsoleController {
 
   /** Starts an action on the marked rows (when the action takes several), else the selected row. */
   startAction(def: ActionDef): void {
+    void this.#startAction(def);
+  }
+
+  /**
+   * The whole record for an edit form: a list row lacks fields (a service's base_service_url,
+   * description…), which the form would show empty. Fetched with the resource's detail (the one
+   * Enter shows, so often cached); undefined when it could not be (then said in the status line).
+   */
+  async #fullRecord(r: ResourceDef, row: Row): Promise<Row | undefined> {
+    const spec = detailSpec(r, row);
+    if (!spec || !r.detail?.record) return row;
+    this.#status('busy', 'loading the record…');
+    await this.cache.load(spec);
+    const q = this.cache.peek(spec, { expired: true });
+    if (q.data === undefined) {
+      this.#status('error', `edit: could not load the record: ${describeError(q.error, this.#d.session.profile)}; nothing was changed`);
+      return undefined;
+    }
+    this.#dispatch({ type: 'status', status: undefined });
+    return { ...row, ...r.detail.record(q.data) };
+  }
+
+  async #startAction(def: ActionDef): Promise<void> {
     const c = this.current();
     if (!c || this.state.readOnly) return;
     let rows: Row[] = [];
@@ -455,9 +506,21 @@ export class ConsoleController {
         rows = [row];
       }
     }
+    // A new action: what the status line said about the last one is not about this one.
+    this.#dispatch({ type: 'status', status: undefined });
     const described = describeObject(def.endpoint.body);
-    const fields = formFields(described, { only: def.fields, require: def.require });
+    let fields = formFields(described, { only: def.fields, require: def.require });
     if (fields.length === 0) return this.#confirm(def, rows, {});
+    if (def.mode === 'update' && rows[0]) {
+      const at = this.state;
+      const record = await this.#fullRecord(c.r, rows[0]);
+      // Loading took a while: the user may have gone elsewhere meanwhile.
+      if (!record || this.state.overlay || this.state.view !== at.view || this.state.resource !== at.resource) return;
+      rows = [record];
+      // Fields the record still lacks start empty, and an empty field that stays empty is not
+      // sent (only changed fields are): say so, rather than look like the value is blank.
+      fields = fields.map((f) => (f.name in record ? f : { ...f, note: 'not in the list: kept as it is unless typed' }));
+    }
     const initial = def.mode === 'update' && rows[0] ? rows[0] : {};
     const title = `${def.label} ${rows.length > 1 ? `${rows.length} ${c.r.name}` : def.target(rows[0])}`;
     this.#overlay({ kind: 'form', form: newForm(title, fields, initial, def.mode === 'update'), action: def, rows });
@@ -515,14 +578,27 @@ export class ConsoleController {
     const s = this.#d.session;
     const resource = this.current()?.r.name ?? '';
     const lines: string[] = [];
+    const body = inputs[0]?.body ?? {};
+    // Each row's change, or why the server is likely to refuse it (its status does not allow the
+    // action, by the rules the sandbox has: a platform's may differ, so every row is still sent).
+    const refusal = (r: Row | undefined) => (r ? def.refusal?.(r) : undefined);
     if (rows.length > 1) {
       lines.push(`${def.label} ${rows.length} ${resource}:`);
-      for (const r of rows.slice(0, 5)) lines.push(`  ${def.target(r)}`);
+      rows.slice(0, 5).forEach((r, i) => {
+        const why = refusal(r);
+        const change = def.preview ? def.preview(r, inputs[i]?.body ?? body).join('; ') : '';
+        lines.push(why ? `✗ ${def.target(r)}: likely refused (${why})` : `  ${def.target(r)}${change ? ` — ${change}` : ''}`);
+      });
       if (rows.length > 5) lines.push(`  … and ${rows.length - 5} more`);
+      const refused = rows.filter((r) => refusal(r)).length;
+      if (refused) lines.push(`${refused} of ${rows.length} likely refused (their status does not allow ${def.label}); every row is sent, and the server decides`);
     } else lines.push(`${def.label} ${def.target(rows[0])}`);
     lines.push(`profile: ${s.profile} (${s.target})`);
-    const body = inputs[0]?.body ?? {};
-    if (def.preview) for (const l of def.preview(rows[0], body)) lines.push(`${rows.length > 1 ? 'first: ' : ''}${l}`);
+    if (rows.length <= 1) {
+      const why = refusal(rows[0]);
+      if (why) lines.push(`✗ likely refused by the server: ${why}`);
+      else if (def.preview) lines.push(...def.preview(rows[0], body));
+    }
     if (body.reason !== undefined) lines.push(`reason: ${String(body.reason)}`);
     const typed = def.typed ? (rows.length > 1 ? String(rows.length) : def.typed(rows[0])) : undefined;
     this.#overlay({ kind: 'confirm', action: def, rows, inputs, lines, typed, text: '' });
@@ -536,8 +612,9 @@ export class ConsoleController {
     if (k.escape) return cancel();
     if (o.typed !== undefined) {
       if (k.ret) {
-        if (o.text === o.typed) void this.#run(o);
-        else this.#overlay({ ...o, text: '' });
+        if (o.text === o.typed) return void this.#run(o);
+        this.#overlay({ ...o, text: '' });
+        this.#status('error', `'${o.text}' does not match ${o.typed} (exactly, case included); nothing ${o.action.label === 'delete' ? 'deleted' : 'sent'}`);
         return;
       }
       const text = editLine(o.text, k);

@@ -3,7 +3,8 @@
  * objects as sub-tables), sections with titles, every line fitted to the width.
  */
 import { escapeControls, formatCell } from '../output/index.js';
-import { truncateWidth } from '../output/width.js';
+import { displayWidth, padEndWidth, truncateWidth } from '../output/width.js';
+import { drawable } from './drawable.js';
 import type { DetailSection, Row } from './resources.js';
 import { columnsFor, layoutTable } from './table-layout.js';
 
@@ -30,9 +31,9 @@ function kvLines(obj: Row, width: number, indent: string): DetailLine[] {
     else if (isObj(v) && Object.keys(v).length) flatten(v, k, pairs);
     else pairs.push([k, v]);
   }
-  const keyWidth = Math.min(32, Math.max(0, ...pairs.map(([k]) => k.length)));
+  const keyWidth = Math.min(32, Math.max(0, ...pairs.map(([k]) => displayWidth(drawable(k)))));
   const lines: DetailLine[] = pairs.map(([k, v]) => ({
-    text: truncateWidth(`${indent}${k.padEnd(keyWidth)}  ${escapeControls(formatCell(v, { tty: true }))}`, width),
+    text: truncateWidth(`${indent}${padEndWidth(drawable(k), keyWidth)}  ${drawable(escapeControls(formatCell(v, { tty: true })))}`, width),
   }));
   for (const [k, rows] of tables) lines.push(...tableLines({ kind: 'table', title: k, rows }, width, indent));
   return lines;
@@ -59,7 +60,7 @@ export function detailLines(sections: DetailSection[], width: number): DetailLin
     } else if (s.kind === 'table') lines.push(...tableLines(s, width, ''));
     else {
       lines.push({ text: '' }, { text: s.title, title: true });
-      for (const l of s.lines) lines.push({ text: truncateWidth(`  ${l}`, width) });
+      for (const l of s.lines) lines.push({ text: truncateWidth(drawable(`  ${l}`), width) });
     }
   }
   return lines;

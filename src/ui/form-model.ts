@@ -14,6 +14,8 @@ export interface FormField {
   info: FieldInfo;
   /** Required by the form even where the contract leaves it optional (extend needs extend_days). */
   required: boolean;
+  /** Said after the hint: `not in the list: kept as it is unless typed`. */
+  note?: string;
 }
 
 export interface FormState {
@@ -108,6 +110,7 @@ export function fieldHint(f: FormField): string {
   if ((i.kind === 'integer' || i.kind === 'number') && (min !== undefined || max !== undefined)) parts.push(`${min ?? ''}..${max ?? ''}`);
   if (i.kind === 'string' && i.max !== undefined) parts.push(`max ${i.max}`);
   if (f.required) parts.push('required');
+  if (f.note) parts.push(f.note);
   return parts.join(', ');
 }
 

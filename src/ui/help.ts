@@ -2,6 +2,7 @@
  * Every key of the console, for `?` and for the footer's short form.
  */
 import { actionsFor } from './actions.js';
+import { resourceByName, sortInfo } from './resources.js';
 import type { ConsoleState } from './state/console-state.js';
 
 export const GLOBAL_KEYS: Array<[string, string]> = [
@@ -12,7 +13,10 @@ export const GLOBAL_KEYS: Array<[string, string]> = [
   ['Ctrl-Z', 'suspend to the shell (`fg` brings the console back as it was)'],
 ];
 
-export const HOME_KEYS: Array<[string, string]> = [['a', 'auto-refresh of the dashboard on/off (every 30 s)']];
+export const HOME_KEYS: Array<[string, string]> = [
+  ['a', 'auto-refresh of the dashboard on/off (every 30 s)'],
+  ['↑ ↓, PgUp PgDn', 'scroll'],
+];
 
 export const LIST_KEYS: Array<[string, string]> = [
   ['↑ ↓, j k', 'move the selection'],
@@ -60,11 +64,13 @@ export function footerKeys(s: ConsoleState): [string, string] {
   if (o?.kind === 'help') return ['↑↓ PgUp/PgDn scroll', 'any other key closes the help'];
   if (o?.kind === 'progress') return ['working…', 'Ctrl-C quits'];
   const nav = ': switch  ? help  q quit';
-  if (s.view === 'home') return [`a auto-refresh ${s.autoRefresh ? 'off' : 'on'}  r refresh`, nav];
+  if (s.view === 'home') return [`↑↓ PgUp/PgDn scroll  a auto-refresh ${s.autoRefresh ? 'off' : 'on'}  r refresh`, nav];
   if (s.view === 'detail') return ['↑↓ PgUp/PgDn scroll  Esc back  r refresh', nav];
   const acts = s.readOnly ? ['(read-only)'] : actionsFor(s.resource).map((a) => `${a.key} ${a.label}`);
+  const r = s.resource ? resourceByName(s.resource) : undefined;
   return [
     ['Enter open', 'Space mark', ...acts, 'r refresh'].join('  '),
-    ['↑↓ move', 'PgUp/PgDn page', 'g/G first/last', '/ filter', 's sort', '^S csv', nav].join('  '),
+    // `s` only where the server sorts (audit does not).
+    ['↑↓ move', 'PgUp/PgDn page', 'g/G first/last', '/ filter', ...(r && sortInfo(r) ? ['s sort'] : []), '^S csv', nav].join('  '),
   ];
 }

@@ -1,7 +1,8 @@
 /**
  * Key presses as the console handles them. Ink hands a whole chunk of typed or pasted text to
  * `useInput` at once (`tmux send-keys ':subscriptions' Enter` can arrive as one chunk), so a
- * chunk of plain characters is split into single key presses, `\r` being Enter.
+ * chunk of plain characters is split into single key presses, `\r` being Enter and a control
+ * character (`tmux send-keys C-u text` sends `\x15text`) being Ctrl and its letter.
  */
 import type { Key } from 'ink';
 
@@ -52,10 +53,14 @@ export function keyPresses(input: string, key: Key): KeyPress[] {
   if (special || [...input].length <= 1) return [one(input, key)];
   const out: KeyPress[] = [];
   for (const c of input) {
+    const code = c.charCodeAt(0);
     if (c === '\r' || c === '\n') out.push({ input: '', ret: true });
     else if (c === '\t') out.push({ input: '', tab: true });
     else if (c === '\u007f' || c === '\b') out.push({ input: '', backspace: true });
     else if (c === '\u001b') out.push({ input: '', escape: true });
+    // Ctrl-A..Ctrl-Z in a chunk (`tmux send-keys C-u text`, or typed fast): Ctrl and its letter,
+    // as Ink reports them alone.
+    else if (code >= 0x01 && code <= 0x1a) out.push({ input: String.fromCharCode(code + 0x60), ctrl: true });
     else out.push({ input: c, shift: /[A-Z]/.test(c) });
   }
   return out;

@@ -37,6 +37,8 @@ export interface DetailDef {
   /** The request for a row; undefined when the row lacks the id (then the row itself is shown). */
   input: (row: Row) => CallSpec | undefined;
   sections: (data: unknown) => DetailSection[];
+  /** The record itself in the answer, every field of it (an edit form starts from it: a list row lacks some). */
+  record?: (data: unknown) => Row;
 }
 
 export interface ResourceDef {
@@ -74,6 +76,7 @@ const serviceDetail: DetailDef = {
     if (stats.length) sections.push({ kind: 'table', title: 'Usage statistics', rows: stats, columns: ['stat_date', 'stat_type', 'total_usage', 'unique_users', 'new_subscriptions', 'active_subscriptions'] });
     return sections;
   },
+  record: (data) => asObject(asObject(data).service_info),
 };
 
 const servicePlanDetail: DetailDef = {
@@ -87,6 +90,7 @@ const servicePlanDetail: DetailDef = {
       { kind: 'table', title: 'Usage codes', rows: asRows(d.usage_codes), columns: ['code_id', 'code_value', 'batch_id', 'is_used', 'used_by_username', 'expiry_date'] },
     ];
   },
+  record: (data) => asObject(asObject(data).service_plan_info),
 };
 
 /** Every resource, in the order the switcher lists them. */

@@ -25,6 +25,19 @@ export function suspendTerminal(
   } finally {
     if (stdin.isTTY) stdin.setRawMode(true);
     stdout.write((opts.altScreen ? ALT_SCREEN_ON : '') + HIDE_CURSOR);
+    refreshSize(stdout);
     repaint();
   }
+}
+
+/**
+ * Takes the terminal's size as it is now. A resize while stopped never reached this process
+ * (SIGWINCH goes to the foreground job, the shell then), so `columns` and `rows` are still those
+ * of before Ctrl-Z, and `getWindowSize()` only returns them. Node's own SIGWINCH handler calls
+ * the stream's `_refreshSize()`, which asks the terminal and emits 'resize' when the size
+ * changed (Ink and the console then draw at the new size): the same call here.
+ */
+export function refreshSize(stdout: NodeJS.WriteStream): void {
+  const s = stdout as NodeJS.WriteStream & { _refreshSize?: () => void };
+  if (stdout.isTTY && typeof s._refreshSize === 'function') s._refreshSize();
 }

@@ -1,12 +1,14 @@
 /**
  * Tables fitted to the terminal for the console: cells formatted like the terminal printer
- * (local times, escaped control characters), the widest columns shrunk and cut with '…', and
- * the rightmost columns dropped when even that does not fit. Pure functions, so a page is laid
+ * (local times, escaped control characters), the widest text columns shrunk and cut with '…',
+ * and the rightmost columns dropped when even that does not fit. Numbers and dates are never
+ * cut: `35065…` would read as another number. Pure functions, so a page is laid
  * out once (memoized by the screen) and only the visible rows are drawn.
  */
 import { getPath, formatCell, escapeControls } from '../output/index.js';
-import { fitColumns, GAP } from '../output/table.js';
+import { capWidths, GAP, lineWidth } from '../output/table.js';
 import { padEndWidth, truncateWidth, displayWidth } from '../output/width.js';
+import { drawable } from './drawable.js';
 import type { Row } from './resources.js';
 
 export interface TableLayout {
@@ -28,9 +30,9 @@ export function columnsFor(rows: Row[], preferred?: string[]): string[] {
   return first ? Object.keys(first) : [];
 }
 
-/** A cell as one terminal line. */
+/** A cell as one terminal line, as drawn. */
 export function cellText(row: Row, column: string): string {
-  return escapeControls(formatCell(getPath(row, column), { tty: true }));
+  return drawable(escapeControls(formatCell(getPath(row, column), { tty: true })));
 }
 
 /** Cells cut and padded to their widths, GAP apart, trailing spaces trimmed. */
@@ -41,6 +43,37 @@ export function joinCells(cells: string[], widths: number[]): string {
     out += i === widths.length - 1 ? c : padEndWidth(c, widths[i]) + ' '.repeat(GAP);
   }
   return out.trimEnd();
+}
+
+/** A column is not cut narrower than this (unless its content is narrower), as the printer's tables. */
+const MIN_COLUMN = 6;
+
+/** A number (`350651`, `-3.5`, `1,013`), a date or a local time (`2026-10-23 09:30`). */
+const NUMBER_OR_DATE = /^(?:[-+]?\d[\d,]*(?:\.\d+)?|\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?)$/;
+
+
+/**
+ * Widths of the columns in `available` terminal columns, and how many fit from the left.
+ * Natural widths when they fit; else headers wider than their values are cut first, then the
+ * widest values, none below its floor: MIN_COLUMN for text, the whole value for numbers and
+ * dates (`whole`). Columns that cannot have their floors are dropped from the right.
+ * `fitTable([2, 40, 16], [2, 40, 16], [true, false, true], 40)` -> `{ widths: [2, 18, 16], shown: 3 }`.
+ */
+export function fitTable(natural: number[], content: number[], whole: boolean[], available: number): { widths: number[]; shown: number } {
+  const floors = natural.map((w, i) => (whole[i] ? Math.max(content[i], Math.min(w, MIN_COLUMN)) : Math.min(w, MIN_COLUMN)));
+  let shown = natural.length;
+  while (shown > 1 && lineWidth(floors.slice(0, shown)) > available) shown--;
+  const nat = natural.slice(0, shown);
+  if (lineWidth(nat) <= available) return { widths: nat, shown };
+  if (shown === 1) return { widths: [Math.max(1, Math.min(nat[0], available))], shown };
+  // Headers give way first ('subscription_id' over ids of four digits is cut down to the ids),
+  // to a common cap; when cutting the headers is not enough, the widest values, to a common cap,
+  // none below its floor.
+  const demand = nat.map((w, i) => Math.min(w, Math.max(content[i], floors[i])));
+  const headersOnly = lineWidth(demand) <= available;
+  const upper = headersOnly ? nat : demand;
+  const lower = headersOnly ? demand : floors;
+  return { widths: capWidths(upper, lower, available - GAP * (shown - 1)), shown };
 }
 
 /**
@@ -58,7 +91,8 @@ export function layoutTable(rows: Row[], columns: string[], width: number): Tabl
     return w;
   });
   const natural = columns.map((c, i) => Math.max(displayWidth(c), content[i]));
-  const fit = fitColumns(natural, Math.max(1, width), content);
+  const whole = columns.map((_c, i) => cells.some((r) => r[i] !== '') && cells.every((r) => r[i] === '' || NUMBER_OR_DATE.test(r[i])));
+  const fit = fitTable(natural, content, whole, Math.max(1, width));
   const shown = columns.slice(0, fit.shown);
   return {
     columns: shown,

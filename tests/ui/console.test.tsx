@@ -5,8 +5,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fail } from '../support/stub-server.js';
-import { KEY, platform, startConsole, tick, type Harness } from './harness.js';
+import { fail, ok } from '../support/stub-server.js';
+import { KEY, makeSubscriptions, platform, startConsole, tick, type Harness } from './harness.js';
 import { tempDir } from '../support/tmp.js';
 
 let h: Harness | undefined;
@@ -294,13 +294,17 @@ describe('console: actions', () => {
     expect(h.frame()).not.toContain('marked');
   });
 
-  it('delete asks to type the code: a wrong code sends nothing, the right one sends the DELETE', async () => {
+  it('delete asks to type the code: a wrong code (or case) sends nothing and says so, the right one sends the DELETE', async () => {
     const base = platform();
     h = await startConsole({ resource: 'services', handler: (req) => (req.method === 'DELETE' ? { status: 200, json: { status: true, message: 'service GPT4 deleted', data: { affected_records: 1 } } } : base(req)) });
     await h.waitFor('GPT-4 access');
     await h.press('d');
     expect(h.frame()).toContain('type GPT4 to confirm');
     await h.press('GPT5', KEY.enter);
+    expect(h.frame()).toContain("✗ 'GPT5' does not match GPT4 (exactly, case included); nothing deleted");
+    expect(h.frame()).toContain('type GPT4 to confirm');
+    await h.press('gpt4', KEY.enter);
+    expect(h.frame()).toContain("✗ 'gpt4' does not match GPT4");
     expect(h.requests('DELETE')).toHaveLength(0);
     await h.press('GPT4', KEY.enter);
     await h.waitFor('service GPT4 deleted');
@@ -359,11 +363,17 @@ describe('console: cache', () => {
     await h.waitFor(() => listed(h!).length === n + 1);
   });
 
-  it('r asks the server again', async () => {
-    h = await startConsole({ resource: 'subscriptions' });
+  it('r asks the server again; the status line says refreshing… until the answer is in, then refreshed', async () => {
+    const base = platform();
+    let n = 0;
+    // Every answer after the first takes 100 ms: the refresh is seen while it runs.
+    h = await startConsole({ resource: 'subscriptions', handler: (req) => ({ ...base(req), delayMs: n++ > 0 ? 100 : 0 }) });
     await h.waitFor('user010');
     await h.press('r');
+    expect(h.frame()).toContain('… refreshing…');
     await h.waitFor(() => listed(h!).length === 2);
+    const f = await h.waitFor('✓ refreshed');
+    expect(f).not.toContain('refreshing');
   });
 });
 
@@ -436,5 +446,328 @@ describe('console: switcher, export, errors, help, resize', () => {
     const f = await h.waitFor(/^ *subs\w*… /m);
     expect(f).not.toContain('remaining');
     for (const line of f.split('\n')) expect(line.length).toBeLessThanOrEqual(50);
+  });
+});
+
+describe('console: keys that arrive together (one chunk, as tmux send-keys or fast typing sends them)', () => {
+  it('Ctrl-U then text in one chunk clears the filter prompt first; Ctrl-U Enter clears the filter', async () => {
+    h = await startConsole({ resource: 'subscriptions' });
+    await h.waitFor('user010');
+    await h.press('/', 'status=paused', KEY.enter);
+    await h.waitFor('page 1 of 2, total 19');
+    await h.press('/');
+    expect(h.frame()).toMatch(/^\/ status=paused/m);
+    await h.press('\u0015status=active');
+    expect(h.frame()).toMatch(/^\/ status=active\s*$/m);
+    await h.press('\u0015\r');
+    await h.waitFor('filter cleared');
+    const f = await h.waitFor('page 1 of 10, total 95');
+    expect(f).toContain('user001');
+    expect(f).not.toContain('filter status');
+  });
+
+  it('Ctrl-S typed with other keys exports each time; j Ctrl-S moves and exports', async () => {
+    const dir = tempDir('subctl-export-');
+    let t = new Date(2026, 10, 22, 15, 30, 0).getTime();
+    h = await startConsole({ resource: 'subscriptions', cwd: dir, now: () => new Date((t += 1000)) });
+    await h.waitFor('user010');
+    await h.press(`j${KEY.ctrlS}`);
+    await h.waitFor('exported 10 rows');
+    expect(h.frame()).toMatch(/^> 2\s+user002/m);
+    expect(readdirSync(dir)).toHaveLength(1);
+    await h.press(KEY.ctrlS + KEY.ctrlS);
+    await h.waitFor(() => readdirSync(dir).length === 3);
+    expect(readdirSync(dir).sort()).toEqual(['subctl-subscriptions-20261122-153001.csv', 'subctl-subscriptions-20261122-153002.csv', 'subctl-subscriptions-20261122-153003.csv']);
+  });
+});
+
+describe('console: page keys while a page loads', () => {
+  it('PgDn three times after a filter moves three pages even while the pages load (and ]]] as one chunk)', async () => {
+    const base = platform();
+    // Pages past the first answer slowly: every PgDn after the first comes while a page loads.
+    h = await startConsole({ resource: 'subscriptions', handler: (req) => ({ ...base(req), delayMs: Number(req.query.page_number ?? 1) > 1 ? 150 : 0 }) });
+    await h.waitFor('user010');
+    await h.press('/', 'status=active', KEY.enter);
+    await h.waitFor('page 1 of 8, total 76');
+    await h.waitFor((): boolean => !h!.frame().includes('loading'));
+    await h.press(KEY.pageDown, KEY.pageDown, KEY.pageDown);
+    let f = await h.waitFor('page 4 of 8, total 76');
+    f = await h.waitFor((): boolean => !h!.frame().includes('loading'));
+    // The 31st active subscription (every fifth is paused) starts page 4.
+    expect(f).toMatch(/^> 38\s+user038/m);
+    await h.press(']]]');
+    await h.waitFor('page 7 of 8, total 76');
+    f = await h.waitFor((): boolean => !h!.frame().includes('loading'));
+    expect(listed(h).at(-1)!.query).toMatchObject({ status: 'active', page_number: '7' });
+    // Past the last page, still while loading: it stops there and says so.
+    await h.press(KEY.pageDown, KEY.pageDown, KEY.pageDown);
+    f = await h.waitFor('page 8 of 8, total 76');
+    expect(f).toContain('last page');
+  });
+});
+
+describe('console: the switcher on a short terminal', () => {
+  it('at 60x15 the : list scrolls to keep the choice in view', async () => {
+    h = await startConsole({});
+    Object.defineProperty(h.ui.stdout, 'rows', { get: () => 15, configurable: true });
+    Object.defineProperty(h.ui.stdout, 'columns', { get: () => 60, configurable: true });
+    h.ui.stdout.emit('resize');
+    await h.waitFor('dashboard');
+    await h.press(':');
+    let f = h.frame();
+    expect(f).toMatch(/^> home/m);
+    expect(f).not.toContain('roles');
+    expect(f).toContain('1-8 of 15');
+    for (let i = 0; i < 10; i++) await h.press(KEY.down);
+    f = h.frame();
+    // The 11th name, roles, chosen and on screen; the first ones scrolled away.
+    expect(f).toMatch(/^> roles\s+GET/m);
+    expect(f).not.toMatch(/^ {2}home/m);
+    expect(f).toContain('4-11 of 15');
+    for (let i = 0; i < 10; i++) await h.press(KEY.up);
+    expect(h.frame()).toMatch(/^> home/m);
+    await h.press(KEY.down, KEY.down, KEY.down, KEY.down, KEY.enter);
+    await h.waitFor('subscriptions  page 1 of 10');
+  });
+});
+
+describe('console: the status line says what just happened', () => {
+  it('is cleared on going to another resource or screen, and when an action starts', async () => {
+    h = await startConsole({ resource: 'subscriptions' });
+    await h.waitFor('user010');
+    await h.press(':', 'q', KEY.enter);
+    expect(h.frame()).toContain("✗ no resource named 'q'");
+    await h.press(':', 'services', KEY.enter);
+    let f = await h.waitFor('GPT-4 access');
+    expect(f).not.toContain('no resource named');
+
+    // A filter's status on one resource is not shown on another's confirmation.
+    await h.press(':', 'subscriptions', KEY.enter, '/', 'status=paused', KEY.enter);
+    await h.waitFor('filter: status=paused');
+    await h.press(':', 'services', KEY.enter);
+    await h.waitFor('GPT-4 access');
+    await h.press('d');
+    f = h.frame();
+    expect(f).toContain('type GPT4 to confirm');
+    expect(f).not.toContain('filter:');
+    await h.press(KEY.esc);
+
+    // The sort's status is not carried into the record.
+    await h.press(':', 'subscriptions', KEY.enter, 's');
+    await h.waitFor('sorted by');
+    await h.waitFor(() => !h!.frame().includes('loading'));
+    await h.press(KEY.enter);
+    f = h.frame();
+    expect(f).toContain('subscriptions › 5');
+    expect(f).not.toContain('sorted by');
+    await h.press(KEY.esc);
+
+    // The last action's outcome is gone once the next action's form opens.
+    await h.press('/', KEY.ctrlU, KEY.enter, 'e', 'ticket 1', KEY.tab, '3', KEY.enter, 'y');
+    await h.waitFor('extended by 3 day(s)');
+    await h.press('p');
+    f = h.frame();
+    expect(f).toContain('pause subscription');
+    expect(f).not.toContain('extended by');
+  });
+});
+
+describe('console: edit forms start from the whole record', () => {
+  it('e on a service fills the form from its detail (fields the list lacks included); saving sends only what changed', async () => {
+    const base = platform();
+    h = await startConsole({
+      resource: 'services',
+      handler: (req) => {
+        if (req.method === 'GET' && req.path === '/admin/services/detail') {
+          return ok({
+            service_info: { service_id: 1, service_code: 'GPT4', service_name: 'GPT-4 access', service_type: 'USAGE_BASED', provider_name: 'OpenAI', is_active: true, base_service_url: 'https://api.example/v1/gpt4', access_pattern: '/gpt4/*', credit_reset_cycle: 'monthly', description: 'Chat completions' },
+            service_plans: [],
+            active_subscriptions: [],
+            top_users: [],
+            usage_statistics: [],
+          });
+        }
+        if (req.method === 'PUT') return ok({ service_id: 1 }, 'service GPT4 updated');
+        return base(req);
+      },
+    });
+    await h.waitFor('GPT-4 access');
+    await h.press('e');
+    let f = await h.waitFor('edit service GPT4');
+    expect(f).toMatch(/base_service_url\s+https:\/\/api\.example\/v1\/gpt4/);
+    expect(f).toMatch(/access_pattern\s+\/gpt4\/\*/);
+    expect(f).toMatch(/credit_reset_cycle\s+monthly/);
+    expect(f).toMatch(/description\s+Chat completions/);
+    expect(h.requests('GET', '/admin/services/detail')[0].query).toEqual({ service_code: 'GPT4' });
+    await h.press(KEY.ctrlU, 'GPT-4o access', KEY.enter);
+    f = h.frame();
+    expect(f).toContain('service_name: GPT-4 access -> GPT-4o access');
+    expect(f).not.toContain('description:');
+    await h.press('y');
+    await h.waitFor('service GPT4 updated');
+    expect(h.requests('PUT', '/admin/services/1')[0].body).toEqual({ service_name: 'GPT-4o access' });
+  });
+
+  it('e on a plan (no detail endpoint) marks the fields the list lacks as kept unless typed, and does not send them', async () => {
+    const base = platform();
+    const plan = { plan_id: 7, plan_code: 'PRO-M', plan_name: 'Pro monthly', price: 19.99, currency: 'USD', duration: 1, duration_unit: 'months', credit_amount: 1000, credit_unit: 'requests', is_active: true };
+    h = await startConsole({
+      resource: 'plans',
+      handler: (req) => {
+        if (req.method === 'GET' && req.path === '/admin/subscription-plans') return ok({ pagination: { current_page: 1, page_size: 10, total_pages: 1, total_records: 1 }, subscription_plans: [plan] });
+        if (req.method === 'PUT') return ok({ plan_id: 7 }, 'plan PRO-M updated');
+        return base(req);
+      },
+    });
+    await h.waitFor('Pro monthly');
+    await h.press('e');
+    const f = h.frame();
+    expect(f).toMatch(/plan_name\s+Pro monthly/);
+    expect(f).toMatch(/auto_renewal\s+true\|false, not in the list: kept as it is unless typed/);
+    expect(f).toMatch(/max_usage_per_day\s+integer.*not in the list: kept as it is unless typed/);
+    expect(f).not.toMatch(/plan_name .*not in the list/);
+    await h.press(KEY.tab, KEY.tab, KEY.ctrlU, '24.99', KEY.enter, 'y');
+    await h.waitFor('plan PRO-M updated');
+    expect(h.requests('PUT', '/admin/subscription-plans/7')[0].body).toEqual({ price: 24.99, plan_id: 7 });
+  });
+});
+
+describe('console: the dashboard scrolls', () => {
+  it('a dashboard taller than the screen says which lines are shown and scrolls with ↓ and PgDn to its last sections', async () => {
+    const base = platform();
+    const totals = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`figure_${String(i + 1).padStart(2, '0')}`, i * 10]));
+    const dashboard = {
+      totals,
+      top_services: [{ service_code: 'GPT4', active_subscriptions: 30 }, { service_code: 'DALLE', active_subscriptions: 12 }],
+      recent_activity: [{ action: 'extend', at: 'x' }, { action: 'pause', at: 'y' }, { action: 'LAST-ACTIVITY', at: 'z' }],
+    };
+    h = await startConsole({ handler: (req) => (req.path === '/admin/dashboard' ? ok(dashboard) : base(req)) });
+    let f = await h.waitFor('figure_01');
+    // 24 rows: 18 lines of the dashboard under its title.
+    expect(f).toMatch(/lines 1-18 of 3\d \(↑↓ PgUp\/PgDn\)/);
+    expect(f).not.toContain('recent_activity');
+    expect(f).toContain('↑↓ PgUp/PgDn scroll');
+    await h.press(KEY.down);
+    f = h.frame();
+    expect(f).toMatch(/lines 2-19 of/);
+    expect(f).not.toMatch(/^totals/m);
+    await h.press(KEY.pageDown);
+    f = h.frame();
+    expect(f).toContain('recent_activity (3)');
+    expect(f).toContain('LAST-ACTIVITY');
+    expect(f).toMatch(/lines \d+-(3\d) of \1/);
+    await h.press(KEY.pageUp, KEY.pageUp);
+    expect(h.frame()).toMatch(/^totals/m);
+  });
+});
+
+describe('console: narrow terminals hide columns rather than cut numbers and dates', () => {
+  const long = makeSubscriptions(30).map((s, i) => ({
+    ...s,
+    username: `emma.de.la.cruz${i}`,
+    service_code: 'TRANSLATE-API',
+    plan_code: 'ENTERPRISE-Y',
+    status: 'cancelled',
+    end_date: '2026-10-23T09:30:00Z',
+    remaining_credits: 3506512 + i,
+  }));
+  const resize = (h: Harness, columns: number, rows: number) => {
+    Object.defineProperty(h.ui.stdout, 'columns', { get: () => columns, configurable: true });
+    Object.defineProperty(h.ui.stdout, 'rows', { get: () => rows, configurable: true });
+    h.ui.stdout.emit('resize');
+  };
+  const rowLines = (f: string) => f.split('\n').filter((l) => /^[> ][ *]\d+ /.test(l));
+
+  it('at 80 columns text is cut but end_date and remaining_credits are whole', async () => {
+    h = await startConsole({ resource: 'subscriptions', handler: platform(long) });
+    await h.waitFor('emma.de.la.cruz0');
+    resize(h, 80, 24);
+    const f = await h.waitFor((): boolean => rowLines(h!.frame()).length > 0 && rowLines(h!.frame()).every((l) => l.length <= 80) && h!.frame().includes('…'));
+    expect(f).not.toContain('hidden');
+    for (const l of rowLines(f)) expect(l).toMatch(/ \d{4}-\d{2}-\d{2} \d{2}:\d{2} {2,}35065\d\d$/);
+    expect(f).not.toMatch(/\d…/);
+  });
+
+  it('at 60x15 the rightmost column is hidden and said so; no number or date is cut', async () => {
+    h = await startConsole({ resource: 'subscriptions', handler: platform(long) });
+    await h.waitFor('emma.de.la.cruz0');
+    resize(h, 60, 15);
+    const f = await h.waitFor('1 column hidden');
+    expect(f).not.toContain('remaining');
+    expect(f).not.toContain('3506512');
+    for (const l of rowLines(f)) {
+      expect(l.length).toBeLessThanOrEqual(60);
+      expect(l).toMatch(/ \d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
+    }
+    expect(f).not.toMatch(/\d…/);
+  });
+});
+
+describe('console: small things the screen says', () => {
+  it('an empty result says no rows (not page 1 of 0)', async () => {
+    h = await startConsole({ resource: 'subscriptions', handler: platform([]) });
+    const f = await h.waitFor('subscriptions  no rows');
+    expect(f).not.toContain('page 1 of');
+  });
+
+  it('the footer offers s sort only where the server sorts: not on audit', async () => {
+    const base = platform();
+    h = await startConsole({
+      resource: 'audit',
+      handler: (req) => (req.path === '/audit' ? ok({ logs: [{ id: 1, action: 'login', username: 'ana' }], total: 1, page: 1, page_size: 10 }) : base(req)),
+    });
+    let f = await h.waitFor('login');
+    expect(f).toContain('/ filter');
+    expect(f).not.toContain('s sort');
+    await h.press(':', 'subscriptions', KEY.enter);
+    f = await h.waitFor('user010');
+    expect(f).toContain('s sort');
+  });
+
+  it('the create form is titled new service', async () => {
+    h = await startConsole({ resource: 'services' });
+    await h.waitFor('GPT-4 access');
+    await h.press('n');
+    const f = h.frame();
+    expect(f).toMatch(/^new service$/m);
+    expect(f).not.toContain('new a new');
+  });
+
+  it('a bulk pause previews each row, and marks the rows the server is likely to refuse (not active), all still sent', async () => {
+    h = await startConsole({ resource: 'subscriptions' });
+    await h.waitFor('user010');
+    // Rows 4, 5 (paused) and 6.
+    await h.press(KEY.down, KEY.down, KEY.down, ' ', ' ', ' ');
+    await h.press('p', 'maintenance', KEY.enter);
+    const f = h.frame();
+    expect(f).toContain('pause 3 subscriptions:');
+    expect(f).toContain('subscription 4 (user004, DALLE/PRO-M, active) — status: active -> paused');
+    expect(f).toMatch(/^✗ subscription 5 \(user005, GPT4\/PRO-M, paused\): likely refused \(pause needs status active\)$/m);
+    expect(f).toContain('1 of 3 likely refused (their status does not allow pause); every row is sent, and the server decides');
+    expect(f).not.toContain('first:');
+    expect(f).not.toContain('paused -> paused');
+    await h.press(KEY.esc, KEY.esc, KEY.up, KEY.up, 'p', 'x', KEY.enter);
+    expect(h.frame()).toContain('subscription 5 (user005');
+    expect(h.frame()).toMatch(/^✗ likely refused by the server: pause needs status active$/m);
+    expect(h.frame()).not.toContain('paused -> paused');
+  });
+});
+
+describe('console: zero-width characters', () => {
+  it('a value with a zero-width space is drawn whole, in the table, the record and the confirmation', async () => {
+    const subs = makeSubscriptions(12);
+    subs[0].username = 'zw a\u200bb END';
+    h = await startConsole({ resource: 'subscriptions', handler: platform(subs) });
+    let f = await h.waitFor('user002');
+    expect(f).toMatch(/^> 1\s+zw ab END\s+GPT4/m);
+    await h.press(KEY.enter);
+    f = h.frame();
+    expect(f).toMatch(/^username\s+zw ab END$/m);
+    await h.press(KEY.esc, 'p');
+    expect(h.frame()).toMatch(/^pause subscription 1 \(zw ab END, GPT4\/PRO-M, active\)$/m);
+    await h.press('x', KEY.enter);
+    f = h.frame();
+    expect(f).toContain('Proceed? [y/N]');
+    expect(f).toMatch(/^pause subscription 1 \(zw ab END, GPT4\/PRO-M, active\)$/m);
   });
 });

@@ -150,6 +150,7 @@ export const KEY = {
   tab: '\t',
   backspace: '\u007f',
   ctrlS: '\u0013',
+  ctrlU: '\u0015',
   ctrlC: '\u0003',
   ctrlZ: '\u001a',
 };

@@ -235,6 +235,35 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
     }
   });
 
+  it('a terminal resized while the console is suspended: fg draws it at the new size, whole (no line wraps)', async () => {
+    const { send, pane, prompt, run, close } = shellSession('rsh');
+    try {
+      await pane(prompt, 'the shell prompt');
+      run('console subscriptions');
+      const table = (x: string) => /subscriptions {2}page 1 of \d+/.test(x) && /^> \d+/m.test(x);
+      await pane(table, 'the subscriptions table');
+      send('C-z');
+      await pane((x) => /Stopped/.test(x) && prompt(x), 'the job stopped and the prompt');
+      // The resize reaches the shell (the foreground job), not the stopped console.
+      expect(tmux('resize-window', '-t', 'rsh', '-x', '90', '-y', '24').status).toBe(0);
+      send('-l', 'fg');
+      send('Enter');
+      // Every line under the table's header is a row (at the old width each would wrap in two),
+      // and the footer fits on its line.
+      const rowsOf = (x: string) => {
+        const lines = x.split('\n');
+        const head = lines.findIndex((l) => /^ {2}subs/.test(l));
+        return head < 0 ? [] : lines.slice(head + 1, head + 8);
+      };
+      const again = await pane((x) => table(x) && !x.includes('loading') && rowsOf(x).length === 7 && rowsOf(x).every((l) => /^[> ] \d+ /.test(l)), 'the console drawn at 90 columns');
+      for (const l of again.split('\n')) expect(l.length).toBeLessThanOrEqual(90);
+      send('q');
+      await pane((x) => !table(x) && prompt(x), 'the shell after q');
+    } finally {
+      close();
+    }
+  });
+
   it('the form of a create command: Ctrl-Z and fg keep what was typed; Ctrl-C ends the command (exit 130, nothing sent); the shell screen comes back after it', async () => {
     const { send, pane, prompt, run, close } = shellSession('fsh');
     const plan = (code: string) => sb.db.prepare('SELECT plan_name, price, currency FROM subscription_plans WHERE plan_code = ?').get(code);

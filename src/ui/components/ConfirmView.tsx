@@ -3,13 +3,14 @@
  * what will change; y (or the typed code, for deletes) sends it.
  */
 import { Box, Text } from 'ink';
+import { drawable } from '../drawable.js';
 
 export function ConfirmView({ lines, typed, text }: { lines: string[]; typed?: string; text: string }) {
   return (
     <Box flexDirection="column">
       {lines.map((l, i) => (
         <Text key={i} bold={i === 0} wrap="truncate-end">
-          {l}
+          {drawable(l)}
         </Text>
       ))}
       <Text> </Text>

@@ -3,6 +3,7 @@
  * contract's complaint in red under it. Used by the console's actions and by `openForm`.
  */
 import { Box, Text } from 'ink';
+import { drawable } from '../drawable.js';
 import { fieldHint, type FormState } from '../form-model.js';
 
 export function FormView({ form, height }: { form: FormState; height: number }) {
@@ -15,7 +16,7 @@ export function FormView({ form, height }: { form: FormState; height: number }) 
   return (
     <Box flexDirection="column">
       <Text bold wrap="truncate-end">
-        {form.title}
+        {drawable(form.title)}
       </Text>
       {general ? <Text color="red">✗ {general}</Text> : null}
       {form.fields.slice(start, start + room).map((f, j) => {
@@ -29,7 +30,7 @@ export function FormView({ form, height }: { form: FormState; height: number }) 
                 {focused ? '> ' : '  '}
                 {`${f.name}${f.required ? '*' : ''}`.padEnd(labelWidth)}
               </Text>{' '}
-              <Text underline={!focused}>{form.values[f.name] ?? ''}</Text>
+              <Text underline={!focused}>{drawable(form.values[f.name] ?? '')}</Text>
               {focused ? <Text inverse> </Text> : null}
               <Text dimColor>  {fieldHint(f)}</Text>
             </Text>

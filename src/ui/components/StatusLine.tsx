@@ -3,6 +3,7 @@
  */
 import { Text } from 'ink';
 import { memo } from 'react';
+import { drawable } from '../drawable.js';
 import type { Status } from '../state/console-state.js';
 
 const MARK: Record<Status['tone'], string> = { info: '', ok: '✓ ', error: '✗ ', busy: '… ' };
@@ -13,7 +14,7 @@ export const StatusLine = memo(function StatusLine({ status }: { status?: Status
   return (
     <Text color={COLOR[status.tone]} wrap="truncate-end">
       {MARK[status.tone]}
-      {status.text}
+      {drawable(status.text)}
     </Text>
   );
 });

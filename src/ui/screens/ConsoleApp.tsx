@@ -62,6 +62,9 @@ export function ConsoleApp({ controller, session, refreshMs }: ConsoleAppProps) 
   const onMaxScroll = useCallback((n: number) => {
     controller.detailMaxScroll = n;
   }, [controller]);
+  const onHomeMaxScroll = useCallback((n: number) => {
+    controller.homeMaxScroll = n;
+  }, [controller]);
 
   const width = size.columns;
   const tableHeight = controller.tableHeight();
@@ -87,7 +90,10 @@ export function ConsoleApp({ controller, session, refreshMs }: ConsoleAppProps) 
   else if (state.view === 'list' && resource && list) body = <ListScreen cache={controller.cache} resource={resource} list={list} width={width} height={tableHeight} />;
   else if (state.view === 'detail' && resource && state.detail)
     body = <DetailScreen cache={controller.cache} resource={resource} detail={state.detail} width={width} height={bodyHeight - 1} onMaxScroll={onMaxScroll} />;
-  else body = <HomeScreen cache={controller.cache} width={width} height={tableHeight} autoRefresh={state.autoRefresh} intervalMs={refreshMs} />;
+  else
+    body = (
+      <HomeScreen cache={controller.cache} width={width} height={bodyHeight - 1} autoRefresh={state.autoRefresh} intervalMs={refreshMs} scroll={state.homeScroll} onMaxScroll={onHomeMaxScroll} />
+    );
 
   const err = screenError(controller, state);
   const status: Status | undefined = err ? { tone: 'error', text: describeError(err, session.profile) } : state.status;

@@ -1,11 +1,13 @@
 /**
  * Home: the dashboard (GET /admin/dashboard) drawn with sparklines and bars, refreshed in place
- * every 30 s while auto-refresh is on (`a`).
+ * every 30 s while auto-refresh is on (`a`). Taller than the screen, it scrolls (↑↓ PgUp/PgDn),
+ * the title saying which lines are in view.
  */
 import { Box, Text } from 'ink';
 import { useEffect, useMemo } from 'react';
 import { renderDashboard } from '../../commands/admin/dashboard.js';
 import { dashboardSpec } from '../controller.js';
+import { drawable } from '../drawable.js';
 import { useQueryCache } from '../hooks/useQueryCache.js';
 import type { QueryCache } from '../query-cache.js';
 
@@ -13,15 +15,34 @@ export const AUTO_REFRESH_MS = 30_000;
 
 const clock = (ms: number) => new Date(ms).toLocaleTimeString();
 
-export function HomeScreen({ cache, width, height, autoRefresh, intervalMs = AUTO_REFRESH_MS }: { cache: QueryCache; width: number; height: number; autoRefresh: boolean; intervalMs?: number }) {
+export interface HomeScreenProps {
+  cache: QueryCache;
+  width: number;
+  /** Lines available under the title. */
+  height: number;
+  autoRefresh: boolean;
+  intervalMs?: number;
+  scroll: number;
+  onMaxScroll: (n: number) => void;
+}
+
+export function HomeScreen({ cache, width, height, autoRefresh, intervalMs = AUTO_REFRESH_MS, scroll, onMaxScroll }: HomeScreenProps) {
   const q = useQueryCache(cache, dashboardSpec);
   useEffect(() => {
     if (!autoRefresh) return;
     const t = setInterval(() => void cache.load(dashboardSpec, { force: true }), intervalMs);
     return () => clearInterval(t);
   }, [autoRefresh, cache, intervalMs]);
-  const lines = useMemo(() => (q.data !== undefined ? renderDashboard(q.data, { tty: true, width, color: false }).trimEnd().split('\n') : []), [q.data, width]);
-  const facts = [q.fetchedAt ? `updated ${clock(q.fetchedAt)}` : undefined, `auto-refresh ${autoRefresh ? `on (${Math.round(intervalMs / 1000)} s)` : 'off'}`, q.loading ? 'loading…' : undefined];
+  const lines = useMemo(() => (q.data !== undefined ? drawable(renderDashboard(q.data, { tty: true, width, color: false })).trimEnd().split('\n') : []), [q.data, width]);
+  const max = Math.max(0, lines.length - height);
+  useEffect(() => onMaxScroll(max), [max, onMaxScroll]);
+  const top = Math.min(scroll, max);
+  const facts = [
+    q.fetchedAt ? `updated ${clock(q.fetchedAt)}` : undefined,
+    `auto-refresh ${autoRefresh ? `on (${Math.round(intervalMs / 1000)} s)` : 'off'}`,
+    lines.length > height ? `lines ${top + 1}-${top + height} of ${lines.length} (↑↓ PgUp/PgDn)` : undefined,
+    q.loading ? 'loading…' : undefined,
+  ];
   return (
     <Box flexDirection="column">
       <Text wrap="truncate-end">
@@ -30,8 +51,8 @@ export function HomeScreen({ cache, width, height, autoRefresh, intervalMs = AUT
       </Text>
       {q.data === undefined && !q.loading && !q.error ? <Text dimColor>no dashboard yet</Text> : null}
       {q.data === undefined && q.loading ? <Text dimColor>loading the dashboard…</Text> : null}
-      {lines.slice(0, height + 1).map((l, i) => (
-        <Text key={i} bold={!!l && !l.startsWith(' ')} wrap="truncate-end">
+      {lines.slice(top, top + height).map((l, i) => (
+        <Text key={top + i} bold={!!l && !l.startsWith(' ')} wrap="truncate-end">
           {l || ' '}
         </Text>
       ))}

@@ -43,11 +43,12 @@ export function ListScreen({ cache, resource: r, list: ls, width, height }: List
   const sort = sortInfo(r);
   const nMarked = Object.keys(ls.marked).length;
   const facts = [
-    page ? `page ${ls.page} of ${page.totalPages ?? '?'}${page.totalRecords !== undefined ? `, total ${page.totalRecords}` : ''}` : `page ${ls.page}`,
+    !page ? `page ${ls.page}` : page.totalRecords === 0 || page.totalPages === 0 ? 'no rows' : `page ${ls.page} of ${page.totalPages ?? '?'}${page.totalRecords !== undefined ? `, total ${page.totalRecords}` : ''}`,
+    // Early in the line: on a narrow terminal (the reason for it) the end of the line is cut.
+    layout.hidden.length ? `${layout.hidden.length} column${layout.hidden.length > 1 ? 's' : ''} hidden` : undefined,
     sort ? `sort ${ls.sortBy ?? sort.defaultBy} ${ls.sortOrder ?? sort.defaultOrder}` : undefined,
     Object.keys(ls.filters).length ? `filter ${filtersText(ls.filters)}` : undefined,
     nMarked ? `${nMarked} marked` : undefined,
-    layout.hidden.length ? `${layout.hidden.length} column${layout.hidden.length > 1 ? 's' : ''} hidden` : undefined,
     q.loading ? 'loading…' : undefined,
   ].filter(Boolean);
   return (

@@ -57,6 +57,8 @@ export interface ConsoleState {
   status?: Status;
   autoRefresh: boolean;
   readOnly: boolean;
+  /** First line of the dashboard on screen (it scrolls when taller than the screen). */
+  homeScroll: number;
 }
 
 export type ConsoleAction =
@@ -67,13 +69,14 @@ export type ConsoleAction =
   | { type: 'update-list'; patch: Partial<ListState> }
   | { type: 'detail'; row: Row }
   | { type: 'detail-scroll'; scroll: number }
+  | { type: 'home-scroll'; scroll: number }
   | { type: 'back' }
   | { type: 'overlay'; overlay?: Overlay }
   | { type: 'status'; status?: Status }
   | { type: 'toggle-auto' };
 
 export function initialState(opts: { readOnly: boolean; autoRefresh?: boolean }): ConsoleState {
-  return { view: 'home', lists: {}, autoRefresh: opts.autoRefresh ?? true, readOnly: opts.readOnly };
+  return { view: 'home', lists: {}, autoRefresh: opts.autoRefresh ?? true, readOnly: opts.readOnly, homeScroll: 0 };
 }
 
 export function currentList(s: ConsoleState): ListState | undefined {
@@ -92,12 +95,14 @@ export function repaged(ls: ListState, size: number): ListState {
 
 export function consoleReducer(s: ConsoleState, a: ConsoleAction): ConsoleState {
   switch (a.type) {
+    // Going to another screen clears the status line: it says what just happened, and what
+    // happened on the last screen is not about this one.
     case 'home':
-      return { ...s, view: 'home', overlay: undefined, detail: undefined };
+      return { ...s, view: 'home', overlay: undefined, detail: undefined, status: undefined };
     case 'list': {
       const existing = s.lists[a.resource];
       const list: ListState = existing ? repaged(existing, a.size) : { resource: a.resource, page: 1, size: a.size, filters: {}, selected: 0, marked: {} };
-      return { ...s, view: 'list', resource: a.resource, lists: { ...s.lists, [a.resource]: list }, overlay: undefined, detail: undefined };
+      return { ...s, view: 'list', resource: a.resource, lists: { ...s.lists, [a.resource]: list }, overlay: undefined, detail: undefined, status: undefined };
     }
     case 'resize-list': {
       const existing = s.lists[a.resource];
@@ -111,12 +116,14 @@ export function consoleReducer(s: ConsoleState, a: ConsoleAction): ConsoleState 
     }
     case 'detail':
       if (!s.resource) return s;
-      return { ...s, view: 'detail', detail: { resource: s.resource, row: a.row, scroll: 0 }, overlay: undefined };
+      return { ...s, view: 'detail', detail: { resource: s.resource, row: a.row, scroll: 0 }, overlay: undefined, status: undefined };
     case 'detail-scroll':
       return s.detail ? { ...s, detail: { ...s.detail, scroll: Math.max(0, a.scroll) } } : s;
+    case 'home-scroll':
+      return { ...s, homeScroll: Math.max(0, a.scroll) };
     case 'back':
-      if (s.view === 'detail') return { ...s, view: 'list', detail: undefined };
-      if (s.view === 'list') return { ...s, view: 'home' };
+      if (s.view === 'detail') return { ...s, view: 'list', detail: undefined, status: undefined };
+      if (s.view === 'list') return { ...s, view: 'home', status: undefined };
       return s;
     case 'overlay':
       return { ...s, overlay: a.overlay };
