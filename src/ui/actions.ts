@@ -12,7 +12,7 @@ import { servicesCreate, servicesDelete, servicesUpdate } from '../api/contract/
 import { subscriptionsManage } from '../api/contract/admin-subscriptions.js';
 import { usageCodesGenerate } from '../api/contract/admin-misc.js';
 import type { AnyEndpoint } from '../api/contract/common.js';
-import { describeChange } from '../commands/admin/subscription-manage.js';
+import { describeChange, likelyRefusal } from '../commands/admin/subscription-manage.js';
 import type { CallSpec, Row } from './resources.js';
 
 export interface ActionDef {
@@ -45,20 +45,8 @@ const str = (v: unknown) => (v === undefined || v === null ? '' : String(v));
 const subscriptionTarget = (row: Row | undefined) =>
   row ? `subscription ${str(row.subscription_id)} (${str(row.username)}, ${str(row.service_code)}/${str(row.plan_code)}, ${str(row.status)})` : 'subscription';
 
-/**
- * The statuses each action is allowed from, as the sandbox decides (README, "Sandbox decisions";
- * the specification is silent): a warning on the confirmation, never a reason not to send.
- */
-const ALLOWED_FROM: Record<string, string[]> = {
-  pause: ['active'],
-  resume: ['paused'],
-  cancel: ['active', 'paused'],
-  extend: ['active', 'paused', 'expired'],
-  add_credits: ['active', 'paused'],
-};
 
 function manage(key: string, label: string, action: string, fields: string[], require: string[] = []): ActionDef {
-  const allowed = ALLOWED_FROM[action];
   return {
     key,
     label,
@@ -70,7 +58,7 @@ function manage(key: string, label: string, action: string, fields: string[], re
     input: (row, values) => ({ params: { id: Number(row?.subscription_id) }, body: { ...values, action } }),
     target: subscriptionTarget,
     preview: (row, body) => describeChange(row, body),
-    refusal: (row) => (allowed && row.status !== undefined && !allowed.includes(String(row.status)) ? `${label} needs status ${allowed.join(' or ')}` : undefined),
+    refusal: (row) => likelyRefusal(action, row.status),
   };
 }
 

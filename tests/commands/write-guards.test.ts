@@ -43,6 +43,14 @@ describe('--dry-run of one write', () => {
     expect(writes()).toEqual([]);
   });
 
+  it('a change the status does not allow is not previewed as if it would happen', async () => {
+    server.setHandler(() => ok({ pagination: { total_pages: 1, total_records: 1 }, subscriptions: [{ subscription_id: 42, status: 'expired', end_date: '2026-10-01T00:00:00.000Z' }] }));
+    const r = await runCli(['subscriptions', 'manage', '42', '--action', 'pause', '--reason', 'x', '--dry-run', '-o', 'json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).change).toBe('expired, ends 2026-10-01: likely refused by the server: pause needs status active (it is expired)');
+    expect(writes()).toEqual([]);
+  });
+
   it('services delete and create: nothing sent, no question asked; a bad value is still exit 2', async () => {
     const del = await runCli(['services', 'delete', 'GPT4', '--dry-run', '--yes', '-o', 'json'], { env });
     expect(del.code, del.stderr).toBe(0);

@@ -38,10 +38,31 @@ export async function findSubscription(
 
 const day = 86_400_000;
 
+/**
+ * The statuses each action is allowed from, as the sandbox decides (README, "Sandbox decisions";
+ * the specification is silent): a warning in previews, never a reason not to send.
+ */
+export const ALLOWED_FROM: Record<string, readonly string[]> = {
+  pause: ['active'],
+  resume: ['paused'],
+  cancel: ['active', 'paused'],
+  extend: ['active', 'paused', 'expired'],
+  add_credits: ['active', 'paused'],
+};
+
+/** Why the server is likely to refuse `action` on a subscription of `status`, if it is. */
+export function likelyRefusal(action: string, status: unknown): string | undefined {
+  const allowed = ALLOWED_FROM[action];
+  return allowed && status !== undefined && status !== null && !allowed.includes(String(status)) ? `${action.replace('_', ' ')} needs status ${allowed.join(' or ')}` : undefined;
+}
+
 /** What an action will change, as `field: before -> after` lines (the sandbox's rules, README). */
 export function describeChange(sub: Subscription | undefined, body: Record<string, unknown>): string[] {
   const action = String(body.action);
   if (!sub) return [`${action}${body.extend_days ? ` by ${String(body.extend_days)} days` : ''}${body.extend_credits ? ` +${String(body.extend_credits)} credits` : ''}`];
+  // A change the status does not allow is not previewed as if it would happen (`expired -> paused`).
+  const refusal = likelyRefusal(action, sub.status);
+  if (refusal) return [`likely refused by the server: ${refusal} (it is ${String(sub.status)})`];
   const lines: string[] = [];
   const status = String(sub.status ?? '?');
   const to: Record<string, string> = { pause: 'paused', resume: 'active', cancel: 'cancelled' };
