@@ -90,6 +90,18 @@ describe('dashboard and service detail', () => {
     expect(tty.stdout).not.toMatch(/\bid: \d{1,3},\d{3}/);
   });
 
+  it('--fields on a detail picks the same paths from the answer in every format (no sections around them)', async () => {
+    const fields = '--fields service_info.service_code,service_info.service_name';
+    const plain = await runCli(`services get GPT4 ${fields}`, { env });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toBe('service_info.service_code\tGPT4\nservice_info.service_name\tGPT-4 Chat\n');
+    const json = await runCli(`services get GPT4 ${fields} -o json`, { env });
+    expect(JSON.parse(json.stdout)).toEqual({ 'service_info.service_code': 'GPT4', 'service_info.service_name': 'GPT-4 Chat' });
+    const csv = await runCli(`services get GPT4 ${fields} -o csv`, { env });
+    expect(csv.stdout).toBe('service_info.service_code,service_info.service_name\nGPT4,GPT-4 Chat\n');
+    for (const r of [plain, json, csv]) expect(r.stderr).not.toContain('warning');
+  });
+
   it('services get shows the five parts; usage drawn as a chart on a terminal', async () => {
     const tty = await runCli('services get --service-code GPT4', { env, tty: true, columns: 120 });
     expect(tty.code, tty.stderr).toBe(0);
