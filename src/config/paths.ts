@@ -114,10 +114,33 @@ export function repairMode(p: string, mode: number): boolean {
   return true;
 }
 
+/**
+ * `mkdir -p` with 0700, a level at a time. Node's recursive mkdirSync never returns where a
+ * parent exists but refuses children with ENOENT (`SUBCTL_CONFIG_DIR=/proc/subctl` spun at full
+ * CPU, deaf to SIGTERM); here that ENOENT is the answer.
+ */
+function mkdirs(dir: string): void {
+  const missing: string[] = [];
+  let d = path.resolve(dir);
+  while (!fs.existsSync(d)) {
+    missing.push(d);
+    const up = path.dirname(d);
+    if (up === d) break;
+    d = up;
+  }
+  for (const m of missing.reverse()) {
+    try {
+      fs.mkdirSync(m, { mode: DIR_MODE });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e; // made meanwhile by another process: fine
+    }
+  }
+}
+
 /** `mkdir -p` with 0700; an existing directory with other permission bits is chmod-ed to 0700. */
 export function ensurePrivateDir(dir: string): void {
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+    mkdirs(dir);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EEXIST' || code === 'ENOTDIR') throw new UsageError(`${dir} exists and is not a directory`, { hint: 'move it away, or set SUBCTL_CONFIG_DIR' });

@@ -76,6 +76,12 @@ describe('resolvePaths', () => {
 });
 
 describe('private files and directories', () => {
+  it.skipIf(!fs.existsSync('/proc/self'))('a directory where the parent refuses children (/proc) is an error at once, not a spin (Node recursive mkdir loops there)', () => {
+    const t = performance.now();
+    expect(() => ensurePrivateDir('/proc/subctl-test/cfg')).toThrow(/cannot create the directory \/proc\/subctl-test\/cfg: ENOENT/);
+    expect(performance.now() - t).toBeLessThan(1000);
+  });
+
   it('ensurePrivateDir creates nested directories 0700', () => {
     const d = path.join(tmp(), 'a', 'b', 'c');
     ensurePrivateDir(d);
