@@ -408,9 +408,7 @@ async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'act
   const res = await api.callFull(ep, call as never, { signal: ctx.signal });
   // A renderer is written for the answer's shape; an answer without data (the contract lets a
   // server omit it) has nothing to render and prints like any other: its message.
-  // With --fields, the fields are picked from the answer as it is, in every format alike (a
-  // renderer's table view showed the main record's fields while json read them from the root).
-  if (spec.render && res.data !== null && res.data !== undefined && !ctx.globals.fields) {
+  if (spec.render && res.data !== null && res.data !== undefined) {
     await spec.render(res.data, ctx, input);
     return 0;
   }

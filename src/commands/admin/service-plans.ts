@@ -33,7 +33,8 @@ export const servicePlansGroup: Group = {
       args: ['id'],
       summary: "one link: its info, its subscriptions and its usage codes",
       render: async (data: Record<string, unknown>, ctx) => {
-        if (ctx.globals.output !== 'table') return printObject(data, out(ctx));
+        // --fields: paths from the answer's root, in every format (as services get).
+        if (ctx.globals.output !== 'table' || ctx.globals.fields) return printObject(data, out(ctx));
         await printObject(data.service_plan_info ?? {}, out(ctx));
         await section(ctx, 'Subscriptions', data.subscriptions, ['subscription_id', 'username', 'status', 'start_date', 'end_date', 'auto_renewal', 'total_usage_count']);
         await section(ctx, 'Usage codes', data.usage_codes, ['code_id', 'code_value', 'batch_id', 'is_used', 'used_by_username', 'expiry_date']);

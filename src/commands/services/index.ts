@@ -27,7 +27,9 @@ function needsIdentifier(where: Record<string, unknown>, what: string) {
 /** The service detail: its five parts, readable on a terminal; one object for json/ndjson/csv. */
 async function renderDetail(data: Record<string, unknown>, ctx: Ctx) {
   const g = ctx.globals;
-  if (g.output !== 'table') {
+  // With --fields, the paths are picked from the answer as it is, in every format alike (the
+  // table view read them from service_info and printed every section around them).
+  if (g.output !== 'table' || g.fields) {
     await printObject(data, out(ctx));
     return;
   }
