@@ -93,15 +93,29 @@ export function fingerprintOf(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 32);
 }
 
-/** `JSON.stringify(value)` with every object's keys in code-unit order: the same text for the same value, however it was built. */
+/**
+ * `JSON.stringify(value)` with every object's keys in code-unit order: the same text for the
+ * same value, however it was built. (A sorted copy, then one stringify: a replacer function
+ * called for every value cost 10,000 rows about twice as much.)
+ */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => {
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
-    const o = v as Record<string, unknown>;
-    const sorted: Record<string, unknown> = {};
-    for (const k of Object.keys(o).sort()) sorted[k] = o[k];
-    return sorted;
-  });
+  return JSON.stringify(sortedCopy(value));
+}
+
+function sortedCopy(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map(sortedCopy);
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o);
+  let inOrder = true;
+  for (let i = 1; i < keys.length && inOrder; i++) inOrder = keys[i - 1]! <= keys[i]!;
+  // Already canonical, nothing nested: the object itself.
+  if (inOrder && keys.every((k) => o[k] === null || typeof o[k] !== 'object')) return o;
+  if (!inOrder) keys.sort();
+  // No prototype: a key named __proto__ is a key like any other.
+  const out = Object.create(null) as Record<string, unknown>;
+  for (const k of keys) out[k] = sortedCopy(o[k]);
+  return out;
 }
 
 const int = (v: unknown) => Number.isSafeInteger(v);

@@ -6,8 +6,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Journal, journalLine, runDigest, runDigests, type JournalEvent } from '../../src/bulk/journal.js';
+import { canonicalJson, Journal, journalLine, runDigest, runDigests, type JournalEvent } from '../../src/bulk/journal.js';
 import { tempDir } from '../support/tmp.js';
 
 const lines = (j: Journal) => (existsSync(j.path) ? readFileSync(j.path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
@@ -166,3 +167,26 @@ describe('runDigests', () => {
     }
   });
 });
+
+describe('canonicalJson', () => {
+  /** The reference: JSON.stringify with every object's keys sorted by a replacer. */
+  const reference = (v: unknown) =>
+    JSON.stringify(v, (_k, x: unknown) => (x === null || typeof x !== 'object' || Array.isArray(x) ? x : Object.fromEntries(Object.keys(x as object).sort().map((k) => [k, (x as Record<string, unknown>)[k]]))));
+  const shuffled = (v: unknown, seed: number): unknown => {
+    if (v === null || typeof v !== 'object') return v;
+    if (Array.isArray(v)) return v.map((x, i) => shuffled(x, seed + i));
+    const entries = Object.entries(v as Record<string, unknown>);
+    entries.sort((a, b) => ((a[0].length * 31 + seed) % 7) - ((b[0].length * 31 + seed) % 7) || (seed % 2 ? 1 : -1));
+    return Object.fromEntries(entries.map(([k, x], i) => [k, shuffled(x, seed + i)]));
+  };
+  it('is JSON.stringify with sorted keys at every level, and the same text however the keys were ordered', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.integer({ min: 0, max: 1000 }), (v, seed) => {
+        expect(canonicalJson(v)).toBe(reference(v));
+        expect(canonicalJson(shuffled(v, seed))).toBe(canonicalJson(v));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
