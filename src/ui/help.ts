@@ -46,7 +46,10 @@ export const FORM_KEYS: Array<[string, string]> = [
 /** The help page's lines for the state on screen. */
 export function helpLines(s: ConsoleState): string[] {
   const rows = (title: string, keys: Array<[string, string]>) => [title, ...keys.map(([k, d]) => `  ${k.padEnd(22)} ${d}`), ''];
-  const lines = [...rows('Everywhere', GLOBAL_KEYS), ...rows('Dashboard', HOME_KEYS), ...rows('Tables', LIST_KEYS), ...rows('Details', DETAIL_KEYS)];
+  // On a table the server cannot sort (audit), `s` is not offered here either.
+  const r = s.resource ? resourceByName(s.resource) : undefined;
+  const listKeys = r && !sortInfo(r) ? LIST_KEYS.filter(([k]) => k !== 's') : LIST_KEYS;
+  const lines = [...rows('Everywhere', GLOBAL_KEYS), ...rows('Dashboard', HOME_KEYS), ...rows('Tables', listKeys), ...rows('Details', DETAIL_KEYS)];
   const actions = actionsFor(s.resource);
   if (s.readOnly) lines.push('Actions are hidden: the console runs with --read-only.', '');
   else if (s.resource && actions.length) lines.push(...rows(`Actions on ${s.resource}`, actions.map((a) => [a.key, `${a.label}${a.multi ? ' (every marked row)' : ''}`])));

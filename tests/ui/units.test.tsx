@@ -11,6 +11,8 @@ import { describeObject } from '../../src/api/contract/common.js';
 import { ValidationError } from '../../src/api/errors.js';
 import { onlyMissingBody } from '../../src/cli/verbs.js';
 import { runActionOnRows } from '../../src/ui/actions.js';
+import { helpLines } from '../../src/ui/help.js';
+import { initialState } from '../../src/ui/state/console-state.js';
 import { filtersText, parseFilters } from '../../src/ui/filters.js';
 import { formFields, formKey, formValues, newForm, schemaProblems } from '../../src/ui/form-model.js';
 import { keyPresses } from '../../src/ui/keys.js';
@@ -256,3 +258,12 @@ describe('subctl console off a terminal', () => {
     expect(r.stdout).toContain('console');
   });
 });
+
+describe('help', () => {
+  it('the ? page offers s only on tables the server sorts (not audit)', () => {
+    const base = initialState({ readOnly: false });
+    expect(helpLines({ ...base, view: 'list', resource: 'subscriptions' }).join('\n')).toContain('cycle the sort field');
+    expect(helpLines({ ...base, view: 'list', resource: 'audit' }).join('\n')).not.toContain('cycle the sort field');
+  });
+});
+
