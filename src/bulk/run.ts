@@ -527,10 +527,11 @@ function dryRunFate(ctx: Ctx, verb: BulkVerb, planned: PlannedRow[], opts: BulkO
       } else if (rec.state === 'unknown' && rec.via === 'absent') {
         again++;
         rows.set(p.line, 'send again: found not applied by the run this resumes');
-      } else if (rec.state === 'unknown') {
+      } else if (rec.state === 'unknown' && rec.via === 'earlier') {
         skip++;
-        rows.set(p.line, `skip: its outcome is unknown in the run this resumes${why}`);
+        rows.set(p.line, `skip: an earlier run sent it and never learned its outcome${why}`);
       } else {
+        // Sent, or left unknown: a run checks it against the server before anything else.
         check++;
         rows.set(p.line, 'check first: sent by the run this resumes, its answer never came; sent again only if the server shows it was not applied');
       }
