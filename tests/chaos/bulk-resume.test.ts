@@ -126,6 +126,14 @@ describe('a bulk run again after refusals', () => {
     expect(readFileSync(report(), 'utf8')).toMatch(
       /^3,id=402,unknown,500,"HTTP 500 without saying whether it was applied, and the check against the server failed \(audit store unavailable\): left alone; the next run checks it again",$/m,
     );
+    // A dry run says what the next run does with it: check it first (not skip it).
+    const dry = await runCli(['subscriptions', 'manage', '--from-csv', file, '--dry-run', '-o', 'json', '--retries', '0'], { env });
+    expect(dry.code, dry.stderr).toBe(0);
+    const plan = JSON.parse(dry.stdout) as Array<{ line: number; run: string }>;
+    expect(plan.map((p) => [p.line, p.run.split(':')[0]])).toEqual([
+      [2, 'skip'],
+      [3, 'check first'],
+    ]);
     auditDown = false;
     server.requests.length = 0;
     const second = await runCli([...args(file), '--retries', '0'], { env });
