@@ -243,6 +243,16 @@ describe('wallet top-up and code activation', () => {
     expect((await h.call('me.topup', { as: 'enduser', body: { amount: 0, payment_method: 'card' } })).status).toBe(400);
     expect((await h.call('me.topup', { as: 'enduser', body: { amount: -5, payment_method: 'card' } })).status).toBe(400);
     expect((await h.call('me.topup', { as: 'enduser', body: { amount: 5, payment_method: 'crypto' } })).status).toBe(400);
+    // Below a cent, and past the largest amount whose cents a balance keeps: refused, named.
+    const tiny = await h.call('me.topup', { as: 'enduser', body: { amount: 0.001, payment_method: 'card' } });
+    expect(tiny.status).toBe(400);
+    expect(tiny.message).toBe('amount must be at least 0.01 (amounts are in cents)');
+    const huge = await h.call('me.topup', { as: 'enduser', body: { amount: 1e20, payment_method: 'card' } });
+    expect(huge.status).toBe(400);
+    expect(huge.message).toBe('amount must be at most 1,000,000,000');
+    // The balance the history ends with is still exact.
+    const last = h.db.prepare('SELECT balance_after FROM wallet_transactions WHERE user_id = 6 ORDER BY transaction_id DESC LIMIT 1').pluck().get();
+    expect((h.db.prepare('SELECT wallet_balance FROM users WHERE user_id = 6').pluck().get() as number)).toBe(last);
   });
 
   it('activate: credits the running subscription once; 409 the second time; expired 400; unknown 404', async () => {

@@ -10,6 +10,9 @@ import { builtin } from '../../builtin.js';
 import { SandboxError, type DB, type HandlerContext, type HandlerTable } from '../types.js';
 import { bool, caller, DAY_MS, nowIso } from './user-common.js';
 
+/** The largest top-up (README-decisions-user.md): balances stay exact to the cent well below 2^53 cents. */
+const MAX_TOPUP = 1_000_000_000;
+
 /** Where the sandbox sends PAYMENT purchases (no real gateway is involved). */
 export const PAYMENT_URL_BASE = 'https://pay.sandbox.local';
 
@@ -674,7 +677,10 @@ export const endUserHandlers: HandlerTable = {
     const b = ctx.body;
     const at = nowIso(ctx);
     const amount = round2(b.amount);
-    if (!(amount > 0)) throw new SandboxError(400, 'amount must be greater than 0', 'INVALID_AMOUNT', [{ field: 'amount', message: 'must be > 0' }]);
+    if (!(amount > 0)) throw new SandboxError(400, 'amount must be at least 0.01 (amounts are in cents)', 'INVALID_AMOUNT', [{ field: 'amount', message: 'must be at least 0.01' }]);
+    // Balances are kept in floating point: past this, cents are lost (1e20 + 1500.02 == 1e20, and
+    // the wallet's history stops adding up). The specification sets no maximum; the sandbox does.
+    if (amount > MAX_TOPUP) throw new SandboxError(400, `amount must be at most ${MAX_TOPUP.toLocaleString('en-US')}`, 'INVALID_AMOUNT', [{ field: 'amount', message: `must be at most ${MAX_TOPUP}` }]);
     const r = ctx.db
       .transaction(() => {
         const u = ctx.db.prepare('SELECT wallet_balance, wallet_currency FROM users WHERE user_id = ?').get(me.user_id) as { wallet_balance: number; wallet_currency: string };
