@@ -116,6 +116,17 @@ export function createContext(deps: CtxDeps): Ctx {
       if (client) return client;
       const name = ctx.profileName();
       const profile = ctx.profile();
+      // A --profile or SUBCTL_PROFILE that names no profile, where there are some, is a typo: not
+      // a reason to run on the sandbox as its admin (when every profile is a sandbox one, it
+      // fell back there, exit 0).
+      if (globals.profile !== undefined && !profile && !globals.sandbox && !globals.baseUrl) {
+        const known = Object.keys(ctx.config().load().profiles);
+        if (known.length) {
+          throw new UsageError(`no profile named "${name}" (profiles: ${known.join(', ')})`, {
+            hint: `subctl config list shows them; create one with \`subctl config set base-url https://... --profile ${name}\``,
+          });
+        }
+      }
       let baseUrl: string | undefined = ctx.plannedTarget();
       const wantSandbox = baseUrl === 'sandbox';
       const stored = ctx.credentials().get(name);
@@ -126,7 +137,11 @@ export function createContext(deps: CtxDeps): Ctx {
         const sb = await startEmbeddedSandbox({ dataDir: ctx.paths().dataDir, quiet: globals.quiet === true });
         closeSandbox = sb.close;
         baseUrl = sb.url;
-        if (!token) token = sb.adminToken;
+        // The seeded admin's token, unless this is a sandbox profile someone signed in to (it has
+        // a username): signed out (or its token revoked), it is not signed in, and its commands
+        // are refused (exit 3) rather than run as the admin.
+        const signedOut = profile?.base_url === 'sandbox' && typeof profile.username === 'string' && profile.username !== '';
+        if (!token && !signedOut) token = sb.adminToken;
         // Asked for (--sandbox, a profile on `sandbox`): quiet with -q. Fallen back to because no
         // profile points at a platform: said even with -q, since a cron job with the wrong HOME
         // or config directory would otherwise "succeed" against a throwaway local database.

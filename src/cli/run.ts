@@ -192,8 +192,10 @@ function refusedTokenHint(e: unknown, ctx: Ctx | undefined, globals: GlobalOptio
     e.hint = 'check the username and password (passwords are case-sensitive), then sign in again';
     return e;
   }
-  const source = ctx?.target()?.tokenSource;
-  if (source === 'env') e.hint = 'the token in SUBCTL_TOKEN was refused: set a valid one, or unset SUBCTL_TOKEN to use the profile\'s sign-in (`subctl auth login`)';
+  const t = ctx?.target();
+  const source = t?.tokenSource;
+  if (source === 'none' && t) e.hint = `profile '${t.profile}' is not signed in: \`subctl auth login${t.sandbox ? ' --sandbox' : ''} --profile ${t.profile}\``;
+  else if (source === 'env') e.hint = 'the token in SUBCTL_TOKEN was refused: set a valid one, or unset SUBCTL_TOKEN to use the profile\'s sign-in (`subctl auth login`)';
   else if (source === 'token-file') e.hint = `the token in ${globals?.tokenFile ?? 'the --token-file'} was refused: put a valid one in it, or leave out --token-file to use the profile's sign-in`;
   return e;
 }

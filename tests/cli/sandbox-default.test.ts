@@ -106,3 +106,29 @@ describe('a refused token given by SUBCTL_TOKEN or --token-file', () => {
     expect(login.stderr).toContain('warning: SUBCTL_TOKEN is set, and commands go on using it rather than this sign-in; unset it to use this one');
   });
 });
+
+describe('a sandbox profile signed out', () => {
+  it('is not signed in (exit 3, named), never the seeded admin; a misspelt profile beside it is said to be missing', async () => {
+    const cfg = tempConfigDir();
+    const env = { SUBCTL_CONFIG_DIR: cfg };
+    const login = await runCli('auth login --sandbox --username enduser --password-stdin --profile eve -q', { env, stdin: 'sandbox-enduser\n' });
+    expect(login.code, login.stderr).toBe(0);
+    const mine = await runCli('me wallet --profile eve -o json --fields user_id', { env });
+    expect(JSON.parse(mine.stdout)).toEqual({ user_id: 6 });
+    expect((await runCli('auth logout --profile eve -q', { env })).code).toBe(0);
+    for (const cmd of ['me wallet --profile eve -o json', 'users list --profile eve --limit 1']) {
+      const r = await runCli(cmd, { env });
+      expect(r.code, cmd).toBe(3);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain("hint: profile 'eve' is not signed in: `subctl auth login --sandbox --profile eve`");
+    }
+    const status = await runCli('auth status --profile eve -o json', { env });
+    expect(status.code).toBe(3);
+    expect(JSON.parse(status.stdout)).toMatchObject({ username: 'enduser', token_source: 'none', valid: false });
+    for (const e of [{ ...env }, { ...env, SUBCTL_PROFILE: 'prd' }]) {
+      const typo = await runCli(e.SUBCTL_PROFILE ? 'me wallet' : 'me wallet --profile prd', { env: e });
+      expect(typo.code).toBe(2);
+      expect(typo.stderr).toContain('error: no profile named "prd" (profiles: eve)');
+    }
+  });
+});
