@@ -186,3 +186,35 @@ describe('hints that name the way out', () => {
     expect(login.stderr).toContain('hint: check the username and password (passwords are case-sensitive), then sign in again');
   });
 });
+
+describe('api', () => {
+  it('--all and --limit are refused (one request is sent, as given): exit 2, nothing sent', async () => {
+    for (const flag of [['--all'], ['--limit', '3']]) {
+      const r = await runCli(['api', 'GET', '/admin/services', ...flag], { env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('pages through lists in the group commands');
+    }
+    expect(server.requests).toEqual([]);
+  });
+
+  it('-f key=value is typed by the contract: a code of digits stays text, a page size a number', async () => {
+    const r = await runCli(['api', 'GET', '/admin/services', '-f', 'service_code=123', '-f', 'page_size=5', '-o', 'json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(server.requests[0].query).toMatchObject({ service_code: '123', page_size: '5' });
+    const body = await runCli(['api', 'PUT', '/admin/subscriptions/7/manage', '-f', 'action=extend', '-f', 'reason=12345', '-f', 'extend_days=1'], { env });
+    expect(body.code, body.stderr).toBe(0);
+    expect(server.requests[1].body).toEqual({ action: 'extend', reason: '12345', extend_days: 1 });
+  });
+
+  it('a bad field is named as given (-f, or the path), with the endpoint; --input may start with a BOM', async () => {
+    const r = await runCli(['api', 'GET', '/admin/services', '-f', 'page_size=abc'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("error: invalid input: page_size (-f page_size): expected a number, got 'abc'");
+    expect(r.stderr).toContain('hint: the endpoint is services.list (`subctl api endpoints`)');
+    const p = await runCli(['api', 'PUT', '/admin/services/abc', '-f', 'service_name=x'], { env });
+    expect(p.stderr).toContain("id (in the path): expected a number, got 'abc'");
+    const bom = await runCli(['api', 'POST', '/admin/subscriptions/7/manage', '--input', '-'], { env, stdin: '\ufeff{"action":"pause","reason":"bom"}' });
+    expect(bom.code, bom.stderr).toBe(0);
+    expect(server.requests.at(-1)!.body).toEqual({ action: 'pause', reason: 'bom' });
+  });
+});

@@ -5,14 +5,19 @@
 import { readFileSync } from 'node:fs';
 import { Option } from 'commander';
 import { loadEndpoint, matchRoute } from '../../api/contract/routes.js';
-import { UsageError } from '../../api/errors.js';
+import { describeObject } from '../../api/contract/common.js';
+import type { z } from '../../api/contract/z.js';
+import { UsageError, ValidationError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { utf8Text } from '../../cli/utf8.js';
 import { printList, printObject } from '../../output/index.js';
 import type { Group } from '../types.js';
 
-/** `-f key=value`: numbers, booleans and null as such, `key:=json` for raw JSON, text otherwise. */
+/**
+ * `-f key=value`: numbers, booleans and null as such, `key:=json` for raw JSON, text otherwise.
+ * (Where the contract says a field is text, `applyContractTypes` gives it back its text.)
+ */
 export function parseField(spec: string): [string, unknown] {
   const raw = spec.indexOf(':=');
   const eq = spec.indexOf('=');
@@ -33,6 +38,30 @@ export function parseField(spec: string): [string, unknown] {
   return [key, v];
 }
 
+/** The `key=value` fields (not `key:=json`) as typed, for the contract to type. */
+function typedAsText(specs: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const spec of specs) {
+    const raw = spec.indexOf(':=');
+    const eq = spec.indexOf('=');
+    if (eq > 0 && !(raw > 0 && raw < eq)) out.set(spec.slice(0, eq), spec.slice(eq + 1));
+  }
+  return out;
+}
+
+/**
+ * Fields given as `key=value` whose contract type is text (a string, one of a list of values, a
+ * date) get their text back: `-f service_code=123` or `-f search_keyword=2024` were sent as
+ * numbers and refused ("expected string, received number").
+ */
+function applyContractTypes(place: Record<string, unknown> | undefined, schema: z.ZodObject | undefined, texts: Map<string, string>): void {
+  if (!place || !schema) return;
+  for (const [k, info] of describeObject(schema)) {
+    const text = texts.get(k);
+    if (text !== undefined && (info.kind === 'string' || info.kind === 'enum' || info.kind === 'date') && k in place) place[k] = text;
+  }
+}
+
 async function readInput(ctx: Ctx, file: string): Promise<unknown> {
   let bytes: Buffer;
   if (file === '-') {
@@ -47,7 +76,9 @@ async function readInput(ctx: Ctx, file: string): Promise<unknown> {
     }
   }
   // JSON is UTF-8 (RFC 8259): anything else is refused, not sent with U+FFFD in it.
-  const text = utf8Text(bytes, `--input ${file}`);
+  const decoded = utf8Text(bytes, `--input ${file}`);
+  // A byte-order mark (Windows editors write one) is not JSON: dropped, as bulk input drops it.
+  const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
   try {
     return JSON.parse(text);
   } catch {
@@ -86,6 +117,12 @@ export const apiGroup: Group = {
         const m = method.toUpperCase();
         if (!['GET', 'POST', 'PUT', 'DELETE', 'PATCH'].includes(m)) throw new UsageError(`unknown method '${method}': use GET, POST, PUT or DELETE`);
         if (!path) throw new UsageError('missing the PATH argument, e.g. subctl api GET /admin/services');
+        // One request, as sent: paging through a list is the group commands' (`services list --all`).
+        if (ctx.globals.all || ctx.globals.limit !== undefined) {
+          throw new UsageError(`${ctx.globals.all ? '--all' : '--limit'} pages through lists in the group commands (e.g. \`subctl services list --all\`); api sends one request: give -f page_number=N -f page_size=N`, {
+            hint: 'leave out --all and --limit, or use the group command',
+          });
+        }
         if (!path.startsWith('/')) path = `/${path}`;
         const [pathOnly, qs] = path.split('?');
         const fields = Object.fromEntries(((opts.field as string[] | undefined) ?? []).map(parseField));
@@ -108,12 +145,26 @@ export const apiGroup: Group = {
         const match = matchRoute(m, pathOnly);
         if (match) {
           const endpoint = await loadEndpoint(match.name);
+          const texts = typedAsText((opts.field as string[] | undefined) ?? []);
+          if (m === 'GET') applyContractTypes(query, endpoint.query, texts);
+          else applyContractTypes(body as Record<string, unknown> | undefined, endpoint.body, texts);
           const { validateInput } = await import('../../api/client.js');
-          validateInput(endpoint, {
-            params: endpoint.params ? match.params : undefined,
-            query: endpoint.query ? query : undefined,
-            body: endpoint.body ? (body ?? {}) : undefined,
-          });
+          try {
+            validateInput(endpoint, {
+              params: endpoint.params ? match.params : undefined,
+              query: endpoint.query ? query : undefined,
+              body: endpoint.body ? (body ?? {}) : undefined,
+            });
+          } catch (e) {
+            // Said as they were given: a field of -f (or of the path), not a flag api does not have.
+            if (!(e instanceof ValidationError)) throw e;
+            const inPath = new Set(Object.keys(match.params));
+            throw new ValidationError(
+              e.problems.map((p) => ({ ...p, flag: p.field === '' ? undefined : inPath.has(p.field.split('.')[0]!) ? 'in the path' : `-f ${p.field.split('.')[0]}` })),
+              undefined,
+              `the endpoint is ${endpoint.name} (\`subctl api endpoints\`); the group command built on it lists each field with its type and bounds in its --help`,
+            );
+          }
         }
         const api = await ctx.api();
         const res = await api.request(m, pathOnly, { query, body, headers }, { signal: ctx.signal });
