@@ -5,7 +5,7 @@
  */
 import type { ApiClient } from '../api/client.js';
 import { itemFieldsOf, type AnyEndpoint } from '../api/contract/common.js';
-import { BadResponseError, CliError, ExitCode } from '../api/errors.js';
+import { BadResponseError, CliError } from '../api/errors.js';
 import { printList } from '../output/index.js';
 import type { Ctx } from './context.js';
 
@@ -108,8 +108,9 @@ export async function* walkPages(
     try {
       data = await promise;
     } catch (e) {
-      // Every row of the pages before this one is out: say where a second run can take over.
-      if (e instanceof CliError && e.exitCode !== ExitCode.interrupted && page > opts.startPage) {
+      // Every row of the pages before this one is out: say where a second run can take over
+      // (after Ctrl-C too: an export stopped by hand is continued the same way).
+      if (e instanceof CliError && page > opts.startPage) {
         const before = page - 1 === opts.startPage ? `page ${opts.startPage} was` : `pages ${opts.startPage}-${page - 1} were`;
         e.done = `${before} printed whole; to go on from page ${page}, run the same command with --page-number ${page} --page-size ${opts.size}`;
       }

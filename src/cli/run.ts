@@ -173,7 +173,10 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
     return typeof code === 'number' ? code : 0;
   } catch (e) {
     if (deps.signal.aborted && !(e instanceof CliError && e.exitCode !== 130)) {
-      return reportError(new InterruptedError(), io, globals, argv);
+      // Where an interrupted export can be taken up again, if it knows.
+      const interrupted = new InterruptedError();
+      if (e instanceof CliError && e.done) interrupted.done = e.done;
+      return reportError(interrupted, io, globals, argv);
     }
     return reportError(refusedTokenHint(e, ctx, globals, argv), io, globals, argv);
   } finally {
@@ -248,7 +251,7 @@ async function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOption
   if (e instanceof CliError && !e.hint && e.exitCode !== 130) e.hint = defaultHint(e, argv);
   if (e instanceof CliError) {
     if (e.exitCode === 130) {
-      io.stderr.write('interrupted\n');
+      io.stderr.write(`interrupted\n${e.done ? `note: ${e.done}\n` : ''}`);
     } else {
       let message = e.message;
       if (e instanceof ValidationError) {

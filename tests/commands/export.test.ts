@@ -112,4 +112,29 @@ describe('--all that fails part-way', () => {
     expect(none.stdout).toBe('');
     expect(none.stderr).not.toContain('note:');
   });
+
+  it('Ctrl-C part-way: the same note after "interrupted", and going on from the page it names gives the rest', async () => {
+    const rows = make(1, 950);
+    let slowPage: number | undefined = 6;
+    server.setHandler((req) => {
+      const page = Number(req.query.page_number ?? 1);
+      const size = Number(req.query.page_size ?? 20);
+      const reply = ok({ pagination: { current_page: page, page_size: size, total_pages: Math.ceil(rows.length / size), total_records: rows.length }, subscriptions: rows.slice((page - 1) * size, page * size) });
+      return page === slowPage ? { ...reply, delayMs: 3000 } : reply;
+    });
+    server.requests.length = 0;
+    const env = { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' };
+    const ac = new AbortController();
+    const running = runCli('subscriptions list --all -o csv', { env, signal: ac.signal });
+    while (!server.requests.some((q) => q.query.page_number === '6')) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 200));
+    ac.abort();
+    const r = await running;
+    expect(r.code).toBe(130);
+    expect(r.stderr).toContain('interrupted\nnote: pages 1-5 were printed whole; to go on from page 6, run the same command with --page-number 6 --page-size 100\n');
+    expect(idsOf(r.stdout, 'csv')).toEqual(rows.slice(0, 500).map((x) => x.subscription_id));
+    slowPage = undefined;
+    const rest = await runCli('subscriptions list --all -o csv --page-number 6 --page-size 100', { env });
+    expect([...idsOf(r.stdout, 'csv'), ...idsOf(rest.stdout, 'csv')]).toEqual(rows.map((x) => x.subscription_id));
+  });
 });
