@@ -247,7 +247,9 @@ export function defaultHint(e: CliError, argv: string[]): string | undefined {
 }
 
 async function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOptions | undefined, argv: string[] = []): Promise<number> {
-  const jsonErrors = globals?.output === 'json' || globals?.output === 'ndjson';
+  // Without globals (a global option's value was refused), -o is looked for in the words typed.
+  const format = globals?.output ?? outputWord(argv)?.toLowerCase() ?? io.env.SUBCTL_OUTPUT?.toLowerCase();
+  const jsonErrors = format === 'json' || format === 'ndjson';
   if (e instanceof CliError && !e.hint && e.exitCode !== 130) e.hint = defaultHint(e, argv);
   if (e instanceof CliError) {
     if (e.exitCode === 130) {

@@ -169,6 +169,12 @@ describe('global options named as given', () => {
     const retries = await runCli(['services', 'list', '--retries', '11'], { env });
     expect(retries.code).toBe(2);
     expect(retries.stderr).toContain("error: --retries expects a whole number from 0 to 10, got '11'");
+    // With -o json (typed, or from SUBCTL_OUTPUT), such an error is a JSON object on stderr too.
+    for (const [argv, e] of [[['services', 'list', '--limit', '0', '-o', 'json'], env], [['services', 'list', '--retries', '99'], { ...env, SUBCTL_OUTPUT: 'json' }]] as const) {
+      const r = await runCli([...argv], { env: e });
+      expect(r.code).toBe(2);
+      expect(JSON.parse(r.stderr.trim().split('\n').pop()!).error.type).toBe('usage');
+    }
     expect(server.requests).toEqual([]);
   });
 });
