@@ -233,7 +233,10 @@ export function defaultHint(e: CliError, argv: string[]): string | undefined {
     case 'not_found':
       // `audit user 7` and `roles of 7` look up a user: the users are what to list.
       if (cmd === 'audit user' || cmd === 'roles of' || cmd === 'referrals info' || cmd === 'referrals user-referred' || cmd === 'referrals user-stats') return 'check the user id; `subctl users list` shows what exists';
-      return group && !['api', 'auth', 'config'].includes(group) ? `check the id or code; \`subctl ${group} list\` shows what exists` : 'check the id or path';
+      // Groups without a `list` verb point at the one that lists (there is no `me list`).
+      if (group === 'me') return cmd === 'me activate' ? 'check the code (codes are matched exactly)' : 'check the service code; `subctl me services` shows what exists';
+      if (group === 'referrals') return 'check the id or code; `subctl referrals mine` (yours) or `subctl referrals admin-list` shows what exists';
+      return group && !['api', 'auth', 'config', 'profile', 'dashboard', 'cleanup', 'sandbox'].includes(group) ? `check the id or code; \`subctl ${group} list\` shows what exists` : 'check the id or path';
     case 'rejected':
       return cmd ? `the server refused the request as sent; \`subctl ${cmd} --help\` lists the fields and their rules` : undefined;
     case 'server':

@@ -125,10 +125,31 @@ describe('a sandbox profile signed out', () => {
     const status = await runCli('auth status --profile eve -o json', { env });
     expect(status.code).toBe(3);
     expect(JSON.parse(status.stdout)).toMatchObject({ username: 'enduser', token_source: 'none', valid: false });
-    for (const e of [{ ...env }, { ...env, SUBCTL_PROFILE: 'prd' }]) {
-      const typo = await runCli(e.SUBCTL_PROFILE ? 'me wallet' : 'me wallet --profile prd', { env: e });
+    const typos: Array<[Record<string, string>, string]> = [
+      [env, 'me wallet --profile prd'],
+      [{ ...env, SUBCTL_PROFILE: 'prd' }, 'me wallet'],
+    ];
+    for (const [e, cmd] of typos) {
+      const typo = await runCli(cmd, { env: e });
       expect(typo.code).toBe(2);
       expect(typo.stderr).toContain('error: no profile named "prd" (profiles: eve)');
     }
+  });
+});
+
+describe('doctor and refresh, as a script sees them', () => {
+  it('doctor with a refused SUBCTL_TOKEN says to mend that token; auth refresh -o json prints when the new one expires', async () => {
+    const cfg = tempConfigDir();
+    const doc = await runCli('--sandbox doctor', { env: { SUBCTL_CONFIG_DIR: cfg, SUBCTL_TOKEN: 'bogus' } });
+    expect(doc.code).toBe(3);
+    expect(doc.stdout + doc.stderr).toContain("fix: set a valid token in SUBCTL_TOKEN, or unset it to use the profile's sign-in");
+    const env = { SUBCTL_CONFIG_DIR: cfg };
+    expect((await runCli('auth login --sandbox --username enduser --password-stdin --profile eve -q', { env, stdin: 'sandbox-enduser\n' })).code).toBe(0);
+    const r = await runCli('auth refresh --profile eve -o json', { env });
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { profile: string; expires_in: number; expires_at: string };
+    expect(out.profile).toBe('eve');
+    expect(out.expires_in).toBeGreaterThan(0);
+    expect(r.stdout).not.toContain('token');
   });
 });

@@ -187,6 +187,14 @@ describe('hints that name the way out', () => {
       expect(r.code).toBe(4);
       expect(r.stderr).toContain('hint: check the user id; `subctl users list` shows what exists');
     }
+    for (const [argv, hint] of [
+      [['me', 'use', 'NOPE', '--usage-amount', '1', '--usage-type', 'api_call'], 'hint: check the service code; `subctl me services` shows what exists'],
+      [['referrals', 'update', '99999', '--new-usage-limit', '5'], 'hint: check the id or code; `subctl referrals mine` (yours) or `subctl referrals admin-list` shows what exists'],
+    ] as const) {
+      const r = await runCli([...argv], { env });
+      expect(r.code).toBe(4);
+      expect(r.stderr).toContain(hint);
+    }
     const login = await runCli(['auth', 'login', '--username', 'admin', '--password-stdin'], { env, stdin: 'wrong\n' });
     expect(login.code).toBe(3);
     expect(login.stderr).toContain('hint: check the username and password (passwords are case-sensitive), then sign in again');

@@ -239,6 +239,11 @@ export const authGroup: Group = {
               expires_at: expiresIn ? new Date(ctx.now().getTime() + expiresIn * 1000).toISOString() : undefined,
             });
             ctx.note(`token refreshed for profile '${name}'${expiresIn ? `; valid ${Math.round(expiresIn / 60)} min` : ''}`);
+            // Asked for as data (-o json ...), the answer: without its token, which is stored.
+            if (ctx.globals.outputExplicit) {
+              const { printObject } = await import('../../output/index.js');
+              await printObject({ profile: name, expires_in: expiresIn ?? null, expires_at: expiresIn ? new Date(ctx.now().getTime() + expiresIn * 1000).toISOString() : null }, out(ctx));
+            }
           })(c.optsWithGlobals());
         }),
     );

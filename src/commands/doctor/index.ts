@@ -506,7 +506,14 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
       const tok = resolveToken(env, g.tokenFile, stored, { warn: (m) => warnings.push(m.replace(/^warning: /, '')) });
       const from =
         tok.source === 'env' ? 'SUBCTL_TOKEN' : tok.source === 'token-file' ? `--token-file ${g.tokenFile}` : tok.source === 'profile' ? `stored in ${ctx.credentials().where(name)}` : '';
-      const login = `subctl auth login --profile ${name}${where.sandbox ? ' --sandbox' : ''} (or set SUBCTL_TOKEN for scripts)`;
+      // The fix for the token that was refused: a sign-in stores one that SUBCTL_TOKEN and
+      // --token-file go on overriding.
+      const login =
+        tok.source === 'env'
+          ? 'set a valid token in SUBCTL_TOKEN, or unset it to use the profile\'s sign-in'
+          : tok.source === 'token-file'
+            ? `put a valid token in ${String(g.tokenFile)}, or leave out --token-file to use the profile's sign-in`
+            : `subctl auth login --profile ${name}${where.sandbox ? ' --sandbox' : ''} (or set SUBCTL_TOKEN for scripts)`;
       if (!tok.token) {
         if (where.sandbox) add('credential', 'ok', 'none stored: the embedded sandbox signs in as its seeded admin');
         else add('credential', 'fail', `profile "${name}" has no credential (no SUBCTL_TOKEN, no --token-file, nothing stored)`, login);
