@@ -19,6 +19,9 @@ export interface Candidate {
 /** Values fetched from the platform. */
 export type DynamicKind = 'services' | 'plans' | 'batches';
 
+/** `config get|set|unset` keys (config/store.ts SETTINGS), here so completion loads no store. */
+const SETTING_KEYS = ['base-url', 'output', 'timeout', 'retries'];
+
 /** Flags and positional arguments whose values come from the platform. */
 const DYNAMIC_FLAGS: Record<string, DynamicKind> = { '--service-code': 'services', '--plan-code': 'plans', '--batch-id': 'batches' };
 const DYNAMIC_ARGS: Record<string, DynamicKind> = { service_code: 'services', plan_code: 'plans', batch_id: 'batches' };
@@ -90,6 +93,10 @@ export function joinBashWords(words: string[], cword: number): { words: string[]
   if (outCword < 0) return { words: out, cword: out.length, strip: 0 };
   const joined = out[outCword];
   const own = words[cword] ?? '';
+  // A word that is only breaks (`=` right after `--service-type`) is not what readline replaces:
+  // it replaces the empty text after it, so the candidates are given without it (with it,
+  // `--service-type=<TAB>` became `--service-type==`).
+  if (isBreak(own)) return { words: out, cword: outCword, strip: joined.length };
   return { words: out, cword: outCword, strip: joined.endsWith(own) ? joined.length - own.length : 0 };
 }
 
@@ -214,6 +221,11 @@ export function analyze(program: Command, words: string[], cword: number): Analy
   const args = cmd.registeredArguments;
   const slot = args[positionals] ?? (args.length && args[args.length - 1].variadic ? args[args.length - 1] : undefined);
   if (slot) {
+    // `config use <name>`: the profiles; `config get|set|unset <key>`: the settings.
+    if (cmd.parent?.name() === 'config') {
+      if (cmd.name() === 'use' && slot.name() === 'name') return result({ kind: 'profiles' });
+      if (slot.name() === 'key') return result({ kind: 'static', candidates: SETTING_KEYS.map((k) => ({ value: k })) });
+    }
     // `service_id|service_code` (the id or the code): the codes are what can be completed.
     const dyn = slot
       .name()

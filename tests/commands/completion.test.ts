@@ -89,8 +89,23 @@ describe('__complete: the command tree', () => {
 
   it('bash: joins the pieces bash splits at = and answers relative to its own current word', async () => {
     expect((await complete(['subctl', 'services', 'list', '--service-type', '=', 'HY'])).lines).toEqual(['HYBRID']);
+    // Right after the `=`: readline replaces the empty text after it, so no `=` in the answers
+    // (with one, `--service-type=<TAB>` became `--service-type==`).
+    expect((await complete(['subctl', 'services', 'list', '--service-type', '='])).lines).toEqual(['TIME_BASED', 'USAGE_BASED', 'HYBRID']);
     // `--base-url http://h:1` arrives in pieces; the group after it is still found.
     expect((await complete(['subctl', '--base-url', 'http', ':', '//127.0.0.1', ':', '9', 'services', 'li'])).lines).toEqual(['list']);
+  });
+
+  it('config use completes the profiles; config get, set and unset the settings', async () => {
+    const cfg = tempConfigDir();
+    const env = { SUBCTL_CONFIG_DIR: cfg };
+    for (const p of ['prod', 'staging']) await runCli(['config', 'set', 'base-url', `https://${p}.example.com`, '--profile', p], { env });
+    expect((await complete(['subctl', 'config', 'use', ''], { env })).lines).toEqual(['prod', 'staging']);
+    expect((await complete(['subctl', 'config', 'use', 'st'], { env })).lines).toEqual(['staging']);
+    for (const verb of ['get', 'set', 'unset']) expect((await complete(['subctl', 'config', verb, ''], { env })).lines).toEqual(['base-url', 'output', 'timeout', 'retries']);
+    // The keys completion offers are the settings config takes.
+    const { SETTINGS } = await import('../../src/config/store.js');
+    expect(SETTINGS.map((s) => s.key)).toEqual(['base-url', 'output', 'timeout', 'retries']);
   });
 
   it('zsh and fish get value<TAB>description', async () => {

@@ -6,7 +6,7 @@
  * by the days typed. Screens are polled with a deadline, never slept on.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
@@ -305,6 +305,31 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
       expect(ended).toMatch(/^form exit 130$/m);
       expect(ended).toMatch(/^interrupted$/m);
       expect(plan('TMUX-INT')).toBeUndefined();
+    } finally {
+      close();
+    }
+  });
+
+  it('bash completion in readline: after `--service-type=` Tab offers the values without doubling the =, and completes one', async () => {
+    const { send, pane, prompt, close } = shellSession('csh');
+    const wrapper = join(dir, 'csh-bin');
+    mkdirSync(wrapper, { recursive: true });
+    writeFileSync(join(wrapper, 'subctl'), `#!/bin/sh\nexec "${process.execPath}" "${bin}" "$@"\n`, { mode: 0o755 });
+    try {
+      await pane(prompt, 'the shell prompt');
+      send('-l', `export PATH="${wrapper}:$PATH" SUBCTL_CONFIG_DIR="${join(dir, 'csh-cfg')}"; eval "$(subctl completion bash)"; clear`);
+      send('Enter');
+      await pane((x) => prompt(x) && !x.includes('eval'), 'completion loaded');
+      send('-l', 'subctl services list --service-type=');
+      send('Tab');
+      send('Tab');
+      const listed = await pane((x) => x.includes('USAGE_BASED') && x.includes('TIME_BASED'), 'the values listed');
+      expect(listed).not.toContain('--service-type==');
+      send('-l', 'US');
+      send('Tab');
+      const done = await pane((x) => /--service-type=USAGE_BASED\s*$/m.test(x), 'the value completed');
+      expect(done).not.toContain('==');
+      send('C-c');
     } finally {
       close();
     }
