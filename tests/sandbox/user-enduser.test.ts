@@ -172,6 +172,24 @@ describe('using a service', () => {
     expect(s).toEqual({ used_credits: 20, total_usage_count: 3 });
   });
 
+  it('a subscription at its daily limit does not stop a use another running one has room for', async () => {
+    const h = await Harness.create();
+    const { subId } = await subscribed(h);
+    expect((await h.call('me.use', { as: 'enduser', body: { service_code: 'TESTSVC', usage_amount: 10, usage_type: 'api_call' } })).status).toBe(200);
+    // The paid subscription is at its 10 a day; a free one beside it has 5 credits and no limit.
+    const free = await h.call('me.buy', { as: 'enduser', body: { payment_method: 'FREE', service_code: 'TESTSVC', plan_code: 'TEST-FREE' } });
+    const freeId = free.data.subscription_id as number;
+    const access = await h.call('me.access', { as: 'enduser', query: { service_code: 'TESTSVC', requested_usage: '3' } });
+    expect(access.data).toMatchObject({ has_access: true, subscription_id: freeId });
+    const use = await h.call('me.use', { as: 'enduser', body: { service_code: 'TESTSVC', usage_amount: 3, usage_type: 'api_call' } });
+    expect(use.status).toBe(200);
+    expect(use.data.subscription_id).toBe(freeId);
+    // Beyond what the free one has: the paid one has the credits but no room today.
+    const over = await h.call('me.use', { as: 'enduser', body: { service_code: 'TESTSVC', usage_amount: 4, usage_type: 'api_call' } });
+    expect(over.error!.message).toBe('daily usage limit reached');
+    expect(h.db.prepare('SELECT used_credits FROM subscriptions WHERE subscription_id = ?').pluck().get(subId)).toBe(10);
+  });
+
   it('insufficient credits and no subscription are 400; access says why', async () => {
     const h = await Harness.create();
     fixture(h);

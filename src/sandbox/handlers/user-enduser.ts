@@ -10,6 +10,30 @@ import { builtin } from '../../builtin.js';
 import { SandboxError, type DB, type HandlerContext, type HandlerTable } from '../types.js';
 import { bool, caller, DAY_MS, nowIso } from './user-common.js';
 
+type RunningSub = ReturnType<typeof runningSubs>[number];
+
+/**
+ * The subscription a use of `amount` is spent from: the running one ending soonest that has the
+ * credits and, under its plan's `max_usage_per_day`, room today. (It used to be the first with
+ * the credits, whatever its day: a trial at its daily limit refused a use that a paid
+ * subscription beside it had room for.) Otherwise why none can: `credits` when none has the
+ * credits, `daily` when those that have them are all at their daily limit (the first of them
+ * is given, with its figures).
+ */
+function chooseSubscription(db: DB, running: RunningSub[], amount: number, now: Date): { sub: RunningSub; limit: number | null; today: number; refused?: 'credits' | 'daily' } {
+  let firstWithCredits: { sub: RunningSub; limit: number | null; today: number } | undefined;
+  for (const sub of running) {
+    if (sub.total_credits - sub.used_credits < amount) continue;
+    const plan = sub.plan_id ? (db.prepare('SELECT max_usage_per_day FROM subscription_plans WHERE plan_id = ?').get(sub.plan_id) as { max_usage_per_day: number | null } | undefined) : undefined;
+    const limit = plan?.max_usage_per_day ?? null;
+    const today = usageToday(db, sub.subscription_id, now);
+    if (limit === null || today + amount <= limit) return { sub, limit, today };
+    firstWithCredits ??= { sub, limit, today };
+  }
+  if (firstWithCredits) return { ...firstWithCredits, refused: 'daily' };
+  return { sub: running[0]!, limit: null, today: 0, refused: 'credits' };
+}
+
 /** The largest top-up (README-decisions-user.md): balances stay exact to the cent well below 2^53 cents. */
 const MAX_TOPUP = 1_000_000_000;
 
@@ -369,14 +393,12 @@ export const endUserHandlers: HandlerTable = {
       return deny(`SUBSCRIPTION_${status.toUpperCase()}`, `the subscription to ${s.service_code} is ${status}`, { subscription_status: status });
     }
     const remaining = running.reduce((n, r) => n + Math.max(0, r.total_credits - r.used_credits), 0);
-    const usable = running.find((r) => r.total_credits - r.used_credits >= want);
-    const sub = usable ?? running[0];
-    const plan = sub.plan_id ? (ctx.db.prepare('SELECT max_usage_per_day FROM subscription_plans WHERE plan_id = ?').get(sub.plan_id) as { max_usage_per_day: number | null } | undefined) : undefined;
-    const limit = plan?.max_usage_per_day ?? null;
-    const dailyLeft = limit === null ? null : Math.max(0, limit - usageToday(ctx.db, sub.subscription_id, now));
+    // The subscription a use would be spent from (chooseSubscription, as me.use chooses it).
+    const { sub, limit, today, refused } = chooseSubscription(ctx.db, running, want, now);
+    const dailyLeft = limit === null ? null : Math.max(0, limit - today);
     const base = { remaining_credits: remaining, daily_limit_remaining: dailyLeft, subscription_status: 'active', subscription_id: sub.subscription_id };
-    if (!usable) return deny('INSUFFICIENT_CREDITS', 'insufficient credits', base);
-    if (dailyLeft !== null && dailyLeft < want) return deny('DAILY_LIMIT_REACHED', 'daily usage limit reached', base);
+    if (refused === 'credits') return deny('INSUFFICIENT_CREDITS', 'insufficient credits', base);
+    if (refused === 'daily') return deny('DAILY_LIMIT_REACHED', 'daily usage limit reached', base);
     return { message: 'access granted', data: { has_access: true, access_reason: 'ACTIVE_SUBSCRIPTION', message: 'access granted', ...base } };
   },
 
@@ -560,16 +582,9 @@ export const endUserHandlers: HandlerTable = {
         if (!s.is_active) throw new SandboxError(400, `service ${s.service_code} is not active`, 'SERVICE_INACTIVE');
         const running = runningSubs(ctx.db, me.user_id, s.service_id, at);
         if (running.length === 0) throw new SandboxError(400, `no active subscription to ${s.service_code}`, 'NO_ACTIVE_SUBSCRIPTION');
-        const sub = running.find((x) => x.total_credits - x.used_credits >= b.usage_amount);
-        if (!sub) throw new SandboxError(400, 'insufficient credits', 'INSUFFICIENT_CREDITS');
-        const plan = sub.plan_id
-          ? (ctx.db.prepare('SELECT max_usage_per_day FROM subscription_plans WHERE plan_id = ?').get(sub.plan_id) as { max_usage_per_day: number | null } | undefined)
-          : undefined;
-        const limit = plan?.max_usage_per_day ?? null;
-        const today = usageToday(ctx.db, sub.subscription_id, now);
-        if (limit !== null && today + b.usage_amount > limit) {
-          throw new SandboxError(400, 'daily usage limit reached', 'DAILY_LIMIT_REACHED', undefined, { daily_limit: limit, usage_today: today });
-        }
+        const { sub, limit, today, refused } = chooseSubscription(ctx.db, running, b.usage_amount, now);
+        if (refused === 'credits') throw new SandboxError(400, 'insufficient credits', 'INSUFFICIENT_CREDITS');
+        if (refused === 'daily') throw new SandboxError(400, 'daily usage limit reached', 'DAILY_LIMIT_REACHED', undefined, { daily_limit: limit, usage_today: today });
         const upd = ctx.db
           .prepare(
             `UPDATE subscriptions SET used_credits = used_credits + ?, total_usage_count = total_usage_count + 1, last_usage_date = ?, last_updated = ?
