@@ -153,3 +153,17 @@ describe('doctor and refresh, as a script sees them', () => {
     expect(r.stdout).not.toContain('token');
   });
 });
+
+describe('auth register', () => {
+  it('a registration the server refuses leaves no profile behind (a bare one ran as the sandbox admin)', async () => {
+    const cfg = tempConfigDir();
+    const env = { SUBCTL_CONFIG_DIR: cfg };
+    const r = await runCli('auth register --sandbox --email enduser@sandbox.local --username x2 --password-stdin --profile nu2', { env, stdin: 'newpass123\n' });
+    expect(r.code).toBe(5);
+    const list = await runCli('config list -o json', { env });
+    expect(JSON.parse(list.stdout || '[]')).toEqual([]);
+    const ok = await runCli('auth register --sandbox --email nu3@example.com --username nu3 --password-stdin --profile nu3 -o json', { env, stdin: 'newpass123\n' });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect((JSON.parse((await runCli('config list -o json', { env })).stdout) as Array<{ name: string }>).map((p) => p.name)).toEqual(['nu3']);
+  });
+});

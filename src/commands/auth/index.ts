@@ -124,6 +124,9 @@ export async function printAnswer(ctx: Ctx, res: { data: unknown; message?: stri
 }
 
 /** Records where the profile points after a sign-in made with --base-url or the sandbox. */
+/** The profile `auth register` made for its device id (none was there), while it runs. */
+let registering: string | undefined;
+
 function rememberTarget(ctx: Ctx, name: string) {
   const t = ctx.target();
   if (!t) return;
@@ -311,11 +314,21 @@ function buildAccountVerbs(cmd: Command, bind: Bind) {
         await precheck(cmsAuthRegister, input, { password: 'password' });
         input.body.password = await readNewPassword(ctx, opts, 'Password');
         // The client sends X-Device-ID from the profile's device_id: make sure there is one.
+        registering = ctx.config().getProfile(ctx.profileName()) === undefined ? ctx.profileName() : undefined;
         ctx.config().deviceId(ctx.profileName());
       },
-      render: async (data: Record<string, unknown> | null, ctx) => {
+      override: async (input, ctx) => {
+        let data: Record<string, unknown> | null;
+        try {
+          data = ((await (await ctx.api()).callFull(cmsAuthRegister, { body: input.body } as never, { signal: ctx.signal })).data ?? null) as Record<string, unknown> | null;
+        } catch (e) {
+          // A registration that failed leaves no profile behind (made here only for its device id).
+          if (registering) ctx.config().removeProfile(registering);
+          throw e;
+        }
         await printAnswer(ctx, { data });
         ctx.note(`registered${data?.user_id !== undefined ? ` as user ${String(data.user_id)}` : ''}; sign in with \`subctl auth login\`, then verify the account with \`subctl auth verify --send --type email\``);
+        return 0;
       },
     },
     bind,
