@@ -189,12 +189,14 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
  * `subctl auth login` (the usual advice) stores a token those two go on overriding.
  */
 function refusedTokenHint(e: unknown, ctx: Ctx | undefined, globals: GlobalOptions | undefined, argv: string[]): unknown {
-  if (!(e instanceof CliError) || e.status !== 401) return e;
-  // `auth login` itself refused: the username or password, not a token to sign in again for.
+  if (!(e instanceof CliError) || (e.status !== 401 && e.status !== 403)) return e;
+  // `auth login` itself refused: the username or password (401), or the account (403: banned
+  // or inactive), not a token to sign in again for or a right of a signed-in account.
   if (commandWords(argv) === 'auth login') {
-    e.hint = 'check the username and password (passwords are case-sensitive), then sign in again';
+    e.hint = e.status === 401 ? 'check the username and password (passwords are case-sensitive), then sign in again' : 'this account may not sign in (banned or inactive): an administrator can change its status (`subctl users update ID --status Active`)';
     return e;
   }
+  if (e.status !== 401) return e;
   const t = ctx?.target();
   const source = t?.tokenSource;
   if (source === 'none' && t) e.hint = `profile '${t.profile}' is not signed in: \`subctl auth login${t.sandbox ? ' --sandbox' : ''} --profile ${t.profile}\``;

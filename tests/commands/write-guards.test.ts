@@ -195,6 +195,11 @@ describe('hints that name the way out', () => {
       expect(r.code).toBe(4);
       expect(r.stderr).toContain(hint);
     }
+    server.setHandler(() => fail(403, 'account is banned'));
+    const banned = await runCli(['auth', 'login', '--username', 'bob', '--password-stdin'], { env, stdin: 'whatever1\n' });
+    expect(banned.code).toBe(3);
+    expect(banned.stderr).toContain('hint: this account may not sign in (banned or inactive)');
+    server.setHandler((req) => (req.path === '/auth/login' ? fail(401, 'invalid username or password') : fail(404, 'not found')));
     const login = await runCli(['auth', 'login', '--username', 'admin', '--password-stdin'], { env, stdin: 'wrong\n' });
     expect(login.code).toBe(3);
     expect(login.stderr).toContain('hint: check the username and password (passwords are case-sensitive), then sign in again');
