@@ -85,7 +85,8 @@ describe('doctor', () => {
     expect(lines[0]).toMatch(/^ok {4}profile: /);
     const failAt = lines.findIndex((l) => l.startsWith('fail  credential: '));
     expect(failAt).toBeGreaterThan(0);
-    expect(lines[failAt + 1]).toMatch(/^ {6}fix: subctl auth login/);
+    // The token came from SUBCTL_TOKEN: the fix is that token's (a sign-in would not replace it).
+    expect(lines[failAt + 1]).toMatch(/^ {6}fix: set a valid token in SUBCTL_TOKEN, or unset it/);
   });
 
   it('unreachable: reachability fails with a fix, exit 7', async () => {
@@ -105,7 +106,8 @@ describe('doctor', () => {
     expect(r.code).toBe(3);
     expect(r.by('credential')).toMatchObject({ status: 'fail' });
     expect(r.by('credential').detail).toContain('expired or revoked');
-    expect(r.by('credential').fix).toContain('subctl auth login');
+    // From SUBCTL_TOKEN: mend that token; a stored one: sign in again.
+    expect(r.by('credential').fix).toBe("set a valid token in SUBCTL_TOKEN, or unset it to use the profile's sign-in");
   });
 
   it('no credential at all against a real address: exit 3', async () => {
