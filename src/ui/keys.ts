@@ -48,6 +48,12 @@ function one(input: string, key: Key): KeyPress {
 
 /** One Ink input event as the key presses it stands for. */
 export function keyPresses(input: string, key: Key): KeyPress[] {
+  // ESC and a letter arriving together (`Esc` then `j` typed fast, or one tmux send-keys) reach
+  // us as Alt and that letter: the console has no Alt keys, so they are the two keys. (Before a
+  // character that is not a letter, `\x1b:`, Ink drops the ESC: that one cannot be told apart.)
+  if (key.meta && !key.ctrl && [...input].length === 1 && printable({ input } as KeyPress) === input) {
+    return [{ input: '', escape: true }, one(input, { ...key, meta: false })];
+  }
   const special =
     key.return || key.escape || key.tab || key.backspace || key.delete || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow || key.pageUp || key.pageDown || key.ctrl || key.meta;
   if (special || [...input].length <= 1) return [one(input, key)];
