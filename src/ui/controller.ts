@@ -229,6 +229,25 @@ export class ConsoleController {
   /** Page facts of each listing (resource, filters, sort, page size) last seen. */
   readonly #facts = new Map<string, { totalPages?: number; totalRecords?: number }>();
 
+  /**
+   * A key that needs the page's rows (Enter, an action), pressed while the page loads: done once
+   * it is in, if the screen is still that page (it was dropped without a word). False when the
+   * page is not loading.
+   */
+  #afterLoad(act: () => void): boolean {
+    const c = this.current();
+    if (!c || c.rows !== undefined) return false;
+    const at = { view: this.state.view, resource: this.state.resource, page: c.ls.page };
+    this.#status('busy', 'loading…');
+    void this.cache.load(c.spec).then(() => {
+      const now = this.current();
+      if (this.state.view !== at.view || this.state.resource !== at.resource || now?.ls.page !== at.page || this.state.overlay) return;
+      this.#dispatch({ type: 'status', status: undefined });
+      if (now.rows?.length) act();
+    });
+    return true;
+  }
+
   #selectedRow(): Row | undefined {
     const c = this.current();
     if (!c?.rows?.length) return undefined;
@@ -357,6 +376,7 @@ export class ConsoleController {
     if (k.ret) {
       const row = this.#selectedRow();
       if (row) this.#dispatch({ type: 'detail', row });
+      else this.#afterLoad(() => this.handleKey(k));
       return;
     }
     if (k.input === ' ') {
@@ -502,7 +522,10 @@ export class ConsoleController {
       if (def.multi && marked.length) rows = marked;
       else {
         const row = this.#selectedRow();
-        if (!row) return this.#status('info', 'no row selected');
+        if (!row) {
+          if (!this.#afterLoad(() => void this.#startAction(def))) this.#status('info', 'no row selected');
+          return;
+        }
         rows = [row];
       }
     }

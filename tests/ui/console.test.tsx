@@ -496,6 +496,20 @@ describe('console: keys that arrive together (one chunk, as tmux send-keys or fa
 });
 
 describe('console: page keys while a page loads', () => {
+  it('Enter or an action key pressed while the page loads acts once it is in (they were dropped)', async () => {
+    const base = platform();
+    h = await startConsole({ resource: 'subscriptions', handler: (req) => ({ ...base(req), delayMs: Number(req.query.page_number ?? 1) > 1 ? 300 : 0 }) });
+    await h.waitFor('user010');
+    await h.press(KEY.pageDown, KEY.enter);
+    expect(h.frame()).toContain('loading');
+    // The first row of page 2 opens once page 2 is in: its record, not the table.
+    const f = await h.waitFor((): boolean => h!.frame().includes('user011') && !/page \d+ of/.test(h!.frame()));
+    expect(f).toMatch(/subscription_id\s+11\b/);
+    await h.press(KEY.esc, KEY.pageDown, 'p');
+    await h.waitFor('reason*');
+    expect(h.frame()).toContain('pause subscription 21');
+  });
+
   it('PgDn three times after a filter moves three pages even while the pages load (and ]]] as one chunk)', async () => {
     const base = platform();
     // Pages past the first answer slowly: every PgDn after the first comes while a page loads.
