@@ -36,7 +36,8 @@ export interface Ctx {
   profileName(): string;
   profile(): Profile | undefined;
   /** The API client for the active profile (starting the embedded sandbox when that is the target). */
-  api(): Promise<ApiClient>;
+  /** `anonymous`: no token is needed (signing in, registering): the embedded sandbox lends none of its admin's. */
+  api(opts?: { anonymous?: boolean }): Promise<ApiClient>;
   /** Where requests go, once api() has run. */
   target(): Target | undefined;
   /** Where requests will go: `sandbox` (embedded), a base address, or undefined (nowhere yet). */
@@ -112,7 +113,7 @@ export function createContext(deps: CtxDeps): Ctx {
       // No profile points at a real platform yet: a newcomer's first command uses the sandbox.
       return noRealPlatform(ctx.config()) ? 'sandbox' : undefined;
     },
-    async api() {
+    async api(opts: { anonymous?: boolean } = {}) {
       if (client) return client;
       const name = ctx.profileName();
       const profile = ctx.profile();
@@ -141,7 +142,7 @@ export function createContext(deps: CtxDeps): Ctx {
         // a username): signed out (or its token revoked), it is not signed in, and its commands
         // are refused (exit 3) rather than run as the admin.
         const signedOut = profile?.base_url === 'sandbox' && typeof profile.username === 'string' && profile.username !== '';
-        if (!token && !signedOut) token = sb.adminToken;
+        if (!token && !signedOut && !opts.anonymous) token = sb.adminToken;
         // Asked for (--sandbox, a profile on `sandbox`): quiet with -q. Fallen back to because no
         // profile points at a platform: said even with -q, since a cron job with the wrong HOME
         // or config directory would otherwise "succeed" against a throwaway local database.

@@ -47,6 +47,8 @@ describe('the embedded sandbox', () => {
     const login = await runCli('auth login --profile eve --sandbox --username enduser --password-stdin', { env: { SUBCTL_CONFIG_DIR: cfg }, stdin: 'sandbox-enduser\n' });
     expect(login.code, login.stderr).toBe(0);
     expect(login.stderr).toMatch(/signed in as enduser \(user\) on profile 'eve'/);
+    // Signing in borrows no admin token first (the banner said "signed in as admin").
+    expect(login.stderr).not.toContain('signed in as admin');
     const get = await runCli('config get base-url --profile eve', { env: { SUBCTL_CONFIG_DIR: cfg } });
     expect(get.stdout).toBe('sandbox\n');
     const status = await runCli('auth status --profile eve -o json', { env: { SUBCTL_CONFIG_DIR: cfg } });

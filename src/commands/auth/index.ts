@@ -161,7 +161,8 @@ export const authGroup: Group = {
             const cms = opts.cms === true;
             const wasActive = ctx.config().load().current_profile;
             if (cms) ctx.config().upsertProfile(name, { device_id: ctx.config().deviceId(name) });
-            const api = await ctx.api();
+            // Signing in needs no token: the embedded sandbox does not sign in as its admin first.
+            const api = await ctx.api({ anonymous: true });
             const ep = endpointByName(cms ? 'cms.auth.login' : 'auth.login');
             const data = ((await api.call(ep, { body: { username, password } } as never, { signal: ctx.signal })) ?? {}) as Record<string, unknown>;
             const token = data.token as string | undefined;
@@ -320,7 +321,7 @@ function buildAccountVerbs(cmd: Command, bind: Bind) {
       override: async (input, ctx) => {
         let data: Record<string, unknown> | null;
         try {
-          data = ((await (await ctx.api()).callFull(cmsAuthRegister, { body: input.body } as never, { signal: ctx.signal })).data ?? null) as Record<string, unknown> | null;
+          data = ((await (await ctx.api({ anonymous: true })).callFull(cmsAuthRegister, { body: input.body } as never, { signal: ctx.signal })).data ?? null) as Record<string, unknown> | null;
         } catch (e) {
           // A registration that failed leaves no profile behind (made here only for its device id).
           if (registering) ctx.config().removeProfile(registering);
