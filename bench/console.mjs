@@ -9,7 +9,7 @@
 //
 // Exported as `consoleBench({ record, compare, timeRun, bin, root })`.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
@@ -125,6 +125,8 @@ async function tmuxBenches({ record, bin }) {
     spawnSync('tmux', ['-L', socket, 'send-keys', '-t', name, 'q']);
   } finally {
     spawnSync('tmux', ['-L', socket, 'kill-server']);
+    // tmux leaves its socket file behind when the server is killed.
+    rmSync(join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid?.() ?? 0}`, socket), { force: true });
     child.kill();
   }
 }

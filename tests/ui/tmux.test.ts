@@ -6,7 +6,7 @@
  * by the days typed. Screens are polled with a deadline, never slept on.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
@@ -91,6 +91,8 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!hasTmux) return;
   tmux('kill-server');
+  // tmux leaves its socket file behind when the server is killed: nothing of a run stays in /tmp.
+  rmSync(join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid?.() ?? 0}`, socket), { force: true });
   await sb?.close();
 });
 
