@@ -98,7 +98,14 @@ describe('role members and assignments', () => {
     const total = (h.db.prepare('SELECT COUNT(*) AS n FROM users').get() as any).n;
     expect(r.data.summary.total_users).toBe(total);
     const s = r.data.summary;
-    expect(s.super_admins + s.admins + s.managers + s.support + s.agents + s.users).toBe(total);
+    expect(s.super_admins + s.admins + s.managers + s.support + s.agents + s.users + s.other_roles).toBe(total);
+    expect(s.other_roles).toBe(0);
+    // A user whose role an administrator made is counted too (in no bucket, the sum fell short).
+    h.db.prepare("INSERT INTO roles (role_name, display_name, priority, is_system_role, is_active, created_date) VALUES ('qa-team', 'QA', 15, 0, 1, '2026-01-01T00:00:00.000Z')").run();
+    h.db.prepare("UPDATE users SET role = 'qa-team' WHERE user_id = (SELECT MAX(user_id) FROM users WHERE role = 'user')").run();
+    const again = (await h.call('roles.assignments', { as: 'admin' })).data.summary;
+    expect(again.other_roles).toBe(1);
+    expect(again.super_admins + again.admins + again.managers + again.support + again.agents + again.users + again.other_roles).toBe(total);
     expect(r.data.users[0]).toMatchObject({ role: 'superadmin', role_level: 100 });
     expect(r.data.users[0].permissions).toContain('superadmin.passwords');
     const found = await h.call('roles.assignments', { as: 'admin', query: { search: 'Eve Enduser' } });

@@ -325,6 +325,8 @@ export const roleHandlers: HandlerTable = {
                 COALESCE(SUM(role = 'superadmin'), 0) AS super_admins, COALESCE(SUM(role = 'admin'), 0) AS admins,
                 COALESCE(SUM(role = 'manager'), 0) AS managers, COALESCE(SUM(role = 'support'), 0) AS support,
                 COALESCE(SUM(role = 'agent'), 0) AS agents, COALESCE(SUM(role = 'user'), 0) AS users,
+                -- Users whose role is one made by an administrator: so that the buckets add up to total_users.
+                COALESCE(SUM(role NOT IN ('superadmin', 'admin', 'manager', 'support', 'agent', 'user')), 0) AS other_roles,
                 COALESCE(SUM(NOT EXISTS (SELECT 1 FROM user_roles ur WHERE ur.user_id = users.user_id)
                              OR NOT EXISTS (SELECT 1 FROM roles r WHERE r.role_name = users.role)), 0) AS unassigned_role
            FROM users`,
