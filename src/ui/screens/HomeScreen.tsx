@@ -6,6 +6,7 @@
 import { Box, Text } from 'ink';
 import { useEffect, useMemo } from 'react';
 import { renderDashboard } from '../../commands/admin/dashboard.js';
+import { localSecond } from '../../output/format.js';
 import { dashboardSpec } from '../controller.js';
 import { drawable } from '../drawable.js';
 import { useQueryCache } from '../hooks/useQueryCache.js';
@@ -13,7 +14,8 @@ import type { QueryCache } from '../query-cache.js';
 
 export const AUTO_REFRESH_MS = 30_000;
 
-const clock = (ms: number) => new Date(ms).toLocaleTimeString();
+/** `HH:mm:ss`, local, as the console's other times. */
+const clock = (ms: number) => localSecond(new Date(ms)).slice(11);
 
 export interface HomeScreenProps {
   cache: QueryCache;
