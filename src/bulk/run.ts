@@ -237,11 +237,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   }
 
   const api = await ctx.api();
-  const target = targetKey(ctx.target());
-  const stateDir = ctx.paths().stateDir;
-  const journalName = verb.command.replace(/\s+/g, '-');
-  const digests = runDigests(verb.command, ep.name, planned, target);
-  const journal = new Journal(stateDir, journalName, digests.digest);
+  const { target, digests, journal, legacy } = journalsOf(ctx, verb, planned);
   // One run of these rows at a time: a second one started beside it (an overlapping cron job,
   // a second terminal) would read the same journal, find nothing finished and send every row
   // again. It stops here, exit 5, before reading the journal; a lock whose process is gone (a
@@ -256,7 +252,6 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
 
   async function runLocked(): Promise<number> {
     // A journal of an earlier version (its name did not include the target) is this run's.
-    const legacy = new Journal(stateDir, journalName, digests.legacy);
     if (opts.restart) {
       journal.discard();
       legacy.discard();
@@ -491,6 +486,19 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
  * sent, the rows named, and the two ways on.
  */
 /**
+ * The journal of a run of these rows on the context's platform, and the one an earlier version
+ * named it by (without the platform), from one pass of the digests: as the run and its dry run
+ * read them.
+ */
+function journalsOf(ctx: Ctx, verb: BulkVerb, planned: PlannedRow[]) {
+  const target = targetKey(ctx.target());
+  const stateDir = ctx.paths().stateDir;
+  const name = verb.command.replace(/\s+/g, '-');
+  const digests = runDigests(verb.command, verb.endpoint.name, planned, target);
+  return { target, digests, journal: new Journal(stateDir, name, digests.digest), legacy: new Journal(stateDir, name, digests.legacy) };
+}
+
+/**
  * For `--dry-run`: what a run of these rows would do with each row that this input's journal (a
  * resume) or an earlier run of another input (earlier.ts) already knows, read the way the run
  * reads them, without taking the lock or writing anything; undefined when a run would send
@@ -498,13 +506,9 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
  */
 function dryRunFate(ctx: Ctx, verb: BulkVerb, planned: PlannedRow[], opts: BulkOptions): { rows: Map<number, string>; summary: string } | undefined {
   if (opts.restart) return undefined;
-  const target = targetKey(ctx.target());
-  const stateDir = ctx.paths().stateDir;
-  const journalName = verb.command.replace(/\s+/g, '-');
-  const digests = runDigests(verb.command, verb.endpoint.name, planned, target);
-  const journal = new Journal(stateDir, journalName, digests.digest);
+  const { target, digests, journal, legacy } = journalsOf(ctx, verb, planned);
   let known = journal.load();
-  if (!known.size) known = new Journal(stateDir, journalName, digests.legacy).load();
+  if (!known.size) known = legacy.load();
   const rows = new Map<number, string>();
   const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
   if (known.size) {

@@ -72,6 +72,13 @@ export function noRealPlatform(config: ConfigStore): boolean {
   return Object.values(config.load().profiles).every((p) => !p.base_url || p.base_url === 'sandbox');
 }
 
+/** A profile name that matches none of `known`: a typo, said with the ones there are. */
+function noSuchProfile(name: string, known: string[]): UsageError {
+  return new UsageError(`no profile named "${name}"${known.length ? ` (profiles: ${known.join(', ')})` : ''}`, {
+    hint: `subctl config list shows them; create one with \`subctl config set base-url https://... --profile ${name}\``,
+  });
+}
+
 export function createContext(deps: CtxDeps): Ctx {
   const { io, globals, signal } = deps;
   let paths: Paths | undefined;
@@ -122,11 +129,7 @@ export function createContext(deps: CtxDeps): Ctx {
       // fell back there, exit 0).
       if (globals.profile !== undefined && !profile && !globals.sandbox && !globals.baseUrl) {
         const known = Object.keys(ctx.config().load().profiles);
-        if (known.length) {
-          throw new UsageError(`no profile named "${name}" (profiles: ${known.join(', ')})`, {
-            hint: `subctl config list shows them; create one with \`subctl config set base-url https://... --profile ${name}\``,
-          });
-        }
+        if (known.length) throw noSuchProfile(name, known);
       }
       let baseUrl: string | undefined = ctx.plannedTarget();
       const wantSandbox = baseUrl === 'sandbox';
@@ -156,10 +159,7 @@ export function createContext(deps: CtxDeps): Ctx {
       } else {
         if (!baseUrl && !profile) {
           // A misspelt --profile or SUBCTL_PROFILE is that, not a profile to give an address.
-          const known = Object.keys(ctx.config().load().profiles);
-          throw new UsageError(`no profile named "${name}"${known.length ? ` (profiles: ${known.join(', ')})` : ''}`, {
-            hint: `subctl config list shows them; create one with \`subctl config set base-url https://... --profile ${name}\``,
-          });
+          throw noSuchProfile(name, Object.keys(ctx.config().load().profiles));
         }
         if (!baseUrl) {
           throw new UsageError(`profile '${name}' has no base address`, {

@@ -57,6 +57,9 @@ async function pollPane(name: string, test: (s: string) => boolean, what: string
 let sb: Sandbox;
 let dir: string;
 
+/** The console's subscriptions table on page 1, a row selected. */
+const table = (x: string) => /subscriptions {2}page 1 of \d+/.test(x) && /^> \d+/m.test(x);
+
 /**
  * An interactive bash with job control in a session of its own (prompt `<name>$ `), as a user's
  * shell: `run(args)` types a subctl command against the test sandbox, with a token of its own.
@@ -207,7 +210,6 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
     try {
       await pane(prompt, 'the shell prompt');
       run('console subscriptions');
-      const table = (x: string) => /subscriptions {2}page 1 of \d+/.test(x) && /^> \d+/m.test(x);
       const first = await pane(table, 'the subscriptions table');
       const selected = /^> (\d+)/m.exec(first)![1];
       send('C-z');
@@ -242,7 +244,6 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
     try {
       await pane(prompt, 'the shell prompt');
       run('console subscriptions');
-      const table = (x: string) => /subscriptions {2}page 1 of \d+/.test(x) && /^> \d+/m.test(x);
       await pane(table, 'the subscriptions table');
       send('C-z');
       await pane((x) => /Stopped/.test(x) && prompt(x), 'the job stopped and the prompt');
