@@ -228,8 +228,14 @@ describe('api', () => {
   it('a bad field is named as given (-f, or the path), with the endpoint; --input may start with a BOM', async () => {
     const r = await runCli(['api', 'GET', '/admin/services', '-f', 'page_size=abc'], { env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("error: invalid input: page_size (-f page_size): expected a number, got 'abc'");
+    expect(r.stderr).toContain("error: invalid input: page_size (-f page_size): expected a whole number, got 'abc'");
     expect(r.stderr).toContain('hint: the endpoint is services.list (`subctl api endpoints`)');
+    // A number written otherwise than in decimals is refused as typed, as on the flags.
+    const hex = await runCli(['api', 'GET', '/admin/services', '-f', 'page_size=0x3'], { env });
+    expect(hex.code).toBe(2);
+    expect(hex.stderr).toContain("error: invalid input: page_size (-f page_size): expected a whole number, got '0x3'");
+    expect(hex.stderr).toContain('hint: the endpoint is services.list');
+    expect(server.requests).toEqual([]);
     const p = await runCli(['api', 'PUT', '/admin/services/abc', '-f', 'service_name=x'], { env });
     expect(p.stderr).toContain("id (in the path): expected a number, got 'abc'");
     const bom = await runCli(['api', 'POST', '/admin/subscriptions/7/manage', '--input', '-'], { env, stdin: '\ufeff{"action":"pause","reason":"bom"}' });

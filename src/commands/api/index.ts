@@ -8,6 +8,7 @@ import { loadEndpoint, matchRoute } from '../../api/contract/routes.js';
 import { describeObject } from '../../api/contract/common.js';
 import type { z } from '../../api/contract/z.js';
 import { UsageError, ValidationError } from '../../api/errors.js';
+import { badNumberText } from '../../cli/verbs.js';
 import type { Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { utf8Text } from '../../cli/utf8.js';
@@ -58,7 +59,12 @@ function applyContractTypes(place: Record<string, unknown> | undefined, schema: 
   if (!place || !schema) return;
   for (const [k, info] of describeObject(schema)) {
     const text = texts.get(k);
-    if (text !== undefined && (info.kind === 'string' || info.kind === 'enum' || info.kind === 'date') && k in place) place[k] = text;
+    if (text === undefined || !(k in place)) continue;
+    if (info.kind === 'string' || info.kind === 'enum' || info.kind === 'date') place[k] = text;
+    // A number as the flags take one: `0x10` is refused as typed, not read as 16 (query values
+    // are coerced with Number()).
+    const bad = badNumberText(text, info);
+    if (bad) throw new ValidationError([{ field: k, flag: `-f ${k}`, message: bad }]);
   }
 }
 
@@ -146,10 +152,10 @@ export const apiGroup: Group = {
         if (match) {
           const endpoint = await loadEndpoint(match.name);
           const texts = typedAsText((opts.field as string[] | undefined) ?? []);
-          if (m === 'GET') applyContractTypes(query, endpoint.query, texts);
-          else applyContractTypes(body as Record<string, unknown> | undefined, endpoint.body, texts);
           const { validateInput } = await import('../../api/client.js');
           try {
+            if (m === 'GET') applyContractTypes(query, endpoint.query, texts);
+            else applyContractTypes(body as Record<string, unknown> | undefined, endpoint.body, texts);
             validateInput(endpoint, {
               params: endpoint.params ? match.params : undefined,
               query: endpoint.query ? query : undefined,
