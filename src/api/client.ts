@@ -194,7 +194,7 @@ function issueMessage(i: z.core.$ZodIssue, input: unknown): string {
 /**
  * A number or a boolean given as text that is neither (a flag, a query value), said with the
  * text as typed: `expected a whole number, got 'abc'` rather than zod's "expected number,
- * received NaN" (it had coerced the text), `expected true or false, got 'maybe'` rather than
+ * received string", `expected true or false, got 'maybe'` rather than
  * "Invalid input".
  */
 function typedMessage(i: z.core.$ZodIssue, v: unknown): string | undefined {

@@ -10,7 +10,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import type { AnyEndpoint, FieldInfo } from '../api/contract/common.js';
-import { flagName } from '../api/contract/common.js';
+import { DECIMAL, flagName } from '../api/contract/common.js';
 import { fieldsOfEndpoint, hasPart } from '../api/contract/fast.js';
 import { RefusedError, UsageError, ValidationError } from '../api/errors.js';
 import { printObject } from '../output/index.js';
@@ -104,7 +104,7 @@ export function convertValue(raw: unknown, info: FieldInfo): unknown {
     case 'integer':
       return /^[-+]?\d+$/.test(raw.trim()) ? Number(raw) : raw;
     case 'number':
-      return raw.trim() !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+      return DECIMAL.test(raw.trim()) && Number.isFinite(Number(raw)) ? Number(raw) : raw;
     case 'boolean': {
       const v = raw.trim().toLowerCase();
       if (['true', 'yes', '1', 'on'].includes(v)) return true;
@@ -121,13 +121,13 @@ export function convertValue(raw: unknown, info: FieldInfo): unknown {
   }
 }
 
-const DECIMAL = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
 const WHOLE = /^[-+]?\d+$/;
 
 /**
  * Text given for a number that is not one written in decimals, refused as typed: `Number()`
- * (and the contract's coercion of query values) reads `0x10` as 16, `0b11` as 3 and '' as 0,
- * so `--price 0x10` created a plan priced 16 and `--page-size ""` was "too small".
+ * reads `0x10` as 16, `0b11` as 3 and '' as 0, so `--price 0x10` created a plan priced 16 and
+ * `--page-size ""` was "too small". (The contract's query numbers take decimal text only too,
+ * `fromDecimalText`; this says it of what was typed, before anything else.)
  */
 export function badNumberText(raw: unknown, info: FieldInfo): string | undefined {
   if (typeof raw !== 'string' || (info.kind !== 'number' && info.kind !== 'integer')) return undefined;
@@ -286,8 +286,8 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
 /**
  * A refusal of values typed on the command line, said of what was typed: a positional is the
  * `argument` (not a `--id` flag that does not exist), and text that is not a whole number where
- * one is expected says so (`expected a whole number, got 'abc'`; the schema, which coerced the
- * text, could only say "a number").
+ * one is expected says so (`expected a whole number, got 'abc'`; the schema could only say "a
+ * number").
  */
 function asTyped(e: ValidationError, typed: Map<string, { text: unknown; from: string; info: FieldInfo }>): ValidationError {
   if (!e.problems.some((p) => typed.has(p.field))) return e;

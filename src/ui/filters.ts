@@ -9,7 +9,7 @@
  */
 import { validateInput } from '../api/client.js';
 import { ValidationError } from '../api/errors.js';
-import { convertValue } from '../cli/verbs.js';
+import { badNumberText, convertValue } from '../cli/verbs.js';
 import { filterFields, type ResourceDef } from './resources.js';
 
 export type FilterResult = { ok: true; filters: Record<string, unknown> } | { ok: false; errors: string[] };
@@ -56,6 +56,11 @@ export function parseFilters(r: ResourceDef, text: string): FilterResult {
     const info = fields.get(key);
     if (!info) {
       errors.push(`${key}: not a filter of ${r.name} (filters: ${[...fields.keys()].join(', ')})`);
+      continue;
+    }
+    const bad = badNumberText(word.slice(eq + 1), info);
+    if (bad) {
+      errors.push(`${key}: ${bad}`);
       continue;
     }
     filters[key] = convertValue(word.slice(eq + 1), info);

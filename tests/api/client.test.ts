@@ -22,8 +22,8 @@ const listServices = endpoint({
   path: '/admin/services',
   summary: 'list',
   query: z.object({
-    page_size: q.int().min(1).max(100).default(10),
-    page_number: q.int().min(1).default(1),
+    page_size: q.int({ min: 1, max: 100 }).default(10),
+    page_number: q.int({ min: 1 }).default(1),
     is_active: q.bool().optional(),
     service_type: z.enum(['TIME_BASED', 'USAGE_BASED', 'HYBRID']).optional(),
     codes: stringList().optional(),
@@ -39,7 +39,7 @@ const getService = endpoint({
   method: 'GET',
   path: '/admin/services/{id}/plans/{code}',
   summary: 'get',
-  params: z.object({ id: q.int().min(1), code: z.string().min(1) }),
+  params: z.object({ id: q.int({ min: 1 }), code: z.string().min(1) }),
   response: Service,
   access: 'admin',
 });

@@ -133,6 +133,21 @@ describe('input validation', () => {
     expect(d.json.message).toBe('Validation failed: created_date_from: Invalid date: expected YYYY-MM-DD');
   });
 
+
+  it('reads query and path numbers only from decimal text: 0x10, 0b11 and 1e400 are refused, not read as 16, 3 and Infinity', async () => {
+    for (const [field, text] of [['page_size', '0x10'], ['page_size', '0b11'], ['page_number', '0o7'], ['price_from', '0x10'], ['price_to', '1e400']]) {
+      const r = await call(sb, 'GET', '/admin/subscription-plans', { as: 'admin', query: { [field]: text } });
+      expect(r.status, `${field}=${text}`).toBe(400);
+      expect(r.json.error.fields.map((f: { field: string }) => f.field)).toEqual([field]);
+    }
+    const p = await call(sb, 'PUT', '/admin/subscriptions/0x10/manage', { as: 'admin', body: { action: 'pause', reason: 'x' } });
+    expect(p.status).toBe(400);
+    expect(p.json.error.fields[0].field).toBe('id');
+    // Decimal text, white space around it, a sign and exponents are numbers as before.
+    const ok = await call(sb, 'GET', '/admin/subscription-plans', { as: 'admin', query: { page_size: ' 5 ', price_from: '1e1', price_to: '+250.50' } });
+    expect(ok.status).toBe(200);
+    expect(ok.json.data.pagination.page_size).toBe(5);
+  });
   it('answers invalid JSON 400 INVALID_JSON', async () => {
     const r = await call(sb, 'POST', '/admin/services', { as: 'admin', body: '{"service_code": ' });
     expect(r.status).toBe(400);

@@ -117,6 +117,13 @@ describe('filters', () => {
     expect(filtersText({ status: 'active', username: 'ana maria' })).toBe("status=active username='ana maria'");
   });
 
+  it('numbers only in decimals: price_from=0x10 is refused as typed, not read as 16', () => {
+    const plans = resourceByName('plans')!;
+    expect(parseFilters(plans, 'price_from=0x10 price_to=0b11')).toEqual({ ok: false, errors: ["price_from: expected a number, got '0x10'", "price_to: expected a number, got '0b11'"] });
+    expect(parseFilters(subs, 'user_id=0x11')).toEqual({ ok: false, errors: ["user_id: expected a whole number, got '0x11'"] });
+    expect(parseFilters(plans, 'price_from=2.50 price_to=1e3')).toEqual({ ok: true, filters: { price_from: 2.5, price_to: 1000 } });
+  });
+
   it('sorting comes from the sort_by enum with its defaults', () => {
     expect(sortInfo(subs)).toEqual({ values: ['Username', 'ServiceCode', 'StartDate', 'EndDate', 'CreatedDate'], defaultBy: 'CreatedDate', defaultOrder: 'DESC' });
     expect(sortInfo(resourceByName('users')!)).toBeUndefined();

@@ -186,7 +186,7 @@ const auditQuery = lazy(() => ({
   module: z.string().optional(),
   start_date: q.date().optional(),
   end_date: q.date().optional(),
-  page: q.int().min(1).default(1),
+  page: q.int({ min: 1 }).default(1),
   page_size: pageSize(20),
 }));
 const auditPaging = { page: 'page', size: 'page_size', items: 'logs', info: '', defaultSize: 20, maxSize: 100 };

@@ -37,8 +37,8 @@ const planListQuery = lazy(() => ({
   plan_name: z.string().max(200).optional(),
   duration_unit: DurationUnit().optional(),
   // The create bound (price at least 0) carried over to the price filters.
-  price_from: q.num().min(0).optional(),
-  price_to: q.num().min(0).optional(),
+  price_from: q.num({ min: 0 }).optional(),
+  price_to: q.num({ min: 0 }).optional(),
   has_credits: q.bool().optional(),
   credit_unit: CreditUnitFilter().optional(),
   is_active: q.bool().optional(),

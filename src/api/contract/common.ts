@@ -6,7 +6,8 @@
  *
  * Conventions:
  * - `params` (path) and `query` values arrive as strings on the wire, so their numbers and
- *   booleans coerce (`q.int()`, `q.bool()`); body fields are strictly typed JSON (`z.number()`,
+ *   booleans coerce (`q.int()`, `q.bool()`; numbers from decimal text only); body fields are
+ *   strictly typed JSON (`z.number()`,
  *   `z.boolean()`), and the CLI converts flag text to those types before validating.
  * - Response schemas describe `data` inside the envelope and are lenient: every object is
  *   `z.looseObject` (unknown fields pass through) and every field is optional.
@@ -166,12 +167,39 @@ const listKinds = new WeakSet<z.ZodType>();
 export const isQueryBool = (s: z.ZodType): boolean => booleanKinds.has(s);
 export const isDate = (s: z.ZodType): boolean => dateKinds.has(s);
 
+/**
+ * A number written in decimals (`12`, `-3`, `2.50`, `1e3`, white space around it allowed). Text
+ * of any other kind is not read as a number: `Number()` reads `0x10` as 16, `0b11` as 3, `0o7`
+ * as 7 and '' as 0.
+ */
+export const DECIMAL = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
+/** A query value read as a number when it is decimal text; anything else as it came (and refused). */
+export function fromDecimalText(v: unknown): unknown {
+  return typeof v === 'string' && DECIMAL.test(v.trim()) ? Number(v) : v;
+}
+/** Query numbers, and the number schema each one reads into (for describeField and the manifest). */
+const decimalKinds = new WeakMap<object, z.ZodType>();
+export const queryNumberOf = (s: z.ZodType): z.ZodType | undefined => decimalKinds.get(s);
+interface Bounds {
+  min?: number;
+  max?: number;
+}
+function queryNumber(int: boolean, { min, max }: Bounds) {
+  let n = z.number();
+  if (int) n = n.int();
+  if (min !== undefined) n = n.min(min);
+  if (max !== undefined) n = n.max(max);
+  const s = z.preprocess(fromDecimalText, n);
+  decimalKinds.set(s, n);
+  return s;
+}
+
 /** Query/path values: strings on the wire, typed values from the CLI; both accepted. */
 export const q = {
   /** Integer, from a number or its decimal text. */
-  int: () => z.coerce.number<unknown>().int(),
-  /** Any number, from a number or its text. */
-  num: () => z.coerce.number<unknown>(),
+  int: (bounds: Bounds = {}) => queryNumber(true, bounds),
+  /** Any number, from a number or its decimal text. */
+  num: (bounds: Bounds = {}) => queryNumber(false, bounds),
   /** Boolean, from true/false or their text (`true`, `false`, `1`, `0`). */
   bool: () => {
     const s = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);
@@ -204,10 +232,10 @@ export function stringList(item: z.ZodString = z.string()) {
 
 /** Page size bounded by the contract's maximum, with its default. */
 export function pageSize(def: number, max = 100) {
-  return q.int().min(1).max(max).default(def);
+  return q.int({ min: 1, max }).default(def);
 }
 export function pageNumber() {
-  return q.int().min(1).default(1);
+  return q.int({ min: 1 }).default(1);
 }
 export const SortOrder = lazy(() => z.enum(['ASC', 'DESC']));
 
@@ -296,7 +324,7 @@ export function describeField(schema: z.ZodType): FieldInfo {
       defaultValue = typeof d.defaultValue === 'function' ? (d.defaultValue as () => unknown)() : d.defaultValue;
       s = d.innerType!;
     } else if (d.type === 'pipe') {
-      s = d.in!;
+      s = queryNumberOf(s) ?? d.in!;
     } else break;
   }
   const info = (kind: FieldKind, extra: Partial<FieldInfo> = {}): FieldInfo => ({ kind, optional, defaultValue, ...extra });

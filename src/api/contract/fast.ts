@@ -15,12 +15,12 @@
  */
 import type { ZodError } from 'zod';
 import type { AnyEndpoint, FieldInfo } from './common.js';
-import { describeObject, IN_CONTRACT, parseMode } from './common.js';
+import { describeObject, fromDecimalText, IN_CONTRACT, parseMode } from './common.js';
 import { manifest } from './manifest.generated.js';
 
 /**
  * A schema, described. Tags: 0 unknown; `['s', checks]` string; `['d']` calendar date
- * (YYYY-MM-DD); `['n', coerce, checks]` number; `['b']` boolean; `['qb']` query boolean
+ * (YYYY-MM-DD); `['n', query, checks]` number (query 1: decimal text read as its number); `['b']` boolean; `['qb']` query boolean
  * (true/false or their text); `['e', values]` enum; `['a', item, checks]` array;
  * `['o', loose, [[key, node], ...]]` object; `['u', options]` union; `['?', node]` optional;
  * `['N', node]` nullable; `['D', value, node]` default; `['L', node]` a lenient response field
@@ -281,6 +281,10 @@ function optin(node: Node): 'optional' | 'defaulted' | undefined {
       return optin(n[1]);
     case 'D':
       return 'defaulted';
+    case 'n':
+      // A query number is zod's preprocess, whose transform takes an absent value in; its number
+      // then refuses it, so the key is still required.
+      return n[1] === 1 ? 'optional' : undefined;
     case 'u': {
       const ins = n[1].map(optin);
       return ins.includes('defaulted') ? 'defaulted' : ins.some((x) => x !== undefined) ? 'optional' : undefined;
@@ -356,14 +360,8 @@ function build(n: Tagged): Parse {
       const ok = checker(n[2]);
       const coerce = n[1] === 1;
       return (v) => {
-        let x = v;
-        if (coerce) {
-          try {
-            x = Number(v);
-          } catch {
-            // zod keeps the value (a Symbol), which then fails the type check.
-          }
-        }
+        // A query number (`q.int()`, `q.num()`): decimal text is read as its number (common.ts).
+        const x = coerce ? fromDecimalText(v) : v;
         return typeof x === 'number' && Number.isFinite(x) && (!ok || ok(x)) ? x : FAIL;
       };
     }

@@ -8,7 +8,7 @@
  * check it does not know) is left to zod: its part is `null` in the manifest.
  */
 import type { AnyEndpoint } from './common.js';
-import { describeObject, isDate, isQueryBool } from './common.js';
+import { describeObject, isDate, isQueryBool, queryNumberOf } from './common.js';
 import type { z } from './z.js';
 import type { Check, Entry, Node, Place } from './fast.js';
 import { atomOf, fieldsOfEntry, nodeOpts } from './fast.js';
@@ -70,6 +70,12 @@ export function describeSchema(s: z.ZodType): Node {
 function describeExpanded(s: z.ZodType): Node {
   if (isQueryBool(s)) return ['qb'];
   if (isDate(s)) return ['d'];
+  const queryNumber = queryNumberOf(s);
+  if (queryNumber) {
+    const n = defOf(queryNumber);
+    if (n.type !== 'number' || n.coerce) throw new Unsupported('query number');
+    return ['n', 1, checksOf(n)];
+  }
   const d = defOf(s);
   switch (d.type) {
     case 'unknown':
@@ -79,7 +85,8 @@ function describeExpanded(s: z.ZodType): Node {
       if (d.coerce) throw new Unsupported('coerced string');
       return ['s', checksOf(d)];
     case 'number':
-      return ['n', d.coerce ? 1 : 0, checksOf(d)];
+      if (d.coerce) throw new Unsupported('coerced number');
+      return ['n', 0, checksOf(d)];
     case 'boolean':
       noChecks(d);
       if (d.coerce) throw new Unsupported('coerced boolean');

@@ -274,7 +274,7 @@ export const usersSearch = endpoint({
       created_date_from: q.date().optional(),
       created_date_to: q.date().optional(),
       created_by: q.int().optional(),
-      last_login_days: q.int().min(0).optional(),
+      last_login_days: q.int({ min: 0 }).optional(),
       has_referrals: q.bool().optional(),
       sort_by: SuperadminUserSortBy().default('created_date'),
       sort_order: SortOrder().default('DESC'),

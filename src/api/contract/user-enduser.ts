@@ -165,7 +165,7 @@ export const meAccess = endpoint({
   path: '/user/services/access',
   summary: 'Whether the caller may use a service now, and what remains',
   schemas: () => ({
-    query: z.object({ service_code: serviceCode(), requested_usage: q.int().min(1).optional() }),
+    query: z.object({ service_code: serviceCode(), requested_usage: q.int({ min: 1 }).optional() }),
     response: AccessCheck(),
   }),
   access: 'user',

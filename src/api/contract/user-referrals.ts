@@ -274,7 +274,7 @@ export const referralsAdminUserStats = endpoint({
   summary: 'Admin: one user\'s referral statistics over a period of days',
   schemas: () => ({
     params: referralUserId(),
-    query: z.object({ stats_period: q.int().min(1).max(365).default(30) }),
+    query: z.object({ stats_period: q.int({ min: 1, max: 365 }).default(30) }),
     response: loose({
       user_summary: anything(),
       statistics: anything(),

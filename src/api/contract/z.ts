@@ -15,16 +15,16 @@ function zod(): typeof Parts {
 }
 
 type Fn = (...a: unknown[]) => unknown;
-const later = <K extends Exclude<keyof typeof Parts, 'coerce'>>(k: K): (typeof Parts)[K] => ((...a: unknown[]) => (zod()[k] as unknown as Fn)(...a)) as unknown as (typeof Parts)[K];
+const later = <K extends keyof typeof Parts>(k: K): (typeof Parts)[K] => ((...a: unknown[]) => (zod()[k] as unknown as Fn)(...a)) as unknown as (typeof Parts)[K];
 
 export const z = {
   array: later('array'),
   boolean: later('boolean'),
-  coerce: { number: ((...a: unknown[]) => (zod().coerce.number as unknown as Fn)(...a)) as unknown as (typeof Parts)['coerce']['number'] },
   enum: later('enum'),
   looseObject: later('looseObject'),
   number: later('number'),
   object: later('object'),
+  preprocess: later('preprocess'),
   record: later('record'),
   string: later('string'),
   union: later('union'),

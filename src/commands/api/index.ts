@@ -61,8 +61,7 @@ function applyContractTypes(place: Record<string, unknown> | undefined, schema: 
     const text = texts.get(k);
     if (text === undefined || !(k in place)) continue;
     if (info.kind === 'string' || info.kind === 'enum' || info.kind === 'date') place[k] = text;
-    // A number as the flags take one: `0x10` is refused as typed, not read as 16 (query values
-    // are coerced with Number()).
+    // A number as the flags take one: `0x10` is refused as typed and named as the `-f` given.
     const bad = badNumberText(text, info);
     if (bad) throw new ValidationError([{ field: k, flag: `-f ${k}`, message: bad }]);
   }
