@@ -2,9 +2,13 @@
  * An exclusive lock file, so that two cron runs of the same command never overlap.
  *
  * Taken by creating the file with O_EXCL ('wx') and writing {pid, started_at, command, host,
- * nonce}. A lock whose pid is not alive (process.kill(pid, 0) -> ESRCH) on this host is stale and
- * taken over silently; the take-over itself runs under a short-lived guard file
- * (`<lock>.takeover`), so that two processes finding the same stale lock cannot both win.
+ * nonce, pid_start}. A lock whose pid is not alive (process.kill(pid, 0) -> ESRCH) on this host
+ * is stale and taken over silently; so is one whose pid now names another process (`pid_start`:
+ * the boot and the start time of the holder, from /proc on Linux; after a reboot, or once pids
+ * wrap around, a dead holder's pid is often some other live process, and a cron job refused to
+ * run every night until someone removed the lock). The take-over itself runs under a short-lived
+ * guard file (`<lock>.takeover`), so that two processes finding the same stale lock cannot both
+ * win.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -23,6 +27,8 @@ export interface LockInfo {
   command: string;
   host?: string;
   nonce?: string;
+  /** `processStart(pid)` of the holder, where the system tells it. */
+  pid_start?: string;
 }
 
 /** This machine's name; node:os is loaded when a lock is taken, not by every command (store.ts imports this module). */
@@ -66,6 +72,24 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Which process `pid` is, beyond its number: this boot's id and the process's start time in clock
+ * ticks since boot (`/proc/<pid>/stat`, field 22), as `<boot id>/<ticks>`. undefined where /proc
+ * does not tell (not Linux, or hidden): the pid alone decides then.
+ */
+export function processStart(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // The command name (field 2) is in parentheses and may hold spaces and ')': fields 3 on
+    // follow the last ')'. Field 22 is the 20th of them.
+    const ticks = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    if (!ticks || !/^\d+$/.test(ticks)) return undefined;
+    return `${fs.readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').trim()}/${ticks}`;
+  } catch {
+    return undefined;
+  }
+}
+
 type Observed = { kind: 'missing' } | { kind: 'info'; info: Partial<LockInfo>; raw: string; mtimeMs: number } | { kind: 'unreadable'; raw: string; mtimeMs: number };
 
 function observe(file: string): Observed {
@@ -92,7 +116,12 @@ function isStale(o: Observed, now: number): boolean {
   if (o.kind === 'missing') return false;
   if (o.kind === 'unreadable') return now - o.mtimeMs > UNREADABLE_GRACE_MS; // a holder between open and write is quick
   if (o.info.host !== undefined && o.info.host !== hostname()) return false; // cannot check another host's pids
-  return !pidAlive(o.info.pid as number);
+  const pid = o.info.pid as number;
+  if (!pidAlive(pid)) return true;
+  // Alive, but is it the holder? Only a lock that says which process it was can tell.
+  if (typeof o.info.pid_start !== 'string') return false;
+  const current = processStart(pid);
+  return current !== undefined && current !== o.info.pid_start;
 }
 
 const UNREADABLE_GRACE_MS = 5_000;
@@ -109,6 +138,8 @@ export function acquireLock(lockFile: string, info: { command: string }): Lock {
     host: hostname(),
     nonce: builtin('node:crypto').randomBytes(8).toString('hex'),
   };
+  const start = processStart(process.pid);
+  if (start !== undefined) mine.pid_start = start;
   const content = JSON.stringify(mine) + '\n';
 
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {

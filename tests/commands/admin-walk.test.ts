@@ -4,9 +4,11 @@
  * Python's csv module.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { processStart } from '../../src/config/lock.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../support/sandbox.js';
 import { runCli } from '../support/run-cli.js';
@@ -187,6 +189,23 @@ describe('cron', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('');
     expect(r.code).toBe(0);
+  });
+
+  it('after a reboot, a lock left by a killed run whose pid is now another live process does not stop the next night\'s run', async () => {
+    const cfg = tempDir('subctl-cron-');
+    // The killed run's lock, from before the reboot: its pid is now init's (pid 1, alive).
+    const file = join(cfg, 'state', 'cleanup.lock');
+    mkdirSync(join(cfg, 'state'), { recursive: true, mode: 0o700 });
+    writeFileSync(file, JSON.stringify({ pid: 1, started_at: '2026-11-20T02:00:00.000Z', command: 'cleanup', host: hostname(), nonce: 'x', pid_start: '00000000-0000-0000-0000-000000000000/42' }) + '\n', { mode: 0o600 });
+    const r = await cron(['cleanup', '--cleanup-expired-days', '400', '-q', '--yes'], cfg);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(existsSync(file)).toBe(false);
+    // The same lock said to be pid 1 as it is now: still held, as before.
+    writeFileSync(file, JSON.stringify({ pid: 1, started_at: '2026-11-20T02:00:00.000Z', command: 'cleanup', host: hostname(), nonce: 'x', pid_start: processStart(1) }) + '\n', { mode: 0o600 });
+    const held = await cron(['cleanup', '--cleanup-expired-days', '400', '-q', '--yes'], cfg);
+    expect(held.code).toBe(5);
+    expect(held.stderr).toContain('another subctl cleanup is running (pid 1');
   });
 
   it('two started together: one runs, the other exits non-zero at once naming the lock and its pid', async () => {

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { buildSync } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/api/errors.js';
-import { acquireLock, LockHeldError, lockPath, pidAlive, takeOverStale } from '../../src/config/lock.js';
+import { acquireLock, LockHeldError, lockPath, pidAlive, processStart, takeOverStale } from '../../src/config/lock.js';
 import { resolvePaths } from '../../src/config/paths.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -87,6 +87,55 @@ describe('acquireLock in process', () => {
     expect(JSON.parse(fs.readFileSync(file, 'utf8')).pid).toBe(process.pid);
     lock.release();
     expect(fs.readdirSync(path.dirname(file))).toEqual([]);
+  });
+
+  it('a lock whose pid now names another live process (reused after a reboot or a wrap-around) is stale; the holder itself is not', () => {
+    const file = freshLock();
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)'], { stdio: 'ignore' });
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      // What the holder writes: its boot and start time beside its pid.
+      const own = acquireLock(freshLock(), { command: 'cleanup' });
+      const mine = JSON.parse(fs.readFileSync(own.path, 'utf8'));
+      own.release();
+      expect(mine.pid_start).toBe(processStart(process.pid));
+      expect(mine.pid_start).toMatch(/^[0-9a-f-]{36}\/\d+$/);
+      const start = processStart(child.pid!)!;
+      expect(start).toMatch(/^[0-9a-f-]{36}\/\d+$/);
+      const [boot, ticks] = start.split('/');
+      // The live child, as the lock's holder: held.
+      fs.writeFileSync(file, JSON.stringify({ pid: child.pid, started_at: '2026-01-01T00:00:00.000Z', command: 'cleanup', host: os.hostname(), pid_start: start }));
+      expect(thrown(() => acquireLock(file, { command: 'cleanup' }))).toBeInstanceOf(LockHeldError);
+      // The same pid, but the holder started at another time (the pid was reused): taken over.
+      fs.writeFileSync(file, JSON.stringify({ pid: child.pid, started_at: '2026-01-01T00:00:00.000Z', command: 'cleanup', host: os.hostname(), pid_start: `${boot}/${Number(ticks) - 1}` }));
+      acquireLock(file, { command: 'cleanup' }).release();
+      // Before the last reboot: taken over.
+      fs.writeFileSync(file, JSON.stringify({ pid: child.pid, started_at: '2026-01-01T00:00:00.000Z', command: 'cleanup', host: os.hostname(), pid_start: `00000000-0000-0000-0000-000000000000/${ticks}` }));
+      acquireLock(file, { command: 'cleanup' }).release();
+      // A lock of an earlier version (no pid_start) with a live pid: held, as before.
+      fs.writeFileSync(file, JSON.stringify({ pid: child.pid, started_at: '2026-01-01T00:00:00.000Z', command: 'cleanup', host: os.hostname() }));
+      expect(thrown(() => acquireLock(file, { command: 'cleanup' }))).toBeInstanceOf(LockHeldError);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('processStart reads the start time after the command name, whatever it holds', () => {
+    const dir = path.join(root, 'weird');
+    fs.mkdirSync(dir, { recursive: true });
+    // A command name with spaces and a ')' in it (the kernel's comm is its first 15 bytes).
+    const exe = path.join(dir, 'a) b c');
+    fs.symlinkSync(process.execPath, exe);
+    const child = spawn(exe, ['-e', 'setTimeout(() => {}, 20000)'], { stdio: 'ignore' });
+    try {
+      const stat = fs.readFileSync(`/proc/${child.pid}/stat`, 'latin1');
+      expect(stat).toContain('(a) b c)');
+      const ticks = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+      expect(processStart(child.pid!)).toMatch(new RegExp(`/${ticks}$`));
+      expect(processStart(deadPid())).toBeUndefined();
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 
   it('an old unreadable lock file is stale; one from another host is not', () => {
