@@ -23,6 +23,8 @@ export interface Target {
   sandboxAdminToken?: string;
   /** Where the token came from (a 401's hint names it: `auth login` cannot mend SUBCTL_TOKEN). */
   tokenSource?: 'env' | 'token-file' | 'profile' | 'none';
+  /** The profile's own address, when its sign-in was not sent to this other one (`--base-url`). */
+  withheldFrom?: string;
 }
 
 export interface Ctx {
@@ -70,6 +72,16 @@ export interface CtxDeps {
 /** True while no profile points at a real platform (a base address other than `sandbox`). */
 export function noRealPlatform(config: ConfigStore): boolean {
   return Object.values(config.load().profiles).every((p) => !p.base_url || p.base_url === 'sandbox');
+}
+
+/** Whether two base addresses are the same platform (scheme, host and port); a stored `sandbox` is none. */
+function sameOrigin(a: string, b: string | undefined): boolean {
+  if (b === undefined || b === 'sandbox') return false;
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
 }
 
 /** A profile name that matches none of `known`: a typo, said with the ones there are. */
@@ -133,7 +145,12 @@ export function createContext(deps: CtxDeps): Ctx {
       }
       let baseUrl: string | undefined = ctx.plannedTarget();
       const wantSandbox = baseUrl === 'sandbox';
-      const stored = ctx.credentials().get(name);
+      // A profile's sign-in belongs to the platform it was made on: --base-url (or
+      // SUBCTL_BASE_URL) naming another one does not get its token or session (a sandbox
+      // profile's token went to whatever address was given).
+      const own = profile?.base_url || undefined;
+      const withheldFrom = globals.baseUrl && !globals.sandbox && !sameOrigin(globals.baseUrl, own) ? (own ?? 'sandbox') : undefined;
+      const stored = withheldFrom === undefined ? ctx.credentials().get(name) : undefined;
       const resolved = resolveToken(io.env, globals.tokenFile, stored);
       let { token } = resolved;
       if (wantSandbox) {
@@ -166,7 +183,7 @@ export function createContext(deps: CtxDeps): Ctx {
             hint: `set one with \`subctl config set base-url https://... --profile ${name}\`, pass --base-url, or use --sandbox`,
           });
         }
-        target = { profile: name, baseUrl, sandbox: false, tokenSource: resolved.source };
+        target = { profile: name, baseUrl, sandbox: false, tokenSource: resolved.source, ...(withheldFrom !== undefined && resolved.source === 'none' ? { withheldFrom } : {}) };
       }
       const { ApiClient } = await import('../api/client.js');
       client = new ApiClient({

@@ -199,7 +199,9 @@ function refusedTokenHint(e: unknown, ctx: Ctx | undefined, globals: GlobalOptio
   if (e.status !== 401) return e;
   const t = ctx?.target();
   const source = t?.tokenSource;
-  if (source === 'none' && t) e.hint = `profile '${t.profile}' is not signed in: \`subctl auth login${t.sandbox ? ' --sandbox' : ''} --profile ${t.profile}\``;
+  if (source === 'none' && t?.withheldFrom !== undefined) {
+    e.hint = `profile '${t.profile}' is signed in to ${t.withheldFrom}, and its token is not sent to ${t.baseUrl}: sign in there with its own profile (\`subctl auth login --base-url ${t.baseUrl} --profile NAME\`), or pass SUBCTL_TOKEN or --token-file`;
+  } else if (source === 'none' && t) e.hint = `profile '${t.profile}' is not signed in: \`subctl auth login${t.sandbox ? ' --sandbox' : ''} --profile ${t.profile}\``;
   else if (source === 'env') e.hint = 'the token in SUBCTL_TOKEN was refused: set a valid one, or unset SUBCTL_TOKEN to use the profile\'s sign-in (`subctl auth login`)';
   else if (source === 'token-file') e.hint = `the token in ${globals?.tokenFile ?? 'the --token-file'} was refused: put a valid one in it, or leave out --token-file to use the profile's sign-in`;
   return e;

@@ -312,6 +312,37 @@ describe('existing auth verbs keep working', () => {
     expect(second.stderr).not.toContain('now the active profile');
     expect(JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).current_profile).toBe('prod');
   });
+
+  it("a profile's token goes only to its own platform: --base-url naming another one gets no token (a sandbox profile's went anywhere)", async () => {
+    const other = await startStubServer(() => fail(401, 'no token'));
+    try {
+      server.setHandler((req) => (req.path === '/auth/login' ? ok({ token: 'tok-own', user_id: 3, username: 'ops', role: 'admin' }) : ok({ pagination: { current_page: 1, page_size: 20, total_pages: 0, total_records: 0 }, services: [] })));
+      const login = await runCli(`auth login --base-url ${server.url} --profile own --username ops --password-stdin`, { env: { SUBCTL_CONFIG_DIR: configDir }, stdin: 'pw\n' });
+      expect(login.code, login.stderr).toBe(0);
+      // Another address: no Authorization header at all; the 401 says why.
+      const r = await runCli(`--profile own --base-url ${other.url} services list --retries 0`, { env: { SUBCTL_CONFIG_DIR: configDir } });
+      expect(other.requests).toHaveLength(1);
+      expect(other.requests[0].headers.authorization).toBeUndefined();
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain(`profile 'own' is signed in to ${server.url}, and its token is not sent to ${other.url}`);
+      // The same platform named again (its own address, a trailing slash): the token goes.
+      const same = await runCli(`--profile own --base-url ${server.url}/ services list`, { env: { SUBCTL_CONFIG_DIR: configDir } });
+      expect(same.code, same.stderr).toBe(0);
+      expect(server.requests.at(-1)!.headers.authorization).toBe('Bearer tok-own');
+      // A token given for the run itself is sent wherever the run goes.
+      await runCli(`--profile own --base-url ${other.url} services list --retries 0`, { env: { SUBCTL_CONFIG_DIR: configDir, SUBCTL_TOKEN: 'tok-env' } });
+      expect(other.requests.at(-1)!.headers.authorization).toBe('Bearer tok-env');
+      // A sandbox profile signed in to the embedded sandbox: its token stays there.
+      const sbDir = tempConfigDir();
+      const sbLogin = await runCli('auth login --sandbox --profile adm --username admin --password-stdin', { env: { SUBCTL_CONFIG_DIR: sbDir, HOME: sbDir }, stdin: 'sandbox-admin\n' });
+      expect(sbLogin.code, sbLogin.stderr).toBe(0);
+      const away = await runCli(`--profile adm --base-url ${other.url} services list --retries 0`, { env: { SUBCTL_CONFIG_DIR: sbDir, HOME: sbDir } });
+      expect(other.requests.at(-1)!.headers.authorization).toBeUndefined();
+      expect(away.stderr).toContain(`profile 'adm' is signed in to sandbox, and its token is not sent to ${other.url}`);
+    } finally {
+      await other.close();
+    }
+  }, 30_000);
 });
 
 describe('auth logout', () => {

@@ -123,10 +123,10 @@ export async function printAnswer(ctx: Ctx, res: { data: unknown; message?: stri
   await printObject(data, out(ctx));
 }
 
-/** Records where the profile points after a sign-in made with --base-url or the sandbox. */
 /** The profile `auth register` made for its device id (none was there), while it runs. */
 let registering: string | undefined;
 
+/** Records where the profile points after a sign-in made with --base-url or the sandbox. */
 function rememberTarget(ctx: Ctx, name: string) {
   const t = ctx.target();
   if (!t) return;
