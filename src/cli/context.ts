@@ -136,12 +136,13 @@ export function createContext(deps: CtxDeps): Ctx {
       if (client) return client;
       const name = ctx.profileName();
       const profile = ctx.profile();
-      // A --profile or SUBCTL_PROFILE that names no profile, where there are some, is a typo: not
-      // a reason to run on the sandbox as its admin (when every profile is a sandbox one, it
-      // fell back there, exit 0).
+      // A --profile or SUBCTL_PROFILE that names no profile is a typo, or a cron job run with the
+      // wrong HOME: not a reason to run on the sandbox as its admin (when every profile was a
+      // sandbox one, or there was none at all, it fell back there, exit 0). Signing in or
+      // registering (`auth login --profile new`) makes the profile, so it may name a new one.
       if (globals.profile !== undefined && !profile && !globals.sandbox && !globals.baseUrl) {
         const known = Object.keys(ctx.config().load().profiles);
-        if (known.length) throw noSuchProfile(name, known);
+        if (known.length || !opts.anonymous) throw noSuchProfile(name, known);
       }
       let baseUrl: string | undefined = ctx.plannedTarget();
       const wantSandbox = baseUrl === 'sandbox';

@@ -137,6 +137,28 @@ describe('a sandbox profile signed out', () => {
       expect(typo.stderr).toContain('error: no profile named "prd" (profiles: eve)');
     }
   });
+
+  it('with no profile at all, a --profile or SUBCTL_PROFILE naming one is refused too (a cron job with the wrong HOME ran on the sandbox, exit 0); signing in may name a new one', async () => {
+    const cfg = tempConfigDir();
+    const env = { SUBCTL_CONFIG_DIR: cfg };
+    for (const [e, cmd] of [
+      [env, 'services list --profile prd -o json'],
+      [{ ...env, SUBCTL_PROFILE: 'prd' }, 'services list -q'],
+      [env, 'subscriptions manage 1037 --action resume --reason cron --dry-run --profile prd'],
+    ] as Array<[Record<string, string>, string]>) {
+      const r = await runCli(cmd, { env: e });
+      expect(r.code, cmd).toBe(2);
+      expect(r.stdout, cmd).toBe('');
+      expect(r.stderr, cmd).toContain('error: no profile named "prd"\n');
+      expect(r.stderr, cmd).not.toContain('[sandbox]');
+    }
+    // Without --profile, a newcomer's first command still runs on the sandbox.
+    expect((await runCli('services list --limit 1 -o json', { env })).code).toBe(0);
+    // `auth login --profile new` makes the profile it names.
+    const login = await runCli('auth login --username enduser --password-stdin --profile eve -q', { env, stdin: 'sandbox-enduser\n' });
+    expect(login.code, login.stderr).toBe(0);
+    expect((await runCli('me wallet --profile eve -o json', { env })).code).toBe(0);
+  });
 });
 
 describe('doctor and refresh, as a script sees them', () => {
