@@ -157,7 +157,36 @@ describe('cleanup on a terminal', () => {
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('Would remove (dry run, nothing removed):');
-    expect(lines.slice(1).map((l) => l.trim().split(/\s+/)[0])).toEqual(['expired_subscriptions', 'inactive_tokens', 'usage_logs']);
+    expect(lines.slice(1, 4).map((l) => l.trim().split(/\s+/)[0])).toEqual(['expired_subscriptions', 'inactive_tokens', 'usage_logs']);
+    // Then the thresholds and cutoffs the platform says it used.
+    expect(lines[4]).toBe('thresholds:');
+    expect(lines[5]).toMatch(/^ {2}cleanup_expired_days +90$/);
+    expect(r.stdout).toMatch(/\ncutoffs:\n {2}expired_subscriptions_before +\d{4}-/);
     expect(r.stdout).not.toContain('dry_run');
+  });
+
+  it('a real run asks with what will go: each threshold as given or the platform default, and the counts of a dry run made just before', async () => {
+    const expired = () => (sb.db.prepare("SELECT COUNT(*) AS n FROM subscriptions WHERE status IN ('expired', 'cancelled')").get() as { n: number }).n;
+    const before = expired();
+    const r = await runCli('cleanup --cleanup-usage-logs-days 3650', { env, tty: true, columns: 100, answers: ['n'] });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('remove subscription data for real:\n');
+    expect(r.stderr).toContain("  expired subscriptions: --cleanup-expired-days not given, the platform's default applies (it says 90 days)\n");
+    expect(r.stderr).toContain("  inactive tokens: --cleanup-inactive-tokens-days not given, the platform's default applies (it says 30 days)\n");
+    expect(r.stderr).toContain('  usage logs older than 3650 days\n');
+    expect(r.stderr).toMatch(/ {2}a dry run of the same counts: expired_subscriptions \d+, inactive_tokens \d+, usage_logs 0\n/);
+    expect(r.stderr).toContain('cancelled: nothing was changed');
+    expect(expired()).toBe(before);
+  });
+
+  it('-o json carries the thresholds and cutoffs; --fields picks from the record', async () => {
+    const r = await runCli('cleanup --cleanup-expired-days 400 --dry-run -o json', { env });
+    expect(r.code, r.stderr).toBe(0);
+    const o = JSON.parse(r.stdout);
+    expect(Object.keys(o).slice(0, 4)).toEqual(['dry_run', 'cleanup_summary', 'thresholds', 'cutoffs']);
+    expect(o.thresholds).toEqual({ cleanup_expired_days: 400, cleanup_inactive_tokens_days: 30, cleanup_usage_logs_days: 180 });
+    const f = await runCli('cleanup --cleanup-expired-days 400 --dry-run -o json --fields thresholds.cleanup_inactive_tokens_days,cleanup_summary.usage_logs', { env });
+    expect(f.code, f.stderr).toBe(0);
+    expect(f.stdout).toMatch(/^\{"thresholds.cleanup_inactive_tokens_days":30,"cleanup_summary.usage_logs":\d+\}\n$/);
   });
 });

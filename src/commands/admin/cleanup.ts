@@ -9,8 +9,41 @@ import { cleanupRun } from '../../api/contract/admin-subscriptions.js';
 import type { Ctx } from '../../cli/context.js';
 import { configureVerb, type VerbInput } from '../../cli/verbs.js';
 import { ensurePrivateDir } from '../../config/paths.js';
+import { pickFields } from '../../output/format.js';
 import { printObject } from '../../output/index.js';
 import type { Group } from '../types.js';
+
+/** The three thresholds of the body, in the contract's order, with what each one removes. */
+const THRESHOLDS = [
+  ['cleanup_expired_days', 'expired subscriptions'],
+  ['cleanup_inactive_tokens_days', 'inactive tokens'],
+  ['cleanup_usage_logs_days', 'usage logs'],
+] as const;
+
+/**
+ * What a real run is about to do, for its confirmation: each threshold as given, or "not given"
+ * (the platform then applies its own default, which the specification does not state: a run
+ * naming only usage logs also removed expired subscriptions and tokens under the defaults, and
+ * the confirmation had named only usage logs), and, on a terminal, the counts of a dry run of
+ * the same body made just before, with the thresholds the platform says it used.
+ */
+function confirmation(body: Record<string, unknown>, preview: Record<string, unknown> | undefined): string {
+  const used = (preview?.thresholds ?? {}) as Record<string, unknown>;
+  const lines = THRESHOLDS.map(([k, what]) => {
+    const given = body[k];
+    const said = used[k];
+    if (given !== undefined) return `  ${what} older than ${String(given)} days`;
+    return `  ${what}: --${k.replace(/_/g, '-')} not given, the platform's default applies${typeof said === 'number' ? ` (it says ${said} days)` : ''}`;
+  });
+  const summary = (preview?.cleanup_summary ?? undefined) as Record<string, unknown> | undefined;
+  const counted = summary
+    ? `\n  a dry run of the same counts: ${Object.entries(summary)
+        .filter(([k]) => k !== 'dry_run')
+        .map(([k, v]) => `${k} ${String(v)}`)
+        .join(', ')}`
+    : '';
+  return `remove subscription data for real:\n${lines.join('\n')}${counted}`;
+}
 
 async function runCleanup(input: VerbInput, ctx: Ctx): Promise<number> {
   const dryRun = input.body.dry_run === true;
@@ -25,37 +58,50 @@ async function runCleanup(input: VerbInput, ctx: Ctx): Promise<number> {
   try {
     const api = await ctx.api();
     if (!dryRun) {
-      const what = Object.entries(input.body)
-        .filter(([k]) => k.startsWith('cleanup_'))
-        .map(([k, v]) => `${k.replace(/^cleanup_/, '').replace(/_days$/, '')} older than ${String(v)} days`)
-        .join(', ');
-      await ctx.confirm(`remove subscription data for real: ${what || 'server defaults'}`);
+      // Asking on a terminal: count first (the platform's own dry run of the same body), so the
+      // question says what will go. With --yes, or off a terminal (where confirm refuses), not.
+      const asking = !ctx.globals.yes && ctx.interactive();
+      const preview = asking ? ((await api.callFull(cleanupRun, { body: { ...input.body, dry_run: true } } as never, { signal: ctx.signal })).data as Record<string, unknown> | null) : undefined;
+      await ctx.confirm(confirmation(input.body, preview ?? undefined));
     }
     const res = await api.callFull(cleanupRun, { body: input.body } as never, { signal: ctx.signal });
     const data = (res.data ?? {}) as Record<string, unknown>;
     const g = ctx.globals;
     if (g.quiet && g.output === 'table') return 0;
     const target = ctx.target();
-    const record = {
+    // Everything the platform answered (the summary, and where it gives them the thresholds and
+    // cutoffs it used), then where and when this ran.
+    const { cleanup_summary: summary, message, ...rest } = data;
+    const full: Record<string, unknown> = {
       dry_run: dryRun,
-      cleanup_summary: data.cleanup_summary ?? null,
-      message: data.message ?? res.message ?? null,
+      cleanup_summary: summary ?? null,
+      ...rest,
+      message: message ?? res.message ?? null,
       profile: target?.profile,
       base_url: target?.sandbox ? 'SANDBOX' : target?.baseUrl,
       started_at: started.toISOString(),
       duration_ms: ctx.now().getTime() - started.getTime(),
     };
+    const record = g.fields ? pickFields(full, g.fields) : full;
     if (g.output === 'json' || g.output === 'ndjson') {
       // One object, on one line, for log files.
       ctx.io.stdout.write(`${JSON.stringify(record)}\n`);
     } else if (g.output === 'csv') {
-      await printObject(flatten(record), { format: 'csv', io: ctx.io, noColor: g.noColor });
+      await printObject(g.fields ? record : flatten(record), { format: 'csv', io: ctx.io, noColor: g.noColor });
+    } else if (g.fields) {
+      await printObject(record, { format: 'table', io: ctx.io, noColor: g.noColor });
     } else {
       ctx.io.stdout.write(`${dryRun ? 'Would remove (dry run, nothing removed)' : 'Removed'}:\n`);
-      const summary = (record.cleanup_summary ?? {}) as Record<string, unknown>;
+      const counts = (full.cleanup_summary ?? {}) as Record<string, unknown>;
       // The heading says whether it was a dry run; the summary's own dry_run flag would repeat it.
-      for (const [k, v] of Object.entries(summary).filter(([key]) => key !== 'dry_run')) ctx.io.stdout.write(`  ${k.padEnd(26)} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}\n`);
-      if (record.message) ctx.note(String(record.message));
+      for (const [k, v] of Object.entries(counts).filter(([key]) => key !== 'dry_run')) ctx.io.stdout.write(`  ${k.padEnd(26)} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}\n`);
+      for (const part of ['thresholds', 'cutoffs']) {
+        const o = rest[part];
+        if (!o || typeof o !== 'object') continue;
+        ctx.io.stdout.write(`${part}:\n`);
+        for (const [k, v] of Object.entries(o as Record<string, unknown>)) ctx.io.stdout.write(`  ${k.padEnd(30)} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}\n`);
+      }
+      if (full.message) ctx.note(String(full.message));
     }
     return 0;
   } finally {
