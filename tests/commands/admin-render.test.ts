@@ -179,6 +179,16 @@ describe('cleanup on a terminal', () => {
     expect(expired()).toBe(before);
   });
 
+  it('-q: a real run prints nothing, a dry run still prints its counts (its result)', async () => {
+    const dry = await runCli('-q cleanup --dry-run --cleanup-expired-days 400', { env });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/^Would remove \(dry run, nothing removed\):\n {2}expired_subscriptions +\d+\n/);
+    expect(dry.stderr).toBe('');
+    const real = await runCli('-q cleanup --cleanup-expired-days 4000 --cleanup-inactive-tokens-days 4000 --cleanup-usage-logs-days 4000 --yes', { env });
+    expect(real.code, real.stderr).toBe(0);
+    expect(real.stdout + real.stderr).toBe('');
+  });
+
   it('-o json carries the thresholds and cutoffs; --fields picks from the record', async () => {
     const r = await runCli('cleanup --cleanup-expired-days 400 --dry-run -o json', { env });
     expect(r.code, r.stderr).toBe(0);

@@ -243,3 +243,35 @@ describe('api', () => {
     expect(server.requests.at(-1)!.body).toEqual({ action: 'pause', reason: 'bom' });
   });
 });
+
+describe('a delete that names nothing to delete', () => {
+  it('subscriptions delete and service-plans delete need their target: exit 2, nothing sent, also with --dry-run or only the flags', async () => {
+    const refused: Array<[string, string]> = [
+      ['subscriptions delete --yes', 'subscriptions delete needs a subscription id (argument or --subscription-id), or --user-id with --service-id'],
+      ['subscriptions delete --force-delete --yes --dry-run', 'subscriptions delete needs a subscription id'],
+      ['subscriptions delete --user-id 5 --yes', 'or --user-id with --service-id'],
+      ['subscriptions delete --service-id 1 --delete-related-data --yes', 'or --user-id with --service-id'],
+      ['service-plans delete --yes --dry-run', 'service-plans delete needs a link id (argument or --service-plan-id), or --service-id with --plan-id'],
+      ['service-plans delete --plan-id 3 --force-delete --yes', 'or --service-id with --plan-id'],
+    ];
+    for (const [line, message] of refused) {
+      const r = await runCli(line, { env });
+      expect(r.code, line).toBe(2);
+      expect(r.stderr, line).toContain(message);
+      expect(r.stderr, line).toMatch(/^error: (subscriptions|service-plans) delete needs /);
+      expect(r.stdout, line).toBe('');
+    }
+    expect(server.requests).toEqual([]);
+    // Named, they go as before.
+    for (const line of ['subscriptions delete 7 --yes', 'subscriptions delete --user-id 5 --service-id 1 --yes', 'service-plans delete 9 --yes', 'service-plans delete --service-id 2 --plan-id 3 --yes']) {
+      const r = await runCli(line, { env });
+      expect(r.code, `${line}: ${r.stderr}`).toBe(0);
+    }
+    expect(writes().map((q) => [q.method, q.path, q.body])).toEqual([
+      ['DELETE', '/admin/subscriptions', { subscription_id: 7 }],
+      ['DELETE', '/admin/subscriptions', { user_id: 5, service_id: 1 }],
+      ['DELETE', '/admin/service-plans', { service_plan_id: 9 }],
+      ['DELETE', '/admin/service-plans', { service_id: 2, plan_id: 3 }],
+    ]);
+  });
+});

@@ -67,7 +67,9 @@ async function runCleanup(input: VerbInput, ctx: Ctx): Promise<number> {
     const res = await api.callFull(cleanupRun, { body: input.body } as never, { signal: ctx.signal });
     const data = (res.data ?? {}) as Record<string, unknown>;
     const g = ctx.globals;
-    if (g.quiet && g.output === 'table') return 0;
+    // -q: a real run prints nothing on success (cron mails nothing); a dry run's counts are its
+    // result, printed as any command's result is (they were left out too, leaving an empty file).
+    if (g.quiet && g.output === 'table' && !dryRun) return 0;
     const target = ctx.target();
     // Everything the platform answered (the summary, and where it gives them the thresholds and
     // cutoffs it used), then where and when this ran.

@@ -10,6 +10,7 @@ import {
   servicePlansManage,
   servicePlansUpdate,
 } from '../../api/contract/admin-service-plans.js';
+import { UsageError } from '../../api/errors.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';
 import type { Group } from '../types.js';
@@ -48,6 +49,13 @@ export const servicePlansGroup: Group = {
       endpoint: servicePlansDelete,
       args: ['service_plan_id?'],
       destructive: true,
+      // Which link: by id, or by its service and plan (see subscriptions delete).
+      prepare: (i) => {
+        const b = i.body;
+        if (b.service_plan_id === undefined && (b.service_id === undefined || b.plan_id === undefined)) {
+          throw new UsageError('service-plans delete needs a link id (argument or --service-plan-id), or --service-id with --plan-id');
+        }
+      },
       describe: (i: VerbInput) => `delete service-plan link ${JSON.stringify(i.body)}`,
     },
   ]),

@@ -2,6 +2,7 @@
  * `subctl subscriptions`: list, manage, delete (spec/admin-area.md point 7).
  */
 import { subscriptionsDelete, subscriptionsList, subscriptionsManage } from '../../api/contract/admin-subscriptions.js';
+import { UsageError } from '../../api/errors.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import type { Group } from '../types.js';
 import { SUBSCRIPTION_COLUMNS } from './common.js';
@@ -19,6 +20,15 @@ export const subscriptionsGroup: Group = {
         endpoint: subscriptionsDelete,
         args: ['subscription_id?'],
         destructive: true,
+        // Which subscriptions: one by id, or a user's on one service. The specification leaves
+        // every identifier optional; a DELETE naming none (or only a user, or only the flags) is
+        // not sent to a platform whose answer to it nobody knows.
+        prepare: (i) => {
+          const b = i.body;
+          if (b.subscription_id === undefined && (b.user_id === undefined || b.service_id === undefined)) {
+            throw new UsageError('subscriptions delete needs a subscription id (argument or --subscription-id), or --user-id with --service-id');
+          }
+        },
         describe: (i: VerbInput) => `delete subscription(s) ${JSON.stringify(i.body)}`,
       },
     ])(cmd, bind);
