@@ -168,6 +168,7 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
   try {
     globals = readGlobals(pending.raw, io.env);
     ctx = createContext({ io, globals, signal: deps.signal, dispatcher: deps.dispatcher, now: deps.now });
+    if (!globals.outputExplicit) profileOutput(ctx, globals);
     const code = await pending.action(ctx);
     if (deps.signal.aborted) return 130;
     return typeof code === 'number' ? code : 0;
@@ -182,6 +183,21 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
   } finally {
     await ctx?.close().catch(() => {});
   }
+}
+
+/**
+ * The profile's `output` setting (`config set output json`), where neither -o nor SUBCTL_OUTPUT
+ * says: it was stored, shown by `config get`, and never used. A config file that cannot be read
+ * is left to the command, which says so where it reads it.
+ */
+function profileOutput(ctx: Ctx, globals: GlobalOptions): void {
+  let set: string | undefined;
+  try {
+    set = ctx.profile()?.output;
+  } catch {
+    return;
+  }
+  if (set === 'table' || set === 'json' || set === 'ndjson' || set === 'csv') globals.output = set;
 }
 
 /**

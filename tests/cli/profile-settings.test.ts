@@ -1,0 +1,39 @@
+/**
+ * The settings a profile keeps (`config set KEY VALUE --profile P`) are used by its commands:
+ * `output` was stored and shown by `config get`, and every command still printed a table.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ok, startStubServer, type StubServer } from '../support/stub-server.js';
+import { runCli, tempConfigDir } from '../support/run-cli.js';
+
+let server: StubServer;
+beforeAll(async () => {
+  server = await startStubServer(() => ok({ pagination: { current_page: 1, page_size: 20, total_pages: 1, total_records: 1 }, services: [{ service_id: 4, service_code: 'GPT4', service_name: 'GPT four' }] }));
+});
+afterAll(() => server.close());
+
+describe('a profile\'s output setting', () => {
+  it('is the format of its commands unless -o or SUBCTL_OUTPUT says otherwise; another profile\'s is not', async () => {
+    const cfg = tempConfigDir();
+    const env = { SUBCTL_CONFIG_DIR: cfg, SUBCTL_TOKEN: 't' };
+    for (const line of [`config set base-url ${server.url} --profile p`, 'config set output json --profile p', `config set base-url ${server.url} --profile q`]) {
+      const r = await runCli(line, { env });
+      expect(r.code, `${line}: ${r.stderr}`).toBe(0);
+    }
+    const json = await runCli('services list --profile p', { env });
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual([{ service_id: 4, service_code: 'GPT4', service_name: 'GPT four' }]);
+    // -o and SUBCTL_OUTPUT win over it.
+    const table = await runCli('services list --profile p -o table', { env });
+    expect(table.stdout.split('\n')[0].split('\t')[0]).toBe('service_id');
+    const csv = await runCli('services list --profile p', { env: { ...env, SUBCTL_OUTPUT: 'csv' } });
+    expect(csv.stdout.split('\n')[0]).toMatch(/^service_id,service_code,/);
+    // Profile q has no output setting: a table.
+    const other = await runCli('services list --profile q', { env });
+    expect(other.stdout.split('\n')[0].split('\t')[0]).toBe('service_id');
+    // Errors of its commands come as JSON too, as with -o json.
+    const bad = await runCli('services list --profile p --page-size 500', { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.split('\n').some((l) => l.startsWith('{') && JSON.parse(l).error?.type === 'validation')).toBe(true);
+  });
+});
