@@ -5,8 +5,25 @@
 import type { Ctx } from '../cli/context.js';
 import { printList } from '../output/index.js';
 
-/** The printer options of a command's output (format, fields, colour), with default columns. */
-export const out = (ctx: Ctx, columns?: string[]) => ({ format: ctx.globals.output, fields: ctx.globals.fields, columns, io: ctx.io, noColor: ctx.globals.noColor });
+/**
+ * The printer options of a command's output (format, fields, colour), with default columns: the
+ * table's; csv, like json, carries every field unless --fields, these first (as lists do). The
+ * columns used to be csv's only columns: `services report -o csv` dropped 7 of its 14 fields.
+ */
+export const out = (ctx: Ctx, columns?: string[], itemFields?: () => string[] | undefined) => {
+  const csv = ctx.globals.output === 'csv';
+  return {
+    format: ctx.globals.output,
+    fields: ctx.globals.fields,
+    columns: csv ? undefined : columns,
+    lead: csv ? columns : undefined,
+    // An empty list's csv header: the contract's item fields where the command names them, else
+    // its columns.
+    emptyHeader: csv ? () => itemFields?.() ?? columns : undefined,
+    io: ctx.io,
+    noColor: ctx.globals.noColor,
+  };
+};
 
 /** Prints a summary block: its own object with -o json, key/value lines on stderr under a table. */
 export async function printSummary(ctx: Ctx, title: string, summary: unknown) {

@@ -200,3 +200,28 @@ describe('cleanup on a terminal', () => {
     expect(f.stdout).toMatch(/^\{"thresholds.cleanup_inactive_tokens_days":30,"cleanup_summary.usage_logs":\d+\}\n$/);
   });
 });
+
+describe('csv of the report lists carries every field', () => {
+  it('services report and plans report: the table columns first, then every other field of the answer (7 of 14 were dropped)', async () => {
+    for (const [line, lead] of [
+      ['services report', ['service_id', 'service_code', 'service_name', 'service_type', 'is_active', 'active_subscriptions_count', 'today_usage_count']],
+      ['plans report', ['plan_id', 'plan_code', 'plan_name']],
+    ] as Array<[string, string[]]>) {
+      const json = await runCli(`${line} -o json`, { env });
+      const csv = await runCli(`${line} -o csv`, { env });
+      expect(csv.code, csv.stderr).toBe(0);
+      const header = csv.stdout.split('\n')[0].split(',');
+      const first = (JSON.parse(json.stdout) as Array<Record<string, unknown>>)[0];
+      expect([...header].sort(), line).toEqual(Object.keys(first).sort());
+      expect(header.slice(0, lead.length), line).toEqual(lead);
+    }
+    // An empty report: the contract's item fields, the table's columns first.
+    const empty = await runCli('services report --service-code NO-SUCH-SERVICE -o csv', { env });
+    expect(empty.code, empty.stderr).toBe(0);
+    const header = empty.stdout.trimEnd().split(',');
+    expect(empty.stdout.trimEnd().split('\n')).toHaveLength(1);
+    expect(header.slice(0, 2)).toEqual(['service_id', 'service_code']);
+    expect(header).toContain('provider_name');
+    expect(header).toContain('last_usage_date');
+  });
+});

@@ -2,6 +2,7 @@
  * `subctl plans`: subscription plans (spec/admin-area.md point 7).
  */
 import { plansCreate, plansDelete, plansList, plansReport, plansUpdate } from '../../api/contract/admin-plans.js';
+import { itemFieldsOf } from '../../api/contract/common.js';
 import { UsageError } from '../../api/errors.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printList } from '../../output/index.js';
@@ -18,7 +19,7 @@ export const plansGroup: Group = {
       name: 'report',
       endpoint: plansReport,
       render: async (data, ctx) => {
-        await printList(Array.isArray(data) ? data : [], out(ctx, [...PLAN_COLUMNS, 'auto_renewal', 'max_usage_per_day']));
+        await printList(Array.isArray(data) ? data : [], out(ctx, [...PLAN_COLUMNS, 'auto_renewal', 'max_usage_per_day'], () => itemFieldsOf(plansReport, '')));
       },
     },
     { name: 'create', endpoint: plansCreate },

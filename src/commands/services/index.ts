@@ -9,6 +9,7 @@ import {
   servicesReport,
   servicesUpdate,
 } from '../../api/contract/admin-services.js';
+import { itemFieldsOf } from '../../api/contract/common.js';
 import { UsageError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
@@ -65,7 +66,7 @@ export const servicesGroup: Group = {
       name: 'report',
       endpoint: servicesReport,
       render: async (data, ctx) => {
-        await printList(Array.isArray(data) ? data : [], out(ctx, [...SERVICE_COLUMNS, 'today_usage_count']));
+        await printList(Array.isArray(data) ? data : [], out(ctx, [...SERVICE_COLUMNS, 'today_usage_count'], () => itemFieldsOf(servicesReport, '')));
       },
     },
     { name: 'create', endpoint: servicesCreate },
