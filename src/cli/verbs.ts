@@ -141,9 +141,24 @@ export function buildVerb(parent: Command, spec: VerbSpec, bind: (a: Action) => 
   return configureVerb(parent.command(spec.name), spec, bind);
 }
 
+/**
+ * Endpoint name -> the command that calls it (`services list-alt`), filled as commands are built:
+ * by every verb, and by `reaches` for the commands written by hand (`auth login`). With every
+ * group built (`api endpoints`), it covers the contract (a test holds it to every endpoint).
+ */
+export const commandOfEndpoint = new Map<string, string>();
+
+/** Records that `cmd` calls these endpoints (the first command to claim one keeps it). */
+export function reaches(cmd: Command, ...names: string[]): void {
+  const words: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) words.unshift(c.name());
+  for (const n of names) if (!commandOfEndpoint.has(n)) commandOfEndpoint.set(n, words.join(' '));
+}
+
 /** Gives an existing command (a group that is its own verb, like `cleanup`) the verb's flags and action. */
 export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) => (raw: Record<string, unknown>) => void): Command {
   const ep = spec.endpoint;
+  reaches(cmd, ep.name);
   const kind = spec.kind ?? (ep.method === 'GET' ? (ep.paging ? 'list' : 'get') : 'action');
   cmd.description(spec.summary ?? ep.summary);
   if (spec.aliases) cmd.aliases(spec.aliases);

@@ -149,6 +149,6 @@ describe('the command line as users type it', () => {
     expect(r.stderr).toContain("run 'subctl referrals --help' for usage");
     const near = await runCli('services lst', { env });
     expect(near.stderr).toContain('(Did you mean one of list, ls?)');
-    expect(near.stderr).toContain('subctl services has: list, get, report, create, update, delete');
+    expect(near.stderr).toContain('subctl services has: list, list-alt, get, report, create, update, delete');
   });
 });

@@ -93,7 +93,7 @@ describe('__complete: the command tree', () => {
     // (with one, `--service-type=<TAB>` became `--service-type==`).
     expect((await complete(['subctl', 'services', 'list', '--service-type', '='])).lines).toEqual(['TIME_BASED', 'USAGE_BASED', 'HYBRID']);
     // `--base-url http://h:1` arrives in pieces; the group after it is still found.
-    expect((await complete(['subctl', '--base-url', 'http', ':', '//127.0.0.1', ':', '9', 'services', 'li'])).lines).toEqual(['list']);
+    expect((await complete(['subctl', '--base-url', 'http', ':', '//127.0.0.1', ':', '9', 'services', 'li'])).lines).toEqual(['list', 'list-alt']);
   });
 
   it('config use completes the profiles; config get, set and unset the settings', async () => {

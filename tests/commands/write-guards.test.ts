@@ -229,7 +229,7 @@ describe('api', () => {
     const r = await runCli(['api', 'GET', '/admin/services', '-f', 'page_size=abc'], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("error: invalid input: page_size (-f page_size): expected a whole number, got 'abc'");
-    expect(r.stderr).toContain('hint: the endpoint is services.list (`subctl api endpoints`)');
+    expect(r.stderr).toContain('hint: the endpoint is services.list; `subctl services list --help` lists each field with its type and bounds');
     // A number written otherwise than in decimals is refused as typed, as on the flags.
     const hex = await runCli(['api', 'GET', '/admin/services', '-f', 'page_size=0x3'], { env });
     expect(hex.code).toBe(2);

@@ -4,6 +4,7 @@
  * dates drawn as sparklines and bars on a terminal, plain values off one.
  */
 import { dashboardGet } from '../../api/contract/admin-misc.js';
+import { reaches } from '../../cli/verbs.js';
 import type { Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { localSecond } from '../../output/format.js';
@@ -101,6 +102,7 @@ export const dashboardGroup: Group = {
   summary: "the platform's dashboard figures and trends",
   build(cmd, bind) {
     addGlobalOptions(cmd);
+    reaches(cmd, dashboardGet.name);
     cmd.action((_o, c) => {
       bind(async (ctx: Ctx) => {
         const api = await ctx.api();

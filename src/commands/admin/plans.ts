@@ -1,7 +1,7 @@
 /**
  * `subctl plans`: subscription plans (spec/admin-area.md point 7).
  */
-import { plansCreate, plansDelete, plansList, plansReport, plansUpdate } from '../../api/contract/admin-plans.js';
+import { plansCreate, plansDelete, plansList, plansListAlt, plansReport, plansUpdate } from '../../api/contract/admin-plans.js';
 import { itemFieldsOf } from '../../api/contract/common.js';
 import { UsageError } from '../../api/errors.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
@@ -15,6 +15,7 @@ export const plansGroup: Group = {
   summary: 'subscription plans: price, duration, credits (/admin/subscription-plans)',
   build: verbsBuilder(() => [
     { name: 'list', endpoint: plansList, columns: PLAN_COLUMNS, aliases: ['ls'] },
+    { name: 'list-alt', endpoint: plansListAlt, columns: PLAN_COLUMNS, summary: 'the same list from /admin/subscription-plans/list' },
     {
       name: 'report',
       endpoint: plansReport,

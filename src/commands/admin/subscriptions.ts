@@ -1,7 +1,7 @@
 /**
  * `subctl subscriptions`: list, manage, delete (spec/admin-area.md point 7).
  */
-import { subscriptionsDelete, subscriptionsList, subscriptionsManage } from '../../api/contract/admin-subscriptions.js';
+import { subscriptionsDelete, subscriptionsList, subscriptionsListAlt, subscriptionsManage } from '../../api/contract/admin-subscriptions.js';
 import { UsageError } from '../../api/errors.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import type { Group } from '../types.js';
@@ -15,6 +15,7 @@ export const subscriptionsGroup: Group = {
   build: (cmd, bind) => {
     verbsBuilder(() => [
       { name: 'list', endpoint: subscriptionsList, columns: SUBSCRIPTION_COLUMNS, aliases: ['ls'] },
+      { name: 'list-alt', endpoint: subscriptionsListAlt, columns: SUBSCRIPTION_COLUMNS, summary: 'the same list from /admin/subscriptions/list' },
       {
         name: 'delete',
         endpoint: subscriptionsDelete,

@@ -3,12 +3,12 @@
  * rules; `subctl api endpoints`: the whole contract.
  */
 import { readFileSync } from 'node:fs';
-import { Option } from 'commander';
+import { Command, Option } from 'commander';
 import { loadEndpoint, matchRoute } from '../../api/contract/routes.js';
 import { describeObject } from '../../api/contract/common.js';
 import type { z } from '../../api/contract/z.js';
 import { UsageError, ValidationError } from '../../api/errors.js';
-import { badNumberText } from '../../cli/verbs.js';
+import { badNumberText, commandOfEndpoint } from '../../cli/verbs.js';
 import type { Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { utf8Text } from '../../cli/utf8.js';
@@ -91,13 +91,26 @@ async function readInput(ctx: Ctx, file: string): Promise<unknown> {
   }
 }
 
+/** Every group built (its verbs record the endpoints they call): endpoint name -> command. */
+async function commandsOfEndpoints(): Promise<Map<string, string>> {
+  if (!commandsBuilt) {
+    const { groups } = await import('../index.js');
+    const program = new Command('subctl');
+    for (const g of groups) if (!g.hidden) (await g.load()).build(program.command(g.name), () => () => {});
+    commandsBuilt = true;
+  }
+  return commandOfEndpoint;
+}
+let commandsBuilt = false;
+
 async function listEndpoints(ctx: Ctx) {
   const { endpoints } = await import('../../api/contract/index.js');
-  const rows = endpoints.map((e) => ({ method: e.method, path: e.path, name: e.name, area: e.area, access: e.access, summary: e.summary }));
+  const commands = await commandsOfEndpoints();
+  const rows = endpoints.map((e) => ({ method: e.method, path: e.path, name: e.name, command: commands.has(e.name) ? `subctl ${commands.get(e.name)!}` : null, area: e.area, access: e.access, summary: e.summary }));
   await printList(rows, {
     format: ctx.globals.output,
     fields: ctx.globals.fields,
-    columns: ['method', 'path', 'name', 'summary'],
+    columns: ['method', 'path', 'command', 'summary'],
     io: ctx.io,
     noColor: ctx.globals.noColor,
   });
@@ -164,10 +177,13 @@ export const apiGroup: Group = {
             // Said as they were given: a field of -f (or of the path), not a flag api does not have.
             if (!(e instanceof ValidationError)) throw e;
             const inPath = new Set(Object.keys(match.params));
+            const command = (await commandsOfEndpoints()).get(endpoint.name);
             throw new ValidationError(
               e.problems.map((p) => ({ ...p, flag: p.field === '' ? undefined : inPath.has(p.field.split('.')[0]!) ? 'in the path' : `-f ${p.field.split('.')[0]}` })),
               undefined,
-              `the endpoint is ${endpoint.name} (\`subctl api endpoints\`); the group command built on it lists each field with its type and bounds in its --help`,
+              command
+                ? `the endpoint is ${endpoint.name}; \`subctl ${command} --help\` lists each field with its type and bounds`
+                : `the endpoint is ${endpoint.name} (\`subctl api endpoints\`)`,
             );
           }
         }

@@ -22,7 +22,7 @@ import { BadResponseError, CliError, ExitCode, UsageError, ValidationError } fro
 import { oneLine } from '../../api/redact.js';
 import type { Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
-import { buildVerb, convertValue } from '../../cli/verbs.js';
+import { buildVerb, convertValue, reaches } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';
 import type { Action } from '../../cli/run.js';
 import type { Group } from '../types.js';
@@ -287,6 +287,16 @@ export const authGroup: Group = {
         }),
     );
     buildAccountVerbs(cmd, bind);
+    // The commands written by hand, and the endpoints each one calls.
+    const by = (name: string) => cmd.commands.find((c) => c.name() === name)!;
+    reaches(by('login'), 'auth.login', 'cms.auth.login');
+    reaches(by('logout'), 'auth.logout', 'cms.auth.logout');
+    reaches(by('refresh'), 'auth.refresh');
+    reaches(by('status'), 'auth.validate-session');
+    reaches(by('forgot-password'), 'cms.auth.request-reset');
+    reaches(by('reset-password'), 'auth.reset-password', 'cms.auth.reset-password-token');
+    reaches(by('change-password'), 'auth.change-password', 'cms.auth.change-password');
+    reaches(by('verify'), 'cms.verification.generate', 'cms.verification.verify');
   },
 };
 

@@ -6,6 +6,7 @@ import {
   servicesDelete,
   servicesDetail,
   servicesList,
+  servicesListAlt,
   servicesReport,
   servicesUpdate,
 } from '../../api/contract/admin-services.js';
@@ -54,6 +55,7 @@ export const servicesGroup: Group = {
   summary: 'services offered through plans (/admin/services)',
   build: verbsBuilder(() => [
     { name: 'list', endpoint: servicesList, columns: SERVICE_COLUMNS, aliases: ['ls'] },
+    { name: 'list-alt', endpoint: servicesListAlt, columns: SERVICE_COLUMNS, summary: 'the same list from /admin/services/list' },
     {
       name: 'get',
       endpoint: servicesDetail,
