@@ -345,6 +345,20 @@ describe('existing auth verbs keep working', () => {
   }, 30_000);
 });
 
+describe('auth status', () => {
+  it('checks the session with /auth/validate-session, with --ip-address and --user-agent when given', async () => {
+    server.setHandler(() => ok({ valid: true, username: 'ops', role: 'admin' }));
+    const r = await runCli('auth status -o json --ip-address 10.1.2.3 --user-agent "cron/1.0"', { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(server.requests[0].path).toBe('/auth/validate-session');
+    expect(body()).toEqual({ token: TOKEN, ip_address: '10.1.2.3', user_agent: 'cron/1.0' });
+    expect(JSON.parse(r.stdout)).toMatchObject({ valid: true, username: 'ops' });
+    const plain = await runCli('auth status -o json', { env: env() });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(body(1)).toEqual({ token: TOKEN });
+  });
+});
+
 describe('auth logout', () => {
   const login = async (base: string) => {
     server.setHandler((req) => (req.path === '/auth/login' ? ok({ token: 'tok-out', user_id: 9, username: 'ops', role: 'admin' }) : ok({ message: 'logged out' })));

@@ -255,6 +255,8 @@ export const authGroup: Group = {
       cmd
         .command('status')
         .description('profile, base address, signed-in user and role, where the credential lives')
+        .addOption(new Option('--ip-address <ip>', 'the client address to check the session for (sent to /auth/validate-session)'))
+        .addOption(new Option('--user-agent <text>', 'the user agent to check the session for (sent to /auth/validate-session)'))
         .action((_o, c) => {
           bind(async (ctx) => {
             const name = ctx.profileName();
@@ -276,7 +278,10 @@ export const authGroup: Group = {
               session: stored?.session_id ? 'yes (cms)' : 'no',
             };
             if (token) {
-              const v = ((await api.call(endpointByName('auth.validate-session'), { body: { token } } as never, { signal: ctx.signal })) ?? {}) as Record<string, unknown>;
+              // The optional fields of validate-session, as given (the specification's ip_address, user_agent).
+              const opts = c.opts() as { ipAddress?: string; userAgent?: string };
+              const body = { token, ...(opts.ipAddress !== undefined ? { ip_address: opts.ipAddress } : {}), ...(opts.userAgent !== undefined ? { user_agent: opts.userAgent } : {}) };
+              const v = ((await api.call(endpointByName('auth.validate-session'), { body } as never, { signal: ctx.signal })) ?? {}) as Record<string, unknown>;
               status.valid = v.valid ?? null;
               if (v.username) status.username = v.username;
               if (v.role) status.role = v.role;
