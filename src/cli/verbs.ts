@@ -212,8 +212,8 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
     cmd.addOption(new Option('--report <file>', 'bulk: write a CSV report of every row (line, key, outcome, status, message, created id)'));
     cmd.addOption(new Option('--restart', 'bulk: send every row, whatever an earlier run of this input or another applied (discards this input\'s journal)'));
     cmd.addOption(new Option('--skip-applied', 'bulk: skip the rows an earlier run of another input already sent (the file with its failed rows fixed)'));
-    if (!fieldsOf(ep).some((f) => f.field === 'dry_run')) cmd.addOption(new Option('--dry-run', 'check the input and print what would be sent (every row of a bulk input); send nothing'));
   }
+  if (takesDryRun(spec, kind)) cmd.addOption(new Option('--dry-run', `check the input and print what would be sent${bulkCapable ? ' (every row of a bulk input)' : ''}; send nothing`));
   addGlobalOptions(cmd);
 
   cmd.action((...args: unknown[]) => {
@@ -406,7 +406,7 @@ async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'act
   }
   // --dry-run without bulk input: the one request, checked and shown, not sent (where the
   // endpoint has no dry_run field of its own, which the flag then sets).
-  if (opts.dryRun === true && kind === 'action' && spec.bulk !== false && !fieldsOf(ep).some((f) => f.field === 'dry_run')) {
+  if (opts.dryRun === true && takesDryRun(spec, kind)) {
     return dryRunOne(ctx, spec, input);
   }
   if (spec.override) {
@@ -431,6 +431,17 @@ async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'act
   if (kind === 'action' && res.message && ctx.globals.output === 'table' && ctx.io.stdoutIsTTY) ctx.note(res.message);
   await printObject(data, { format: ctx.globals.output, fields: ctx.globals.fields, io: ctx.io, noColor: ctx.globals.noColor });
   return 0;
+}
+
+/**
+ * Whether a verb takes `--dry-run`: every write, unless its endpoint has a `dry_run` field of its
+ * own (which the flag then sets) or it is a one-off written by hand (an `override` that sends
+ * another request than its endpoint's, as `forgot-password --cms` does, outside bulk runs: the
+ * request shown would not be the one sent).
+ */
+function takesDryRun(spec: VerbSpec, kind: string): boolean {
+  if (kind !== 'action' || fieldsOf(spec.endpoint).some((f) => f.field === 'dry_run')) return false;
+  return spec.bulk !== false || spec.override === undefined;
 }
 
 /** `--dry-run` of one write: the request it would send (secrets masked) and, where the verb can tell, the change. */

@@ -75,6 +75,14 @@ describe('profile update', () => {
     expect(body(1)).toEqual({ country: 'France', full_name: 'Alice Liddell' });
   });
 
+  it('--dry-run prints the PUT it would send (the current full name read in) and sends no PUT', async () => {
+    server.setHandler((req) => (req.method === 'GET' ? ok(profile) : ok(null, 'profile updated')));
+    const r = await runCli('profile update --country France --dry-run -o json', { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ request: 'PUT /cms/users/profile', body: { country: 'France', full_name: 'Alice Liddell' } });
+    expect(server.requests.map((q) => q.method)).toEqual(['GET']);
+  });
+
   it('bad values are named before anything is sent', async () => {
     const r = await runCli('profile update --gender X --phone-number 123 --date-of-birth 1990-2-3', { env: env() });
     expect(r.code).toBe(2);

@@ -273,6 +273,16 @@ describe('users set-password (superadmin)', () => {
     expect(body()).toEqual({ user_id: 17, new_password: 'reset-pass-99' });
   });
 
+  it('--dry-run checks the password as a real run does and prints the request with it masked; nothing is sent', async () => {
+    const r = await runCli('users set-password 17 --password-stdin --dry-run -o json', { env: env(), stdin: 'reset-pass-99\n' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ request: 'POST /cms/superadmin/auth/change-password', body: { user_id: 17, new_password: '***' } });
+    expect(r.stdout).not.toContain('reset-pass-99');
+    const short = await runCli('users set-password 17 --password-stdin --dry-run', { env: env(), stdin: 'short\n' });
+    expect(short.code).toBe(2);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('a short password is refused locally; a bad id before any password is read', async () => {
     const r = await runCli('users set-password 17 --password-stdin', { env: env(), stdin: 'short\n' });
     expect(r.code).toBe(2);
