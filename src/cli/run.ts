@@ -249,6 +249,8 @@ export function defaultHint(e: CliError, argv: string[]): string | undefined {
   switch (e.type) {
     case 'validation':
     case 'usage':
+      // Declined at the prompt: nothing to mend.
+      if (e.message.startsWith('cancelled')) return undefined;
       return cmd ? `\`subctl ${cmd} --help\` lists every flag with its type and bounds` : '`subctl --help` lists the commands';
     case 'not_found':
       // `audit user 7` and `roles of 7` look up a user: the users are what to list.
@@ -258,6 +260,10 @@ export function defaultHint(e: CliError, argv: string[]): string | undefined {
       if (group === 'referrals') return 'check the id or code; `subctl referrals mine` (yours) or `subctl referrals admin-list` shows what exists';
       return group && !['api', 'auth', 'config', 'profile', 'dashboard', 'cleanup', 'sandbox'].includes(group) ? `check the id or code; \`subctl ${group} list\` shows what exists` : 'check the id or path';
     case 'rejected':
+      // The server names its API field; the command's flag for it is what to type.
+      if (e.status === 409 && /^\S+ delete$/.test(cmd) && e.message.includes('force_delete')) {
+        return `add --force-delete to delete it anyway (with --delete-related-data what depends on it goes too); \`subctl ${cmd} --help\` says more`;
+      }
       return cmd ? `the server refused the request as sent; \`subctl ${cmd} --help\` lists the fields and their rules` : undefined;
     case 'server':
     case 'bad_response':

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fail, ok, startStubServer, type StubServer } from '../support/stub-server.js';
 import { runCli } from '../support/run-cli.js';
 import { tempDir } from '../support/tmp.js';
+import { describeChange } from '../../src/commands/admin/subscription-manage.js';
 
 let server: StubServer;
 let env: Record<string, string>;
@@ -273,5 +274,25 @@ describe('a delete that names nothing to delete', () => {
       ['DELETE', '/admin/service-plans', { service_plan_id: 9 }],
       ['DELETE', '/admin/service-plans', { service_id: 2, plan_id: 3 }],
     ]);
+  });
+});
+
+describe('what a refusal or a preview says', () => {
+  it('a 409 naming force_delete hints at the flag to type, --force-delete; a declined prompt gets no --help hint', async () => {
+    server.setHandler(() => fail(409, 'subscription 3001 is active; cancel it first or pass force_delete', { code: 'CONFLICT' }));
+    const r = await runCli('subscriptions delete 3001 --yes', { env });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain('hint: add --force-delete to delete it anyway (with --delete-related-data what depends on it goes too); `subctl subscriptions delete --help` says more');
+    const no = await runCli('subscriptions delete 3001', { env, tty: true, answers: ['n'] });
+    expect(no.code).toBe(2);
+    expect(no.stderr).toContain('error: cancelled: nothing was changed\n');
+    expect(no.stderr).not.toContain('hint:');
+  });
+
+  it('extending an expired subscription: the preview says whether it becomes active, from the new end date', () => {
+    const now = new Date('2026-11-23T00:00:00Z');
+    const sub = { subscription_id: 42, status: 'expired', end_date: '2025-09-28T00:00:00.000Z' };
+    expect(describeChange(sub, { action: 'extend', extend_days: 30 }, now)).toEqual(['end_date: 2025-09-28 -> 2025-10-28', 'status: stays expired (the new end date is still past)']);
+    expect(describeChange(sub, { action: 'extend', extend_days: 500 }, now)).toEqual(['end_date: 2025-09-28 -> 2027-02-10', 'status: expired -> active']);
   });
 });

@@ -57,7 +57,7 @@ export function likelyRefusal(action: string, status: unknown): string | undefin
 }
 
 /** What an action will change, as `field: before -> after` lines (the sandbox's rules, README). */
-export function describeChange(sub: Subscription | undefined, body: Record<string, unknown>): string[] {
+export function describeChange(sub: Subscription | undefined, body: Record<string, unknown>, now: Date = new Date()): string[] {
   const action = String(body.action);
   if (!sub) return [`${action}${body.extend_days ? ` by ${String(body.extend_days)} days` : ''}${body.extend_credits ? ` +${String(body.extend_credits)} credits` : ''}`];
   // A change the status does not allow is not previewed as if it would happen (`expired -> paused`).
@@ -69,10 +69,12 @@ export function describeChange(sub: Subscription | undefined, body: Record<strin
   if (to[action]) lines.push(`status: ${status} -> ${to[action]}`);
   if (action === 'extend' && body.extend_days !== undefined && typeof sub.end_date === 'string') {
     const end = new Date(sub.end_date);
+    const next = end.getTime() + Number(body.extend_days) * day;
     if (!Number.isNaN(end.getTime())) {
-      lines.push(`end_date: ${sub.end_date.slice(0, 10)} -> ${new Date(end.getTime() + Number(body.extend_days) * day).toISOString().slice(0, 10)}`);
-    }
-    if (status === 'expired') lines.push('status: expired -> active (if the new end date is in the future)');
+      lines.push(`end_date: ${sub.end_date.slice(0, 10)} -> ${new Date(next).toISOString().slice(0, 10)}`);
+      // The new end date is known: said as it will be, not "if the new end date is in the future".
+      if (status === 'expired') lines.push(next > now.getTime() ? 'status: expired -> active' : 'status: stays expired (the new end date is still past)');
+    } else if (status === 'expired') lines.push('status: expired -> active (if the new end date is in the future)');
   }
   if (action === 'add_credits' && body.extend_credits !== undefined) {
     const total = Number(sub.total_credits ?? 0);
