@@ -191,4 +191,15 @@ CREATE INDEX audit_logs_module ON audit_logs(module, id);
 CREATE INDEX audit_logs_action ON audit_logs(action, id);
 `,
   },
+  {
+    // Usage-code batch ids are codes, matched without regard to case like service_code and
+    // plan_code (README-decisions.md): the list filter and generate's "batch exists" check
+    // compare with COLLATE NOCASE, which this index serves. (The column keeps its binary
+    // collation, and usage_codes_batch stays for the BatchID sort: changing a column's collation
+    // means rebuilding the table.)
+    id: 'admin-002',
+    sql: `
+CREATE INDEX usage_codes_batch_nocase ON usage_codes(batch_id COLLATE NOCASE);
+`,
+  },
 ];

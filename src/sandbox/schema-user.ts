@@ -19,33 +19,84 @@ export const SYSTEM_ROLES = [
   { role_name: 'user', display_name: 'User', priority: 10, description: 'End user: buys subscriptions, uses services, holds a wallet' },
 ] as const;
 
-/** Permission strings and which system roles hold them (the specification does not list them). */
+/**
+ * Permission strings (the specification does not list them). Each stands for endpoints the
+ * server lets its holders call (PERMISSION_ENDPOINTS), and a system role is reported to hold a
+ * permission exactly when the server's access rule (`roleAllows` in auth.ts) lets it call every
+ * one of them, so that the lists the sandbox reports (CMS login, profile, users.get) never
+ * promise what the server refuses. tests/sandbox/permissions.test.ts holds the two together.
+ */
 export const PERMISSIONS: Record<string, string> = {
-  'profile.self': 'Read and update one\'s own profile and devices',
+  'profile.self': 'Read and update one\'s own profile, devices, password and sessions',
   'services.use': 'Browse, buy and use services',
   'wallet.self': 'Read and top up one\'s own wallet',
   'referrals.self': 'Generate, share and use referral codes',
+  'roles.read': 'List roles, their holders and users\' roles',
+  'referrals.read': 'Search usable referral codes and read a user\'s referral info',
   'users.read': 'Read user accounts',
-  'subscriptions.read': 'Read subscriptions',
-  'referrals.read': 'Read every referral code and use',
+  'subscriptions.read': 'Read subscriptions, usage codes and wallet transactions',
+  'services.read': 'Read services, plans and their links, with reports',
+  'referrals.report': 'Read every referral code, referral and referral statistics',
   'audit.read': 'Read the audit log',
-  'dashboard.read': 'Read the dashboard and statistics',
-  'services.manage': 'Create and change services, plans and links',
+  'dashboard.read': 'Read the dashboard',
+  'services.manage': 'Create, change and delete services, plans and links',
   'users.write': 'Create and update user accounts',
   'users.delete': 'Delete user accounts',
   'roles.manage': 'Create, update and delete roles',
   'roles.assign': 'Assign, promote, demote and remove roles',
-  'subscriptions.manage': 'Manage subscriptions, usage codes and wallets',
-  'referrals.admin': 'Update and deactivate any referral code',
+  'subscriptions.manage': 'Manage and delete subscriptions, generate usage codes, run the cleanup',
+  'referrals.admin': 'Update and deactivate anyone\'s referral code',
   'superadmin.users': 'List every account with statistics',
   'superadmin.passwords': 'Set any account\'s password',
 };
 
+/**
+ * The endpoints (contract names) each permission stands for. Every endpoint that needs an
+ * account is under exactly one permission; `referrals.admin` is the one permission that stands
+ * for no endpoint of its own: anyone may update and deactivate their own codes
+ * (`referrals.self`), and the handlers let admins (`isAdminRole`) do it to anyone's.
+ */
+export const PERMISSION_ENDPOINTS: Record<string, readonly string[]> = {
+  'profile.self': [
+    'profile.get', 'profile.update', 'devices.list', 'devices.remove', 'auth.logout', 'auth.change-password',
+    'cms.auth.logout', 'cms.auth.change-password', 'cms.verification.generate', 'cms.verification.verify',
+  ],
+  'services.use': ['me.services', 'me.plans', 'me.access', 'me.subscriptions', 'me.buy', 'me.generate-access', 'me.use', 'me.activate', 'me.auto-renewal'],
+  'wallet.self': ['me.wallet', 'me.topup'],
+  'referrals.self': ['referrals.generate', 'referrals.use', 'referrals.update', 'referrals.deactivate', 'referrals.mine', 'referrals.stats', 'referrals.referred'],
+  'roles.read': ['roles.list', 'roles.members', 'roles.assignments', 'roles.of'],
+  'referrals.read': ['referrals.search', 'referrals.info'],
+  'users.read': ['users.list', 'users.get'],
+  'subscriptions.read': ['subscriptions.list', 'subscriptions.list-alt', 'usage-codes.list', 'wallet.list'],
+  'services.read': [
+    'services.list', 'services.list-alt', 'services.detail', 'services.report', 'service-plans.list', 'service-plans.list-alt',
+    'service-plans.detail', 'plans.list', 'plans.list-alt', 'plans.report',
+  ],
+  'referrals.report': ['referrals.admin-search', 'referrals.admin-list', 'referrals.admin-referred', 'referrals.admin-user-referred', 'referrals.admin-user-stats'],
+  'audit.read': ['audit.list', 'audit.user'],
+  'dashboard.read': ['dashboard.get'],
+  'services.manage': [
+    'services.create', 'services.update', 'services.delete', 'service-plans.create', 'service-plans.update', 'service-plans.manage',
+    'service-plans.delete', 'plans.create', 'plans.update', 'plans.delete',
+  ],
+  'users.write': ['users.create', 'users.update'],
+  'users.delete': ['users.delete'],
+  'roles.manage': ['roles.create', 'roles.update', 'roles.delete'],
+  'roles.assign': ['roles.assign', 'roles.promote', 'roles.demote', 'roles.remove'],
+  'subscriptions.manage': ['subscriptions.manage', 'subscriptions.delete', 'cleanup.run', 'usage-codes.generate'],
+  'referrals.admin': [],
+  'superadmin.users': ['users.search'],
+  'superadmin.passwords': ['cms.superadmin.change-password'],
+};
+
+// Every account: its own things. Agent and support: the staff reads (roles.read, referrals.read);
+// the access rule gives support nothing more than an agent. Manager: the administrator area's
+// reads (GET). Admin: the writes. Superadmin: its own two endpoints.
 const BASE = ['profile.self', 'services.use', 'wallet.self', 'referrals.self'];
-const AGENT = [...BASE, 'users.read', 'subscriptions.read'];
-const SUPPORT = [...AGENT, 'referrals.read', 'audit.read'];
-const MANAGER = [...SUPPORT, 'dashboard.read', 'services.manage'];
-const ADMIN = [...MANAGER, 'users.write', 'users.delete', 'roles.manage', 'roles.assign', 'subscriptions.manage', 'referrals.admin'];
+const AGENT = [...BASE, 'roles.read', 'referrals.read'];
+const SUPPORT = [...AGENT];
+const MANAGER = [...SUPPORT, 'users.read', 'subscriptions.read', 'services.read', 'referrals.report', 'audit.read', 'dashboard.read'];
+const ADMIN = [...MANAGER, 'users.write', 'users.delete', 'roles.manage', 'roles.assign', 'services.manage', 'subscriptions.manage', 'referrals.admin'];
 const SUPERADMIN = [...ADMIN, 'superadmin.users', 'superadmin.passwords'];
 
 export const ROLE_PERMISSIONS: Record<string, string[]> = {
@@ -61,6 +112,11 @@ const q = (s: string) => `'${s.replace(/'/g, "''")}'`;
 // Fixed creation date of the built-in rows: the schema is the same whenever it is created.
 const EPOCH = '2024-01-01T00:00:00.000Z';
 
+/** The system roles' grants as ROLE_PERMISSIONS has them (fixed date, granted by nobody). */
+const systemGrants = Object.entries(ROLE_PERMISSIONS).flatMap(([role, perms]) =>
+  perms.map((p) => `INSERT INTO role_permissions (role_name, permission_name, granted_by, granted_date) VALUES (${q(role)}, ${q(p)}, NULL, ${q(EPOCH)});`),
+);
+
 const systemRows = [
   ...SYSTEM_ROLES.map(
     (r) =>
@@ -69,9 +125,7 @@ const systemRows = [
   ...Object.entries(PERMISSIONS).map(
     ([name, description]) => `INSERT INTO permissions (permission_name, description, created_date) VALUES (${q(name)}, ${q(description)}, ${q(EPOCH)});`,
   ),
-  ...Object.entries(ROLE_PERMISSIONS).flatMap(([role, perms]) =>
-    perms.map((p) => `INSERT INTO role_permissions (role_name, permission_name, granted_by, granted_date) VALUES (${q(role)}, ${q(p)}, NULL, ${q(EPOCH)});`),
-  ),
+  ...systemGrants,
 ].join('\n');
 
 export const userMigrations: Migration[] = [
@@ -223,6 +277,24 @@ CREATE TABLE payment_orders (
 CREATE INDEX payment_orders_user ON payment_orders(user_id);
 
 ${systemRows}
+`,
+  },
+  {
+    // The permissions reported for the system roles promised access the server refused (an
+    // agent's users.read, a support's audit.read, a manager's services.manage): they now follow
+    // the access rule (see PERMISSIONS). Data files made before get the current descriptions and
+    // the system roles' current grants; custom roles keep theirs. On a new file this rewrites
+    // what user-001 just wrote, to the same rows.
+    id: 'user-002',
+    sql: `
+${Object.entries(PERMISSIONS)
+  .map(
+    ([name, description]) =>
+      `INSERT INTO permissions (permission_name, description, created_date) VALUES (${q(name)}, ${q(description)}, ${q(EPOCH)}) ON CONFLICT (permission_name) DO UPDATE SET description = excluded.description;`,
+  )
+  .join('\n')}
+DELETE FROM role_permissions WHERE role_name IN (${SYSTEM_ROLES.map((r) => q(r.role_name)).join(', ')});
+${systemGrants.join('\n')}
 `,
   },
 ];

@@ -156,11 +156,29 @@ export function encodeOk(message: string, data: unknown, warm?: boolean): Buffer
   return out;
 }
 
-function envelopeError(message: string, code: string, fields?: FieldError[], extra?: Record<string, unknown>): string {
+function envelopeError(message: string, code: string, fields?: FieldError[], extra?: Record<string, unknown>, data: Json | null = null): string {
   const error: Json = { code, message };
   if (fields && fields.length) error.fields = fields;
   if (extra) Object.assign(error, extra);
-  return JSON.stringify({ status: false, message, data: null, error, meta: null });
+  return JSON.stringify({ status: false, message, data, error, meta: null });
+}
+
+/** A refused login's `login_result`: the login_history status (a successful login answers SUCCESS). */
+const LOGIN_RESULT: Record<string, string> = { ACCOUNT_BANNED: 'BLOCKED', ACCOUNT_INACTIVE: 'BLOCKED' };
+
+/**
+ * The `data` of an error answer to endpoint `e`. The user/auth/CMS specification has its
+ * responses carry `error_code` and `message`, and login `login_result`, `error_code` and
+ * `error_message` (point 8; its result shapes list them): that area's errors answer them in
+ * `data` (`{success: false, error_code, message}`; login `{login_result, error_code,
+ * error_message}`), beside the envelope's `error`, which stays as it is (clients read
+ * `error.code` and `message`). The administrator area's errors, and those of no endpoint
+ * (404, 405), keep `data: null`.
+ */
+export function errorData(e: AnyEndpoint | undefined, code: string, message: string): Json | null {
+  if (e?.area !== 'user') return null;
+  if (e.name === 'auth.login') return { login_result: LOGIN_RESULT[code] ?? 'FAILED', error_code: code, error_message: message };
+  return { success: false, error_code: code, message };
 }
 
 function validationError(fields: FieldError[]): SandboxError {
@@ -333,8 +351,10 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   // Encoded once: measuring the length and then writing the string would encode it twice.
   const send = (res: http.ServerResponse, status: number, text: string, headers?: Record<string, string>) =>
     sendBody(res, status, utf8(text), headers);
-  const sendError = (res: http.ServerResponse, err: SandboxError, headers?: Record<string, string>) =>
-    send(res, err.status, envelopeError(err.message, err.code, err.fields, err.extra), headers);
+  const sendError = (res: http.ServerResponse, err: SandboxError, headers?: Record<string, string>, e?: AnyEndpoint) =>
+    send(res, err.status, envelopeError(err.message, err.code, err.fields, err.extra, errorData(e, err.code, err.message)), headers);
+  /** The endpoint each request was routed to, for its error answer (errorData). */
+  const routedTo = new WeakMap<http.IncomingMessage, AnyEndpoint>();
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     if (chaos) {
@@ -377,6 +397,9 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       return;
     }
     const e = r.prepared.endpoint;
+    // Only the user area's errors carry data (errorData): the others, the page-rate benchmark's
+    // GET among them, pay nothing for it.
+    if (e.area === 'user') routedTo.set(req, e);
 
     // Reads look the data stamp up once: for the token's account remembered under it, and held
     // for the handler's synchronous run (holdingDataStamp) for what it remembers.
@@ -494,12 +517,13 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
 
   const server = http.createServer({ keepAlive: true }, (req, res) => {
     handle(req, res).catch((err: unknown) => {
+      const e = routedTo.get(req);
       if (err instanceof SandboxError) {
-        sendError(res, err);
+        sendError(res, err, undefined, e);
         return;
       }
       if (!quiet) process.stderr.write(`sandbox: ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}\n`);
-      sendError(res, new SandboxError(500, `internal error: ${(err as Error)?.message ?? String(err)}`, 'SERVER_ERROR'));
+      sendError(res, new SandboxError(500, `internal error: ${(err as Error)?.message ?? String(err)}`, 'SERVER_ERROR'), undefined, e);
     });
   });
   // Clients keep connections 4 s (undici); stay open a little longer than that.

@@ -93,6 +93,26 @@ describe('usage codes', () => {
     expect(plain.json.data.codes[0].code_value).toMatch(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
   });
 
+  it('batch_id ignores case, as the other code filters do: the list finds it, generate is 409 for it', async () => {
+    const id = linkId('GPT4', 'PRO-M');
+    const made = await gen({ batch_id: 'CASE-202611-905', code_count: 3, expiration_days: 30, service_plan_id: id });
+    expect(made.status).toBe(200);
+    for (const q of ['case-202611-905', 'Case-202611-905', 'CASE-202611-905']) {
+      const r = await get('/admin/usage-codes/list', { batch_id: q, page_size: 100 });
+      expect(r.json.data.pagination.total_records).toBe(3);
+      expect(r.json.data.usage_codes.every((c: { batch_id: string }) => c.batch_id === 'CASE-202611-905')).toBe(true);
+    }
+    // The whole code, not a part of it.
+    expect((await get('/admin/usage-codes/list', { batch_id: 'case-202611' })).json.data.pagination.total_records).toBe(0);
+    const again = await gen({ batch_id: 'case-202611-905', code_count: 1, expiration_days: 30, service_plan_id: id });
+    expect(again.status).toBe(409);
+    expect(again.json.error.fields[0].field).toBe('batch_id');
+    expect(sb.db.prepare("SELECT COUNT(*) AS n FROM usage_codes WHERE batch_id = 'case-202611-905'").get()).toEqual({ n: 0 });
+    // The lookup uses an index that ignores case (schema migration admin-002).
+    const plan = sb.db.prepare("EXPLAIN QUERY PLAN SELECT 1 FROM usage_codes WHERE batch_id = ? COLLATE NOCASE LIMIT 1").all('x') as Array<{ detail: string }>;
+    expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING (COVERING )?INDEX usage_codes_batch_nocase/);
+  });
+
   it('validates the generate bounds', async () => {
     const id = linkId('GPT4', 'PRO-M');
     const base = { batch_id: 'TEST-B', code_count: 1, expiration_days: 1, service_plan_id: id };

@@ -215,6 +215,35 @@ describe('DELETE /admin/subscriptions', () => {
     expect((await call(sb, 'DELETE', '/admin/subscriptions', { as: 'admin', body: { user_id: 5 } })).status).toBe(400);
   });
 
+  it('subscription_id with a user_id or service_id it does not have is 400 naming the field; nothing deleted', async () => {
+    const sub = sb.db.prepare("SELECT subscription_id, user_id, service_id FROM subscriptions WHERE status = 'expired' AND service_id IS NOT NULL LIMIT 1").get() as {
+      subscription_id: number;
+      user_id: number;
+      service_id: number;
+    };
+    const otherUser = (sb.db.prepare('SELECT user_id FROM users WHERE user_id <> ? LIMIT 1').get(sub.user_id) as { user_id: number }).user_id;
+    const otherService = (sb.db.prepare('SELECT service_id FROM services WHERE service_id <> ? LIMIT 1').get(sub.service_id) as { service_id: number }).service_id;
+    const del = (body: Record<string, unknown>) => call(sb, 'DELETE', '/admin/subscriptions', { as: 'admin', body: { subscription_id: sub.subscription_id, ...body } });
+    const exists = () => sb.db.prepare('SELECT 1 FROM subscriptions WHERE subscription_id = ?').get(sub.subscription_id) !== undefined;
+    for (const [body, field] of [
+      [{ user_id: otherUser, service_id: sub.service_id }, 'user_id'],
+      [{ user_id: sub.user_id, service_id: otherService }, 'service_id'],
+      [{ user_id: otherUser }, 'user_id'],
+      [{ service_id: otherService }, 'service_id'],
+    ] as const) {
+      const r = await del(body);
+      expect(r.status).toBe(400);
+      expect(r.json.error.fields[0].field).toBe(field);
+      expect(r.json.error.message).toContain(String(sub.subscription_id));
+      expect(exists()).toBe(true);
+    }
+    // Agreeing values are fine.
+    const ok = await del({ user_id: sub.user_id, service_id: sub.service_id });
+    expect(ok.status).toBe(200);
+    expect(ok.json.data.deleted_subscription_ids).toEqual([sub.subscription_id]);
+    expect(exists()).toBe(false);
+  });
+
   it('by user and service; delete_related_data removes usage logs', async () => {
     const row = sb.db.prepare('SELECT x.user_id, x.service_id, COUNT(*) AS n FROM subscriptions x JOIN usage_logs l ON l.subscription_id = x.subscription_id GROUP BY x.user_id, x.service_id LIMIT 1').get() as {
       user_id: number;

@@ -26,6 +26,21 @@ describe('users', () => {
     expect(login.data.role).toBe('support');
   });
 
+  it('create and register: an empty password is refused (400 naming password), one character is enough', async () => {
+    const h = await Harness.create();
+    const body = (n: string, password: string) => ({ username: `pw-${n}`, email: `pw-${n}@example.com`, password, role: 'user' });
+    const empty = await h.call('users.create', { as: 'admin', body: body('a', '') });
+    expect(empty.status).toBe(400);
+    expect(empty.error).toMatchObject({ code: 'VALIDATION_ERROR', fields: [{ field: 'password' }] });
+    expect((await h.call('users.create', { as: 'admin', body: body('b', 'x') })).status).toBe(201);
+    const device = { 'x-device-id': 'pw-device' };
+    const reg = (n: string, password: string) => h.call('cms.auth.register', { headers: device, body: { username: `pw-${n}`, email: `pw-${n}@example.com`, password } });
+    const regEmpty = await reg('c', '');
+    expect(regEmpty.status).toBe(400);
+    expect(regEmpty.error).toMatchObject({ code: 'VALIDATION_ERROR', fields: [{ field: 'password' }] });
+    expect((await reg('d', 'y')).status).toBe(200);
+  });
+
   it('list: filters by role and status, pages with defaults of 10', async () => {
     const h = await Harness.create({ scale: 0.2 });
     const all = await h.call('users.list', { as: 'admin' });

@@ -33,12 +33,13 @@ describe('auth.login / refresh / logout / validate-session', () => {
     noSecrets(h, 'sandbox-enduser', r.data.token);
   });
 
-  it('answers 401 INVALID_CREDENTIALS for a wrong password or an unknown user, without data', async () => {
+  it('answers 401 INVALID_CREDENTIALS for a wrong password or an unknown user, alike and without account data', async () => {
     const h = await Harness.create();
     for (const body of [{ username: 'enduser', password: 'nope' }, { username: 'ghost', password: 'x' }]) {
       const r = await h.call('auth.login', { body });
       expect(r.status).toBe(401);
-      expect(r.data).toBeNull();
+      // Only the login result the specification lists: nothing tells the two apart.
+      expect(r.data).toEqual({ login_result: 'FAILED', error_code: 'INVALID_CREDENTIALS', error_message: 'invalid username or password' });
       expect(r.error).toMatchObject({ code: 'INVALID_CREDENTIALS', message: 'invalid username or password' });
     }
     noSecrets(h, 'nope');

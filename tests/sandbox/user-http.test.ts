@@ -18,13 +18,19 @@ async function req(method: string, path: string, o: { token?: string; body?: unk
 }
 
 describe('user area over HTTP', () => {
-  it('login: success envelope; wrong password is a data-less 401 INVALID_CREDENTIALS', async () => {
+  it('login: success envelope; wrong password is 401 INVALID_CREDENTIALS with login_result FAILED', async () => {
     const ok = await req('POST', '/auth/login', { body: { username: 'enduser', password: 'sandbox-enduser' } });
     expect(ok.status).toBe(200);
     expect(ok.json).toMatchObject({ status: true, error: null, data: { user_id: 6, login_result: 'SUCCESS', error_code: null } });
     const bad = await req('POST', '/auth/login', { body: { username: 'enduser', password: 'wrong-password' } });
     expect(bad.status).toBe(401);
-    expect(bad.json).toEqual({ status: false, message: 'invalid username or password', data: null, error: { code: 'INVALID_CREDENTIALS', message: 'invalid username or password' }, meta: null });
+    expect(bad.json).toEqual({
+      status: false,
+      message: 'invalid username or password',
+      data: { login_result: 'FAILED', error_code: 'INVALID_CREDENTIALS', error_message: 'invalid username or password' },
+      error: { code: 'INVALID_CREDENTIALS', message: 'invalid username or password' },
+      meta: null,
+    });
   });
 
   it('cms login reads X-Device-ID; without it the framework answers 400', async () => {
@@ -72,7 +78,7 @@ describe('user area over HTTP', () => {
     const wrong = g.json.data.code === '999999' ? '999998' : '999999';
     const v = await req('POST', '/cms/users/verify', { token: t, body: { type: 'email', code: wrong } });
     expect(v.status).toBe(422);
-    expect(v.json).toMatchObject({ status: false, data: null, error: { code: 'INVALID_VERIFICATION_CODE' } });
+    expect(v.json).toMatchObject({ status: false, data: { success: false, error_code: 'INVALID_VERIFICATION_CODE' }, error: { code: 'INVALID_VERIFICATION_CODE' } });
     expect((await req('POST', '/cms/users/verify', { token: t, body: { type: 'email', code: g.json.data.code } })).status).toBe(200);
   });
 

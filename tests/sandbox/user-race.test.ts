@@ -91,7 +91,11 @@ describe('cross-process races on one data file', () => {
       const mine = results.filter((r) => r.code === code);
       expect(mine.filter((r) => r.status === 200)).toHaveLength(1);
       const loser = mine.find((r) => r.status === 409)!;
-      expect(loser.json).toMatchObject({ status: false, data: null, error: { code: 'CODE_ALREADY_USED', message: 'code already used' } });
+      expect(loser.json).toMatchObject({
+        status: false,
+        data: { success: false, error_code: 'CODE_ALREADY_USED', message: 'code already used' },
+        error: { code: 'CODE_ALREADY_USED', message: 'code already used' },
+      });
       wins.set(code, mine.find((r) => r.status === 200)!.who);
     }
     const ids = { enduser: 6, support: 4 } as Record<string, number>;

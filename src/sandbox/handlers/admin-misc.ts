@@ -4,6 +4,7 @@
  */
 import { builtin } from '../../builtin.js';
 import { prep } from '../db.js';
+import { dateAfter } from '../limits.js';
 import type { HandlerContext, HandlerTable } from '../types.js';
 import {
   b01,
@@ -47,7 +48,8 @@ const CODE_FROM = `usage_codes c LEFT JOIN service_plans sp ON sp.service_plan_i
 function codeFilters(ctx: HandlerContext, now: string): Where {
   const q = ctx.query;
   const w = new Where()
-    .opt(q.batch_id, 'c.batch_id = ?')
+    // Codes match whole, ignoring case (index usage_codes_batch_nocase).
+    .opt(q.batch_id, 'c.batch_id = ? COLLATE NOCASE')
     .opt(q.service_code, 'c.service_plan_id IN (SELECT service_plan_id FROM service_plans WHERE service_id = (SELECT service_id FROM services WHERE service_code = ?))')
     .opt(q.plan_code, 'c.service_plan_id IN (SELECT service_plan_id FROM service_plans WHERE plan_id = (SELECT plan_id FROM subscription_plans WHERE plan_code = ?))')
     .opt(q.code_value, "c.code_value LIKE ? ESCAPE '\\'", q.code_value === undefined ? undefined : likeAny(q.code_value))
@@ -144,10 +146,11 @@ function generateCodes(ctx: HandlerContext) {
        JOIN services s ON s.service_id = sp.service_id JOIN subscription_plans p ON p.plan_id = sp.plan_id WHERE sp.service_plan_id = ?`,
     ).get(b.service_plan_id) as { service_plan_id: number; service_code: string; plan_code: string; credit_amount: number; price: number } | undefined;
     if (!link) throw notFound(`service plan link ${b.service_plan_id}`);
-    if (prep(db, 'SELECT 1 FROM usage_codes WHERE batch_id = ? LIMIT 1').get(b.batch_id)) throw conflict(`batch_id ${b.batch_id} already exists`, 'batch_id');
+    const taken = prep(db, 'SELECT batch_id FROM usage_codes WHERE batch_id = ? COLLATE NOCASE LIMIT 1', 'pluck').get(b.batch_id) as string | undefined;
+    if (taken !== undefined) throw conflict(`batch_id ${b.batch_id} already exists${taken === b.batch_id ? '' : ` (as ${taken}: batch ids ignore case)`}`, 'batch_id');
     const now = ctx.now();
     const at = now.toISOString();
-    const expiry = new Date(now.getTime() + b.expiration_days * DAY_MS).toISOString();
+    const expiry = dateAfter(now, b.expiration_days, 'days', { field: 'expiration_days', message: `expiration_days ${b.expiration_days}: the codes would expire after 9999-12-31` });
     const prefix = b.code_prefix ? `${b.code_prefix}-` : '';
     const exists = prep(db, 'SELECT 1 FROM usage_codes WHERE code_value = ?');
     const ins = prep(

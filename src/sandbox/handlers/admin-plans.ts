@@ -2,6 +2,7 @@
  * Subscription plans (spec/admin-area.md, point 7 "Subscription plans").
  */
 import { prep } from '../db.js';
+import { dateAfter, type DateUnit } from '../limits.js';
 import type { HandlerContext, HandlerTable } from '../types.js';
 import { b01, badRequest, boolify, boolifyOne, callerId, conflict, count, DAY_MS, inTransaction, likeAny, notFound, nowIso, pageRows, pagination, sortColumns, Where, type SortMap } from './admin-util.js';
 
@@ -96,10 +97,22 @@ function checkBounds(b: Record<string, any>): void {
   if (b.currency !== undefined && !/^[A-Za-z]{3}$/.test(b.currency)) throw badRequest('currency must be a three-letter code such as USD', 'currency');
 }
 
+/**
+ * A plan sells subscriptions that end `duration` units after they are bought: one whose
+ * subscription, bought now, would end after 9999-12-31 could never be sold (400 naming duration).
+ */
+function checkDuration(ctx: HandlerContext, duration: number, unit: DateUnit): void {
+  dateAfter(ctx.now(), duration, unit, {
+    field: 'duration',
+    message: `duration ${duration} ${unit}: a subscription bought now would end after 9999-12-31, the latest date the sandbox keeps`,
+  });
+}
+
 function create(ctx: HandlerContext) {
   const db = ctx.db;
   const b = ctx.body;
   checkBounds(b);
+  checkDuration(ctx, b.duration, b.duration_unit);
   return inTransaction(db, () => {
     if (prep(db, 'SELECT 1 FROM subscription_plans WHERE plan_code = ?').get(b.plan_code)) throw conflict(`plan_code ${b.plan_code} already exists`, 'plan_code');
     const at = nowIso(ctx);
@@ -143,6 +156,10 @@ function update(ctx: HandlerContext) {
   return inTransaction(db, () => {
     const p = prep(db, 'SELECT plan_id, plan_code, plan_name FROM subscription_plans WHERE plan_id = ?').get(id) as PlanRow | undefined;
     if (!p) throw notFound(`plan ${id}`);
+    if (b.duration !== undefined || b.duration_unit !== undefined) {
+      const cur = prep(db, 'SELECT duration, duration_unit FROM subscription_plans WHERE plan_id = ?').get(id) as { duration: number; duration_unit: DateUnit };
+      checkDuration(ctx, b.duration ?? cur.duration, b.duration_unit ?? cur.duration_unit);
+    }
     if (b.plan_code !== undefined && b.plan_code.toLowerCase() !== p.plan_code.toLowerCase()) {
       if (prep(db, 'SELECT 1 FROM subscription_plans WHERE plan_code = ?').get(b.plan_code)) throw conflict(`plan_code ${b.plan_code} already exists`, 'plan_code');
     }

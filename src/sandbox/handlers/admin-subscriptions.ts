@@ -3,8 +3,9 @@
  * the list, the manage actions and their transitions, delete, and the cleanup.
  */
 import { prep } from '../db.js';
+import { addCredits, dateAfter, daysBefore } from '../limits.js';
 import { SandboxError, type HandlerContext, type HandlerTable } from '../types.js';
-import { b01, badRequest, conflict, count, dateRange, DAY_MS, inTransaction, likeAny, notFound, nowIso, pageRows, pagination, sortColumns, Where, type SortMap } from './admin-util.js';
+import { b01, badRequest, conflict, count, dateRange, inTransaction, likeAny, notFound, nowIso, pageRows, pagination, sortColumns, Where, type SortMap } from './admin-util.js';
 
 const SUB_SORT: SortMap = {
   Username: 'u.username',
@@ -102,7 +103,10 @@ function manage(ctx: HandlerContext) {
         if (b.extend_days === undefined) throw badRequest('extend needs extend_days (a whole number of days, at least 1)', 'extend_days');
         if (b.extend_days <= 0) throw badRequest('extend_days must be at least 1', 'extend_days');
         if (from === 'cancelled') throw new SandboxError(400, 'cannot extend a cancelled subscription', 'INVALID_TRANSITION', [{ field: 'action', message: 'extend is not allowed when the status is cancelled' }]);
-        end = new Date(Date.parse(sub.end_date) + b.extend_days * DAY_MS).toISOString();
+        end = dateAfter(sub.end_date, b.extend_days, 'days', {
+          field: 'extend_days',
+          message: `extend_days ${b.extend_days} would move subscription ${id}'s end (${sub.end_date.slice(0, 10)}) past 9999-12-31`,
+        });
         if (from === 'expired' && end > now) status = 'active';
         message = `subscription ${id} extended by ${b.extend_days} day(s) to ${end.slice(0, 10)}${status !== from ? ' and active again' : ''}`;
         break;
@@ -132,7 +136,10 @@ function manage(ctx: HandlerContext) {
         if (b.extend_credits === undefined) throw badRequest('add_credits needs extend_credits (a whole number, at least 1)', 'extend_credits');
         if (b.extend_credits <= 0) throw badRequest('extend_credits must be at least 1', 'extend_credits');
         if (from !== 'active' && from !== 'paused') throw forbidden('add_credits', from);
-        total = sub.total_credits + b.extend_credits;
+        total = addCredits(sub.total_credits, b.extend_credits, {
+          field: 'extend_credits',
+          message: `extend_credits ${b.extend_credits} would take subscription ${id}'s ${sub.total_credits} credits past ${Number.MAX_SAFE_INTEGER}`,
+        });
         message = `${b.extend_credits} credit(s) added to subscription ${id}`;
         break;
       default:
@@ -186,10 +193,23 @@ function remove(ctx: HandlerContext) {
   const db = ctx.db;
   const b = ctx.body;
   return inTransaction(db, () => {
-    let found: Array<{ subscription_id: number; status: string }>;
+    let found: Array<{ subscription_id: number; status: string; user_id: number; service_id: number | null }>;
     if (b.subscription_id !== undefined) {
-      found = prep(db, 'SELECT subscription_id, status FROM subscriptions WHERE subscription_id = ?').all(b.subscription_id) as typeof found;
+      found = prep(db, 'SELECT subscription_id, status, user_id, service_id FROM subscriptions WHERE subscription_id = ?').all(b.subscription_id) as typeof found;
       if (!found.length) throw notFound(`subscription ${b.subscription_id}`);
+      // A user_id or service_id given beside it must be the subscription's: the caller meant
+      // another subscription, and deleting this one would not be what they asked (as a service
+      // delete refuses a service_id and service_code that disagree).
+      const s = found[0];
+      for (const [field, given, actual] of [
+        ['user_id', b.user_id, s.user_id],
+        ['service_id', b.service_id, s.service_id],
+      ] as const) {
+        if (given !== undefined && given !== actual) {
+          const owner = actual === null ? 'no service (its service was deleted)' : `${field === 'user_id' ? 'user' : 'service'} ${actual}`;
+          throw badRequest(`subscription ${s.subscription_id} belongs to ${owner}, not ${given} (${field}); nothing deleted`, field);
+        }
+      }
     } else if (b.user_id !== undefined && b.service_id !== undefined) {
       found = prep(db, 'SELECT subscription_id, status FROM subscriptions WHERE user_id = ? AND service_id = ?').all(b.user_id, b.service_id) as typeof found;
       if (!found.length) throw notFound(`subscriptions of user ${b.user_id} to service ${b.service_id}`);
@@ -231,7 +251,8 @@ function cleanup(ctx: HandlerContext) {
     cleanup_inactive_tokens_days: b.cleanup_inactive_tokens_days ?? CLEANUP_DEFAULTS.cleanup_inactive_tokens_days,
     cleanup_usage_logs_days: b.cleanup_usage_logs_days ?? CLEANUP_DEFAULTS.cleanup_usage_logs_days,
   };
-  const cut = (n: number) => new Date(nowMs - n * DAY_MS).toISOString();
+  // A threshold further back than any date is clamped to the earliest one: nothing is older.
+  const cut = (n: number) => daysBefore(nowMs, n);
   const cutoffs = {
     expired_subscriptions_before: cut(days.cleanup_expired_days),
     inactive_tokens_before: cut(days.cleanup_inactive_tokens_days),

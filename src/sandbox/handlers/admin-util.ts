@@ -5,9 +5,10 @@
 import { currentDataStamp, dataRolledBack, dataStamp, prep, releaseDataStamp } from '../db.js';
 
 export { dataStamp };
+import { DAY_MS, nextDayStart } from '../limits.js';
 import { SandboxError, type DB, type HandlerContext } from '../types.js';
 
-export const DAY_MS = 86_400_000;
+export { DAY_MS };
 
 /** Collects `AND`-ed conditions with their arguments. */
 export class Where {
@@ -38,15 +39,19 @@ export function dayStart(d: string): string {
   return `${d}T00:00:00.000Z`;
 }
 
-/** Start of the day after a YYYY-MM-DD day: `x < dayAfter(to)` makes a `to` date inclusive. */
-export function dayAfter(d: string): string {
-  return new Date(Date.parse(`${d}T00:00:00.000Z`) + DAY_MS).toISOString();
+/**
+ * Start of the day after a YYYY-MM-DD day: `x < dayAfter(to)` makes a `to` date inclusive.
+ * Undefined after 9999-12-31, the last day there is (`+010000-01-01...` would sort before every date).
+ */
+export function dayAfter(d: string): string | undefined {
+  return nextDayStart(d);
 }
 
 /** Adds the `from`/`to` day filters on a date-time column (both inclusive days). */
 export function dateRange(w: Where, column: string, from: string | undefined, to: string | undefined): void {
   if (from) w.add(`${column} >= ?`, dayStart(from));
-  if (to) w.add(`${column} < ?`, dayAfter(to));
+  const end = to ? dayAfter(to) : undefined;
+  if (end) w.add(`${column} < ?`, end);
 }
 
 /**

@@ -2,6 +2,7 @@
  * Account handlers: /users, the superadmin user list, the CMS profile and devices.
  */
 import { hashPassword, revokeToken } from '../auth.js';
+import { daysBefore } from '../limits.js';
 import { SandboxError, type HandlerContext, type HandlerTable } from '../types.js';
 import {
   bool,
@@ -11,6 +12,7 @@ import {
   getRoleByName,
   getUser,
   grantedPermissions,
+  guardRank,
   heldRoles,
   isAdminRole,
   likeAny,
@@ -35,7 +37,10 @@ function knownRole(ctx: HandlerContext, role: string) {
   return r;
 }
 
-/** Only a superadmin may create, change or delete superadmin accounts or grant superadmin. */
+/**
+ * Only a superadmin may change any field of another superadmin. (Roles, status and deletes of
+ * anyone ranking at or above the caller are the rank rule's: `guardRank`.)
+ */
 function guardSuperadmin(ctx: HandlerContext, what: string) {
   if (caller(ctx).role !== 'superadmin') throw new SandboxError(403, `only a superadmin may ${what}`, 'FORBIDDEN');
 }
@@ -66,7 +71,8 @@ export const accountHandlers: HandlerTable = {
     const me = caller(ctx);
     const b = ctx.body;
     const role = knownRole(ctx, b.role);
-    if (role.role_name === 'superadmin') guardSuperadmin(ctx, 'create a superadmin');
+    // Creating an account with a role grants it: the rank rule applies as on the role endpoints.
+    guardRank(ctx, undefined, [role], 'create', 'role');
     const at = nowIso(ctx);
     return ctx.db.transaction(() => {
       uniqueness(ctx, b.username, b.email);
@@ -134,13 +140,21 @@ export const accountHandlers: HandlerTable = {
     if (u.role === 'superadmin' && u.user_id !== me.user_id) guardSuperadmin(ctx, 'change another superadmin');
     let role: string | undefined;
     if (b.role !== undefined && b.role.toLowerCase() !== u.role.toLowerCase()) {
-      role = knownRole(ctx, b.role).role_name;
-      if (role === 'superadmin') guardSuperadmin(ctx, 'grant superadmin');
+      const r = knownRole(ctx, b.role);
       if (u.user_id === me.user_id) throw new SandboxError(400, 'you cannot change your own role', 'SELF_ROLE_CHANGE');
+      // The same rule as assign-role: a role change here must not be a way around it.
+      guardRank(ctx, u, [r], 'change the role of', 'role');
+      role = r.role_name;
     }
-    if (b.status !== undefined && b.status !== 'Active' && u.user_id === me.user_id) {
-      throw new SandboxError(400, 'you cannot deactivate or ban yourself', 'SELF_STATUS_CHANGE');
+    if (b.status !== undefined && b.status !== u.status) {
+      if (u.user_id === me.user_id && b.status !== 'Active') throw new SandboxError(400, 'you cannot deactivate or ban yourself', 'SELF_STATUS_CHANGE');
+      // Banning or deactivating ends someone's sessions: only for users ranked below the caller.
+      if (u.user_id !== me.user_id) guardRank(ctx, u, [], 'change the status of', 'status');
     }
+    // Any other field of someone ranking at or above the caller is theirs to keep too: an admin
+    // who could change a fellow admin's email could ask for its password reset (forgot-password
+    // answers the token here) and take the account over.
+    if (u.user_id !== me.user_id) guardRank(ctx, u, [], 'change');
     const at = nowIso(ctx);
     return ctx.db.transaction(() => {
       uniqueness(ctx, b.username, b.email, u.user_id);
@@ -174,7 +188,7 @@ export const accountHandlers: HandlerTable = {
     const me = caller(ctx);
     const u = mustGetUser(ctx.db, ctx.params.id);
     if (u.user_id === me.user_id) throw new SandboxError(400, 'you cannot delete your own account', 'SELF_DELETE');
-    if (u.role === 'superadmin') guardSuperadmin(ctx, 'delete a superadmin');
+    guardRank(ctx, u, [], 'delete');
     ctx.db.transaction(() => {
       // References that keep history: point them at nobody rather than refuse the delete.
       ctx.db.prepare('UPDATE users SET created_by = NULL WHERE created_by = ?').run(u.user_id);
@@ -223,7 +237,8 @@ export const accountHandlers: HandlerTable = {
     }
     if (qy.last_login_days !== undefined) {
       where.push('u.last_login_date IS NOT NULL AND u.last_login_date >= ?');
-      args.push(new Date(now.getTime() - qy.last_login_days * DAY_MS).toISOString());
+      // Any number of days back is fine: past the earliest date it keeps everyone who signed in.
+      args.push(daysBefore(now, qy.last_login_days));
     }
     if (qy.has_referrals !== undefined) {
       where.push(`${qy.has_referrals ? '' : 'NOT '}EXISTS (SELECT 1 FROM referral_uses ru WHERE ru.referrer_id = u.user_id)`);

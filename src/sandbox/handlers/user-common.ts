@@ -2,9 +2,10 @@
  * Helpers shared by the user-area handlers: the caller, paging, role priorities, the roles a
  * user holds and the permissions they give.
  */
+import { DAY_MS } from '../limits.js';
 import { SandboxError, type AuthUser, type DB, type HandlerContext } from '../types.js';
 
-export const DAY_MS = 86_400_000;
+export { DAY_MS };
 
 export function nowIso(ctx: HandlerContext): string {
   return ctx.now().toISOString();
@@ -230,6 +231,30 @@ export function grantedPermissions(db: DB, userId: number) {
 export function callerPriority(db: DB, user: AuthUser): number {
   const u = getUser(db, user.user_id);
   return priorityOf(db, u?.role ?? user.role);
+}
+
+/**
+ * The rank rule (README-decisions-user.md, "Who may change roles"), for every endpoint that
+ * changes someone's roles or standing: a superadmin may do anything; anyone else acts only on a
+ * `target` whose primary role ranks below theirs, and grants only roles (`grant`) ranking below
+ * theirs (403, naming `field` when the request has one). `doing` completes "you cannot ... <username>".
+ * The role endpoints (assign, promote, demote, remove) and PUT, POST and DELETE /users all come
+ * here, so that no endpoint allows what another refuses.
+ */
+export function guardRank(ctx: HandlerContext, target: UserRow | undefined, grant: RoleRow[], doing: string, field?: string): void {
+  const me = caller(ctx);
+  if (me.role === 'superadmin') return;
+  const mine = callerPriority(ctx.db, me);
+  const fields = (message: string) => (field ? [{ field, message }] : undefined);
+  if (target && priorityOf(ctx.db, target.role) >= mine) {
+    const message = `you cannot ${doing} ${target.username}: their role ranks at or above yours`;
+    throw new SandboxError(403, message, 'FORBIDDEN', fields(`${target.username}'s role ranks at or above yours`));
+  }
+  for (const r of grant) {
+    if (r.priority >= mine) {
+      throw new SandboxError(403, `you cannot grant '${r.role_name}': it ranks at or above your role`, 'FORBIDDEN', fields(`'${r.role_name}' ranks at or above your role`));
+    }
+  }
 }
 
 /** User detail as the users endpoints answer it. */

@@ -7,6 +7,7 @@
  * data file serialise on the write lock instead of both reading the same state.
  */
 import { builtin } from '../../builtin.js';
+import { addCredits, addMoney, dateAfter, MAX_BALANCE, MAX_CREDITS, type Refusal } from '../limits.js';
 import { SandboxError, type DB, type HandlerContext, type HandlerTable } from '../types.js';
 import { bool, caller, DAY_MS, nowIso } from './user-common.js';
 
@@ -95,13 +96,26 @@ interface SubRow {
   last_updated: string;
 }
 
-/** Adds `n` units (days, months, years) to an ISO time, months and years on the calendar. */
-export function addDuration(isoTime: string, n: number, unit: string): string {
-  const d = new Date(isoTime);
-  if (unit === 'months') d.setUTCMonth(d.getUTCMonth() + n);
-  else if (unit === 'years') d.setUTCFullYear(d.getUTCFullYear() + n);
-  else d.setTime(d.getTime() + n * DAY_MS);
-  return d.toISOString();
+/**
+ * Adds `n` units (days, months, years) to an ISO time, months and years on the calendar; throws
+ * a 400 (`why`) when that is after 9999-12-31 (limits.ts).
+ */
+export function addDuration(isoTime: string, n: number, unit: string, why: Refusal = { field: 'duration', message: `${n} ${unit} after ${isoTime} is after 9999-12-31` }): string {
+  return dateAfter(isoTime, n, unit === 'months' || unit === 'years' ? unit : 'days', why);
+}
+
+/**
+ * The end of a subscription to `link`'s plan starting at `at`. A plan lasting past 9999-12-31
+ * (made before plans were held to it, or on another sandbox) is 400 PLAN_DURATION_OUT_OF_RANGE
+ * naming the plan, checked before anything is written: no debit, no claimed code.
+ */
+function planEnd(link: LinkRow, at: string, field: string): string {
+  const p = link.plan;
+  return addDuration(at, p.duration, p.duration_unit, {
+    field,
+    code: 'PLAN_DURATION_OUT_OF_RANGE',
+    message: `plan ${p.plan_code} lasts ${p.duration} ${p.duration_unit}: a subscription starting now would end after 9999-12-31, the latest date the sandbox keeps`,
+  });
 }
 
 function durationDays(p: { duration: number; duration_unit: string }): number {
@@ -240,11 +254,12 @@ function resolveOffer(db: DB, b: Record<string, any>): LinkRow {
   return link;
 }
 
+/** Inserts a running subscription from `at` to `end` (planEnd, computed by the caller before it writes anything). */
 function insertSubscription(
   db: DB,
-  o: { userId: number; link: LinkRow; at: string; autoRenewal: boolean; paymentMethod: string; price: number; credits: number; code?: string | null; batch?: string | null },
+  o: { userId: number; link: LinkRow; at: string; end: string; autoRenewal: boolean; paymentMethod: string; price: number; credits: number; code?: string | null; batch?: string | null },
 ): number {
-  const end = addDuration(o.at, o.link.plan.duration, o.link.plan.duration_unit);
+  const end = o.end;
   const r = db
     .prepare(
       `INSERT INTO subscriptions (user_id, service_id, plan_id, service_plan_id, status, start_date, end_date, auto_renewal, payment_method,
@@ -485,9 +500,10 @@ export const endUserHandlers: HandlerTable = {
         const link = resolveOffer(ctx.db, b);
         const price = link.plan.price;
         const auto = b.auto_renewal ?? bool(link.plan.auto_renewal);
+        const end = planEnd(link, at, b.service_plan_id !== undefined ? 'service_plan_id' : 'plan_code');
         if (b.payment_method === 'FREE') {
           if (price !== 0) throw new SandboxError(400, `plan ${link.plan.plan_code} is not free (${price} ${link.plan.currency})`, 'PLAN_NOT_FREE');
-          const id = insertSubscription(ctx.db, { userId: me.user_id, link, at, autoRenewal: auto, paymentMethod: 'free', price: 0, credits: link.plan.credit_amount });
+          const id = insertSubscription(ctx.db, { userId: me.user_id, link, at, end, autoRenewal: auto, paymentMethod: 'free', price: 0, credits: link.plan.credit_amount });
           return { link, id, txId: null as number | null, price, auto, balance: null as number | null };
         }
         // WALLET
@@ -501,7 +517,7 @@ export const endUserHandlers: HandlerTable = {
         const after = round2(u.wallet_balance - price);
         const debited = ctx.db.prepare('UPDATE users SET wallet_balance = ? WHERE user_id = ? AND wallet_balance = ?').run(after, me.user_id, u.wallet_balance);
         if (debited.changes !== 1) throw new SandboxError(409, 'the wallet changed during the purchase; try again', 'CONFLICT');
-        const id = insertSubscription(ctx.db, { userId: me.user_id, link, at, autoRenewal: auto, paymentMethod: 'wallet', price, credits: link.plan.credit_amount });
+        const id = insertSubscription(ctx.db, { userId: me.user_id, link, at, end, autoRenewal: auto, paymentMethod: 'wallet', price, credits: link.plan.credit_amount });
         const tx = ctx.db
           .prepare(
             `INSERT INTO wallet_transactions (user_id, transaction_type, amount, balance_before, balance_after, currency, payment_method, status,
@@ -639,22 +655,33 @@ export const endUserHandlers: HandlerTable = {
         if (b.service_code && link.service.service_code.toLowerCase() !== String(b.service_code).toLowerCase()) {
           throw new SandboxError(400, `code is for ${link.service.service_code}, not ${b.service_code}`, 'CODE_SERVICE_MISMATCH');
         }
-        // The one write that decides who wins: a concurrent activation finds is_used = 1.
-        const claimed = ctx.db.prepare('UPDATE usage_codes SET is_used = 1, used_by = ?, used_date = ? WHERE code_id = ? AND is_used = 0').run(me.user_id, at, c.code_id);
-        if (claimed.changes !== 1) throw new SandboxError(409, 'code already used', 'CODE_ALREADY_USED');
         const credits = c.credit_amount > 0 ? c.credit_amount : link.plan.credit_amount;
         const running = runningSubs(ctx.db, me.user_id, link.service.service_id, at);
         const target = running.find((x) => x.service_plan_id === link.service_plan_id) ?? running[0];
+        // What the code will do is checked before it is claimed (the transaction is IMMEDIATE: nobody
+        // writes in between): credits past MAX_CREDITS, or a new subscription ending after
+        // 9999-12-31, refuse it and leave it unused.
+        const total = target
+          ? addCredits(target.total_credits, credits, {
+              field: 'activation_code',
+              message: `the code's ${credits} credits would take subscription ${target.subscription_id}'s ${target.total_credits} credits past ${MAX_CREDITS}`,
+            })
+          : undefined;
+        const newEnd = target ? undefined : planEnd(link, at, 'activation_code');
+        // The one write that decides who wins: a concurrent activation finds is_used = 1.
+        const claimed = ctx.db.prepare('UPDATE usage_codes SET is_used = 1, used_by = ?, used_date = ? WHERE code_id = ? AND is_used = 0').run(me.user_id, at, c.code_id);
+        if (claimed.changes !== 1) throw new SandboxError(409, 'code already used', 'CODE_ALREADY_USED');
         let subscriptionId: number;
         let created = false;
         if (target) {
-          ctx.db.prepare('UPDATE subscriptions SET total_credits = total_credits + ?, last_updated = ? WHERE subscription_id = ?').run(credits, at, target.subscription_id);
+          ctx.db.prepare('UPDATE subscriptions SET total_credits = ?, last_updated = ? WHERE subscription_id = ?').run(total, at, target.subscription_id);
           subscriptionId = target.subscription_id;
         } else {
           subscriptionId = insertSubscription(ctx.db, {
             userId: me.user_id,
             link,
             at,
+            end: newEnd!,
             autoRenewal: false,
             paymentMethod: 'code',
             price: 0,
@@ -699,7 +726,11 @@ export const endUserHandlers: HandlerTable = {
     const r = ctx.db
       .transaction(() => {
         const u = ctx.db.prepare('SELECT wallet_balance, wallet_currency FROM users WHERE user_id = ?').get(me.user_id) as { wallet_balance: number; wallet_currency: string };
-        const after = round2(u.wallet_balance + amount);
+        const after = addMoney(u.wallet_balance, amount, {
+          field: 'amount',
+          code: 'INVALID_AMOUNT',
+          message: `a top-up of ${amount} would take the wallet (${round2(u.wallet_balance)} ${u.wallet_currency}) past ${MAX_BALANCE.toLocaleString('en-US')}, the largest balance kept to the cent`,
+        });
         ctx.db.prepare('UPDATE users SET wallet_balance = ?, last_topup_date = ? WHERE user_id = ?').run(after, at, me.user_id);
         const tx = ctx.db
           .prepare(

@@ -3,6 +3,7 @@
  * caller's codes, statistics and referred users, and the staff and admin views.
  */
 import { builtin } from '../../builtin.js';
+import { dateAfter } from '../limits.js';
 import { SandboxError, type DB, type HandlerContext, type HandlerTable } from '../types.js';
 import { applyReferral } from './user-auth.js';
 import { bool, caller, DAY_MS, isAdminRole, isStaffRole, likeAny, mustGetUser, nowIso, pagination, paging } from './user-common.js';
@@ -275,7 +276,7 @@ export const referralHandlers: HandlerTable = {
     const me = caller(ctx);
     const b = ctx.body;
     const at = ctx.now();
-    const expiry = new Date(at.getTime() + b.expiry_days * DAY_MS).toISOString();
+    const expiry = dateAfter(at, b.expiry_days, 'days', { field: 'expiry_days', message: `expiry_days ${b.expiry_days}: the code would expire after 9999-12-31` });
     const { id, code } = ctx.db.transaction(() => {
       const code = newCode(ctx.db);
       const r = ctx.db

@@ -8,6 +8,7 @@ import {
   caller,
   callerPriority,
   getRoleByName,
+  guardRank,
   heldRoles,
   HELD_ROLES_CTE,
   likeAny,
@@ -71,20 +72,13 @@ function assignableRole(ctx: HandlerContext, name: string): RoleRow {
 }
 
 /**
- * Who may change whose roles: nobody their own (400); a superadmin anyone's; anyone else only
- * a user ranked below them, and only to roles ranked below them (403).
+ * Who may change whose roles: nobody their own (400); otherwise the rank rule (`guardRank`): a
+ * superadmin anyone's; anyone else only a user ranked below them, and only to roles ranked
+ * below them (403).
  */
 function guardChange(ctx: HandlerContext, target: UserRow, grant: RoleRow[]) {
-  const me = caller(ctx);
-  if (target.user_id === me.user_id) throw new SandboxError(400, 'you cannot change your own roles', 'SELF_ROLE_CHANGE');
-  if (me.role === 'superadmin') return;
-  const mine = callerPriority(ctx.db, me);
-  if (priorityOf(ctx.db, target.role) >= mine) {
-    throw new SandboxError(403, `you cannot change the roles of ${target.username}: their role ranks at or above yours`, 'FORBIDDEN');
-  }
-  for (const r of grant) {
-    if (r.priority >= mine) throw new SandboxError(403, `you cannot grant '${r.role_name}': it ranks at or above your role`, 'FORBIDDEN');
-  }
+  if (target.user_id === caller(ctx).user_id) throw new SandboxError(400, 'you cannot change your own roles', 'SELF_ROLE_CHANGE');
+  guardRank(ctx, target, grant, 'change the roles of');
 }
 
 /** Active system roles, lowest priority first: the promote/demote ladder. */
