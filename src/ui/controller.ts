@@ -9,13 +9,14 @@ import { describeObject, type AnyEndpoint } from '../api/contract/common.js';
 import { CliError } from '../api/errors.js';
 import { itemsOf, pageInfoOf } from '../cli/paging.js';
 import { actionsFor, runActionOnRows, type ActionDef } from './actions.js';
+import { confirmWindow } from './confirm-window.js';
 import { exportCsv } from './export-csv.js';
 import { filtersText, parseFilters } from './filters.js';
 import { formFields, formKey, formValues, missingRequired, newForm, problemsByField } from './form-model.js';
 import { editLine, printable, type KeyPress } from './keys.js';
 import { queryKey, type QueryCache, type QuerySpec } from './query-cache.js';
 import { completeResource, HOME, resourceByName, rowKey, sortInfo, type CallSpec, type ResourceDef, type Row } from './resources.js';
-import { currentList, type ConsoleAction, type ConsoleState, type ListState, type Overlay } from './state/console-state.js';
+import { currentList, type ConsoleAction, type ConsoleState, type ListState, type Overlay, type Status } from './state/console-state.js';
 import type { Store } from './state/store.js';
 import { columnsFor } from './table-layout.js';
 
@@ -32,10 +33,14 @@ export interface Session {
   target: string;
   user?: string;
   role?: string;
+  /** Where the token came from when not the profile's sign-in (a 401's hint says what mends it). */
+  tokenFrom?: 'env' | 'token-file';
 }
 
 /** Lines of the screen that are not table rows: header, title, table header, status, two lines of keys, one spare (a frame as tall as the terminal makes Ink clear the screen on every draw). */
 export const CHROME_LINES = 7;
+/** Keys kept at most while a page loads (see ConsoleController.#queued). */
+export const MAX_QUEUED_KEYS = 64;
 /** How long the terminal's size must hold before the pages follow it. */
 export const RESIZE_SETTLE_MS = 150;
 
@@ -82,13 +87,20 @@ export function detailSpec(r: ResourceDef, row: Row): QuerySpec | undefined {
   return r.detail && input ? { endpoint: r.detail.endpoint, input } : undefined;
 }
 
-/** An error as one status line; a 401 names the command that signs in again. */
-export function describeError(e: unknown, profile: string): string {
+/**
+ * An error as one status line; a 401 says what mends it. The console keeps the client (and the
+ * token) it started with, so signing in again in another shell takes effect once it is restarted.
+ */
+export function describeError(e: unknown, profile: string, tokenFrom?: Session['tokenFrom']): string {
   if (e instanceof CliError) {
     let text = e.message + (e.status ? ` (HTTP ${e.status})` : '');
     const fields = (e.details as { fields?: Array<{ field?: string; message?: string }> } | undefined)?.fields;
     if (Array.isArray(fields) && fields.length) text += `: ${fields.map((f) => (f.field ? `${f.field}: ${f.message}` : f.message)).join('; ')}`;
-    if (e.status === 401) text += ` — run: subctl auth login --profile ${profile}`;
+    if (e.status === 401) {
+      if (tokenFrom === 'env') text += ' — SUBCTL_TOKEN was refused: set a valid one, then restart the console';
+      else if (tokenFrom === 'token-file') text += ' — the token file was refused: put a valid token in it, then restart the console';
+      else text += ` — sign in again with \`subctl auth login --profile ${profile}\`, then restart the console (it keeps the sign-in it started with)`;
+    }
     else if (e.status === 403) text += ' — the signed-in account may not do this';
     return text;
   }
@@ -126,6 +138,7 @@ export class ConsoleController {
     this.#d = deps;
     this.store = deps.store;
     this.cache = deps.cache;
+    this.cache.subscribe(() => this.#cacheChanged());
   }
 
   setExit(fn: () => void): void {
@@ -178,7 +191,19 @@ export class ConsoleController {
   }
 
   #status(tone: 'info' | 'ok' | 'error' | 'busy', text: string): void {
+    if (tone === 'error') this.#lastError = text;
     this.#dispatch({ type: 'status', status: { tone, text } });
+  }
+
+  /** The last error said, whole: the status line cuts it to the width, `!` shows it all. */
+  #lastError: string | undefined;
+
+  /** `!`: the error on the status line, else the last one said, whole. */
+  showLastError(): void {
+    const shown = this.statusShown();
+    const text = shown?.tone === 'error' ? shown.text : this.#lastError;
+    if (!text) return this.#status('info', 'no error so far');
+    this.#overlay({ kind: 'message', title: 'The last error', text });
   }
 
   #overlay(overlay?: Overlay): void {
@@ -209,43 +234,177 @@ export class ConsoleController {
     return true;
   }
 
-  /** The list on screen: its definition, state, request and what the cache has for it. */
-  current(): { r: ResourceDef; ls: ListState; spec: QuerySpec; rows?: Row[]; totalPages?: number; totalRecords?: number } | undefined {
+  /**
+   * The list on screen: its definition, state, request and its page's rows. `rows` is undefined
+   * while the page is not in (loading, or failed): keys that act on rows then wait for it (see
+   * #queued), as the table still shows another page meanwhile.
+   */
+  current(): { r: ResourceDef; ls: ListState; spec: QuerySpec; data?: unknown; rows?: Row[]; totalPages?: number; totalRecords?: number } | undefined {
     const s = this.state;
     const ls = currentList(s);
     const r = ls && resourceByName(ls.resource);
     if (!ls || !r) return undefined;
     const spec = listSpec(r, ls);
-    const q = this.cache.peek(spec, { expired: true });
+    const key = queryKey(spec);
+    let data = this.cache.peek(spec).data;
+    if (data !== undefined) this.#shown.set(r.name, { key, data, list: ls });
+    // Older than 5 minutes, a page's answer is acted on only while that page is the one on
+    // screen (it stays there until asked again); going back to it, the table shows the page it
+    // came from until the page is in again, and keys must not act on rows not drawn.
+    else if (this.#shown.get(r.name)?.key === key) data = this.cache.peek(spec, { expired: true }).data;
     // Every page of a listing has the same page facts: while a page loads, those of the last
     // page seen of it stand in, so page keys pressed meanwhile still count.
-    const listing = queryKey(listSpec(r, { ...ls, page: 0 }));
-    if (q.data === undefined) return { r, ls, spec, ...this.#facts.get(listing) };
-    const page = pageOf(r, ls, q.data);
+    const listing = this.#listing(r, ls);
+    if (data === undefined) return { r, ls, spec, ...this.#facts.get(listing) };
+    const page = pageOf(r, ls, data);
     this.#facts.set(listing, { totalPages: page.totalPages, totalRecords: page.totalRecords });
-    return { r, ls, spec, ...page };
+    return { r, ls, spec, data, ...page };
+  }
+
+  /** A listing (resource, filters, sort, page size) whatever its page. */
+  #listing(r: ResourceDef, ls: ListState): string {
+    return queryKey(listSpec(r, { ...ls, page: 0 }));
   }
 
   /** Page facts of each listing (resource, filters, sort, page size) last seen. */
   readonly #facts = new Map<string, { totalPages?: number; totalRecords?: number }>();
 
+  /** The page of each resource last drawn with its own rows: what its table shows while another page loads. */
+  readonly #shown = new Map<string, { key: string; data: unknown; list: ListState }>();
+
   /**
-   * A key that needs the page's rows (Enter, an action), pressed while the page loads: done once
-   * it is in, if the screen is still that page (it was dropped without a word). False when the
-   * page is not loading.
+   * What the table draws: its page's answer; while that page loads, the page of the resource
+   * last shown (`own` false: keys wait for the page); nothing once the page failed (its error
+   * is shown, never another page's rows under its number).
    */
-  #afterLoad(act: () => void): boolean {
+  tableView(): { data: unknown; list: ListState; own: boolean } | undefined {
     const c = this.current();
-    if (!c || c.rows !== undefined) return false;
-    const at = { view: this.state.view, resource: this.state.resource, page: c.ls.page };
-    this.#status('busy', 'loading…');
-    void this.cache.load(c.spec).then(() => {
-      const now = this.current();
-      if (this.state.view !== at.view || this.state.resource !== at.resource || now?.ls.page !== at.page || this.state.overlay) return;
-      this.#dispatch({ type: 'status', status: undefined });
-      if (now.rows?.length) act();
-    });
-    return true;
+    if (!c) return undefined;
+    if (c.data !== undefined) return { data: c.data, list: c.ls, own: true };
+    if (this.#failed(c)) return undefined;
+    const shown = this.#shown.get(c.r.name);
+    return shown && { data: shown.data, list: shown.list, own: false };
+  }
+
+  /** The page on screen could not be loaded (and is not being asked again). */
+  #failed(c: { spec: QuerySpec; rows?: Row[] }): boolean {
+    if (c.rows !== undefined) return false;
+    const q = this.cache.peek(c.spec);
+    return q.error !== undefined && !q.loading;
+  }
+
+  /** The error of the request behind the screen, if its last attempt failed. */
+  screenError(): unknown {
+    const s = this.state;
+    if (s.overlay) return undefined;
+    if (s.view === 'home') return this.cache.peek(dashboardSpec).error;
+    const r = s.resource ? resourceByName(s.resource) : undefined;
+    if (!r) return undefined;
+    if (s.view === 'list') {
+      const ls = currentList(s);
+      return ls ? this.cache.peek(listSpec(r, ls)).error : undefined;
+    }
+    const spec = s.detail && detailSpec(r, s.detail.row);
+    return spec ? this.cache.peek(spec).error : undefined;
+  }
+
+  /** What the status line shows: what was just said, else the screen's error. */
+  statusShown(): Status | undefined {
+    const s = this.state.status;
+    if (s) return s;
+    const err = this.screenError();
+    return err !== undefined ? { tone: 'error', text: this.describe(err) } : undefined;
+  }
+
+  describe(e: unknown): string {
+    return describeError(e, this.#d.session.profile, this.#d.session.tokenFrom);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Keys typed while a page loads
+
+  /**
+   * Keys that act on rows (moving, marking, Enter, an action, Ctrl-S), typed while the page they
+   * act on loads, and every key typed after them: handled in order once the page is in (a key
+   * of the queue that moves to a page not yet in makes the rest wait for that one). Bounded;
+   * Esc cancels them (said in the status line); a page that cannot be loaded drops them (its
+   * error said instead). Ctrl-C and Ctrl-Z never wait.
+   */
+  #queued: KeyPress[] = [];
+
+  /** The page key that left a page whose rows were on screen: shown again if the new page cannot be loaded. */
+  #from: { listing: string; page: number; selected: number } | undefined;
+
+  /** The screen's last error seen: a new one clears the status line, so that it shows. */
+  #seenError: unknown;
+  #settling = false;
+
+  #rowKey(k: KeyPress, r: ResourceDef): boolean {
+    if (k.ctrl) return k.input === 's';
+    if (k.up || k.down || k.home || k.end || k.ret) return true;
+    if (k.input === 'j' || k.input === 'k' || k.input === ' ') return true;
+    return !this.state.readOnly && actionsFor(r.name).some((a) => a.key === k.input && a.mode !== 'create');
+  }
+
+  /** Whether `k` must wait for the page on screen (it is loading, and `k` acts on its rows). */
+  #waitsForPage(k: KeyPress): boolean {
+    const s = this.state;
+    if (s.overlay || s.view !== 'list') return false;
+    const c = this.current();
+    return !!c && c.rows === undefined && !this.#failed(c) && this.#rowKey(k, c.r);
+  }
+
+  #dropQueued(why: string): void {
+    const n = this.#queued.length;
+    this.#queued = [];
+    this.#status('info', `${n} key${n === 1 ? '' : 's'} typed while the page loaded ${why}`);
+  }
+
+  /** The cache changed: a page came in (keys waiting for it are handled) or failed. */
+  #cacheChanged(): void {
+    // Handling the keys may ask for pages, which tells the cache's listeners at once.
+    if (this.#settling) return;
+    this.#settling = true;
+    try {
+      this.#settle();
+    } finally {
+      this.#settling = false;
+    }
+  }
+
+  #settle(): void {
+    const s = this.state;
+    const c = s.view === 'list' ? this.current() : undefined;
+    if (c && this.#failed(c)) {
+      const err = this.cache.peek(c.spec).error;
+      const from = this.#from;
+      this.#from = undefined;
+      const waiting = this.#queued.length;
+      this.#queued = [];
+      const back = from && from.listing === this.#listing(c.r, c.ls) && from.page !== c.ls.page ? listSpec(c.r, { ...c.ls, page: from.page }) : undefined;
+      if (from && back && this.cache.peek(back, { expired: true }).data !== undefined) {
+        // Back on the page whose rows the screen shows: its number, its keys, its rows.
+        this.#seenError = err;
+        this.#dispatch({ type: 'update-list', patch: { page: from.page, selected: from.selected } });
+        const dropped = waiting ? `; the ${waiting} key${waiting === 1 ? '' : 's'} typed meanwhile were not applied` : '';
+        this.#status('error', `page ${c.ls.page} could not be loaded (still on page ${from.page}${dropped}): ${this.describe(err)}`);
+        return;
+      }
+    } else if (c?.rows !== undefined) this.#from = undefined;
+    const err = this.screenError();
+    if (err !== undefined && err !== this.#seenError) {
+      // A new failure: the status line shows it (what it said before is not what happened last).
+      this.#seenError = err;
+      this.#lastError = this.describe(err);
+      if (this.state.status) this.#dispatch({ type: 'status', status: undefined });
+    }
+    if (!this.#queued.length) return;
+    if (s.view !== 'list' || !c) return this.#dropQueued('were dropped: the screen changed');
+    if (c.rows === undefined) return;
+    const keys = this.#queued;
+    this.#queued = [];
+    if (this.state.status?.tone === 'busy' && this.state.status.text === 'loading…') this.#dispatch({ type: 'status', status: undefined });
+    for (const k of keys) this.handleKey(k);
   }
 
   #selectedRow(): Row | undefined {
@@ -272,8 +431,15 @@ export class ConsoleController {
       this.#status('info', 'last page');
       return;
     }
+    const listing = this.#listing(c.r, c.ls);
+    if (c.rows !== undefined) this.#from = { listing, page: c.ls.page, selected: c.ls.selected };
+    else if (this.#from?.listing !== listing) this.#from = undefined;
     this.#dispatch({ type: 'update-list', patch: { page, selected: 0 } });
     this.#dispatch({ type: 'status', status: undefined });
+    // A page that failed before is asked again now, not once the screen is drawn: until then it
+    // would look failed, and keys typed with this one (`PgDn j`) would not wait for it.
+    const to = this.current();
+    if (to && this.cache.peek(to.spec).error !== undefined && to.rows === undefined) void this.cache.load(to.spec);
   }
 
   refresh(): void {
@@ -308,6 +474,16 @@ export class ConsoleController {
     if (k.ctrl && k.input === 'c') return this.quit();
     // Anywhere, a form or a confirmation included: they are there as they were after `fg`.
     if (k.ctrl && k.input === 'z') return this.#suspend();
+    if (this.#queued.length) {
+      if (k.escape) return this.#dropQueued('were cancelled (Esc)');
+      if (this.#queued.length >= MAX_QUEUED_KEYS) return this.#status('error', `more than ${MAX_QUEUED_KEYS} keys typed while the page loads: the rest are dropped`);
+      this.#queued.push(k);
+      return;
+    }
+    if (this.#waitsForPage(k)) {
+      this.#queued = [k];
+      return this.#status('busy', 'loading…');
+    }
     if (s.overlay) return this.#overlayKey(s.overlay, k);
     if (k.ctrl && k.input === 's') {
       void this.exportView();
@@ -323,6 +499,8 @@ export class ConsoleController {
         return this.#overlay({ kind: 'switcher', text: '', choice: 0 });
       case 'r':
         return this.refresh();
+      case '!':
+        return this.showLastError();
     }
     if (s.view === 'home') return this.#homeKey(k);
     if (s.view === 'list') return this.#listKey(k);
@@ -376,7 +554,6 @@ export class ConsoleController {
     if (k.ret) {
       const row = this.#selectedRow();
       if (row) this.#dispatch({ type: 'detail', row });
-      else this.#afterLoad(() => this.handleKey(k));
       return;
     }
     if (k.input === ' ') {
@@ -443,6 +620,8 @@ export class ConsoleController {
         return this.#confirmKey(o, k);
       case 'progress':
         return; // runs to its end; Ctrl-C quits
+      case 'message':
+        return this.#overlay(undefined);
     }
   }
 
@@ -506,7 +685,7 @@ export class ConsoleController {
     await this.cache.load(spec);
     const q = this.cache.peek(spec, { expired: true });
     if (q.data === undefined) {
-      this.#status('error', `edit: could not load the record: ${describeError(q.error, this.#d.session.profile)}; nothing was changed`);
+      this.#status('error', `edit: could not load the record: ${this.describe(q.error)}; nothing was changed`);
       return undefined;
     }
     this.#dispatch({ type: 'status', status: undefined });
@@ -522,10 +701,7 @@ export class ConsoleController {
       if (def.multi && marked.length) rows = marked;
       else {
         const row = this.#selectedRow();
-        if (!row) {
-          if (!this.#afterLoad(() => void this.#startAction(def))) this.#status('info', 'no row selected');
-          return;
-        }
+        if (!row) return this.#status('info', this.#failed(c) ? 'no row: this page could not be loaded (r tries again)' : 'no row selected');
         rows = [row];
       }
     }
@@ -601,30 +777,34 @@ export class ConsoleController {
     const s = this.#d.session;
     const resource = this.current()?.r.name ?? '';
     const lines: string[] = [];
+    const items: string[] = [];
+    const tail: string[] = [];
     const body = inputs[0]?.body ?? {};
     // Each row's change, or why the server is likely to refuse it (its status does not allow the
     // action, by the rules the sandbox has: a platform's may differ, so every row is still sent).
     const refusal = (r: Row | undefined) => (r ? def.refusal?.(r) : undefined);
     if (rows.length > 1) {
       lines.push(`${def.label} ${rows.length} ${resource}:`);
-      rows.slice(0, 5).forEach((r, i) => {
+      // Every row, not the first few: the list scrolls when the screen cannot hold it.
+      rows.forEach((r, i) => {
         const why = refusal(r);
         const change = def.preview ? def.preview(r, inputs[i]?.body ?? body).join('; ') : '';
-        lines.push(why ? `✗ ${def.target(r)}: likely refused (${why})` : `  ${def.target(r)}${change ? ` — ${change}` : ''}`);
+        items.push(why ? `✗ ${def.target(r)}: likely refused (${why})` : `  ${def.target(r)}${change ? ` — ${change}` : ''}`);
       });
-      if (rows.length > 5) lines.push(`  … and ${rows.length - 5} more`);
       const refused = rows.filter((r) => refusal(r)).length;
-      if (refused) lines.push(`${refused} of ${rows.length} likely refused (their status does not allow ${def.label}); every row is sent, and the server decides`);
-    } else lines.push(`${def.label} ${def.target(rows[0])}`);
-    lines.push(`profile: ${s.profile} (${s.target})`);
-    if (rows.length <= 1) {
+      if (refused) tail.push(`${refused} of ${rows.length} likely refused (their status does not allow ${def.label}); every row is sent, and the server decides`);
+      tail.push(`profile: ${s.profile} (${s.target})`);
+      if (body.reason !== undefined) tail.push(`reason: ${String(body.reason)}`);
+    } else {
+      lines.push(`${def.label} ${def.target(rows[0])}`);
+      lines.push(`profile: ${s.profile} (${s.target})`);
       const why = refusal(rows[0]);
       if (why) lines.push(`✗ likely refused by the server: ${why}`);
       else if (def.preview) lines.push(...def.preview(rows[0], body));
+      if (body.reason !== undefined) lines.push(`reason: ${String(body.reason)}`);
     }
-    if (body.reason !== undefined) lines.push(`reason: ${String(body.reason)}`);
     const typed = def.typed ? (rows.length > 1 ? String(rows.length) : def.typed(rows[0])) : undefined;
-    this.#overlay({ kind: 'confirm', action: def, rows, inputs, lines, typed, text: '' });
+    this.#overlay({ kind: 'confirm', action: def, rows, inputs, lines, items, tail, scroll: 0, typed, text: '' });
   }
 
   #confirmKey(o: Extract<Overlay, { kind: 'confirm' }>, k: KeyPress): void {
@@ -633,6 +813,14 @@ export class ConsoleController {
       this.#status('info', `${o.action.label}: cancelled, nothing was sent`);
     };
     if (k.escape) return cancel();
+    // The list of rows scrolls (arrows and pages; j and k too where nothing is typed).
+    const win = confirmWindow(o, this.tableHeight() + 2);
+    const scroll = (n: number) => this.#overlay({ ...o, scroll: Math.max(0, Math.min(win.maxScroll, n)) });
+    const typing = o.typed !== undefined;
+    if (k.down || (!typing && k.input === 'j' && !k.ctrl)) return scroll(win.first + 1);
+    if (k.up || (!typing && k.input === 'k' && !k.ctrl)) return scroll(win.first - 1);
+    if (k.pageDown) return scroll(win.first + Math.max(1, win.count - 1));
+    if (k.pageUp) return scroll(win.first - Math.max(1, win.count - 1));
     if (o.typed !== undefined) {
       if (k.ret) {
         if (o.text === o.typed) return void this.#run(o);
@@ -662,7 +850,7 @@ export class ConsoleController {
         const message = res.message ?? (typeof data?.message === 'string' ? data.message : undefined) ?? 'done';
         this.#status('ok', `${action.label}: ${message}`);
       } catch (e) {
-        this.#status('error', `${action.label} failed: ${describeError(e, this.#d.session.profile)}`);
+        this.#status('error', `${action.label} failed: ${this.describe(e)}`);
       }
     } else {
       const title = `${action.label} ${inputs.length} rows`;
@@ -680,7 +868,7 @@ export class ConsoleController {
         const i = inputs.indexOf(failed[0].row);
         this.#status(
           'error',
-          `${action.label}: ${outcomes.length - failed.length} done, ${failed.length} failed (first: ${action.target(o.rows[i])}: ${describeError(failed[0].error, this.#d.session.profile)})`,
+          `${action.label}: ${outcomes.length - failed.length} done, ${failed.length} failed (first: ${action.target(o.rows[i])}: ${this.describe(failed[0].error)})`,
         );
       } else this.#status('ok', `${action.label}: ${outcomes.length} done`);
     }
@@ -694,7 +882,7 @@ export class ConsoleController {
   async exportView(): Promise<void> {
     const c = this.current();
     if (this.state.view !== 'list' || !c) return this.#status('info', 'ctrl-s exports a table: open one with :');
-    if (!c.rows) return this.#status('info', 'nothing to export yet (loading)');
+    if (!c.rows) return this.#status('info', this.#failed(c) ? 'nothing to export: this page could not be loaded (r tries again)' : 'nothing to export yet (loading)');
     try {
       const { path, count } = await exportCsv(c.rows, { resource: c.r.name, columns: columnsFor(c.rows, c.r.columns), dir: this.#d.cwd, at: this.#d.now() });
       this.#status('ok', `exported ${count} row${count === 1 ? '' : 's'} (page ${c.ls.page}) to ${path}`);

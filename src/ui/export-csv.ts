@@ -3,7 +3,7 @@
  * through the shared printer (header row, formula-safe cells), so the file matches
  * `subctl <resource> list -o csv` for the same page.
  */
-import { createWriteStream, rmSync } from 'node:fs';
+import { createWriteStream, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -20,10 +20,30 @@ export function exportFileName(resource: string, at: Date): string {
   return `subctl-${resource}-${stamp}.csv`;
 }
 
+/** How many names (`-2`, `-3` …) are tried before giving up. */
+const MAX_TRIES = 1000;
+
+/**
+ * A new file for the export: the name of its second, or with `-2`, `-3` … when that is taken
+ * (two exports within a second, or a file of that name there already). Opened with O_EXCL:
+ * a file that is there is never written to, and two exports never get the same one.
+ */
+function openNew(dir: string, name: string): { path: string; fd: number } {
+  const dot = name.lastIndexOf('.');
+  for (let n = 1; ; n++) {
+    const path = join(dir, n === 1 ? name : `${name.slice(0, dot)}-${n}${name.slice(dot)}`);
+    try {
+      return { path, fd: openSync(path, 'wx', 0o644) };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || n >= MAX_TRIES) throw localError(e, path) ?? e;
+    }
+  }
+}
+
 /** Writes the rows; resolves to the file's path and the number of rows written. */
 export async function exportCsv(rows: Row[], opts: { resource: string; columns?: string[]; dir: string; at: Date }): Promise<{ path: string; count: number }> {
-  const path = join(opts.dir, exportFileName(opts.resource, opts.at));
-  const file = createWriteStream(path, { flags: 'wx', mode: 0o644 });
+  const { path, fd } = openNew(opts.dir, exportFileName(opts.resource, opts.at));
+  const file = createWriteStream(path, { fd });
   const io: IO = {
     stdin: Readable.from([]),
     stdout: file,
@@ -33,9 +53,7 @@ export async function exportCsv(rows: Row[], opts: { resource: string; columns?:
     stderrIsTTY: false,
     env: {},
   };
-  // Ours once opened ('wx' never opens a file that was there): a failed export removes it.
-  let created = false;
-  file.once('open', () => (created = true));
+  // Ours (O_EXCL never opens a file that was there): a failed export removes it.
   try {
     const count = await printList(rows, { format: 'csv', columns: opts.columns, io });
     file.end();
@@ -43,7 +61,7 @@ export async function exportCsv(rows: Row[], opts: { resource: string; columns?:
     return { path, count };
   } catch (e) {
     file.destroy();
-    if (created) rmSync(path, { force: true });
+    rmSync(path, { force: true });
     // Named with the file, not as the printer's "standard output".
     const cause = e instanceof LocalError ? e.cause : e;
     throw localError(cause, path) ?? cause;

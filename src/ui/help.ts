@@ -1,6 +1,7 @@
 /**
  * Every key of the console, for `?` and for the footer's short form.
  */
+import { displayWidth } from '../output/width.js';
 import { actionsFor } from './actions.js';
 import { resourceByName, sortInfo } from './resources.js';
 import type { ConsoleState } from './state/console-state.js';
@@ -8,6 +9,7 @@ import type { ConsoleState } from './state/console-state.js';
 export const GLOBAL_KEYS: Array<[string, string]> = [
   [':', 'switch to a resource (Tab completes, ↑↓ choose, Enter opens; `home` for the dashboard)'],
   ['r', 'refresh what is on screen'],
+  ['!', 'the last error in full (the status line cuts it to the width of the terminal)'],
   ['?', 'this help (↑↓ scroll, any other key closes it)'],
   ['q, Ctrl-C', 'quit'],
   ['Ctrl-Z', 'suspend to the shell (`fg` brings the console back as it was)'],
@@ -27,7 +29,7 @@ export const LIST_KEYS: Array<[string, string]> = [
   ['s', 'cycle the sort field; the order flips when it wraps'],
   ['Enter', 'open the selected row'],
   ['Space', 'mark / unmark the row (actions run on every marked row)'],
-  ['Ctrl-S', 'export the rows of this page to a CSV file in the current directory'],
+  ['Ctrl-S', 'export the rows of this page to a CSV file in the current directory (-2, -3 … added when the name is taken)'],
   ['Esc', 'clear the marks, else back to the dashboard'],
 ];
 
@@ -57,23 +59,58 @@ export function helpLines(s: ConsoleState): string[] {
   return lines;
 }
 
-/** The footer: the keys that matter on this screen, short (two lines; `?` lists them all). */
-export function footerKeys(s: ConsoleState): [string, string] {
+/** A key's hint in the footer and how much it matters: 0 is always shown, higher ones give way first. */
+type Hint = [text: string, rank: number];
+
+/** Between hints. */
+const SEP = '  ';
+
+/**
+ * The hints that fit `width` columns, in their order: while the line is too wide, the least
+ * important hint goes (the last of the highest rank). `? help` lists them all.
+ */
+export function fitHints(hints: Hint[], width: number): string {
+  let kept = hints;
+  const text = () => kept.map(([t]) => t).join(SEP);
+  while (kept.length > 1 && displayWidth(text()) > width) {
+    let worst = -1;
+    kept.forEach(([, rank], i) => {
+      if (rank > 0 && (worst < 0 || rank >= kept[worst][1])) worst = i;
+    });
+    if (worst < 0) break;
+    kept = kept.filter((_, i) => i !== worst);
+  }
+  return text();
+}
+
+/**
+ * The footer: the keys that matter on this screen, short, fitted to `width` (two lines; `?`
+ * lists them all). `? help` and `q quit` are always there; `! error` when an error is shown.
+ */
+export function footerKeys(s: ConsoleState, width = Infinity, opts: { error?: boolean } = {}): [string, string] {
   const o = s.overlay;
-  if (o?.kind === 'form') return ['Tab/↓ next field  Shift-Tab/↑ previous  ←→ choose a value', 'Enter continue  Esc cancel (nothing is sent)'];
-  if (o?.kind === 'confirm') return [o.typed !== undefined ? 'type the text shown, then Enter' : 'y confirm', 'Esc cancel (nothing is sent)'];
-  if (o?.kind === 'switcher') return ['type a name  Tab complete  ↑↓ choose  Enter open', 'Esc cancel'];
-  if (o?.kind === 'filter') return ['field=value …  Enter apply (empty clears)', 'Esc cancel'];
-  if (o?.kind === 'help') return ['↑↓ PgUp/PgDn scroll', 'any other key closes the help'];
-  if (o?.kind === 'progress') return ['working…', 'Ctrl-C quits'];
-  const nav = ': switch  ? help  q quit';
-  if (s.view === 'home') return [`↑↓ PgUp/PgDn scroll  a auto-refresh ${s.autoRefresh ? 'off' : 'on'}  r refresh`, nav];
-  if (s.view === 'detail') return ['↑↓ PgUp/PgDn scroll  Esc back  r refresh', nav];
-  const acts = s.readOnly ? ['(read-only)'] : actionsFor(s.resource).map((a) => `${a.key} ${a.label}`);
+  const fit = (a: Hint[], b: Hint[]): [string, string] => [fitHints(a, width), fitHints(b, width)];
+  if (o?.kind === 'form') return fit([['Tab/↓ next field', 1], ['Shift-Tab/↑ previous', 2], ['←→ choose a value', 3]], [['Enter continue', 0], ['Esc cancel (nothing is sent)', 0]]);
+  if (o?.kind === 'confirm') {
+    const answer: Hint = [o.typed !== undefined ? 'type the text shown, then Enter' : 'y confirm', 0];
+    return fit(o.items.length > 1 ? [answer, ['↑↓ PgUp/PgDn scroll the rows', 1]] : [answer], [['Esc cancel (nothing is sent)', 0]]);
+  }
+  if (o?.kind === 'switcher') return fit([['type a name', 3], ['Tab complete', 2], ['↑↓ choose', 2], ['Enter open', 1]], [['Esc cancel', 0]]);
+  if (o?.kind === 'filter') return fit([['field=value …', 2], ['Enter apply (empty clears)', 1]], [['Esc cancel', 0]]);
+  if (o?.kind === 'help') return fit([['↑↓ PgUp/PgDn scroll', 1]], [['any other key closes the help', 0]]);
+  if (o?.kind === 'message') return fit([['any key closes it', 0]], []);
+  if (o?.kind === 'progress') return fit([['working…', 1]], [['Ctrl-C quits', 0]]);
+  const err: Hint[] = opts.error ? [['! error', 1]] : [];
+  const nav: Hint[] = [...err, [': switch', 2], ['? help', 0], ['q quit', 0]];
+  if (s.view === 'home') return fit([['↑↓ PgUp/PgDn scroll', 2], [`a auto-refresh ${s.autoRefresh ? 'off' : 'on'}`, 2], ['r refresh', 1]], nav);
+  if (s.view === 'detail') return fit([['↑↓ PgUp/PgDn scroll', 2], ['Esc back', 1], ['r refresh', 1]], nav);
+  const acts: Hint[] = s.readOnly ? [['(read-only)', 1]] : actionsFor(s.resource).map((a) => [`${a.key} ${a.label}`, 3]);
   const r = s.resource ? resourceByName(s.resource) : undefined;
-  return [
-    ['Enter open', 'Space mark', ...acts, 'r refresh'].join('  '),
+  return fit(
+    // `r refresh` first: at 80 columns the last actions give way, not it.
+    [['r refresh', 1], ['Enter open', 2], ['Space mark', 2], ...acts],
     // `s` only where the server sorts (audit does not).
-    ['↑↓ move', 'PgUp/PgDn page', 'g/G first/last', '/ filter', ...(r && sortInfo(r) ? ['s sort'] : []), '^S csv', nav].join('  '),
-  ];
+    // Moving with the arrows goes without saying: it gives way first.
+    [['↑↓ move', 4], ['PgUp/PgDn page', 2], ['g/G first/last', 4], ['/ filter', 3], ...(r && sortInfo(r) ? ([['s sort', 3]] as Hint[]) : []), ['^S csv', 3], ...nav],
+  );
 }

@@ -75,8 +75,8 @@ export function sessionOf(ctx: Ctx): Session {
   } catch {
     stored = undefined;
   }
-  if (ctx.io.env.SUBCTL_TOKEN) return { profile, target, user: 'token from SUBCTL_TOKEN' };
-  if (ctx.globals.tokenFile) return { profile, target, user: `token from ${ctx.globals.tokenFile}` };
+  if (ctx.io.env.SUBCTL_TOKEN) return { profile, target, user: 'token from SUBCTL_TOKEN', tokenFrom: 'env' };
+  if (ctx.globals.tokenFile) return { profile, target, user: `token from ${ctx.globals.tokenFile}`, tokenFrom: 'token-file' };
   const p = ctx.profile();
   const user = stored?.username ?? p?.username;
   const role = stored?.role ?? p?.role;

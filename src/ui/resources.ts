@@ -47,6 +47,8 @@ export interface ResourceDef {
   aliases?: string[];
   endpoint: AnyEndpoint;
   columns?: string[];
+  /** Shorter table headers for some columns (the CSV export keeps the field names). */
+  labels?: Record<string, string>;
   /** The field that identifies a row (marks, confirmations). */
   idField?: string;
   /** A richer view than the row, fetched on Enter. */
@@ -105,10 +107,37 @@ export const RESOURCES: readonly ResourceDef[] = [
   { name: 'users', endpoint: usersList, columns: ['user_id', 'username', 'full_name', 'email', 'role', 'status', 'last_login_date'], idField: 'user_id' },
   { name: 'users-search', endpoint: usersSearch, columns: ['user_id', 'username', 'full_name', 'status', 'activity_status', 'referral_count', 'last_login_date'], idField: 'user_id' },
   { name: 'roles', endpoint: rolesList, columns: ['role_id', 'role_name', 'display_name', 'priority', 'user_count', 'permission_count', 'is_active'], idField: 'role_id' },
-  { name: 'role-assignments', endpoint: rolesAssignments, idField: 'user_id' },
-  { name: 'referrals', endpoint: referralsAdminList },
-  { name: 'referral-codes', endpoint: referralsAdminSearch },
-  { name: 'referred-users', endpoint: referralsAdminReferred },
+  // The id and the name first (a narrow terminal hides columns from the right), and headers
+  // that still differ when cut down: without them, the first row's keys were the columns, and
+  // `referral_use_id`, `referral_code`, `referrer_username` all read `refer…`.
+  {
+    name: 'role-assignments',
+    endpoint: rolesAssignments,
+    columns: ['user_id', 'username', 'role', 'role_level', 'full_name', 'email', 'assigned_at'],
+    labels: { role_level: 'level', assigned_at: 'assigned' },
+    idField: 'user_id',
+  },
+  {
+    name: 'referrals',
+    endpoint: referralsAdminList,
+    columns: ['referral_use_id', 'username', 'referrer_username', 'referral_code', 'referral_date', 'code_status', 'status'],
+    labels: { referral_use_id: 'use_id', username: 'referred', referrer_username: 'referrer', referral_code: 'code', referral_date: 'date' },
+    idField: 'referral_use_id',
+  },
+  {
+    name: 'referral-codes',
+    endpoint: referralsAdminSearch,
+    columns: ['referral_id', 'referral_code', 'owner_username', 'status', 'used_count', 'usage_limit', 'expiry_date', 'description'],
+    labels: { referral_id: 'id', referral_code: 'code', owner_username: 'owner', used_count: 'used', usage_limit: 'limit', expiry_date: 'expires' },
+    idField: 'referral_id',
+  },
+  {
+    name: 'referred-users',
+    endpoint: referralsAdminReferred,
+    columns: ['user_id', 'username', 'full_name', 'referrer_username', 'referral_code', 'referral_date', 'status'],
+    labels: { referrer_username: 'referrer', referral_code: 'code', referral_date: 'referred_on' },
+    idField: 'referral_use_id',
+  },
 ];
 
 /** The switcher's other destination besides the resources. */

@@ -77,10 +77,12 @@ export function fitTable(natural: number[], content: number[], whole: boolean[],
 }
 
 /**
- * Lays out a page of rows in `width` columns.
+ * Lays out a page of rows in `width` columns; `labels` are shorter headers for some columns
+ * (`referrer_username` as `referrer`: cut down to six columns, three `referral_*` headers all
+ * read `refer…`).
  * `layoutTable([{id: 1, name: 'Alpha'}], ['id', 'name'], 80).lines -> ['1   Alpha']`.
  */
-export function layoutTable(rows: Row[], columns: string[], width: number): TableLayout {
+export function layoutTable(rows: Row[], columns: string[], width: number, labels: Record<string, string> = {}): TableLayout {
   const cells = rows.map((r) => columns.map((c) => cellText(r, c)));
   const content = columns.map((_c, i) => {
     let w = 0;
@@ -90,7 +92,8 @@ export function layoutTable(rows: Row[], columns: string[], width: number): Tabl
     }
     return w;
   });
-  const natural = columns.map((c, i) => Math.max(displayWidth(c), content[i]));
+  const heads = columns.map((c) => labels[c] ?? c);
+  const natural = columns.map((_c, i) => Math.max(displayWidth(heads[i]), content[i]));
   const whole = columns.map((_c, i) => cells.some((r) => r[i] !== '') && cells.every((r) => r[i] === '' || NUMBER_OR_DATE.test(r[i])));
   const fit = fitTable(natural, content, whole, Math.max(1, width));
   const shown = columns.slice(0, fit.shown);
@@ -98,7 +101,7 @@ export function layoutTable(rows: Row[], columns: string[], width: number): Tabl
     columns: shown,
     hidden: columns.slice(fit.shown),
     widths: fit.widths,
-    header: joinCells(shown, fit.widths),
+    header: joinCells(heads.slice(0, fit.shown), fit.widths),
     lines: cells.map((r) => joinCells(r, fit.widths)),
   };
 }

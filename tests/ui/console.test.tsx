@@ -272,7 +272,8 @@ describe('console: actions', () => {
     await h.waitFor('user010');
     await h.press('u', 'oops', KEY.enter, 'y');
     const f = await h.waitFor('resume failed');
-    expect(f).toContain('✗ resume failed: cannot resume a subscription that is active (HTTP 400): action: resume is not');
+    // Wider than the terminal: cut, saying where the rest is.
+    expect(f).toMatch(/^✗ resume failed: cannot resume a subscription that is active \(HTTP 400\): action: res.*… \(! shows all\)$/m);
     expect(f).toContain('user010');
   });
 
@@ -418,11 +419,33 @@ describe('console: switcher, export, errors, help, resize', () => {
     expect(csv[1]).toBe('1,user001,GPT4,PRO-M,active,2026-12-01T00:00:00Z,999');
   });
 
-  it('a 401 is shown in the status line with the command that signs in again', async () => {
+  it('a 401 says to sign in again and restart the console (it keeps the sign-in it started with); ! shows it whole', async () => {
     h = await startConsole({ resource: 'subscriptions', handler: () => fail(401, 'token expired') });
-    const f = await h.waitFor('token expired');
-    expect(f).toContain('token expired (HTTP 401) — run: subctl auth login --profile test');
+    let f = await h.waitFor('token expired');
     expect(f).toContain('subctl │ profile test');
+    // 100 columns: the line is cut, and says where the rest is.
+    expect(f).toMatch(/^✗ token expired \(HTTP 401\) — sign in again with `subctl auth login --profile test`.*… \(! shows all\)$/m);
+    expect(f).toContain('! error');
+    await h.press('!');
+    f = h.frame().replace(/\s*\n\s*/g, ' ');
+    expect(f).toContain('The last error');
+    expect(f).toContain('token expired (HTTP 401) — sign in again with `subctl auth login --profile test`, then restart the console (it keeps the sign-in it started with)');
+    await h.press('x');
+    expect(h.frame()).not.toContain('The last error');
+  });
+
+  it('an error cut on the status line is read whole with !, also after the status line moved on', async () => {
+    h = await startConsole({ resource: 'subscriptions', handler: (req) => (req.method === 'PUT' ? fail(400, 'cannot pause a subscription that is cancelled', { fields: [{ field: 'action', message: 'pause is not allowed when the status is cancelled; resume or extend it first' }] }) : platform()(req)) });
+    await h.waitFor('user010');
+    await h.press('p', 'maintenance', KEY.enter, 'y');
+    let f = await h.waitFor('pause failed');
+    expect(f).toMatch(/^✗ pause failed: cannot pause a subscription that is cancelled \(HTTP 400\).*… \(! shows all\)$/m);
+    // Something else said meanwhile: ! still shows the last error.
+    await h.press('r');
+    await h.waitFor('✓ refreshed');
+    await h.press('!');
+    f = h.frame().replace(/\s*\n\s*/g, ' ');
+    expect(f).toContain('pause failed: cannot pause a subscription that is cancelled (HTTP 400): action: pause is not allowed when the status is cancelled; resume or extend it first');
   });
 
   it('? lists every key; any other key closes it', async () => {
@@ -495,6 +518,24 @@ describe('console: keys that arrive together (one chunk, as tmux send-keys or fa
   });
 });
 
+describe('console: exports within one second', () => {
+  it('Ctrl-S three times in one chunk writes three files (-2, -3 on the same second), each said', async () => {
+    const dir = tempDir('subctl-export-');
+    h = await startConsole({ resource: 'subscriptions', cwd: dir, now: () => new Date(2026, 10, 23, 5, 28, 17) });
+    await h.waitFor('user010');
+    await h.press(KEY.ctrlS + KEY.ctrlS + KEY.ctrlS);
+    await h.waitFor(() => readdirSync(dir).length === 3);
+    expect(readdirSync(dir).sort()).toEqual(['subctl-subscriptions-20261123-052817-2.csv', 'subctl-subscriptions-20261123-052817-3.csv', 'subctl-subscriptions-20261123-052817.csv']);
+    for (const name of readdirSync(dir)) expect(readFileSync(join(dir, name), 'utf8').trim().split('\n')).toHaveLength(11);
+    const f = await h.waitFor('exported 10 rows');
+    expect(f).not.toContain('failed');
+    // One more press, later: the next free name.
+    await h.press(KEY.ctrlS);
+    await h.waitFor(() => readdirSync(dir).length === 4);
+    expect(readdirSync(dir)).toContain('subctl-subscriptions-20261123-052817-4.csv');
+  });
+});
+
 describe('console: page keys while a page loads', () => {
   it('Enter or an action key pressed while the page loads acts once it is in (they were dropped)', async () => {
     const base = platform();
@@ -531,6 +572,107 @@ describe('console: page keys while a page loads', () => {
     await h.press(KEY.pageDown, KEY.pageDown, KEY.pageDown);
     f = await h.waitFor('page 8 of 8, total 76');
     expect(f).toContain('last page');
+  });
+});
+
+describe('console: a page that cannot be loaded', () => {
+  it('PgDn onto a page that fails stays on the page shown and says so; keys, Enter and actions act on the rows shown', async () => {
+    const base = platform();
+    let down = false;
+    h = await startConsole({ resource: 'subscriptions', handler: (req) => (down && req.path === '/admin/subscriptions' ? { reset: true } : base(req)) });
+    await h.waitFor('user010');
+    await h.press(KEY.pageDown);
+    await h.waitFor('user011');
+    // The server goes away: page 3 cannot be loaded.
+    down = true;
+    await h.press(KEY.pageDown);
+    let f = await h.waitFor('page 3 could not be loaded');
+    // The number shown is that of the rows shown: page 2's.
+    expect(f).toContain('page 2 of 10, total 95');
+    expect(f).toMatch(/^> 11\s+user011/m);
+    expect(f).toMatch(/still on page 2\): /);
+    // Moving and marking work on them.
+    await h.press('j', ' ');
+    f = h.frame();
+    expect(f).toMatch(/^ \*12\s+user012/m);
+    expect(f).toMatch(/^> 13\s+user013/m);
+    // The server is back: Enter opens the highlighted row, an action runs on the marked one.
+    down = false;
+    await h.press(KEY.enter);
+    f = h.frame();
+    expect(f).toMatch(/^subscription_id\s+13$/m);
+    await h.press(KEY.esc, 'p');
+    await h.waitFor('reason*');
+    expect(h.frame()).toContain('pause subscription 12 (user012');
+    // Page 3 again, a key typed with PgDn: it waits for the page, which is asked again.
+    await h.press(KEY.esc, `${KEY.pageDown}j`);
+    f = await h.waitFor('user021');
+    expect(f).toContain('page 3 of 10, total 95');
+    expect(f).toMatch(/^> 22\s+user022/m);
+  });
+
+  it('a page older than 5 minutes, gone back to, is not acted on until it is in again: Enter opens the row as then shown', async () => {
+    const subs = makeSubscriptions(95);
+    const base = platform(subs);
+    h = await startConsole({ resource: 'subscriptions', handler: (req) => ({ ...base(req), delayMs: Number(req.query.page_number ?? 1) > 1 ? 150 : 0 }) });
+    await h.waitFor('user010');
+    await h.press(KEY.pageDown);
+    await h.waitFor('user011');
+    await h.press(KEY.pageUp);
+    await h.waitFor('user001');
+    // Six minutes on: page 2's answer is too old to show, and row 11 has changed meanwhile.
+    h.clock.now += 6 * 60_000;
+    subs[10].username = 'changed011';
+    await h.press(KEY.pageDown + KEY.enter);
+    const f = await h.waitFor(/^username\s+changed011$/m);
+    expect(f).not.toContain('user011');
+  });
+
+  it('a first page that fails shows its error and no rows of another page; Ctrl-S says why nothing is exported; r loads it', async () => {
+    const base = platform();
+    let down = true;
+    h = await startConsole({ resource: 'subscriptions', handler: (req) => (down && req.path === '/admin/subscriptions' ? fail(503, 'down for maintenance') : base(req)) });
+    let f = await h.waitFor('down for maintenance');
+    expect(f).toContain('could not load page 1 (! says why); r tries again');
+    await h.press(KEY.ctrlS);
+    expect(h.frame()).toContain('nothing to export: this page could not be loaded (r tries again)');
+    down = false;
+    await h.press('r');
+    f = await h.waitFor('user010');
+    expect(f).toMatch(/^> 1\s+user001/m);
+  });
+});
+
+describe('console: keys typed while a page loads', () => {
+  it('PgDn j j Space in one chunk onto a page not loaded yet: page 2, its third row marked, the selection below it', async () => {
+    const base = platform();
+    h = await startConsole({ resource: 'subscriptions', handler: (req) => ({ ...base(req), delayMs: Number(req.query.page_number ?? 1) > 1 ? 200 : 0 }) });
+    await h.waitFor('user010');
+    await h.press(`${KEY.pageDown}jj `);
+    expect(h.frame()).toContain('loading');
+    let f = await h.waitFor((): boolean => h!.frame().includes('user020') && !h!.frame().includes('loading'));
+    expect(f).toContain('page 2 of 10, total 95');
+    expect(f).toMatch(/^ \*13\s+user013/m);
+    expect(f).toMatch(/^> 14\s+user014/m);
+    expect(f).toContain('1 marked');
+    // The action runs on the marked row.
+    await h.press('p');
+    await h.waitFor('reason*');
+    expect(h.frame()).toContain('pause subscription 13 (user013');
+  });
+
+  it('keys after a page key wait in order: PgDn j PgDn j is the second row of page 3; Esc cancels keys still waiting', async () => {
+    const base = platform();
+    h = await startConsole({ resource: 'subscriptions', handler: (req) => ({ ...base(req), delayMs: Number(req.query.page_number ?? 1) > 1 ? 150 : 0 }) });
+    await h.waitFor('user010');
+    await h.press(`${KEY.pageDown}j${KEY.pageDown}j`);
+    let f = await h.waitFor((): boolean => h!.frame().includes('user030') && !h!.frame().includes('loading'));
+    expect(f).toContain('page 3 of 10, total 95');
+    expect(f).toMatch(/^> 22\s+user022/m);
+    await h.press(`${KEY.pageDown}jj`, KEY.esc);
+    f = await h.waitFor((): boolean => h!.frame().includes('user040') && !h!.frame().includes('loading'));
+    expect(f).toContain('2 keys typed while the page loaded were cancelled (Esc)');
+    expect(f).toMatch(/^> 31\s+user031/m);
   });
 });
 
@@ -778,6 +920,121 @@ describe('console: small things the screen says', () => {
     expect(h.frame()).toContain('subscription 5 (user005');
     expect(h.frame()).toMatch(/^✗ likely refused by the server: pause needs status active$/m);
     expect(h.frame()).not.toContain('paused -> paused');
+  });
+});
+
+describe('console: a confirmation for many rows', () => {
+  it('lists every marked row as the screen holds them and scrolls to the rest with ↓ and PgDn, saying which are shown', async () => {
+    h = await startConsole({ resource: 'subscriptions' });
+    await h.waitFor('user010');
+    // 33 rows marked over four pages.
+    for (const last of ['user020', 'user030', 'user040']) {
+      await h.press(' '.repeat(10), KEY.pageDown);
+      await h.waitFor(last);
+    }
+    await h.press('   ');
+    await h.waitFor('33 marked');
+    await h.press('p', 'maintenance', KEY.enter);
+    let f = await h.waitFor('Proceed? [y/N]');
+    expect(f).toContain('pause 33 subscriptions:');
+    // 24 lines: 12 rows of the list, the line saying so, then what the confirmation ends with.
+    expect(f).toContain('rows 1-12 of 33 (↑↓ PgUp/PgDn)');
+    expect(f).toContain('subscription 12 (user012');
+    expect(f).not.toContain('subscription 13 (user013');
+    expect(f).toContain('profile: test (');
+    expect(f).toContain('reason: maintenance');
+    expect(f).not.toContain('more');
+    await h.press(KEY.down);
+    f = h.frame();
+    expect(f).toContain('rows 2-13 of 33');
+    expect(f).not.toContain('subscription 1 (user001');
+    expect(f).toContain('subscription 13 (user013');
+    await h.press(KEY.pageDown, KEY.pageDown, KEY.pageDown);
+    f = h.frame();
+    expect(f).toContain('rows 22-33 of 33');
+    expect(f).toContain('subscription 33 (user033');
+    await h.press(KEY.pageUp, KEY.up);
+    expect(h.frame()).toContain('rows 10-21 of 33');
+    // y still sends every row.
+    await h.press('y');
+    await h.waitFor('pause: 33 done', 5000);
+    expect(h.requests('PUT').length).toBe(33);
+  });
+});
+
+describe('console: the footer at 80 columns', () => {
+  it('keeps ? help, q quit and r refresh whole (less important hints give way), and the table its 17 rows', async () => {
+    h = await startConsole({ resource: 'subscriptions', pageSize: undefined, viewport: { columns: 80, rows: 24 } });
+    Object.defineProperty(h.ui.stdout, 'columns', { get: () => 80, configurable: true });
+    h.ui.stdout.emit('resize');
+    const footer = () => h!.frame().split('\n').slice(-2);
+    let f = await h.waitFor(() => h!.frame().includes('user017') && footer().every((l) => l.length <= 80));
+    for (const line of footer()) {
+      expect(line.length).toBeLessThanOrEqual(80);
+      expect(line).not.toContain('…');
+    }
+    expect(footer()[0]).toContain('r refresh');
+    expect(footer()[0]).toContain('Enter open');
+    expect(footer()[0]).toContain('p pause');
+    expect(footer()[1]).toMatch(/\? help {2}q quit$/);
+    expect(f).toContain('page 1 of 6, total 95');
+    expect(f.split('\n').filter((l) => /^[> ][ *]\d+ /.test(l))).toHaveLength(17);
+    expect(f.split('\n')).toHaveLength(23);
+    // Home and a record too.
+    await h.press(KEY.enter);
+    f = await h.waitFor('subscription_id');
+    expect(footer()[1]).toMatch(/\? help {2}q quit$/);
+    await h.press(KEY.esc, KEY.esc);
+    await h.waitFor('auto-refresh');
+    expect(footer()[1]).toMatch(/\? help {2}q quit$/);
+    expect(footer()[0]).toContain('r refresh');
+  });
+});
+
+describe('console: referral and role-assignment tables', () => {
+  const use = (i: number) => ({
+    referral_use_id: i,
+    referral_id: 40 + i,
+    referral_code: `REF-ABC${i}`,
+    code_status: 'active',
+    referral_date: '2026-11-01T10:00:00Z',
+    referrer_id: 7,
+    referrer_username: 'ana',
+    referrer_full_name: 'Ana Lopez',
+    referrer_email: 'ana@example.com',
+    user_id: 100 + i,
+    username: `new${i}`,
+    full_name: `New User ${i}`,
+    email: `new${i}@example.com`,
+    status: 'Active',
+  });
+  const handler = (req: { method: string; path: string }) => {
+    const pagination = { current_page: 1, page_size: 10, total_pages: 1, total_records: 3 };
+    if (req.path === '/cms/admin/referrals') return ok({ referrals: [1, 2, 3].map(use), pagination });
+    if (req.path === '/cms/users/roles')
+      return ok({
+        users: [{ user_id: 3, email: 'bob.the.builder@example.com', full_name: 'Bob The Builder', status: 'Active', created_date: '2026-01-01T00:00:00Z', username: 'bob', role: 'manager', role_level: 50, permissions: [], assigned_at: '2026-02-01T00:00:00Z' }],
+        summary: { admins: 0, agents: 0, managers: 1, super_admins: 0, support: 0, total_users: 1, unassigned_role: 0, users: 0 },
+        pagination,
+      });
+    return platform()(req as never);
+  };
+
+  it('at 80 columns referral headers can be told apart, the id and names first', async () => {
+    h = await startConsole({ resource: 'referrals', handler: handler as never });
+    Object.defineProperty(h.ui.stdout, 'columns', { get: () => 80, configurable: true });
+    h.ui.stdout.emit('resize');
+    const f = await h.waitFor(/^ {2}use_id/m);
+    expect(f).toMatch(/^ {2}use_id +referred +referrer +code +date/m);
+    expect(f).not.toContain('refer…');
+    expect(f).toMatch(/^> 1 +new1 +ana +REF-ABC1 /m);
+  });
+
+  it('role-assignments shows user_id, username and role first', async () => {
+    h = await startConsole({ resource: 'role-assignments', handler: handler as never });
+    const f = await h.waitFor('bob');
+    expect(f).toMatch(/^ {2}user_id +username +role +level +full_name +email +assigned$/m);
+    expect(f).toMatch(/^> 3 +bob +manager +50 +Bob The Builder /m);
   });
 });
 

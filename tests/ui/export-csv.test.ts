@@ -53,11 +53,15 @@ describe('console export to CSV', () => {
     expect(JSON.parse(again.stdout.trim())).toEqual({ ok: 3000 });
   });
 
-  it('a file of that name already there is left as it was', async () => {
+  it('a file of that name already there is left as it was: the export gets the next free name (-2, -3 …)', async () => {
     const dir = tempDir('subctl-export-');
     const path = join(dir, exportFileName('subscriptions', at));
     writeFileSync(path, 'mine\n');
-    await expect(exportCsv(rows, { resource: 'subscriptions', dir, at })).rejects.toMatchObject({ code: 'EEXIST' });
+    const r = await exportCsv(rows, { resource: 'subscriptions', dir, at });
+    expect(r.path).toBe(path.replace(/\.csv$/, '-2.csv'));
     expect(readFileSync(path, 'utf8')).toBe('mine\n');
+    const again = await exportCsv(rows.slice(0, 2), { resource: 'subscriptions', dir, at });
+    expect(again).toEqual({ path: path.replace(/\.csv$/, '-3.csv'), count: 2 });
+    expect(readFileSync(r.path, 'utf8').trim().split('\n')).toHaveLength(3001);
   });
 });

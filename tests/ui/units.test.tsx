@@ -8,16 +8,17 @@ import { describe, expect, it } from 'vitest';
 import { plansCreate } from '../../src/api/contract/admin-plans.js';
 import { subscriptionsList, subscriptionsManage } from '../../src/api/contract/admin-subscriptions.js';
 import { describeObject } from '../../src/api/contract/common.js';
-import { ValidationError } from '../../src/api/errors.js';
+import { HttpError, ValidationError } from '../../src/api/errors.js';
 import { onlyMissingBody } from '../../src/cli/verbs.js';
 import { runActionOnRows } from '../../src/ui/actions.js';
-import { helpLines } from '../../src/ui/help.js';
+import { describeError } from '../../src/ui/controller.js';
+import { footerKeys, helpLines } from '../../src/ui/help.js';
 import { initialState } from '../../src/ui/state/console-state.js';
 import { filtersText, parseFilters } from '../../src/ui/filters.js';
 import { formFields, formKey, formValues, newForm, schemaProblems } from '../../src/ui/form-model.js';
 import { keyPresses } from '../../src/ui/keys.js';
 import { QueryCache } from '../../src/ui/query-cache.js';
-import { completeResource, resourceByName, sortInfo } from '../../src/ui/resources.js';
+import { completeResource, RESOURCES, resourceByName, sortInfo } from '../../src/ui/resources.js';
 import { FormApp } from '../../src/ui/screens/FormApp.js';
 import { layoutTable } from '../../src/ui/table-layout.js';
 import { runCli } from '../support/run-cli.js';
@@ -274,3 +275,32 @@ describe('help', () => {
   });
 });
 
+
+describe('the footer at 80 columns', () => {
+  it('every screen keeps ? help and q quit whole on the second line, r refresh on the first, and fits', () => {
+    const base = initialState({ readOnly: false });
+    const states = [
+      { ...base, view: 'home' as const },
+      ...RESOURCES.flatMap((r) => [{ ...base, view: 'list' as const, resource: r.name }, { ...base, view: 'detail' as const, resource: r.name }]),
+    ];
+    for (const s of states) {
+      for (const error of [false, true]) {
+        const [a, b] = footerKeys(s, 80, { error });
+        expect(a.length, a).toBeLessThanOrEqual(80);
+        expect(b.length, b).toBeLessThanOrEqual(80);
+        expect(b).toMatch(/\? help {2}q quit$/);
+        expect(a).toContain('r refresh');
+        if (error) expect(b).toContain('! error');
+      }
+    }
+  });
+});
+
+describe('a refused token', () => {
+  it('the 401 hint says what mends it: a sign-in and a restart, or the token the console was given', () => {
+    const e = new HttpError(401, 'token expired');
+    expect(describeError(e, 'prod')).toContain('sign in again with `subctl auth login --profile prod`, then restart the console');
+    expect(describeError(e, 'prod', 'env')).toContain('SUBCTL_TOKEN was refused: set a valid one, then restart the console');
+    expect(describeError(e, 'prod', 'token-file')).toContain('the token file was refused');
+  });
+});

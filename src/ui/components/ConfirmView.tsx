@@ -1,15 +1,34 @@
 /**
  * The confirmation before a request: the action and its target, the profile and base address,
- * what will change; y (or the typed code, for deletes) sends it.
+ * what will change; y (or the typed code, for deletes) sends it. For several rows, each row's
+ * change: as many as the screen holds, the rest scrolled to with ↑↓ PgUp/PgDn ("rows i-j of N").
  */
 import { Box, Text } from 'ink';
+import { confirmWindow, windowLine, type ConfirmParts } from '../confirm-window.js';
 import { drawable } from '../drawable.js';
 
-export function ConfirmView({ lines, typed, text }: { lines: string[]; typed?: string; text: string }) {
+export function ConfirmView({ parts, typed, text, height }: { parts: ConfirmParts; typed?: string; text: string; height: number }) {
+  const win = confirmWindow(parts, height);
+  const shown = parts.items.slice(win.first, win.first + win.count);
   return (
     <Box flexDirection="column">
-      {lines.map((l, i) => (
-        <Text key={i} bold={i === 0} wrap="truncate-end">
+      {parts.lines.map((l, i) => (
+        <Text key={`l${i}`} bold={i === 0} wrap="truncate-end">
+          {drawable(l)}
+        </Text>
+      ))}
+      {shown.map((l, i) => (
+        <Text key={`i${win.first + i}`} wrap="truncate-end">
+          {drawable(l)}
+        </Text>
+      ))}
+      {win.scrolls ? (
+        <Text dimColor wrap="truncate-end">
+          {windowLine(win.first, win.count, parts.items.length)}
+        </Text>
+      ) : null}
+      {parts.tail.map((l, i) => (
+        <Text key={`t${i}`} wrap="truncate-end">
           {drawable(l)}
         </Text>
       ))}

@@ -10,16 +10,17 @@ import { FilterPrompt } from '../components/FilterPrompt.js';
 import { FormView } from '../components/FormView.js';
 import { Header } from '../components/Header.js';
 import { HelpView } from '../components/HelpView.js';
+import { MessageView } from '../components/MessageView.js';
 import { ProgressBar } from '../components/ProgressBar.js';
 import { StatusLine } from '../components/StatusLine.js';
 import { Switcher } from '../components/Switcher.js';
-import { dashboardSpec, describeError, detailSpec, listSpec, type ConsoleController, type Session } from '../controller.js';
+import { type ConsoleController, type Session } from '../controller.js';
 import { footerKeys, helpLines } from '../help.js';
 import { useStore } from '../hooks/useStore.js';
 import { useTerminalSize } from '../hooks/useTerminalSize.js';
 import { keyPresses } from '../keys.js';
 import { resourceByName } from '../resources.js';
-import { currentList, type ConsoleState, type Status } from '../state/console-state.js';
+import { currentList } from '../state/console-state.js';
 import { DetailScreen } from './DetailScreen.js';
 import { HomeScreen } from './HomeScreen.js';
 import { ListScreen } from './ListScreen.js';
@@ -29,20 +30,6 @@ export interface ConsoleAppProps {
   session: Session;
   /** Dashboard auto-refresh period (tests shorten it). */
   refreshMs?: number;
-}
-
-/** The error of the request behind the screen, if its last attempt failed. */
-function screenError(c: ConsoleController, s: ConsoleState): unknown {
-  if (s.overlay) return undefined;
-  if (s.view === 'home') return c.cache.peek(dashboardSpec).error;
-  const r = s.resource ? resourceByName(s.resource) : undefined;
-  if (!r) return undefined;
-  if (s.view === 'list') {
-    const ls = currentList(s);
-    return ls ? c.cache.peek(listSpec(r, ls)).error : undefined;
-  }
-  const spec = s.detail && detailSpec(r, s.detail.row);
-  return spec ? c.cache.peek(spec).error : undefined;
 }
 
 export function ConsoleApp({ controller, session, refreshMs }: ConsoleAppProps) {
@@ -76,10 +63,11 @@ export function ConsoleApp({ controller, session, refreshMs }: ConsoleAppProps) 
 
   let body: ReactNode;
   if (o?.kind === 'help') body = <HelpView lines={helpLines(state)} height={bodyHeight} scroll={o.scroll} />;
+  else if (o?.kind === 'message') body = <MessageView title={o.title} text={o.text} />;
   else if (o?.kind === 'switcher') body = <Switcher text={o.text} choice={o.choice} height={bodyHeight} />;
   else if (o?.kind === 'filter' && resource) body = <FilterPrompt resource={resource} text={o.text} errors={o.errors} height={bodyHeight} />;
   else if (o?.kind === 'form') body = <FormView form={o.form} height={bodyHeight} />;
-  else if (o?.kind === 'confirm') body = <ConfirmView lines={o.lines} typed={o.typed} text={o.text} />;
+  else if (o?.kind === 'confirm') body = <ConfirmView parts={o} typed={o.typed} text={o.text} height={bodyHeight} />;
   else if (o?.kind === 'progress')
     body = (
       <Box flexDirection="column">
@@ -87,7 +75,7 @@ export function ConsoleApp({ controller, session, refreshMs }: ConsoleAppProps) 
         <ProgressBar progress={o.progress} width={width} />
       </Box>
     );
-  else if (state.view === 'list' && resource && list) body = <ListScreen cache={controller.cache} resource={resource} list={list} width={width} height={tableHeight} />;
+  else if (state.view === 'list' && resource && list) body = <ListScreen cache={controller.cache} resource={resource} list={list} width={width} height={tableHeight} shown={controller.tableView()} />;
   else if (state.view === 'detail' && resource && state.detail)
     body = <DetailScreen cache={controller.cache} resource={resource} detail={state.detail} width={width} height={bodyHeight - 1} onMaxScroll={onMaxScroll} />;
   else
@@ -95,16 +83,15 @@ export function ConsoleApp({ controller, session, refreshMs }: ConsoleAppProps) 
       <HomeScreen cache={controller.cache} width={width} height={bodyHeight - 1} autoRefresh={state.autoRefresh} intervalMs={refreshMs} scroll={state.homeScroll} onMaxScroll={onHomeMaxScroll} />
     );
 
-  const err = screenError(controller, state);
-  const status: Status | undefined = err ? { tone: 'error', text: describeError(err, session.profile) } : state.status;
-  const [keys1, keys2] = footerKeys(state);
+  const status = controller.statusShown();
+  const [keys1, keys2] = footerKeys(state, width, { error: status?.tone === 'error' });
   return (
     <Box flexDirection="column" width={width}>
       <Header session={session} readOnly={state.readOnly} width={width} />
       <Box flexDirection="column" height={bodyHeight} overflow="hidden">
         {body}
       </Box>
-      <StatusLine status={status} />
+      <StatusLine status={status} width={width} />
       <Text wrap="truncate-end">{keys1}</Text>
       <Text dimColor wrap="truncate-end">
         {keys2}

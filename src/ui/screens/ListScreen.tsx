@@ -1,9 +1,10 @@
 /**
  * A resource's table: one server page, fitted to the width, only the visible rows drawn. While
  * the next page loads the last one stays on screen; a page seen within 5 minutes shows at once.
+ * Which page's rows are drawn is the controller's `tableView()`, the same rows its keys act on.
  */
 import { Box, Text } from 'ink';
-import { useMemo, useRef } from 'react';
+import { useMemo } from 'react';
 import { DataTable } from '../components/DataTable.js';
 import { listSpec, pageOf } from '../controller.js';
 import { filtersText } from '../filters.js';
@@ -20,18 +21,17 @@ export interface ListScreenProps {
   width: number;
   /** Rows of the table area. */
   height: number;
+  /** The answer drawn (ConsoleController.tableView): this page's, or while it loads the page last shown. */
+  shown?: { data: unknown; list: ListState; own: boolean };
 }
 
-export function ListScreen({ cache, resource: r, list: ls, width, height }: ListScreenProps) {
+export function ListScreen({ cache, resource: r, list: ls, width, height, shown }: ListScreenProps) {
   const spec = useMemo(() => listSpec(r, ls), [r, ls.page, ls.size, ls.filters, ls.sortBy, ls.sortOrder]); // eslint-disable-line react-hooks/exhaustive-deps
   const q = useQueryCache(cache, spec);
-  const last = useRef<{ resource: string; data: unknown; list: ListState } | undefined>(undefined);
-  if (q.data !== undefined) last.current = { resource: r.name, data: q.data, list: ls };
-  const shown = last.current?.resource === r.name ? last.current : undefined;
   const page = useMemo(() => (shown ? pageOf(r, shown.list, shown.data) : undefined), [r, shown?.data]); // eslint-disable-line react-hooks/exhaustive-deps
   const rows = page?.rows;
   const columns = useMemo(() => columnsFor(rows ?? [], r.columns), [rows, r.columns]);
-  const layout = useMemo(() => layoutTable(rows ?? [], columns, width - 2), [rows, columns, width]);
+  const layout = useMemo(() => layoutTable(rows ?? [], columns, width - 2, r.labels), [rows, columns, width, r.labels]);
   const markedIdx = useMemo(() => {
     const set = new Set<number>();
     rows?.forEach((row, i) => {
@@ -58,7 +58,7 @@ export function ListScreen({ cache, resource: r, list: ls, width, height }: List
         <Text dimColor>  {facts.join('  ·  ')}</Text>
       </Text>
       {rows === undefined ? (
-        <Text dimColor>{q.error ? 'could not load this page (see below); r tries again' : `loading ${r.name}…`}</Text>
+        <Text dimColor>{q.error && !q.loading ? `could not load page ${ls.page} (! says why); r tries again` : `loading ${r.name}…`}</Text>
       ) : rows.length === 0 ? (
         <Text dimColor>no rows{Object.keys(ls.filters).length ? ' match the filter (/ to change it)' : ''}</Text>
       ) : (

@@ -36,12 +36,21 @@ export type Overlay =
       action: ActionDef;
       rows: Row[];
       inputs: CallSpec[];
+      /** Lines above the list of rows (all of them for one row). */
       lines: string[];
+      /** One line per row (several rows): as many as fit, scrolled with ↑↓ PgUp/PgDn (confirm-window.ts). */
+      items: string[];
+      /** Lines below the list. */
+      tail: string[];
+      /** First row of the list on screen. */
+      scroll: number;
       /** Text to type (delete); otherwise y confirms. */
       typed?: string;
       text: string;
     }
-  | { kind: 'progress'; title: string; progress: Progress };
+  | { kind: 'progress'; title: string; progress: Progress }
+  /** A text too long for the status line, whole (`!`: the last error). */
+  | { kind: 'message'; title: string; text: string };
 
 export interface Status {
   tone: 'info' | 'ok' | 'error' | 'busy';
