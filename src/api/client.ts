@@ -547,7 +547,7 @@ export class ApiClient {
   readonly #origin: string;
   /** The base URL's path without a trailing slash ('' for none). */
   readonly #basePath: string;
-  readonly #opts: ClientOptions;
+  #opts: ClientOptions;
   readonly #timeoutMs: number;
   readonly #retries: number;
   readonly #maxBytes: number;
@@ -601,6 +601,11 @@ export class ApiClient {
       direct: this.#opts.direct,
     });
     return this.#transport;
+  }
+
+  /** Sends this token and session id from now on (a session that signed in again meanwhile). */
+  useSignIn(token: string | undefined, sessionId: string | undefined): void {
+    this.#opts = { ...this.#opts, token, sessionId };
   }
 
   /**

@@ -40,6 +40,12 @@ export interface Ctx {
   /** The API client for the active profile (starting the embedded sandbox when that is the target). */
   /** `anonymous`: no token is needed (signing in, registering): the embedded sandbox lends none of its admin's. */
   api(opts?: { anonymous?: boolean }): Promise<ApiClient>;
+  /**
+   * Reads the profile's sign-in again, by the rules api() used, and hands it to the client when it
+   * changed (signed in again in another shell): true then. For a session that outlives a token
+   * (the console).
+   */
+  renewSignIn(): boolean;
   /** Where requests go, once api() has run. */
   target(): Target | undefined;
   /** Where requests will go: `sandbox` (embedded), a base address, or undefined (nowhere yet). */
@@ -99,6 +105,9 @@ export function createContext(deps: CtxDeps): Ctx {
   let client: ApiClient | undefined;
   let target: Target | undefined;
   let closeSandbox: (() => Promise<void>) | undefined;
+  /** The sign-in the client holds, and how api() reads it (for renewSignIn). */
+  let signIn: { token?: string; sessionId?: string } | undefined;
+  let renew: (() => { token?: string; sessionId?: string; source: Target['tokenSource']; admin: boolean }) | undefined;
 
   const ctx: Ctx = {
     io,
@@ -124,6 +133,18 @@ export function createContext(deps: CtxDeps): Ctx {
       return ctx.config().getProfile(ctx.profileName());
     },
     target: () => target,
+    renewSignIn() {
+      if (!client || !renew || !signIn) return false;
+      const now = renew();
+      if (now.token === signIn.token && now.sessionId === signIn.sessionId) return false;
+      signIn = { token: now.token, sessionId: now.sessionId };
+      client.useSignIn(now.token, now.sessionId);
+      if (target) {
+        target.tokenSource = now.source;
+        target.sandboxAdminToken = now.admin ? now.token : undefined;
+      }
+      return true;
+    },
     plannedTarget() {
       const profile = ctx.profile();
       if (globals.sandbox) return 'sandbox';
@@ -154,6 +175,7 @@ export function createContext(deps: CtxDeps): Ctx {
       const stored = withheldFrom === undefined ? ctx.credentials().get(name) : undefined;
       const resolved = resolveToken(io.env, globals.tokenFile, stored);
       let { token } = resolved;
+      let sandboxAdmin: string | undefined;
       if (wantSandbox) {
         const { startEmbeddedSandbox } = await import('../sandbox/embedded.js');
         const sb = await startEmbeddedSandbox({ dataDir: ctx.paths().dataDir, quiet: globals.quiet === true });
@@ -163,7 +185,8 @@ export function createContext(deps: CtxDeps): Ctx {
         // a username): signed out (or its token revoked), it is not signed in, and its commands
         // are refused (exit 3) rather than run as the admin.
         const signedOut = profile?.base_url === 'sandbox' && typeof profile.username === 'string' && profile.username !== '';
-        if (!token && !signedOut && !opts.anonymous) token = sb.adminToken;
+        if (!opts.anonymous) sandboxAdmin = sb.adminToken;
+        if (!token && !signedOut && sandboxAdmin) token = sandboxAdmin;
         // Asked for (--sandbox, a profile on `sandbox`): quiet with -q. Fallen back to because no
         // profile points at a platform: said even with -q, since a cron job with the wrong HOME
         // or config directory would otherwise "succeed" against a throwaway local database.
@@ -186,11 +209,23 @@ export function createContext(deps: CtxDeps): Ctx {
         }
         target = { profile: name, baseUrl, sandbox: false, tokenSource: resolved.source, ...(withheldFrom !== undefined && resolved.source === 'none' ? { withheldFrom } : {}) };
       }
+      const sessionId = resolveSessionId(io.env, stored);
+      signIn = { token, sessionId };
+      renew = () => {
+        // As above, read again: the profile (its username says whether it signed in), its stored
+        // credential, SUBCTL_TOKEN and --token-file first.
+        const p = ctx.profile();
+        const again = withheldFrom === undefined ? ctx.credentials().get(name) : undefined;
+        const r = resolveToken(io.env, globals.tokenFile, again);
+        const out = p?.base_url === 'sandbox' && typeof p.username === 'string' && p.username !== '';
+        const t = r.token ?? (!out ? sandboxAdmin : undefined);
+        return { token: t, sessionId: resolveSessionId(io.env, again), source: r.source, admin: t !== undefined && t === sandboxAdmin };
+      };
       const { ApiClient } = await import('../api/client.js');
       client = new ApiClient({
         baseUrl: baseUrl!,
         token,
-        sessionId: resolveSessionId(io.env, stored),
+        sessionId,
         deviceId: profile?.device_id,
         timeoutMs: globals.timeout ?? profile?.timeout ?? 10_000,
         retries: globals.retries ?? profile?.retries ?? 3,

@@ -57,6 +57,8 @@ export interface ControllerDeps {
   /** Rows per server page; default: what fits the terminal. */
   pageSize?: number;
   signal?: AbortSignal;
+  /** Reads the sign-in again; true when it changed (signed in again in another shell). */
+  renewSignIn?: () => boolean;
 }
 
 /** The request of a list as it stands (page, size, filters, sort). */
@@ -88,8 +90,9 @@ export function detailSpec(r: ResourceDef, row: Row): QuerySpec | undefined {
 }
 
 /**
- * An error as one status line; a 401 says what mends it. The console keeps the client (and the
- * token) it started with, so signing in again in another shell takes effect once it is restarted.
+ * An error as one status line; a 401 says what mends it: signing in again in another shell (or
+ * a new token in the token file), then `r`, which reads the sign-in again (SUBCTL_TOKEN cannot
+ * change under a running process).
  */
 export function describeError(e: unknown, profile: string, tokenFrom?: Session['tokenFrom']): string {
   if (e instanceof CliError) {
@@ -98,8 +101,8 @@ export function describeError(e: unknown, profile: string, tokenFrom?: Session['
     if (Array.isArray(fields) && fields.length) text += `: ${fields.map((f) => (f.field ? `${f.field}: ${f.message}` : f.message)).join('; ')}`;
     if (e.status === 401) {
       if (tokenFrom === 'env') text += ' — SUBCTL_TOKEN was refused: set a valid one, then restart the console';
-      else if (tokenFrom === 'token-file') text += ' — the token file was refused: put a valid token in it, then restart the console';
-      else text += ` — sign in again with \`subctl auth login --profile ${profile}\`, then restart the console (it keeps the sign-in it started with)`;
+      else if (tokenFrom === 'token-file') text += ' — the token file was refused: put a valid token in it, then press r';
+      else text += ` — sign in again with \`subctl auth login --profile ${profile}\` (in another shell), then press r`;
     }
     else if (e.status === 403) text += ' — the signed-in account may not do this';
     return text;
@@ -452,8 +455,10 @@ export class ConsoleController {
       spec = r && detailSpec(r, s.detail.row);
     }
     if (!spec) return this.#status('info', 'this is the row as listed: r on the table asks the server again');
+    // Signed in again in another shell (after a 401): the new sign-in from now on.
+    const renewed = this.#d.renewSignIn?.() === true;
     const done = this.cache.load(spec, { force: true });
-    this.#status('busy', 'refreshing…');
+    this.#status('busy', renewed ? 'refreshing with the new sign-in…' : 'refreshing…');
     const busy = this.state.status;
     // Once the answer is in, unless something else was said meanwhile. A failure is shown by
     // the screen's own error line.

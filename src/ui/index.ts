@@ -42,6 +42,8 @@ export interface ConsoleOptions {
   signal?: AbortSignal;
   /** The terminal's size before the first draw (it decides the page size). */
   viewport?: { columns: number; rows: number };
+  /** Reads the profile's sign-in again (ctx.renewSignIn): `r` after a 401 uses a new sign-in. */
+  renewSignIn?: () => boolean;
 }
 
 /** The console's controller and its element, ready for Ink's `render` (or ink-testing-library's). */
@@ -57,6 +59,7 @@ export function createConsole(o: ConsoleOptions) {
     now: o.now ?? (() => new Date()),
     pageSize: o.pageSize,
     signal: o.signal,
+    renewSignIn: o.renewSignIn,
   });
   controller.setViewport(o.viewport ?? { columns: 100, rows: 24 });
   if (o.resource && !controller.openResource(o.resource)) throw new Error(`unknown resource ${o.resource}`);
@@ -113,6 +116,7 @@ export async function openConsole(
     now: ctx.now,
     signal: ctx.signal,
     viewport: opts.viewport ?? { columns: stdout.columns || 80, rows: stdout.rows || 24 },
+    renewSignIn: () => ctx.renewSignIn(),
   });
   // The alternate screen, like less and top: the shell's scrollback is left as it was.
   stdout.write(ALT_SCREEN_ON);

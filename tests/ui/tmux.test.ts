@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../support/sandbox.js';
+import { runCli } from '../support/run-cli.js';
 import { tempDir } from '../support/tmp.js';
 
 const root = resolve(__dirname, '../..');
@@ -234,6 +235,39 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
       // The echo's output line (the typed command holds the words too).
       const end = await pane((x) => /^console exit \d+$/m.test(x), 'the exit code');
       expect(end).toMatch(/^console exit 0$/m);
+    } finally {
+      close();
+    }
+  });
+
+  it('signed out under a running console, then in again in another shell: r shows the 401 and what to do, then r uses the new sign-in', async () => {
+    const cfg = join(dir, 'renew-cfg');
+    const env = { SUBCTL_CONFIG_DIR: cfg };
+    const login = () => runCli(`auth login --base-url ${sb.url} --username admin --password-stdin -q`, { env, stdin: 'sandbox-admin\n' });
+    expect((await login()).code).toBe(0);
+    const { send, pane, prompt, close } = shellSession('renew');
+    try {
+      await pane(prompt, 'the shell prompt');
+      send('-l', `SUBCTL_CONFIG_DIR="${cfg}" "${process.execPath}" "${bin}" console subscriptions`);
+      send('Enter');
+      await pane(table, 'the subscriptions table');
+      // Another shell signs out (the token is revoked on the server): r gets the 401.
+      expect((await runCli('auth logout -q', { env })).code).toBe(0);
+      send('r');
+      await pane((x) => /HTTP 401/.test(x), 'the 401 on the status line');
+      // Read whole with `!`: what to do.
+      send('!');
+      const whole = await pane((x) => x.includes('The last error'), 'the error shown whole');
+      expect(whole.replace(/\s*\n\s*/g, ' ')).toContain('sign in again with `subctl auth login --profile default` (in another shell), then press r');
+      send('Escape');
+      await pane((x) => table(x) && !x.includes('The last error'), 'the table again');
+      // Signed in again there: r reads the new sign-in, and the table is back.
+      expect((await login()).code).toBe(0);
+      send('r');
+      const back = await pane((x) => table(x) && !/HTTP 401/.test(x), 'the table with the new sign-in');
+      expect(back).toMatch(/refresh/);
+      send('q');
+      await pane((x) => !table(x) && prompt(x), 'the shell after q');
     } finally {
       close();
     }

@@ -297,10 +297,10 @@ describe('the footer at 80 columns', () => {
 });
 
 describe('a refused token', () => {
-  it('the 401 hint says what mends it: a sign-in and a restart, or the token the console was given', () => {
+  it('the 401 hint says what mends it: a sign-in then r, or the token the console was given', () => {
     const e = new HttpError(401, 'token expired');
-    expect(describeError(e, 'prod')).toContain('sign in again with `subctl auth login --profile prod`, then restart the console');
+    expect(describeError(e, 'prod')).toContain('sign in again with `subctl auth login --profile prod` (in another shell), then press r');
     expect(describeError(e, 'prod', 'env')).toContain('SUBCTL_TOKEN was refused: set a valid one, then restart the console');
-    expect(describeError(e, 'prod', 'token-file')).toContain('the token file was refused');
+    expect(describeError(e, 'prod', 'token-file')).toContain('the token file was refused: put a valid token in it, then press r');
   });
 });
