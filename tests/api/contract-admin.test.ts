@@ -270,11 +270,12 @@ describe('subscription plans', () => {
     rejects(B, { ...plan, is_active: 1 }, 'is_active');
     rejects(B, { ...plan, max_usage_per_day: 2.5 }, 'max_usage_per_day');
   });
-  it('update: path id integer; body all optional with the create bounds, plan_id an optional integer', () => {
+  it('update: path id integer; plan_id a required integer (the spec: "plan_id required"), the rest optional with the create bounds', () => {
     const E = pl.plansUpdate;
     expect(accepts(E.params, { id: '12' }).id).toBe(12);
     rejects(E.params, { id: 'x' }, 'id');
-    accepts(E.body, {});
+    rejects(E.body, {}, 'plan_id');
+    accepts(E.body, { plan_id: 12 });
     accepts(E.body, { plan_id: 12, price: 5 });
     rejects(E.body, { plan_id: '12' }, 'plan_id');
     rejects(E.body, { price: -1 }, 'price');

@@ -71,12 +71,16 @@ describe('subscription plans', () => {
     expect((await send('POST', '/admin/subscription-plans', plan('T-PLAN'))).status).toBe(409);
     expect((await send('POST', '/admin/subscription-plans', plan('T-NEG', { price: -1 }))).status).toBe(400);
     expect((await send('POST', '/admin/subscription-plans', plan('T-ZERO', { duration: 0 }))).json.error.fields[0].field).toBe('duration');
-    const u = await send('PUT', `/admin/subscription-plans/${id}`, { price: 20, is_active: false, plan_name: 'Renamed' });
+    const u = await send('PUT', `/admin/subscription-plans/${id}`, { plan_id: id, price: 20, is_active: false, plan_name: 'Renamed' });
     expect(u.status).toBe(200);
     expect(u.json.data.subscription_plan).toMatchObject({ plan_id: id, price: 20, is_active: false, plan_name: 'Renamed', currency: 'USD' });
-    expect((await send('PUT', `/admin/subscription-plans/${id}`, { plan_code: 'PRO-M' })).status).toBe(409);
+    expect((await send('PUT', `/admin/subscription-plans/${id}`, { plan_id: id, plan_code: 'PRO-M' })).status).toBe(409);
     expect((await send('PUT', `/admin/subscription-plans/${id}`, { plan_id: id + 1 })).status).toBe(400);
-    expect((await send('PUT', '/admin/subscription-plans/99999', { price: 1 })).status).toBe(404);
+    // plan_id is required (the spec's "plan_id required"), the path id notwithstanding.
+    const none = await send('PUT', `/admin/subscription-plans/${id}`, { price: 5 });
+    expect(none.status).toBe(400);
+    expect(none.json.error.fields.map((f: { field: string }) => f.field)).toEqual(['plan_id']);
+    expect((await send('PUT', '/admin/subscription-plans/99999', { plan_id: 99999, price: 1 })).status).toBe(404);
     const del = await send('DELETE', '/admin/subscription-plans', { plan_code: 'T-PLAN' });
     expect(del.status).toBe(200);
     expect(del.json.data.affected_records).toBe(1);

@@ -53,10 +53,10 @@ describe('plan durations past 9999-12-31', () => {
     const ok = await h.call('plans.create', { as: 'admin', body: planBody('LONG', 9000, 'months') });
     expect(ok.status).toBe(200);
     const id = ok.data.plan_id;
-    const unit = await h.call('plans.update', { as: 'admin', params: { id }, body: { duration_unit: 'years' } });
+    const unit = await h.call('plans.update', { as: 'admin', params: { id }, body: { plan_id: id, duration_unit: 'years' } });
     expect(unit.status).toBe(400);
     expect(unit.error).toMatchObject({ code: 'VALIDATION_ERROR', fields: [{ field: 'duration' }] });
-    const len = await h.call('plans.update', { as: 'admin', params: { id }, body: { duration: 2147483648 } });
+    const len = await h.call('plans.update', { as: 'admin', params: { id }, body: { plan_id: id, duration: 2147483648 } });
     expect(len.status).toBe(400);
     expect(h.db.prepare('SELECT duration, duration_unit FROM subscription_plans WHERE plan_id = ?').get(id)).toEqual({ duration: 9000, duration_unit: 'months' });
   });

@@ -126,12 +126,13 @@ export const plansUpdate = endpoint({
   area: 'admin',
   method: 'PUT',
   path: '/admin/subscription-plans/{id}',
-  summary: 'Update a subscription plan (every field optional)',
+  summary: 'Update a subscription plan (plan_id, the path id, required; every other field optional)',
   schemas: () => ({
     params: z.object({ id: q.int() }),
     body: z.object({
-      // Spec: "plan_id required"; optional here because the CLI fills it from the path {id}.
-      plan_id: z.number().int().optional(),
+      // Spec: "plan_id required, the others optional". `plans update <id>` and the console fill
+      // it from the path id; a request without it (`api PUT ...`) is refused before it is sent.
+      plan_id: z.number().int(),
       plan_code: planFields().plan_code.optional(),
       plan_name: planFields().plan_name.optional(),
       price: planFields().price.optional(),
