@@ -13,6 +13,7 @@ import type { z } from 'zod';
 import { loadContractFile, matchRoute, routes } from '../api/contract/routes.js';
 import type { AnyEndpoint } from '../api/contract/common.js';
 import { fieldsOfEndpoint, hasPart, safeParsePart } from '../api/contract/fast.js';
+import { platformMessage } from './messages.js';
 import { embeddedToken, issueToken, roleAllows, tokenAccount, tokenRow, tokenUser } from './auth.js';
 import { chaosActive, decideChaos, type ChaosOptions } from './chaos.js';
 import { writeBatcher } from './batch.js';
@@ -442,17 +443,17 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     let query: Json = {};
     let body: Json = {};
     if (hasPart(e, 'params')) {
-      const p = safeParsePart(e, 'params', r.params);
+      const p = safeParsePart(e, 'params', r.params, platformMessage);
       if (p.success) params = p.data as Json;
       else fields.push(...zodFields(p.error, 'params'));
     }
     if (hasPart(e, 'query')) {
-      const q = safeParsePart(e, 'query', parseQuery(qs, r.prepared.listQueryFields));
+      const q = safeParsePart(e, 'query', parseQuery(qs, r.prepared.listQueryFields), platformMessage);
       if (q.success) query = q.data as Json;
       else fields.push(...zodFields(q.error, 'query'));
     }
     if (hasPart(e, 'body')) {
-      const b = safeParsePart(e, 'body', rawBody);
+      const b = safeParsePart(e, 'body', rawBody, platformMessage);
       if (b.success) body = b.data as Json;
       else fields.push(...zodFields(b.error, 'body'));
     }

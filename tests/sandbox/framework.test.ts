@@ -118,6 +118,25 @@ describe('input validation', () => {
     expect(r.json.error.message).toBe(r.json.message);
   });
 
+  it("words its messages as the spec says the platform's validation library does (Required; Expected X, received Y; String must contain at most N character(s); Invalid enum value), a schema's own message kept", async () => {
+    const b = await call(sb, 'POST', '/admin/services', { as: 'admin', body: { service_code: 'x'.repeat(51), service_name: 5, service_type: 'FREE', base_service_url: 'u', access_pattern: 'a', credit_reset_cycle: 'daily' } });
+    expect(b.status).toBe(400);
+    const by = Object.fromEntries(b.json.error.fields.map((f: { field: string; message: string }) => [f.field, f.message]));
+    expect(by).toEqual({
+      service_code: 'String must contain at most 50 character(s)',
+      service_name: 'Expected string, received number',
+      service_type: "Invalid enum value. Expected 'TIME_BASED' | 'USAGE_BASED' | 'HYBRID', received 'FREE'",
+      provider_name: 'Required',
+    });
+    const q = await call(sb, 'GET', '/admin/services', { as: 'admin', query: { page_size: 500, page_number: 0 } });
+    expect(q.json.message).toBe('Validation failed: page_number: Number must be greater than or equal to 1; page_size: Number must be less than or equal to 100');
+    const f = await call(sb, 'PUT', '/admin/subscriptions/1/manage', { as: 'admin', body: { action: 'extend', reason: 'x', extend_days: 1.5 } });
+    expect(f.json.error.fields).toEqual([{ field: 'extend_days', message: 'Expected integer, received float' }]);
+    // A schema's own message stays its own.
+    const d = await call(sb, 'GET', '/admin/services', { as: 'admin', query: { created_date_from: '2024-13-45' } });
+    expect(d.json.error.fields).toEqual([{ field: 'created_date_from', message: 'Invalid date: expected YYYY-MM-DD' }]);
+  });
+
   it('names body fields, path params and dates', async () => {
     const b = await call(sb, 'POST', '/admin/services', { as: 'admin', body: { service_code: 'X'.repeat(51) } });
     expect(b.status).toBe(400);

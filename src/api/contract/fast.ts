@@ -200,14 +200,16 @@ export type ParseResult = { success: true; data: unknown } | { success: false; e
  * Parses one part of a call like `ep[part].safeParse(value)`: with the description when the
  * value passes it, with zod (building the schema) otherwise. `part` must exist on the endpoint.
  */
-export function safeParsePart(ep: AnyEndpoint, part: Part, value: unknown): ParseResult {
+export function safeParsePart(ep: AnyEndpoint, part: Part, value: unknown, error?: (issue: never) => string | undefined): ParseResult {
   const node = nodeOf(ep, part);
   if (node !== undefined && node !== null) {
     const v = run(node, value);
     if (v !== FAIL) return { success: true, data: v };
   }
   const schema = ep[part]!;
-  return schema.safeParse(value, parseMode(schema)) as ParseResult;
+  // `error`: messages where the schema has none of its own (the sandbox's platform wording).
+  const mode = parseMode(schema);
+  return schema.safeParse(value, error ? { ...mode, error: error as never } : mode) as ParseResult;
 }
 
 /** What `run` answers for a value the description refuses. */
