@@ -571,8 +571,9 @@ export class ConsoleController {
       this.#dispatch({ type: 'update-list', patch: { marked, selected: Math.min(ls.selected + 1, Math.max(0, n - 1)) } });
       return;
     }
-    if (this.state.readOnly) return;
     const action = actionsFor(r.name).find((a) => a.key === k.input);
+    // --read-only: the key is said to be off, not ignored without a word.
+    if (action && this.state.readOnly) return this.#status('info', `${action.label}: not available in a read-only console (--read-only)`);
     if (action) this.startAction(action);
   }
 
@@ -839,7 +840,8 @@ export class ConsoleController {
     }
     const ch = printable(k).toLowerCase();
     if (ch === 'y') void this.#run(o);
-    else if (ch === 'n') cancel();
+    // [y/N]: Enter takes the default, no (it did nothing), as the command line's prompt does.
+    else if (ch === 'n' || k.ret) cancel();
   }
 
   async #run(o: Extract<Overlay, { kind: 'confirm' }>): Promise<void> {

@@ -263,6 +263,17 @@ describe('console: actions', () => {
     expect(h.requests('PUT')).toHaveLength(0);
   });
 
+  it('Enter on the [y/N] confirmation takes the default, no: nothing is sent (it did nothing)', async () => {
+    h = await startConsole({ resource: 'subscriptions' });
+    await h.waitFor('user010');
+    await h.press('p', 'customer asked', KEY.enter);
+    expect(h.frame()).toContain('Proceed? [y/N]');
+    await h.press(KEY.enter);
+    expect(h.frame()).toContain('pause: cancelled, nothing was sent');
+    expect(h.frame()).not.toContain('Proceed? [y/N]');
+    expect(h.requests('PUT')).toHaveLength(0);
+  });
+
   it('a server rejection is shown in the status line without leaving the table', async () => {
     const base = platform();
     h = await startConsole({
@@ -312,7 +323,7 @@ describe('console: actions', () => {
     expect(h.requests('DELETE', '/admin/services')[0].body).toEqual({ service_code: 'GPT4' });
   });
 
-  it('read-only: action keys do nothing and are not offered', async () => {
+  it('read-only: action keys do nothing but say so, and are not offered', async () => {
     h = await startConsole({ resource: 'subscriptions', readOnly: true });
     const f = await h.waitFor('user010');
     expect(f).toContain('READ-ONLY');
@@ -321,6 +332,7 @@ describe('console: actions', () => {
     await h.press('e', 'p', 'c', '+', 'u');
     expect(h.frame()).not.toContain('reason');
     expect(h.frame()).toContain('user010');
+    expect(h.frame()).toContain('resume: not available in a read-only console (--read-only)');
     await tick(50);
     expect(h.requests('PUT')).toHaveLength(0);
     expect(h.server.requests.length).toBe(before);

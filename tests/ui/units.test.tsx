@@ -16,6 +16,7 @@ import { footerKeys, helpLines } from '../../src/ui/help.js';
 import { initialState } from '../../src/ui/state/console-state.js';
 import { filtersText, parseFilters } from '../../src/ui/filters.js';
 import { formFields, formKey, formValues, newForm, schemaProblems } from '../../src/ui/form-model.js';
+import { FormView } from '../../src/ui/components/FormView.js';
 import { keyPresses } from '../../src/ui/keys.js';
 import { QueryCache } from '../../src/ui/query-cache.js';
 import { completeResource, RESOURCES, resourceByName, sortInfo } from '../../src/ui/resources.js';
@@ -165,6 +166,17 @@ describe('forms from the contract', () => {
     expect(formValues(form)).toEqual({ reason: 'ticket 9', extend_days: 30 });
     expect(formKey(form, { input: '', ret: true }).submit).toBe(true);
     expect(formKey(form, { input: '', escape: true }).cancel).toBe(true);
+  });
+
+  it('the hints stand in one column, whatever was typed (typing used to push its own hint away)', async () => {
+    const fields = formFields(describeObject(subscriptionsManage.body), { only: ['reason', 'extend_days'], require: ['extend_days'] });
+    const ui = render(createElement(FormView, { form: { ...newForm('extend', fields), values: { reason: 'abc', extend_days: '' } }, height: 10 }));
+    const lines = strip(ui.lastFrame()).split('\n');
+    const reason = lines.find((l) => l.includes('reason*'))!;
+    const days = lines.find((l) => l.includes('extend_days*'))!;
+    expect(reason.indexOf('max 500')).toBeGreaterThan(0);
+    expect(reason.indexOf('max 500')).toBe(days.indexOf('integer'));
+    ui.unmount();
   });
 
   it('schema problems name the field with zod’s message', () => {
