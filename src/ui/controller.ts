@@ -12,7 +12,7 @@ import { actionsFor, runActionOnRows, type ActionDef } from './actions.js';
 import { confirmWindow } from './confirm-window.js';
 import { exportCsv } from './export-csv.js';
 import { filtersText, parseFilters } from './filters.js';
-import { formFields, formKey, formValues, missingRequired, newForm, problemsByField } from './form-model.js';
+import { formFields, formKey, formValues, missingRequired, newForm, problemsByField, typedProblems } from './form-model.js';
 import { editLine, printable, type KeyPress } from './keys.js';
 import { queryKey, type QueryCache, type QuerySpec } from './query-cache.js';
 import { completeResource, HOME, resourceByName, rowKey, sortInfo, type CallSpec, type ResourceDef, type Row } from './resources.js';
@@ -762,7 +762,7 @@ export class ConsoleController {
     const values = formValues(f);
     const missing = missingRequired(f);
     const checked = this.#inputsFor(o.action, o.rows, values);
-    const errors = { ...('errors' in checked ? checked.errors : {}), ...missing };
+    const errors = { ...('errors' in checked ? checked.errors : {}), ...typedProblems(f), ...missing };
     if (!Object.keys(errors).length && f.onlyChanged && Object.keys(values).length === 0) errors[''] = 'nothing changed';
     if (Object.keys(errors).length) {
       const first = f.fields.findIndex((x) => errors[x.name]);

@@ -6,7 +6,7 @@
  */
 import type { FieldInfo } from '../api/contract/common.js';
 import { ValidationError } from '../api/errors.js';
-import { convertValue } from '../cli/verbs.js';
+import { badNumberText, convertValue } from '../cli/verbs.js';
 import { editLine, type KeyPress } from './keys.js';
 
 export interface FormField {
@@ -70,6 +70,20 @@ export function formValues(form: FormState): Record<string, unknown> {
     if (form.onlyChanged && text === form.initial[f.name]) continue;
     if (text.trim() === '') continue;
     out[f.name] = convertValue(f.info.kind === 'string' ? text : text.trim(), f.info);
+  }
+  return out;
+}
+
+/**
+ * Numbers typed otherwise than in decimals, said as the command line says them (`expected a
+ * whole number, got '1e3'` for an integer; the contract could only say "a number").
+ */
+export function typedProblems(form: FormState): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of form.fields) {
+    const text = (form.values[f.name] ?? '').trim();
+    const bad = text === '' ? undefined : badNumberText(text, f.info);
+    if (bad) out[f.name] = bad;
   }
   return out;
 }

@@ -15,7 +15,7 @@ import { describeError } from '../../src/ui/controller.js';
 import { footerKeys, helpLines } from '../../src/ui/help.js';
 import { initialState } from '../../src/ui/state/console-state.js';
 import { filtersText, parseFilters } from '../../src/ui/filters.js';
-import { formFields, formKey, formValues, newForm, schemaProblems } from '../../src/ui/form-model.js';
+import { formFields, formKey, formValues, newForm, schemaProblems, typedProblems } from '../../src/ui/form-model.js';
 import { FormView } from '../../src/ui/components/FormView.js';
 import { keyPresses } from '../../src/ui/keys.js';
 import { QueryCache } from '../../src/ui/query-cache.js';
@@ -166,6 +166,13 @@ describe('forms from the contract', () => {
     expect(formValues(form)).toEqual({ reason: 'ticket 9', extend_days: 30 });
     expect(formKey(form, { input: '', ret: true }).submit).toBe(true);
     expect(formKey(form, { input: '', escape: true }).cancel).toBe(true);
+  });
+
+  it('a number typed otherwise than in decimals is said as the command line says it: a whole number for an integer', () => {
+    const fields = formFields(describeObject(subscriptionsManage.body), { only: ['reason', 'extend_days'], require: ['extend_days'] });
+    const form = { ...newForm('extend', fields), values: { reason: 'x', extend_days: '1e3' } };
+    expect(typedProblems(form)).toEqual({ extend_days: "expected a whole number, got '1e3'" });
+    expect(typedProblems({ ...form, values: { reason: 'x', extend_days: ' 30 ' } })).toEqual({});
   });
 
   it('the hints stand in one column, whatever was typed (typing used to push its own hint away)', async () => {

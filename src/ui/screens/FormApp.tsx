@@ -5,7 +5,7 @@
 import { Box, Text, useApp, useInput, useStdout } from 'ink';
 import { useEffect, useRef, useState } from 'react';
 import { FormView } from '../components/FormView.js';
-import { formKey, formValues, missingRequired, type FormState } from '../form-model.js';
+import { formKey, formValues, missingRequired, typedProblems, type FormState } from '../form-model.js';
 import { useStore } from '../hooks/useStore.js';
 import { useTerminalSize } from '../hooks/useTerminalSize.js';
 import { keyPresses } from '../keys.js';
@@ -50,7 +50,7 @@ export function FormApp({ form, validate, onDone, onSuspend }: FormAppProps) {
       if (r.submit) {
         const f = store.getState();
         const values = formValues(f);
-        const errors = { ...(validate?.(values) ?? {}), ...missingRequired(f) };
+        const errors = { ...(validate?.(values) ?? {}), ...typedProblems(f), ...missingRequired(f) };
         const bad = Object.entries(errors).filter(([, v]) => v);
         if (!bad.length) return done(values);
         const first = f.fields.findIndex((x) => errors[x.name]);
