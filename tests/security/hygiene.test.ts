@@ -98,6 +98,33 @@ describe('secrets never travel or show', () => {
   });
 });
 
+describe('server data never drives the terminal', () => {
+  it('dashboard and audit --follow print control characters of server text as \\xHH (a username with ESC sequences cleared the screen and retitled the window)', async () => {
+    const evil = 'eve\u001b]0;PWNED\u0007\u001b[2J\u001b[41mRED\u009b';
+    const entry = { id: 9, user_id: 4, username: evil, module: 'profile\u001b[1m', action: 'update', details: `x\u001b[2J`, created_at: '2026-11-22T10:00:00Z' };
+    stub.setHandler((req) =>
+      req.path === '/admin/dashboard'
+        ? ok({ generated_at: '2026-11-22T10:00:00Z', totals: { users: 3, [`k\u001b[2J`]: 1 }, recent_activity: [entry] })
+        : ok({ pagination: { current_page: 1, page_size: 100, total_pages: 1, total_records: 1 }, logs: [entry], audit_logs: [entry] }),
+    );
+    const env = { SUBCTL_BASE_URL: stub.url, SUBCTL_TOKEN: 't' };
+    for (const tty of [false, true]) {
+      const d = await runCli('dashboard', { env, tty, columns: 120 });
+      expect(d.code, d.stderr).toBe(0);
+      expect(d.stdout).toContain('eve\\x1b]0;PWNED\\x07\\x1b[2J\\x1b[41mRED\\x9b');
+      // Only subctl's own styling may reach the terminal.
+      expect(d.stdout.replace(/\u001b\[(1|22|2|0|3\d|9\d|39)m/g, '')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    }
+    const ac = new AbortController();
+    const follow = runCli('audit list --follow --interval 0.2', { env, signal: ac.signal });
+    await new Promise((r) => setTimeout(r, 700));
+    ac.abort();
+    const f = await follow;
+    expect(f.stdout).toContain('eve\\x1b]0;PWNED\\x07');
+    expect(f.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  });
+});
+
 describe('files', () => {
   it('config and credential files are 0600 in a 0700 directory, and repaired when found looser', async () => {
     const cfg = tempConfigDir();

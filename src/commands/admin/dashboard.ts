@@ -7,7 +7,7 @@ import { dashboardGet } from '../../api/contract/admin-misc.js';
 import { reaches } from '../../cli/verbs.js';
 import type { Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
-import { localSecond } from '../../output/format.js';
+import { escapeControls, localSecond } from '../../output/format.js';
 import { bars, printObject, sparkline } from '../../output/index.js';
 import type { Group } from '../types.js';
 import { out } from '../common.js';
@@ -44,7 +44,20 @@ function fmtScalar(v: unknown, tty: boolean, key?: string): string {
 }
 
 /** The terminal rendering: one section per top-level key. */
-export function renderDashboard(data: unknown, opts: { tty: boolean; width: number; color: boolean }): string {
+/**
+ * The answer with every key and text of it escaped (`escapeControls`): server data must not drive
+ * the terminal. A username registered as `eve\x1b]0;PWNED\x07\x1b[2J` in the recent activity
+ * cleared the admin's screen and retitled the window.
+ */
+function inert(v: unknown): unknown {
+  if (typeof v === 'string') return escapeControls(v);
+  if (Array.isArray(v)) return v.map(inert);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [escapeControls(k), inert(x)]));
+  return v;
+}
+
+export function renderDashboard(answer: unknown, opts: { tty: boolean; width: number; color: boolean }): string {
+  const data = inert(answer);
   const lines: string[] = [];
   const bold = (s: string) => (opts.color ? `\u001b[1m${s}\u001b[22m` : s);
   const walk = (value: unknown, title: string, depth: number) => {
