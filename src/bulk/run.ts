@@ -53,7 +53,7 @@ export interface BulkVerb {
   /** For `--dry-run`: each row's current state and the change, when the verb can tell. */
   preview?: (api: ApiClient, rows: PlannedRow[], signal: AbortSignal) => Promise<Map<number, string>>;
   /** Was this row applied? Called for rows whose answer never came. */
-  verify?: (api: ApiClient, rows: Array<{ row: PlannedRow; sentAt: number }>, signal: AbortSignal) => Promise<Map<number, VerifyResult>>;
+  verify?: (api: ApiClient, rows: Array<{ row: PlannedRow; sentAt: number }>, signal: AbortSignal, answered: Array<{ row: PlannedRow; sentAt: number }>) => Promise<Map<number, VerifyResult>>;
 }
 
 export interface PlannedRow {
@@ -300,8 +300,19 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
     // Rows whose answer never came: settle them against the server before anything else runs.
     const settled = { applied: 0, absent: 0, unknown: 0 };
     const notSentYet = todo.length;
+    // The rows of this input the server answered (this run or an earlier one of its journal): on
+    // a server that says what it applied only through a log, their entries are theirs, and must
+    // not vouch for a row with the same request whose answer was lost.
+    const answered = () => {
+      const out: Array<{ row: PlannedRow; sentAt: number }> = [];
+      for (const p of planned) {
+        const rec = state.get(p.line);
+        if (rec?.state === 'done' && rec.sentAt !== undefined && rec.via !== 'earlier') out.push({ row: p, sentAt: rec.sentAt });
+      }
+      return out;
+    };
     if (inFlightBefore.length) {
-      const { results, failure } = await verifyRows(ctx, api, verb, inFlightBefore, opts.timeoutMs);
+      const { results, failure } = await verifyRows(ctx, api, verb, inFlightBefore, opts.timeoutMs, answered());
       for (const { row } of inFlightBefore) {
         const r = results.get(row.line) ?? 'unknown';
         settled[r]++;
@@ -378,7 +389,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
             journal.append(finished);
             finished = undefined;
           }
-          state.set(row.line, { line: row.line, state: 'done', attempt: 1, status: res.status, created_id: created, message: res.message ?? undefined });
+          state.set(row.line, { line: row.line, state: 'done', attempt: 1, sentAt, status: res.status, created_id: created, message: res.message ?? undefined });
           done++;
         } catch (e) {
           const err = e as CliError;
@@ -418,7 +429,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
       ctx.signal.removeEventListener('abort', stopOnAbort);
     }
     if (lost.length) {
-      const { results, failure } = await verifyRows(ctx, api, verb, lost, opts.timeoutMs);
+      const { results, failure } = await verifyRows(ctx, api, verb, lost, opts.timeoutMs, answered());
       for (const { row, status } of lost) {
         const r = results.get(row.line) ?? 'unknown';
         const what = status === undefined ? 'no answer' : `HTTP ${status} without saying whether it was applied`;
@@ -604,6 +615,7 @@ async function verifyRows(
   verb: BulkVerb,
   rows: Array<{ row: PlannedRow; sentAt: number }>,
   timeoutMs: number,
+  answered: Array<{ row: PlannedRow; sentAt: number }>,
 ): Promise<{ results: Map<number, VerifyResult>; failure?: string }> {
   if (!verb.verify) return { results: new Map(rows.map((r) => [r.row.line, 'unknown' as VerifyResult])) };
   const latest = Math.max(...rows.map((r) => r.sentAt));
@@ -613,7 +625,7 @@ async function verifyRows(
     await new Promise((r) => setTimeout(r, wait));
   }
   try {
-    return { results: await verb.verify(api, rows, ctx.signal) };
+    return { results: await verb.verify(api, rows, ctx.signal, answered) };
   } catch (e) {
     // The check itself failed (the network, the server): the rows are unknown for that reason,
     // not because the server cannot tell; the next run checks them again.

@@ -91,6 +91,41 @@ describe('a bulk run again after refusals', () => {
     expect(puts()).toEqual([]);
   });
 
+  it('two rows of one request, one answered and one lost: the answered row\'s audit entry does not vouch for the lost one, which is sent again (it was reported applied and never sent)', async () => {
+    // Every manage the platform applies leaves an entry; the second send of 301 gets no answer
+    // and is not applied.
+    serve((id, n) => {
+      const entry = (days: number) => audit.unshift({ id: audit.length + 1, module: 'subscriptions', action: 'manage', created_at: new Date().toISOString(), details: JSON.stringify({ subscription_id: id, action: 'extend', reason: 'same', extend_days: days }) });
+      if (id === 301 && n === 2) return { reset: true };
+      entry(7);
+      return ok({ subscription_id: id, message: 'extended' });
+    });
+    const file = join(dir, 'twice.csv');
+    writeFileSync(file, 'subscription_id,action,reason,extend_days\n301,extend,same,7\n301,extend,same,7\n');
+    const first = await runCli([...args(file), '--concurrency', '1'], { env });
+    expect(first.code).toBe(8);
+    expect(readFileSync(report(), 'utf8')).toMatch(/^3,id=301,unknown,,not applied \(no answer; confirmed absent\)/m);
+    const again = await runCli([...args(file), '--concurrency', '1'], { env });
+    expect(again.code, again.stderr).toBe(0);
+    // Sent three times in all (twice answered), each one applied once: two entries for two rows.
+    expect(puts()).toEqual([301, 301, 301]);
+    expect(audit).toHaveLength(2);
+  });
+
+  it('an entry naming other days does not vouch for a row (id, action and reason the same)', async () => {
+    serve((id, n) => {
+      if (n === 1) {
+        audit.unshift({ id: 1, module: 'subscriptions', action: 'manage', created_at: new Date().toISOString(), details: JSON.stringify({ subscription_id: id, action: 'extend', reason: `ticket ${id}`, extend_days: 30 }) });
+        return { reset: true };
+      }
+      return ok({ subscription_id: id, message: 'extended' });
+    });
+    const file = csv([401]);
+    const first = await runCli(args(file), { env });
+    expect(first.code).toBe(8);
+    expect(outcomes()).toEqual({ 401: 'unknown' });
+  });
+
   it('a 502 row found applied in the audit log is reported applied and never sent again', async () => {
     serve((id) => {
       if (id === 202) {

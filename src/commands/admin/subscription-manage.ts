@@ -108,12 +108,21 @@ const SKEW_MS = 5_000;
 /**
  * Was an unanswered manage applied? The contract cannot re-read one subscription, but every
  * manage leaves an audit entry (module subscriptions, action manage, details with the
- * subscription id, action and reason): one walk of the audit log since the earliest send
- * settles every row. Each entry vouches for one row only.
+ * subscription id, action and reason, and on the sandbox the days or credits): one walk of the
+ * audit log since the earliest send settles every row. Each entry vouches for one row only, and
+ * the rows the server did answer take theirs first: two rows of one file with the same request
+ * (or the same id, action and reason), one answered and one lost, left one entry, which
+ * "confirmed" both, and the lost row was never sent again. An entry that names days or credits
+ * vouches only for a row with the same.
  */
-async function verifyManage(api: ApiClient, rows: Array<{ row: PlannedRow; sentAt: number }>, signal: AbortSignal): Promise<Map<number, VerifyResult>> {
+async function verifyManage(
+  api: ApiClient,
+  rows: Array<{ row: PlannedRow; sentAt: number }>,
+  signal: AbortSignal,
+  answered: Array<{ row: PlannedRow; sentAt: number }> = [],
+): Promise<Map<number, VerifyResult>> {
   const since = Math.min(...rows.map((r) => r.sentAt)) - SKEW_MS;
-  const entries: Array<{ id: number; action: string; reason: string; at: number; used: boolean }> = [];
+  const entries: Array<{ details: Record<string, unknown>; at: number; used: boolean }> = [];
   const startDate = new Date(since - 86_400_000).toISOString().slice(0, 10);
   for await (const e of walkPages(api, auditList, { query: { module: 'subscriptions', action: 'manage', start_date: startDate } }, { startPage: 1, size: 100, ahead: 2, signal })) {
     const at = Date.parse(String(e.created_at));
@@ -124,18 +133,29 @@ async function verifyManage(api: ApiClient, rows: Array<{ row: PlannedRow; sentA
     } catch {
       continue;
     }
-    entries.push({ id: Number(d.subscription_id), action: String(d.action), reason: String(d.reason), at, used: false });
+    entries.push({ details: d, at, used: false });
   }
   entries.sort((a, b) => a.at - b.at);
-  const out = new Map<number, VerifyResult>();
-  for (const { row, sentAt } of [...rows].sort((a, b) => a.sentAt - b.sentAt)) {
-    const hit = entries.find(
-      (e) => !e.used && e.id === Number(row.input.params.id) && e.action === String(row.input.body.action) && e.reason === String(row.input.body.reason) && e.at >= sentAt - SKEW_MS,
-    );
+  const take = (row: PlannedRow, sentAt: number) => {
+    const hit = entries.find((e) => !e.used && e.at >= sentAt - SKEW_MS && vouchesFor(e.details, row));
     if (hit) hit.used = true;
-    out.set(row.line, hit ? 'applied' : 'absent');
-  }
+    return hit !== undefined;
+  };
+  const bySend = (a: { sentAt: number }, b: { sentAt: number }) => a.sentAt - b.sentAt;
+  for (const { row, sentAt } of [...answered].sort(bySend)) take(row, sentAt);
+  const out = new Map<number, VerifyResult>();
+  for (const { row, sentAt } of [...rows].sort(bySend)) out.set(row.line, take(row, sentAt) ? 'applied' : 'absent');
   return out;
+}
+
+/** An audit entry's details describe this row's request (its days and credits where it names them). */
+export function vouchesFor(d: Record<string, unknown>, row: PlannedRow): boolean {
+  const b = row.input.body;
+  if (Number(d.subscription_id) !== Number(row.input.params.id) || String(d.action) !== String(b.action) || String(d.reason) !== String(b.reason)) return false;
+  for (const k of ['extend_days', 'extend_credits']) {
+    if (d[k] !== undefined && d[k] !== null && b[k] !== undefined && Number(d[k]) !== Number(b[k])) return false;
+  }
+  return true;
 }
 
 export const manageBulk: Pick<BulkVerb, 'aliases' | 'preview' | 'verify'> = {
