@@ -9,7 +9,7 @@
  * each row's request); a new run looks through the earlier runs of the same command on the same
  * platform for rows with the same request, and finds which of them were applied.
  */
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { localError } from '../api/errors.js';
 import { canonicalJson, fingerprintOf, Journal } from './journal.js';
@@ -65,8 +65,31 @@ export interface EarlierRow {
   journal: string;
 }
 
-/** Earlier runs looked through: the newest this many. */
+/** Earlier runs of the same command on the same platform looked through: the newest this many. */
 const MAX_RUNS = 200;
+
+/**
+ * The command, endpoint and platform of a row file, from its first bytes (they come first in
+ * it): runs of other commands and platforms are passed over without reading their rows, before
+ * the newest MAX_RUNS are taken (taken first, 200 runs of anything hid every earlier run of this
+ * command, and a reordered copy of an applied file was applied again).
+ */
+function headOf(path: string): Pick<RowsFile, 'command' | 'endpoint' | 'target'> | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const buf = Buffer.alloc(4096);
+    const text = buf.toString('utf8', 0, readSync(fd, buf, 0, buf.length, 0));
+    const end = text.indexOf(',"created_at":');
+    if (end < 0) return undefined;
+    const head = JSON.parse(`${text.slice(0, end)}}`) as Partial<RowsFile>;
+    return typeof head.command === 'string' && typeof head.endpoint === 'string' && typeof head.target === 'string' ? (head as RowsFile) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
 
 /**
  * The rows of this run (`fingerprints`: line -> fingerprint) whose request an earlier run of the
@@ -90,12 +113,18 @@ export function earlierRows(
   }
   const runs = names
     .map((n) => join(dir, n))
-    .filter((p) => p !== own)
+    .filter((p) => {
+      if (p === own) return false;
+      const h = headOf(p);
+      return h !== undefined && h.command === head.command && h.endpoint === head.endpoint && h.target === head.target;
+    })
     .map((p) => ({ p, mtime: statSync(p, { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
     .sort((a, b) => b.mtime - a.mtime)
     .slice(0, MAX_RUNS);
-  // Fingerprint -> the earliest finding for it (an applied one wins over a maybe), by version.
-  const foundBy = new Map<number, Map<string, Omit<EarlierRow, 'line'>>>();
+  // Fingerprint -> what earlier runs did with rows of that request, one finding per row they
+  // sent (applied ones first): each finding answers for one line of this run, so a file holding
+  // the same request twice, applied once before, has one line skipped, not both.
+  const foundBy = new Map<number, Map<string, Array<Omit<EarlierRow, 'line'>>>>();
   for (const { p } of runs) {
     let rows: RowsFile;
     try {
@@ -117,19 +146,23 @@ export function earlierRows(
       if (!rec || rec.via === 'earlier') continue;
       const state = rec.state === 'done' ? 'applied' : rec.state === 'sent' || (rec.state === 'unknown' && rec.via !== 'absent') ? 'maybe' : undefined;
       if (!state) continue;
-      const prev = found.get(fp);
-      if (!prev || (prev.state === 'maybe' && state === 'applied')) found.set(fp, { state, at: rows.created_at, journal });
+      let list = found.get(fp);
+      if (!list) found.set(fp, (list = []));
+      list.push({ state, at: rows.created_at, journal });
     }
   }
+  // Applied findings are used first, then maybes.
+  for (const found of foundBy.values()) for (const list of found.values()) list.sort((a, b) => (a.state === b.state ? 0 : a.state === 'applied' ? -1 : 1));
   const out: EarlierRow[] = [];
   const current = foundBy.get(ROWS_VERSION);
   const v1 = foundBy.get(1);
   const v1Prints = v1 ? fingerprintsV1!() : undefined;
   for (const [line, fp] of fingerprints) {
     const a = current?.get(fp);
-    const b = v1Prints && v1!.get(v1Prints.get(line)!);
-    // Applied wins over maybe, whichever version's file said it.
-    const f = a && b ? (a.state === 'applied' || b.state !== 'applied' ? a : b) : (a ?? b);
+    const b = v1Prints ? v1!.get(v1Prints.get(line)!) : undefined;
+    // Applied wins over maybe, whichever version's file said it; each finding is used once.
+    const from = a?.length && b?.length ? (a[0].state === 'applied' || b[0].state !== 'applied' ? a : b) : a?.length ? a : b?.length ? b : undefined;
+    const f = from?.shift();
     if (f) out.push({ line, ...f });
   }
   return out;

@@ -17,6 +17,7 @@
  *    8 when some failed or are unknown, 130 after Ctrl-C (in-flight rows are awaited).
  */
 import { closeSync, createWriteStream, openSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { finished as streamFinished } from 'node:stream/promises';
 import { fillPath, type ApiClient } from '../api/client.js';
 import type { AnyEndpoint } from '../api/contract/common.js';
@@ -24,6 +25,7 @@ import { flagName } from '../api/contract/common.js';
 import { fieldsOfEndpoint, hasPart } from '../api/contract/fast.js';
 import { CliError, LocalError, localError, UsageError, ValidationError } from '../api/errors.js';
 import { isSecretKey, redactBody } from '../api/redact.js';
+import { builtin } from '../builtin.js';
 import type { Ctx } from '../cli/context.js';
 import { printList } from '../output/index.js';
 import type { InputRow } from './input.js';
@@ -243,10 +245,18 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   // again. It stops here, exit 5, before reading the journal; a lock whose process is gone (a
   // killed run) is taken over.
   const { acquireLock } = await import('../config/lock.js');
-  const lock = acquireLock(`${journal.path}.lock`, { command: `${verb.command} run of these ${planned.length} rows` });
+  // The same rows from another file (in another order, with a blank line, its columns
+  // reordered: another journal) are held back too: the lock of the row set, whatever the order.
+  // Two such runs started together both sent every row (each saw nothing of the other).
+  const prints = digests.fingerprints();
+  const what = { command: `${verb.command} run of these ${planned.length} rows` };
+  const lock = acquireLock(`${journal.path}.lock`, what);
+  let setLock: { release(): void } | undefined;
   try {
+    setLock = acquireLock(rowSetLockPath(journal.path, verb.command, target, prints), what);
     return await runLocked();
   } finally {
+    setLock?.release();
     lock.release();
   }
 
@@ -261,7 +271,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
     // A new run: rows whose request an earlier run (of another input: the file with its failed
     // rows fixed or taken out) applied are not sent again unasked (earlier.ts).
     const head = { command: verb.command, endpoint: ep.name, target };
-    const fingerprints = resuming ? undefined : digests.fingerprints();
+    const fingerprints = resuming ? undefined : prints;
     const earlier = fingerprints && !opts.restart ? earlierRows(journal.path, head, fingerprints, digests.fingerprintsV1) : [];
     if (earlier.length && !opts.skipApplied) throw earlierRefusal(verb.command, planned, earlier);
     // One pool of --concurrency connections (more would only open while others are released).
@@ -501,6 +511,18 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
  * named it by (without the platform), from one pass of the digests: as the run and its dry run
  * read them.
  */
+/**
+ * The lock of a set of rows (`<bulk dir>/<command>-rows-<digest>.lock`): the digest of the command,
+ * the platform and the rows' fingerprints sorted, so the same rows in any order, from any file,
+ * take the same lock.
+ */
+function rowSetLockPath(journalPath: string, command: string, target: string, prints: Map<number, string>): string {
+  const h = builtin('node:crypto').createHash('sha256');
+  h.update(`${command}\0${target}\0`);
+  h.update([...prints.values()].sort().join('\n'));
+  return join(dirname(journalPath), `${command.replace(/[^a-z0-9-]+/gi, '-')}-rows-${h.digest('hex').slice(0, 24)}.lock`);
+}
+
 function journalsOf(ctx: Ctx, verb: BulkVerb, planned: PlannedRow[]) {
   const target = targetKey(ctx.target());
   const stateDir = ctx.paths().stateDir;

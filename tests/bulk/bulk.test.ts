@@ -237,6 +237,67 @@ describe('running', () => {
     expect(readdirSync(join(dir, 'cfg', 'state', 'bulk')).filter((n) => n.endsWith('.lock'))).toEqual([]);
   });
 
+  it('the same rows from another file (reversed, a blank line, columns reordered) started while the first runs stop at once too, exit 5 (both sent every row)', async () => {
+    server.setHandler((req) => ({ ...ok({ subscription_id: Number(req.path.split('/')[3]) }), delayMs: 60 }));
+    const text = rows(10);
+    const f = file('set.csv', text);
+    const [header, ...body] = text.trim().split('\n');
+    const copies = [
+      file('set-reversed.csv', `${header}\n${[...body].reverse().join('\n')}\n`),
+      file('set-blank.csv', `${header}\n\n${body.join('\n')}\n`),
+      file('set-columns.csv', `reason,extend_days,action,subscription_id\n${body.map((l) => l.split(',')).map(([id, a, r, d]) => `${r},${d},${a},${id}`).join('\n')}\n`),
+    ];
+    const first = runCli(['subscriptions', 'manage', '--from-csv', f, '--yes', '--concurrency', '1'], { env });
+    while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+    for (const copy of copies) {
+      const second = await runCli(['subscriptions', 'manage', '--from-csv', copy, '--yes', '--concurrency', '1'], { env });
+      expect(second.code, copy).toBe(5);
+      expect(second.stderr, copy).toMatch(/another subctl subscriptions manage run of these 10 rows is running \(pid \d+/);
+    }
+    expect((await first).code).toBe(0);
+    expect(server.requests).toHaveLength(10);
+    expect(new Set(server.requests.map((q) => q.path)).size).toBe(10);
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(join(dir, 'cfg', 'state', 'bulk')).filter((n) => n.endsWith('.lock'))).toEqual([]);
+  });
+
+  it('--skip-applied skips as many rows of a request as earlier runs applied: a request twice in the file, applied once before, is sent once more', async () => {
+    const once = file('once.csv', 'subscription_id,action,reason,extend_days\n2000,extend,dup2,5\n');
+    expect((await runCli(['subscriptions', 'manage', '--from-csv', once, '--yes'], { env })).code).toBe(0);
+    const twice = file('twice.csv', 'subscription_id,action,reason,extend_days\n2000,extend,dup2,5\n2000,extend,dup2,5\n2001,extend,dup2,5\n');
+    expect((await runCli(['subscriptions', 'manage', '--from-csv', twice, '--yes'], { env })).code).toBe(2);
+    server.requests.length = 0;
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', twice, '--yes', '--skip-applied', '--report', join(dir, 'twice.rep')], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(server.requests.map((q) => q.path)).toEqual(['/admin/subscriptions/2000/manage', '/admin/subscriptions/2001/manage']);
+    const report = readFileSync(join(dir, 'twice.rep'), 'utf8');
+    expect(report.split('\n').filter((l) => /applied by an earlier run/.test(l))).toHaveLength(1);
+  });
+
+  it('the earlier runs of the same command on the same platform are found whatever other runs came after (200 runs of other commands hid them)', async () => {
+    const f = file('small.csv', rows(3, ' small'));
+    expect((await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes'], { env })).code).toBe(0);
+    // 210 other runs' row files, newer: another platform.
+    const bulk = join(dir, 'cfg', 'state', 'bulk');
+    const { readdirSync, utimesSync } = await import('node:fs');
+    const mine = readdirSync(bulk).filter((n) => n.endsWith('.rows'));
+    expect(mine).toHaveLength(1);
+    const later = new Date(Date.now() + 60_000);
+    for (let i = 0; i < 210; i++) {
+      const p = join(bulk, `subscriptions-manage-other${i}.jsonl.rows`);
+      writeFileSync(p, `${JSON.stringify({ v: 2, command: 'subscriptions manage', endpoint: 'subscriptions.manage', target: 'https://elsewhere.example', created_at: later.toISOString(), rows: [[2, 'x'.repeat(32)]] })}\n`);
+      writeFileSync(p.slice(0, -'.rows'.length), '');
+      utimesSync(p, later, later);
+    }
+    const [header, ...body] = rows(3, ' small').trim().split('\n');
+    const reversed = file('small-rev.csv', `${header}\n${[...body].reverse().join('\n')}\n`);
+    server.requests.length = 0;
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', reversed, '--yes'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/3 of these 3 rows were already/);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('the file run again with its failed row fixed or taken out: the rows already applied are not sent again unasked (exit 2, named); --skip-applied sends the rest; --restart all', async () => {
     server.setHandler((req) => {
       const id = Number(req.path.split('/')[3]);
