@@ -71,6 +71,41 @@ describe.each(['ndjson', 'json', 'csv'])('--all -o %s while the table changes', 
     for (const id of survivors) expect(ids).toContain(id);
   });
 
+  it('rows added faster than 8 pages a page read are not printed twice either (only the last 8 pages were remembered)', async () => {
+    const rows = make(1, 3000);
+    const original = rows.map((r) => r.subscription_id);
+    let added = 10_000;
+    // 1,000 rows (10 pages of 100) at the front before every page read from the 3rd on.
+    serve(rows, (page) => {
+      if (page >= 3 && page <= 12) for (let i = 0; i < 1000; i++) rows.unshift({ subscription_id: ++added, username: 'new' });
+    });
+    const r = await runCli(['subscriptions', 'list', '--all', '-o', format, '--fields', 'subscription_id,username', '--page-size', '100'], { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' } });
+    expect(r.code).toBe(0);
+    const ids = idsOf(r.stdout, format);
+    expect(ids.length - new Set(ids).size).toBe(0);
+    for (const id of original) expect(ids).toContain(id);
+  });
+
+  it('more rows deleted behind the read position than 7 pages hold: no row that stayed is skipped (at most 7 pages back were read again)', async () => {
+    const rows = make(1, 3000);
+    const deleted = new Set<number>();
+    let once = false;
+    serve(rows, (page) => {
+      if (page === 15 && !once) {
+        once = true;
+        for (const r of rows.splice(0, 1200)) deleted.add(r.subscription_id);
+      }
+    });
+    const r = await runCli(['subscriptions', 'list', '--all', '-o', format, '--fields', 'subscription_id,username', '--page-size', '100'], { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' } });
+    expect(r.code).toBe(0);
+    const ids = idsOf(r.stdout, format);
+    expect(new Set(ids).size).toBe(ids.length);
+    const missing = make(1, 3000)
+      .map((x) => x.subscription_id)
+      .filter((id) => !deleted.has(id) && !ids.includes(id));
+    expect(missing).toEqual([]);
+  });
+
   it('rows added at the end during the export are reached (the walk ends at a short page)', async () => {
     const rows = make(1, 400).reverse(); // oldest first
     let added = 400;
