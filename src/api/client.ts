@@ -31,7 +31,7 @@ import {
   type FieldProblem,
 } from './errors.js';
 import { isSecretKey, MASK, oneLine, redactBody, redactBodyText, redactHeaders, redactUrl } from './redact.js';
-import { Cancel, createTransport, proxySettings, type Transport, type TransportResponse } from './transport.js';
+import { Cancel, createTransport, proxyBypassed, proxySettings, type Transport, type TransportResponse } from './transport.js';
 
 export interface ClientOptions {
   /** e.g. `http://127.0.0.1:8080`; a path prefix (`https://h/api`) is kept. */
@@ -576,6 +576,26 @@ export class ApiClient {
         `refusing plain http:// to ${u.host}: credentials would travel unencrypted`,
         `use https://${u.host}${u.pathname === '/' ? '' : u.pathname}; plain http:// is allowed only to loopback (127.0.0.1, ::1, localhost)`,
       );
+    }
+    // Plain http:// is for loopback, where nothing leaves the machine; through a proxy elsewhere
+    // it would (the bearer token and a login's password, in clear, to the proxy): refused, unless
+    // the proxy is on loopback or spoken to over TLS, or NO_PROXY names the address.
+    if (u.protocol === 'http:' && !opts.direct && !opts.dispatcher) {
+      const p = proxySettings(opts.env ?? process.env);
+      if (p?.httpProxy && !proxyBypassed(p.noProxy, u)) {
+        let via: URL | undefined;
+        try {
+          via = new URL(p.httpProxy);
+        } catch {
+          via = undefined; // the transport names a proxy it cannot read
+        }
+        if (via && via.protocol === 'http:' && !isLoopbackHost(via.hostname)) {
+          throw new RefusedError(
+            `refusing plain http:// to ${u.host} through the proxy ${via.host} (http_proxy): credentials would travel unencrypted beyond this machine`,
+            `add ${u.hostname} to NO_PROXY (NO_PROXY=${u.hostname}) to reach it directly, or use an https:// address`,
+          );
+        }
+      }
     }
     this.#origin = u.origin;
     this.#basePath = u.pathname.replace(/\/+$/, '');

@@ -126,6 +126,22 @@ export function proxySettings(env: NodeJS.ProcessEnv): ProxySettings | undefined
   return { httpProxy, httpsProxy, noProxy: env.no_proxy ?? env.NO_PROXY ?? '' };
 }
 
+/** Does NO_PROXY exempt this address (undici's rules: `*`, exact, suffix, optional :port)? */
+export function proxyBypassed(noProxy: string, u: URL): boolean {
+  const host = u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const port = u.port || (u.protocol === 'https:' ? '443' : '80');
+  return noProxy
+    .split(/[,\s]+/)
+    .filter(Boolean)
+    .some((entry) => {
+      if (entry === '*') return true;
+      const m = /^(.+?)(?::(\d+))?$/.exec(entry.toLowerCase())!;
+      if (m[2] && m[2] !== port) return false;
+      const h = m[1].replace(/^\*?\./, '');
+      return host === h || host.endsWith(`.${h}`);
+    });
+}
+
 /** Node reads NODE_EXTRA_CA_CERTS once, at start-up, into its default trust store. */
 const startupExtraCa = process.env.NODE_EXTRA_CA_CERTS;
 

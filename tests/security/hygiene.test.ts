@@ -147,6 +147,21 @@ describe('files', () => {
 });
 
 describe('transport', () => {
+  it('http:// to loopback through a proxy elsewhere is refused too (the token went to the proxy in clear); NO_PROXY naming it goes direct', async () => {
+    stub.requests.length = 0;
+    stub.setHandler(() => ok({ pagination: { total_pages: 1, total_records: 0 }, services: [] }));
+    const env = { SUBCTL_TOKEN: TOKEN, HTTP_PROXY: 'http://192.0.2.1:9' };
+    const r = await runCli(['services', 'list', '--base-url', stub.url], { env });
+    expect(r.code).toBe(2);
+    const host = new URL(stub.url).host;
+    expect(r.stderr).toContain(`error: refusing plain http:// to ${host} through the proxy 192.0.2.1:9 (http_proxy): credentials would travel unencrypted beyond this machine`);
+    expect(r.stderr).toContain('hint: add 127.0.0.1 to NO_PROXY (NO_PROXY=127.0.0.1) to reach it directly, or use an https:// address');
+    expect(stub.requests).toHaveLength(0);
+    const direct = await runCli(['services', 'list', '--base-url', stub.url], { env: { ...env, NO_PROXY: '127.0.0.1' } });
+    expect(direct.code, direct.stderr).toBe(0);
+    expect(stub.requests).toHaveLength(1);
+  });
+
   it('http:// to a non-loopback host is refused: exit 2, nothing sent', async () => {
     const r = await runCli(['services', 'list', '--base-url', 'http://api.example.com'], { env: { SUBCTL_TOKEN: TOKEN } });
     expect(r.code).toBe(2);

@@ -13,7 +13,7 @@ import { statSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { basename } from 'node:path';
 import tls from 'node:tls';
-import type { Transport } from '../../api/transport.js';
+import { proxyBypassed, type Transport } from '../../api/transport.js';
 import { noRealPlatform, type Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { CliError, ExitCode, HttpError, InterruptedError } from '../../api/errors.js';
@@ -135,21 +135,7 @@ function hostOf(u: URL): string {
   return u.hostname.replace(/^\[|\]$/g, '');
 }
 
-/** Does NO_PROXY exempt this host (undici's rules: `*`, exact, suffix, optional :port)? */
-function bypassed(noProxy: string, u: URL): boolean {
-  const host = hostOf(u).toLowerCase();
-  const port = u.port || (u.protocol === 'https:' ? '443' : '80');
-  return noProxy
-    .split(/[,\s]+/)
-    .filter(Boolean)
-    .some((entry) => {
-      if (entry === '*') return true;
-      const m = /^(.+?)(?::(\d+))?$/.exec(entry.toLowerCase())!;
-      if (m[2] && m[2] !== port) return false;
-      const h = m[1].replace(/^\*?\./, '');
-      return host === h || host.endsWith(`.${h}`);
-    });
-}
+const bypassed = proxyBypassed;
 
 function redactProxy(p: string): string {
   try {
