@@ -7,7 +7,7 @@ import type { Dispatcher } from 'undici';
 import type { ApiClient } from '../api/client.js';
 import { InterruptedError, RefusedError, UsageError } from '../api/errors.js';
 import { builtin } from '../builtin.js';
-import { CredentialStore, resolveSessionId, resolveToken } from '../config/credentials.js';
+import { CredentialStore, resolveSessionId, resolveToken, type Credential } from '../config/credentials.js';
 import { resolvePaths, type Paths } from '../config/paths.js';
 import { ConfigStore, type Profile } from '../config/store.js';
 import type { IO } from '../io.js';
@@ -80,9 +80,9 @@ export function noRealPlatform(config: ConfigStore): boolean {
   return Object.values(config.load().profiles).every((p) => !p.base_url || p.base_url === 'sandbox');
 }
 
-/** Whether two base addresses are the same platform (scheme, host and port); a stored `sandbox` is none. */
-function sameOrigin(a: string, b: string | undefined): boolean {
-  if (b === undefined || b === 'sandbox') return false;
+/** Whether two targets (base addresses, or `sandbox`, the embedded one) are the same platform: scheme, host and port. */
+function sameTarget(a: string, b: string): boolean {
+  if (a === 'sandbox' || b === 'sandbox') return a === b;
   try {
     return new URL(a).origin === new URL(b).origin;
   } catch {
@@ -167,12 +167,16 @@ export function createContext(deps: CtxDeps): Ctx {
       }
       let baseUrl: string | undefined = ctx.plannedTarget();
       const wantSandbox = baseUrl === 'sandbox';
-      // A profile's sign-in belongs to the platform it was made on: --base-url (or
-      // SUBCTL_BASE_URL) naming another one does not get its token or session (a sandbox
-      // profile's token went to whatever address was given).
-      const own = profile?.base_url || undefined;
-      const withheldFrom = globals.baseUrl && !globals.sandbox && !sameOrigin(globals.baseUrl, own) ? (own ?? 'sandbox') : undefined;
-      const stored = withheldFrom === undefined ? ctx.credentials().get(name) : undefined;
+      // A profile's sign-in belongs to the platform it was made on (recorded with it; before
+      // that, the profile's address): another one, named by --base-url or SUBCTL_BASE_URL or set
+      // on the profile since (`config set base-url`), gets neither its token nor its session (a
+      // sandbox profile's token went to whatever address was given).
+      const planned = baseUrl;
+      const usable = (c: Credential | undefined, p: Profile | undefined) => {
+        const issuedFor = c?.base_url || p?.base_url || 'sandbox';
+        return { withheldFrom: c && planned !== undefined && !sameTarget(planned, issuedFor) ? issuedFor : undefined, stored: c && (planned === undefined || sameTarget(planned, issuedFor)) ? c : undefined };
+      };
+      const { withheldFrom, stored } = usable(ctx.credentials().get(name), profile);
       const resolved = resolveToken(io.env, globals.tokenFile, stored);
       let { token } = resolved;
       let sandboxAdmin: string | undefined;
@@ -215,7 +219,7 @@ export function createContext(deps: CtxDeps): Ctx {
         // As above, read again: the profile (its username says whether it signed in), its stored
         // credential, SUBCTL_TOKEN and --token-file first.
         const p = ctx.profile();
-        const again = withheldFrom === undefined ? ctx.credentials().get(name) : undefined;
+        const again = usable(ctx.credentials().get(name), p).stored;
         const r = resolveToken(io.env, globals.tokenFile, again);
         const out = p?.base_url === 'sandbox' && typeof p.username === 'string' && p.username !== '';
         const t = r.token ?? (!out ? sandboxAdmin : undefined);

@@ -21,6 +21,8 @@ export interface Credential {
   user_id?: number;
   username?: string;
   role?: string;
+  /** Where it was issued: the base address signed in to, or `sandbox` (absent before it was kept). */
+  base_url?: string;
 }
 
 export interface KeyringLike {

@@ -339,6 +339,17 @@ describe('existing auth verbs keep working', () => {
       const away = await runCli(`--profile adm --base-url ${other.url} services list --retries 0`, { env: { SUBCTL_CONFIG_DIR: sbDir, HOME: sbDir } });
       expect(other.requests.at(-1)!.headers.authorization).toBeUndefined();
       expect(away.stderr).toContain(`profile 'adm' is signed in to sandbox, and its token is not sent to ${other.url}`);
+      // The profile's address changed since it signed in (`config set base-url`): the token was
+      // issued elsewhere and stays there (it moved with the address).
+      expect((await runCli(`config set base-url ${other.url} --profile own`, { env: { SUBCTL_CONFIG_DIR: configDir } })).code).toBe(0);
+      const moved = await runCli('--profile own services list --retries 0', { env: { SUBCTL_CONFIG_DIR: configDir } });
+      expect(other.requests.at(-1)!.headers.authorization).toBeUndefined();
+      expect(moved.code).toBe(3);
+      expect(moved.stderr).toContain(`profile 'own' is signed in to ${server.url}, and its token is not sent to ${other.url}`);
+      // Back to where it signed in: the token goes again.
+      expect((await runCli(`config set base-url ${server.url} --profile own`, { env: { SUBCTL_CONFIG_DIR: configDir } })).code).toBe(0);
+      expect((await runCli('--profile own services list', { env: { SUBCTL_CONFIG_DIR: configDir } })).code).toBe(0);
+      expect(server.requests.at(-1)!.headers.authorization).toBe('Bearer tok-own');
     } finally {
       await other.close();
     }

@@ -173,8 +173,11 @@ export const authGroup: Group = {
               if (typeof why === 'string' && why.trim()) throw new CliError('unauthenticated', ExitCode.auth, `sign-in refused: ${oneLine(why)}`);
               throw new BadResponseError('sign-in refused: no token in the answer');
             }
+            const signedInAt = ctx.target();
             const where = ctx.credentials().set(name, {
               token,
+              // Where it was issued: it goes to no other address (context.ts).
+              base_url: signedInAt ? (signedInAt.sandbox ? 'sandbox' : signedInAt.baseUrl) : undefined,
               session_id: cms ? (data.session_id as string | undefined) : undefined,
               user_id: data.user_id as number | undefined,
               username: (data.username as string | undefined) ?? username,
