@@ -200,7 +200,7 @@ export function createContext(deps: CtxDeps): Ctx {
             `[sandbox] ${implicit && globals.quiet ? `no profile points at a platform (config ${ctx.paths().configDir}): this ran on the ` : ''}local platform at ${sb.url} (data ${sb.dataFile})${token === sb.adminToken ? '; signed in as admin' : ''}\n`,
           );
         }
-        target = { profile: name, baseUrl: sb.url, sandbox: true, sandboxAdminToken: token === sb.adminToken ? token : undefined, tokenSource: resolved.source };
+        target = { profile: name, baseUrl: sb.url, sandbox: true, sandboxAdminToken: token === sb.adminToken ? token : undefined, tokenSource: resolved.source, ...(withheldFrom !== undefined ? { withheldFrom } : {}) };
       } else {
         if (!baseUrl && !profile) {
           // A misspelt --profile or SUBCTL_PROFILE is that, not a profile to give an address.
@@ -211,7 +211,7 @@ export function createContext(deps: CtxDeps): Ctx {
             hint: `set one with \`subctl config set base-url https://... --profile ${name}\`, pass --base-url, or use --sandbox`,
           });
         }
-        target = { profile: name, baseUrl, sandbox: false, tokenSource: resolved.source, ...(withheldFrom !== undefined && resolved.source === 'none' ? { withheldFrom } : {}) };
+        target = { profile: name, baseUrl, sandbox: false, tokenSource: resolved.source, ...(withheldFrom !== undefined ? { withheldFrom } : {}) };
       }
       const sessionId = resolveSessionId(io.env, stored);
       signIn = { token, sessionId };

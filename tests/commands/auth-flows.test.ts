@@ -346,6 +346,13 @@ describe('existing auth verbs keep working', () => {
       expect(other.requests.at(-1)!.headers.authorization).toBeUndefined();
       expect(moved.code).toBe(3);
       expect(moved.stderr).toContain(`profile 'own' is signed in to ${server.url}, and its token is not sent to ${other.url}`);
+      // auth logout revokes where the sign-in was issued, or not at all: nothing goes to the other
+      // address (the token rode in the body), and the sign-in is kept.
+      const before = other.requests.length;
+      const out = await runCli(`--profile own --base-url ${other.url} auth logout`, { env: { SUBCTL_CONFIG_DIR: configDir } });
+      expect(out.code).toBe(2);
+      expect(out.stderr).toContain(`error: profile 'own' signed in to ${server.url}: auth logout revokes its token there, not at ${other.url}; nothing was sent`);
+      expect(other.requests).toHaveLength(before);
       // Back to where it signed in: the token goes again.
       expect((await runCli(`config set base-url ${server.url} --profile own`, { env: { SUBCTL_CONFIG_DIR: configDir } })).code).toBe(0);
       expect((await runCli('--profile own services list', { env: { SUBCTL_CONFIG_DIR: configDir } })).code).toBe(0);
@@ -407,17 +414,11 @@ describe('auth logout', () => {
   });
 
   it('the server out of reach: exit 7, and it says the token is forgotten here but not revoked', async () => {
-    await login(server.url);
-    // The profile now points at a port nothing listens on.
-    const { createServer } = await import('node:net');
-    const probe = createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
-    const port = (probe.address() as { port: number }).port;
-    await new Promise((r) => probe.close(r));
-    const cfg = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
-    cfg.profiles.p.base_url = `http://127.0.0.1:${port}`;
-    const { writeFileSync } = await import('node:fs');
-    writeFileSync(join(configDir, 'config.json'), JSON.stringify(cfg));
+    // Signed in to a platform that then goes away (nothing listens on its port any more).
+    const gone = await startStubServer((req) => (req.path === '/auth/login' ? ok({ token: 'tok-out', user_id: 9, username: 'ops', role: 'admin' }) : ok({})));
+    const signed = await runCli(`auth login --base-url ${gone.url} --profile p --username ops --password-stdin`, { env: { SUBCTL_CONFIG_DIR: configDir }, stdin: 'pw\n' });
+    expect(signed.code, signed.stderr).toBe(0);
+    await gone.close();
     const r = await runCli('auth logout --retries 0', { env: { SUBCTL_CONFIG_DIR: configDir } });
     expect(r.code).toBe(7);
     expect(r.stderr).toContain("note: the token is forgotten on this machine (profile 'p' is signed out here), but the server did not revoke it: it stays valid until it expires\n");

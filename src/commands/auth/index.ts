@@ -208,6 +208,15 @@ export const authGroup: Group = {
               return 0;
             }
             const api = await ctx.api();
+            // Revoked where it was issued, or not at all: sent elsewhere (--base-url naming another
+            // platform), the token in the body went to that address, and the profile was said to
+            // be signed out while the token stayed valid where it works.
+            const away = ctx.target()?.withheldFrom;
+            if (away !== undefined) {
+              throw new UsageError(`profile '${name}' signed in to ${away}: auth logout revokes its token there, not at ${ctx.target()!.baseUrl}; nothing was sent`, {
+                hint: `leave out --base-url and SUBCTL_BASE_URL (\`subctl auth logout --profile ${name}\`)`,
+              });
+            }
             try {
               if (stored.session_id) await api.call(endpointByName('cms.auth.logout'), { body: {} } as never, { signal: ctx.signal });
               else await api.call(endpointByName('auth.logout'), { body: { user_id: stored.user_id, token: stored.token } } as never, { signal: ctx.signal });
