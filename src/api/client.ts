@@ -763,6 +763,26 @@ export class ApiClient {
    * them, whatever the output format.
    */
   #withoutSecrets(err: CliError, req: Outgoing, headers: Record<string, string>): CliError {
+    const mask = this.#masker(req, headers);
+    const deep = (v: unknown, depth = 0): unknown => {
+      if (typeof v === 'string') return mask(v);
+      if (depth > 20 || v === null || typeof v !== 'object') return v;
+      if (Array.isArray(v)) return v.map((x) => deep(x, depth + 1));
+      return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, deep(x, depth + 1)]));
+    };
+    err.message = mask(err.message);
+    if (err.hint) err.hint = mask(err.hint);
+    if (err.code) err.code = mask(err.code);
+    if (err.details !== undefined && err.details !== null) err.details = deep(redactBody(err.details));
+    return err;
+  }
+
+  /**
+   * Text with the request's secrets (the token, the session id, credential headers, secret
+   * query and body fields) replaced by the mask: for what the server says back, in errors and in
+   * --verbose's log of an answer (a server echoing the Authorization header had it logged).
+   */
+  #masker(req: Outgoing, headers: Record<string, string>): (t: string) => string {
     const secrets = new Set<string>();
     const add = (v: unknown) => {
       if (typeof v === 'string' && v.length >= 3) secrets.add(v);
@@ -785,18 +805,7 @@ export class ApiClient {
     };
     walk(req.body, 0);
     const list = [...secrets].sort((a, b) => b.length - a.length);
-    const mask = (t: string) => list.reduce((acc, s) => (acc.includes(s) ? acc.split(s).join(MASK) : acc), t);
-    const deep = (v: unknown, depth = 0): unknown => {
-      if (typeof v === 'string') return mask(v);
-      if (depth > 20 || v === null || typeof v !== 'object') return v;
-      if (Array.isArray(v)) return v.map((x) => deep(x, depth + 1));
-      return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, deep(x, depth + 1)]));
-    };
-    err.message = mask(err.message);
-    if (err.hint) err.hint = mask(err.hint);
-    if (err.code) err.code = mask(err.code);
-    if (err.details !== undefined && err.details !== null) err.details = deep(redactBody(err.details));
-    return err;
+    return (t: string) => list.reduce((acc, s) => (acc.includes(s) ? acc.split(s).join(MASK) : acc), t);
   }
 
   async #attempt(req: Outgoing, headers: Record<string, string>, payload: string | undefined, attempt: number, max: number, signal: AbortSignal): Promise<Attempt> {
@@ -879,7 +888,7 @@ export class ApiClient {
     if (this.#opts.log) this.#log(`< ${status} ${req.method} ${shownUrl()} ${ms()} ms`);
     if (this.#opts.log) {
       for (const [k, v] of Object.entries(redactHeaders(resHeaders))) this.#log(`<   ${k}: ${v}`);
-      if (text) this.#log(`<   ${redactBodyText(text)}`);
+      if (text) this.#log(`<   ${this.#masker(req, headers)(redactBodyText(text))}`);
     }
     return this.#classify(req, status, resHeaders, text);
   }

@@ -73,6 +73,13 @@ describe('secrets never travel or show', () => {
     expect(list.stderr).not.toContain(SESSION);
     // The wire still carried them.
     expect(stub.requests.at(-1)!.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    // A server that echoes the request's headers in its answer (an HTML error page, a message):
+    // the logged answer masks them too (it printed the token).
+    stub.setHandler((req) => ({ status: 500, raw: `<html>${JSON.stringify(req.headers)}</html>` }));
+    const echo = await runCli(['services', 'list', '--verbose', '--retries', '0', '--base-url', stub.url], { env: { SUBCTL_CONFIG_DIR: cfg, SUBCTL_TOKEN: TOKEN, SUBCTL_SESSION_ID: SESSION } });
+    expect(echo.stderr).toMatch(/<\s+<html>/);
+    expect(echo.stderr).not.toContain(TOKEN);
+    expect(echo.stderr).not.toContain(SESSION);
   });
 
   it('never in error messages: a refused token is not echoed', async () => {
