@@ -33,7 +33,7 @@ function openNew(dir: string, name: string): { path: string; fd: number } {
   for (let n = 1; ; n++) {
     const path = join(dir, n === 1 ? name : `${name.slice(0, dot)}-${n}${name.slice(dot)}`);
     try {
-      return { path, fd: openSync(path, 'wx', 0o644) };
+      return { path, fd: openSync(path, 'wx', 0o600) };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || n >= MAX_TRIES) throw localError(e, path) ?? e;
     }

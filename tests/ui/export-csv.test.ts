@@ -4,7 +4,7 @@
  * already there is left alone. A full disk is a file-size limit here (`ulimit -f`, in a child).
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -39,6 +39,8 @@ describe('console export to CSV', () => {
     const r = await exportCsv(rows, { resource: 'subscriptions', dir, at });
     expect(r).toEqual({ path: join(dir, exportFileName('subscriptions', at)), count: 3000 });
     expect(readFileSync(r.path, 'utf8').trim().split('\n')).toHaveLength(3001);
+    // Users' emails and names: readable by its owner only, as every file subctl writes (it was 0644).
+    expect(statSync(r.path).mode & 0o777).toBe(0o600);
   });
 
   it('the disk cannot hold it: the error names the file and the reason, the partial file is removed', () => {

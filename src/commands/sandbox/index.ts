@@ -1,6 +1,7 @@
 /**
  * `subctl sandbox serve|reset`: the local platform (DESIGN.md section 4) for anyone, curl included.
  */
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Option } from 'commander';
 import { UsageError } from '../../api/errors.js';
@@ -45,6 +46,12 @@ export const sandboxGroup: Group = {
             const sb = await startSandbox({ dataFile, dataFlag: opts.data === undefined ? undefined : '--data', port, host: String(opts.host), scale: scaleOf(opts.scale), chaos, quiet: ctx.globals.quiet });
             ctx.io.stdout.write(`${sb.url}\n`);
             ctx.note(`sandbox serving ${sb.url} (data ${dataFile})${chaos ? ` with chaos ${String(opts.chaos)}` : ''}`);
+            // A data file named with --data keeps the mode its owner gave it, but holds live
+            // tokens: one others may read is said (the default one is made 0600).
+            const mode = statSync(dataFile, { throwIfNoEntry: false })?.mode;
+            if (mode !== undefined && (mode & 0o077) !== 0) {
+              ctx.warn(`warning: ${dataFile} can be read by others (mode ${(mode & 0o777).toString(8).padStart(4, '0')}), and it holds live sign-in tokens: chmod 600 ${dataFile}`);
+            }
             ctx.note('seeded accounts (username / password / role):');
             for (const a of SEEDED_ACCOUNTS) ctx.note(`  ${a.username.padEnd(12)} ${a.password.padEnd(20)} ${a.role}`);
             // The password on stdin (printf is the shell's own, so it is in no process's argv), as
