@@ -159,11 +159,14 @@ export function createContext(deps: CtxDeps): Ctx {
       const profile = ctx.profile();
       // A --profile or SUBCTL_PROFILE that names no profile is a typo, or a cron job run with the
       // wrong HOME: not a reason to run on the sandbox as its admin (when every profile was a
-      // sandbox one, or there was none at all, it fell back there, exit 0). Signing in or
-      // registering (`auth login --profile new`) makes the profile, so it may name a new one.
-      if (globals.profile !== undefined && !profile && !globals.sandbox && !globals.baseUrl) {
+      // sandbox one, or there was none at all, or --sandbox was given, it fell back there, exit
+      // 0). Signing in or registering (`auth login --profile new`) makes the profile, so it may
+      // name a new one.
+      if (globals.profile !== undefined && !profile) {
         const known = Object.keys(ctx.config().load().profiles);
-        if (known.length || !opts.anonymous) throw noSuchProfile(name, known);
+        // Signing in makes it, where it says where (--sandbox, --base-url) or on a new machine.
+        const makes = opts.anonymous === true && (globals.sandbox || globals.baseUrl !== undefined || known.length === 0);
+        if (!makes) throw noSuchProfile(name, known);
       }
       let baseUrl: string | undefined = ctx.plannedTarget();
       const wantSandbox = baseUrl === 'sandbox';
@@ -197,7 +200,7 @@ export function createContext(deps: CtxDeps): Ctx {
         const implicit = !globals.sandbox && profile?.base_url !== 'sandbox';
         if (!globals.quiet || implicit) {
           io.stderr.write(
-            `[sandbox] ${implicit && globals.quiet ? `no profile points at a platform (config ${ctx.paths().configDir}): this ran on the ` : ''}local platform at ${sb.url} (data ${sb.dataFile})${token === sb.adminToken ? '; signed in as admin' : ''}\n`,
+            `[sandbox] ${implicit ? `no profile points at a platform (config ${ctx.paths().configDir}): this ran on the ` : ''}local platform at ${sb.url} (data ${sb.dataFile})${token === sb.adminToken ? '; signed in as admin' : ''}\n`,
           );
         }
         target = { profile: name, baseUrl: sb.url, sandbox: true, sandboxAdminToken: token === sb.adminToken ? token : undefined, tokenSource: resolved.source, ...(withheldFrom !== undefined ? { withheldFrom } : {}) };

@@ -10,7 +10,8 @@ describe('the embedded sandbox', () => {
     const cfg = tempConfigDir();
     const r = await runCli('services list -o json', { env: { SUBCTL_CONFIG_DIR: cfg } });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/^\[sandbox\] local platform at http:\/\/127\.0\.0\.1:\d+ .*signed in as admin/m);
+    // It says that it fell back, -q or not (it said only where it ran).
+    expect(r.stderr).toMatch(/^\[sandbox\] no profile points at a platform \(config .*\): this ran on the local platform at http:\/\/127\.0\.0\.1:\d+ .*signed in as admin/m);
     const rows = JSON.parse(r.stdout) as Array<{ service_code: string }>;
     expect(rows.map((s) => s.service_code)).toContain('GPT4');
     // -q does not hide a fall-back (a cron job with the wrong HOME would "succeed" on a throwaway
@@ -145,6 +146,7 @@ describe('a sandbox profile signed out', () => {
       [env, 'services list --profile prd -o json'],
       [{ ...env, SUBCTL_PROFILE: 'prd' }, 'services list -q'],
       [env, 'subscriptions manage 1037 --action resume --reason cron --dry-run --profile prd'],
+      [env, 'services list --sandbox --profile prd'],
     ] as Array<[Record<string, string>, string]>) {
       const r = await runCli(cmd, { env: e });
       expect(r.code, cmd).toBe(2);

@@ -214,6 +214,8 @@ describe('__complete: dynamic values', () => {
 
   it('honours --profile and --base-url typed on the line being completed', async () => {
     const dir = tempConfigDir();
+    // A profile named on the line must exist, as for any command (a misspelt one is refused).
+    expect((await runCli('config set timeout 5000 --profile ops', { env: { SUBCTL_CONFIG_DIR: dir } })).code).toBe(0);
     const r = await complete(['subctl', '--profile', 'ops', 'services', 'get', '--base-url', server.url, '--service-code', 'GP'], { env: { SUBCTL_CONFIG_DIR: dir, SUBCTL_TOKEN: 't' } });
     expect(r.lines).toEqual(['GPT4']);
     expect(existsSync(join(dir, 'cache', 'completion', 'ops-services.json'))).toBe(true);
