@@ -23,7 +23,7 @@ export interface Target {
   sandboxAdminToken?: string;
   /** Where the token came from (a 401's hint names it: `auth login` cannot mend SUBCTL_TOKEN). */
   tokenSource?: 'env' | 'token-file' | 'profile' | 'none';
-  /** The profile's own address, when its sign-in was not sent to this other one (`--base-url`). */
+  /** Where the profile's sign-in was issued, when it is not sent to this other address. */
   withheldFrom?: string;
 }
 
