@@ -46,6 +46,13 @@ export interface Ctx {
    * (the console).
    */
   renewSignIn(): boolean;
+  /**
+   * The profile's stored sign-in where it may be used: for the platform requests go to (the one
+   * it was issued for), else undefined with `withheldFrom` naming where it was issued. Every
+   * command that reads the stored credential goes through this (auth status, refresh and doctor
+   * put the token in a request's body, and sent it to any address given).
+   */
+  usableSignIn(): { stored?: Credential; withheldFrom?: string };
   /** Where requests go, once api() has run. */
   target(): Target | undefined;
   /** Where requests will go: `sandbox` (embedded), a base address, or undefined (nowhere yet). */
@@ -91,7 +98,7 @@ function sameTarget(a: string, b: string): boolean {
 }
 
 /** A profile name that matches none of `known`: a typo, said with the ones there are. */
-function noSuchProfile(name: string, known: string[]): UsageError {
+export function noSuchProfile(name: string, known: string[]): UsageError {
   return new UsageError(`no profile named "${name}"${known.length ? ` (profiles: ${known.join(', ')})` : ''}`, {
     hint: `subctl config list shows them; create one with \`subctl config set base-url https://... --profile ${name}\``,
   });
@@ -133,6 +140,13 @@ export function createContext(deps: CtxDeps): Ctx {
       return ctx.config().getProfile(ctx.profileName());
     },
     target: () => target,
+    usableSignIn() {
+      const c = ctx.credentials().get(ctx.profileName());
+      if (!c) return {};
+      const planned = ctx.plannedTarget();
+      const issuedFor = c.base_url || ctx.profile()?.base_url || 'sandbox';
+      return planned === undefined || sameTarget(planned, issuedFor) ? { stored: c } : { withheldFrom: issuedFor };
+    },
     renewSignIn() {
       if (!client || !renew || !signIn) return false;
       const now = renew();
@@ -174,12 +188,7 @@ export function createContext(deps: CtxDeps): Ctx {
       // that, the profile's address): another one, named by --base-url or SUBCTL_BASE_URL or set
       // on the profile since (`config set base-url`), gets neither its token nor its session (a
       // sandbox profile's token went to whatever address was given).
-      const planned = baseUrl;
-      const usable = (c: Credential | undefined, p: Profile | undefined) => {
-        const issuedFor = c?.base_url || p?.base_url || 'sandbox';
-        return { withheldFrom: c && planned !== undefined && !sameTarget(planned, issuedFor) ? issuedFor : undefined, stored: c && (planned === undefined || sameTarget(planned, issuedFor)) ? c : undefined };
-      };
-      const { withheldFrom, stored } = usable(ctx.credentials().get(name), profile);
+      const { withheldFrom, stored } = ctx.usableSignIn();
       const resolved = resolveToken(io.env, globals.tokenFile, stored);
       let { token } = resolved;
       let sandboxAdmin: string | undefined;
@@ -222,7 +231,7 @@ export function createContext(deps: CtxDeps): Ctx {
         // As above, read again: the profile (its username says whether it signed in), its stored
         // credential, SUBCTL_TOKEN and --token-file first.
         const p = ctx.profile();
-        const again = usable(ctx.credentials().get(name), p).stored;
+        const again = ctx.usableSignIn().stored;
         const r = resolveToken(io.env, globals.tokenFile, again);
         const out = p?.base_url === 'sandbox' && typeof p.username === 'string' && p.username !== '';
         const t = r.token ?? (!out ? sandboxAdmin : undefined);

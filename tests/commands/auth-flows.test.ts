@@ -346,13 +346,31 @@ describe('existing auth verbs keep working', () => {
       expect(other.requests.at(-1)!.headers.authorization).toBeUndefined();
       expect(moved.code).toBe(3);
       expect(moved.stderr).toContain(`profile 'own' is signed in to ${server.url}, and its token is not sent to ${other.url}`);
+      // Nor do the commands that put it in a body: status says where it was issued, refresh is
+      // refused, doctor says so; nothing of it reaches the other address.
+      const seen = () => other.requests.map((q) => JSON.stringify(q.body) + String(q.headers.authorization)).join('\n');
+      const st = await runCli(`--profile own --base-url ${other.url} auth status -o json`, { env: { SUBCTL_CONFIG_DIR: configDir } });
+      expect(st.code).toBe(3);
+      expect(JSON.parse(st.stdout)).toMatchObject({ token_source: 'none', signed_in_to: server.url, valid: false });
+      const rf = await runCli(`--profile own --base-url ${other.url} auth refresh`, { env: { SUBCTL_CONFIG_DIR: configDir } });
+      expect(rf.code).toBe(2);
+      expect(rf.stderr).toContain(`error: profile 'own' signed in to ${server.url}: auth refresh sends its token there, not to ${other.url}; nothing was sent`);
+      const dr = await runCli(`--profile own --base-url ${other.url} doctor -o json --retries 0`, { env: { SUBCTL_CONFIG_DIR: configDir } });
+      expect(dr.stdout).toContain(`was issued for ${server.url}: its token is not sent to ${other.url}`);
+      expect(seen()).not.toContain('tok-own');
       // auth logout revokes where the sign-in was issued, or not at all: nothing goes to the other
       // address (the token rode in the body), and the sign-in is kept.
       const before = other.requests.length;
       const out = await runCli(`--profile own --base-url ${other.url} auth logout`, { env: { SUBCTL_CONFIG_DIR: configDir } });
       expect(out.code).toBe(2);
-      expect(out.stderr).toContain(`error: profile 'own' signed in to ${server.url}: auth logout revokes its token there, not at ${other.url}; nothing was sent`);
+      expect(out.stderr).toContain(`error: profile 'own' signed in to ${server.url}: auth logout sends its token there, not to ${other.url}; nothing was sent`);
       expect(other.requests).toHaveLength(before);
+      // A profile that does not exist is that, for logout and refresh too (logout said "not signed in", exit 0).
+      for (const verb of ['logout', 'refresh']) {
+        const nope = await runCli(`--profile nope auth ${verb}`, { env: { SUBCTL_CONFIG_DIR: configDir } });
+        expect(nope.code, verb).toBe(2);
+        expect(nope.stderr, verb).toContain('error: no profile named "nope"');
+      }
       // Back to where it signed in: the token goes again.
       expect((await runCli(`config set base-url ${server.url} --profile own`, { env: { SUBCTL_CONFIG_DIR: configDir } })).code).toBe(0);
       expect((await runCli('--profile own services list', { env: { SUBCTL_CONFIG_DIR: configDir } })).code).toBe(0);

@@ -20,7 +20,7 @@ import {
 } from '../../api/contract/user-auth.js';
 import { BadResponseError, CliError, ExitCode, UsageError, ValidationError } from '../../api/errors.js';
 import { oneLine } from '../../api/redact.js';
-import type { Ctx } from '../../cli/context.js';
+import { noSuchProfile, type Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { buildVerb, convertValue, reaches } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';
@@ -123,6 +123,25 @@ export async function printAnswer(ctx: Ctx, res: { data: unknown; message?: stri
   await printObject(data, out(ctx));
 }
 
+/** A --profile or SUBCTL_PROFILE that names no profile: refused, as every command but login and register refuses it. */
+function requireNamedProfile(ctx: Ctx): void {
+  if (ctx.globals.profile !== undefined && !ctx.profile()) throw noSuchProfile(ctx.profileName(), Object.keys(ctx.config().load().profiles));
+}
+
+/**
+ * The profile's sign-in was issued for another platform than the one requests go to: what
+ * sends its token (in a body, as logout, refresh and status do) is refused, nothing sent.
+ */
+function signedInElsewhere(ctx: Ctx, name: string, doing: string, issued: string): UsageError {
+  const here = ctx.plannedTarget() ?? '?';
+  const named = ctx.globals.baseUrl !== undefined || ctx.globals.sandbox;
+  return new UsageError(`profile '${name}' signed in to ${issued}: ${doing} sends its token there, not to ${here}; nothing was sent`, {
+    hint: named
+      ? 'leave out --base-url, SUBCTL_BASE_URL and --sandbox'
+      : `the profile's address changed since it signed in: \`subctl config set base-url ${issued} --profile ${name}\` to go back, or sign in again (\`subctl auth login --profile ${name}\`)`,
+  });
+}
+
 /** The profile `auth register` made for its device id (none was there), while it runs. */
 let registering: string | undefined;
 
@@ -201,22 +220,18 @@ export const authGroup: Group = {
         .description('revoke the token on the server and forget it')
         .action((_o, c) => {
           bind(async (ctx) => {
+            requireNamedProfile(ctx);
             const name = ctx.profileName();
-            const stored = ctx.credentials().get(name);
+            // Revoked where it was issued, or not at all: sent elsewhere (--base-url naming another
+            // platform), the token in the body went to that address, and the profile was said to
+            // be signed out while the token stayed valid where it works.
+            const { stored, withheldFrom } = ctx.usableSignIn();
+            if (withheldFrom !== undefined) throw signedInElsewhere(ctx, name, 'auth logout', withheldFrom);
             if (!stored?.token) {
               ctx.note(`profile '${name}' is not signed in`);
               return 0;
             }
             const api = await ctx.api();
-            // Revoked where it was issued, or not at all: sent elsewhere (--base-url naming another
-            // platform), the token in the body went to that address, and the profile was said to
-            // be signed out while the token stayed valid where it works.
-            const away = ctx.target()?.withheldFrom;
-            if (away !== undefined) {
-              throw new UsageError(`profile '${name}' signed in to ${away}: auth logout revokes its token there, not at ${ctx.target()!.baseUrl}; nothing was sent`, {
-                hint: `leave out --base-url and SUBCTL_BASE_URL (\`subctl auth logout --profile ${name}\`)`,
-              });
-            }
             try {
               if (stored.session_id) await api.call(endpointByName('cms.auth.logout'), { body: {} } as never, { signal: ctx.signal });
               else await api.call(endpointByName('auth.logout'), { body: { user_id: stored.user_id, token: stored.token } } as never, { signal: ctx.signal });
@@ -241,9 +256,12 @@ export const authGroup: Group = {
         .description('exchange the stored token for a new one')
         .action((_o, c) => {
           bind(async (ctx) => {
+            requireNamedProfile(ctx);
             const name = ctx.profileName();
-            const stored = ctx.credentials().get(name);
-            if (!stored?.token) throw new UsageError(`profile '${name}' is not signed in`, { hint: `subctl auth login --profile ${name}` });
+            const { stored, withheldFrom } = ctx.usableSignIn();
+            if (withheldFrom !== undefined) throw signedInElsewhere(ctx, name, 'auth refresh', withheldFrom);
+            // Not signed in: "not authenticated", exit 3, as any command of a signed-out profile.
+            if (!stored?.token) throw new CliError('unauthenticated', ExitCode.auth, `profile '${name}' is not signed in`, { hint: `subctl auth login --profile ${name}` });
             const api = await ctx.api();
             const data = ((await api.call(endpointByName('auth.refresh'), { body: { token: stored.token } } as never, { signal: ctx.signal })) ?? {}) as Record<string, unknown>;
             // Storing no token would sign the profile out without a word.
@@ -273,7 +291,9 @@ export const authGroup: Group = {
           bind(async (ctx) => {
             const name = ctx.profileName();
             const profile = ctx.profile();
-            const stored = ctx.credentials().get(name);
+            // The stored sign-in only where it may go: issued for another platform, it is said so
+            // and not sent (its token went in the body of validate-session to any address).
+            const { stored, withheldFrom } = ctx.usableSignIn();
             const { resolveToken } = await import('../../config/credentials.js');
             const tok = resolveToken(ctx.io.env, ctx.globals.tokenFile, stored);
             const api = await ctx.api();
@@ -288,6 +308,7 @@ export const authGroup: Group = {
               token_source: tok.token ? tok.source : token ? 'sandbox' : 'none',
               credential: stored ? ctx.credentials().where(name) : null,
               session: stored?.session_id ? 'yes (cms)' : 'no',
+              ...(withheldFrom !== undefined ? { signed_in_to: withheldFrom, note: `the profile's sign-in was issued for ${withheldFrom}: its token is not sent here` } : {}),
             };
             if (token) {
               // The optional fields of validate-session, as given (the specification's ip_address, user_agent).

@@ -487,7 +487,12 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
   } else {
     try {
       const { resolveToken } = await import('../../config/credentials.js');
-      const stored = configOk ? ctx.credentials().get(name) : undefined;
+      // Only where it may go: a sign-in issued for another platform is not sent (to validate it).
+      const signIn = configOk ? ctx.usableSignIn() : {};
+      const stored = signIn.stored;
+      if (signIn.withheldFrom !== undefined) {
+        add('credential', 'warn', `the stored sign-in of profile "${name}" was issued for ${signIn.withheldFrom}: its token is not sent to ${where.sandbox ? 'the sandbox' : (ctx.plannedTarget() ?? '?')}`, `sign in there (\`subctl auth login --profile ${name}\`), or point the profile back at ${signIn.withheldFrom}`);
+      }
       const warnings: string[] = [];
       const tok = resolveToken(env, g.tokenFile, stored, { warn: (m) => warnings.push(m.replace(/^warning: /, '')) });
       const from =
