@@ -55,6 +55,19 @@ describe('auth register', () => {
     expect(r.stderr).toMatch(/registered as user 42/);
   });
 
+  it('--base-url with a new profile: the profile points there, and the sign-in it suggests works as printed (it went to the embedded sandbox)', async () => {
+    server.setHandler((req) => (req.path === '/auth/login' ? ok({ token: 'tok-new', user_id: 42, username: 'newbie', role: 'user' }) : ok({ success: true, user_id: 42, message: 'registered' }, 'registered')));
+    const cfg = { SUBCTL_CONFIG_DIR: configDir };
+    const r = await runCli(`auth register --base-url ${server.url} --profile newbie --username newbie --email n@x.io --password-stdin`, { env: cfg, stdin: 'pw-123456\n' });
+    expect(r.code, r.stderr).toBe(0);
+    expect((profiles() as Record<string, { base_url?: string }>).newbie.base_url).toBe(server.url);
+    const suggested = /sign in with `subctl (auth login --profile newbie)`/.exec(r.stderr)![1];
+    const login = await runCli(`${suggested} --username newbie --password-stdin`, { env: cfg, stdin: 'pw-123456\n' });
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stderr).not.toContain('[sandbox]');
+    expect(server.requests.at(-1)!.path).toBe('/auth/login');
+  });
+
   it('keeps the same device id across runs, per profile', async () => {
     await runCli('auth register --username a --email a@x --password-stdin', { env: env(), stdin: 'pw-123456\n' });
     await runCli('auth register --username b --email b@x --password-stdin', { env: env(), stdin: 'pw-123456\n' });

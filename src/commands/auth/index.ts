@@ -375,8 +375,12 @@ function buildAccountVerbs(cmd: Command, bind: Bind) {
           if (registering) ctx.config().removeProfile(registering);
           throw e;
         }
+        // The profile points where the account is (it was left without an address, and the
+        // sign-in it suggests then went to the embedded sandbox).
+        const name = ctx.profileName();
+        rememberTarget(ctx, name);
         await printAnswer(ctx, { data });
-        ctx.note(`registered${data?.user_id !== undefined ? ` as user ${String(data.user_id)}` : ''}; sign in with \`subctl auth login\`, then verify the account with \`subctl auth verify --send --type email\``);
+        ctx.note(`registered${data?.user_id !== undefined ? ` as user ${String(data.user_id)}` : ''} on profile '${name}'; sign in with \`subctl auth login --profile ${name}\`, then verify the account with \`subctl auth verify --send --type email\``);
         return 0;
       },
     },
