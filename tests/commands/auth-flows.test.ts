@@ -3,7 +3,7 @@
  * change-password, verify) against a real loopback server: the request on the wire (path,
  * typed body, X-Device-ID), stdout, exit codes, and the rule that passwords never come from argv.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fail, ok, startStubServer, type StubServer } from '../support/stub-server.js';
@@ -384,6 +384,17 @@ describe('existing auth verbs keep working', () => {
         expect(nope.code, verb).toBe(2);
         expect(nope.stderr, verb).toContain('error: no profile named "nope"');
       }
+      // A sign-in stored before it recorded where it was issued (an older credentials file):
+      // `config set base-url` records the old address first, and the token stays there.
+      expect((await runCli(`config set base-url ${server.url} --profile own`, { env: { SUBCTL_CONFIG_DIR: configDir } })).code).toBe(0);
+      const credFile = join(configDir, 'credentials.json');
+      const creds = JSON.parse(readFileSync(credFile, 'utf8'));
+      delete creds.profiles.own.base_url;
+      writeFileSync(credFile, JSON.stringify(creds), { mode: 0o600 });
+      expect((await runCli(`config set base-url ${other.url} --profile own`, { env: { SUBCTL_CONFIG_DIR: configDir } })).code).toBe(0);
+      expect(JSON.parse(readFileSync(credFile, 'utf8')).profiles.own.base_url).toBe(server.url);
+      await runCli('--profile own services list --retries 0', { env: { SUBCTL_CONFIG_DIR: configDir } });
+      expect(other.requests.at(-1)!.headers.authorization).toBeUndefined();
       // Back to where it signed in: the token goes again.
       expect((await runCli(`config set base-url ${server.url} --profile own`, { env: { SUBCTL_CONFIG_DIR: configDir } })).code).toBe(0);
       expect((await runCli('--profile own services list', { env: { SUBCTL_CONFIG_DIR: configDir } })).code).toBe(0);

@@ -60,6 +60,13 @@ export const configGroup: Group = {
             const [field, v] = parseSetting(key, value);
             const name = ctx.profileName();
             const wasActive = ctx.config().load().current_profile;
+            if (field === 'base_url') {
+              // A sign-in stored before it recorded where it was issued, at the old address: it
+              // is recorded now, so that it does not go to the new one (it did).
+              const cred = ctx.credentials().get(name);
+              const old = ctx.config().getProfile(name)?.base_url;
+              if (cred?.token && !cred.base_url && old !== v) ctx.credentials().set(name, { ...cred, base_url: old || 'sandbox' });
+            }
             ctx.config().upsertProfile(name, { [field]: v });
             const nowActive = wasActive !== name && ctx.config().load().current_profile === name ? ` (profile '${name}' is now the active one)` : '';
             ctx.note(`${name}: ${String(field)} = ${String(v)}${nowActive}`);
