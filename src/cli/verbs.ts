@@ -10,7 +10,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import type { AnyEndpoint, FieldInfo } from '../api/contract/common.js';
-import { DECIMAL, flagName } from '../api/contract/common.js';
+import { DECIMAL, flagName, WHOLE } from '../api/contract/common.js';
 import { fieldsOfEndpoint, hasPart } from '../api/contract/fast.js';
 import { RefusedError, UsageError, ValidationError } from '../api/errors.js';
 import { printObject } from '../output/index.js';
@@ -121,7 +121,6 @@ export function convertValue(raw: unknown, info: FieldInfo): unknown {
   }
 }
 
-const WHOLE = /^[-+]?\d+$/;
 
 /**
  * Text given for a number that is not one written in decimals, refused as typed: `Number()`

@@ -154,7 +154,8 @@ describe('input validation', () => {
 
 
   it('reads query and path numbers only from decimal text: 0x10, 0b11 and 1e400 are refused, not read as 16, 3 and Infinity', async () => {
-    for (const [field, text] of [['page_size', '0x10'], ['page_size', '0b11'], ['page_number', '0o7'], ['price_from', '0x10'], ['price_to', '1e400']]) {
+    // Whole numbers in digits only (`1e1` and `5.0` are refused as the command line refuses them).
+    for (const [field, text] of [['page_size', '0x10'], ['page_size', '0b11'], ['page_number', '0o7'], ['price_from', '0x10'], ['price_to', '1e400'], ['page_size', '1e1'], ['page_number', '5.0']]) {
       const r = await call(sb, 'GET', '/admin/subscription-plans', { as: 'admin', query: { [field]: text } });
       expect(r.status, `${field}=${text}`).toBe(400);
       expect(r.json.error.fields.map((f: { field: string }) => f.field)).toEqual([field]);

@@ -173,9 +173,15 @@ export const isDate = (s: z.ZodType): boolean => dateKinds.has(s);
  * as 7 and '' as 0.
  */
 export const DECIMAL = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
+/** A whole number written in digits (`12`, `-3`): `1e1` and `5.0` are not one, as on the command line. */
+export const WHOLE = /^[-+]?\d+$/;
 /** A query value read as a number when it is decimal text; anything else as it came (and refused). */
 export function fromDecimalText(v: unknown): unknown {
   return typeof v === 'string' && DECIMAL.test(v.trim()) ? Number(v) : v;
+}
+/** A query value read as a whole number when it is digits; anything else as it came (and refused). */
+export function fromWholeText(v: unknown): unknown {
+  return typeof v === 'string' && WHOLE.test(v.trim()) ? Number(v) : v;
 }
 /** Query numbers, and the number schema each one reads into (for describeField and the manifest). */
 const decimalKinds = new WeakMap<object, z.ZodType>();
@@ -189,7 +195,7 @@ function queryNumber(int: boolean, { min, max }: Bounds) {
   if (int) n = n.int();
   if (min !== undefined) n = n.min(min);
   if (max !== undefined) n = n.max(max);
-  const s = z.preprocess(fromDecimalText, n);
+  const s = z.preprocess(int ? fromWholeText : fromDecimalText, n);
   decimalKinds.set(s, n);
   return s;
 }

@@ -15,7 +15,7 @@
  */
 import type { ZodError } from 'zod';
 import type { AnyEndpoint, FieldInfo } from './common.js';
-import { describeObject, fromDecimalText, IN_CONTRACT, parseMode } from './common.js';
+import { describeObject, fromDecimalText, fromWholeText, IN_CONTRACT, parseMode } from './common.js';
 import { manifest } from './manifest.generated.js';
 
 /**
@@ -361,9 +361,11 @@ function build(n: Tagged): Parse {
     case 'n': {
       const ok = checker(n[2]);
       const coerce = n[1] === 1;
+      // A query number (`q.int()`, `q.num()`): its text is read as a number when it is digits
+      // (an integer) or decimal (common.ts).
+      const read = n[2].some((c) => c[0] === 'int') ? fromWholeText : fromDecimalText;
       return (v) => {
-        // A query number (`q.int()`, `q.num()`): decimal text is read as its number (common.ts).
-        const x = coerce ? fromDecimalText(v) : v;
+        const x = coerce ? read(v) : v;
         return typeof x === 'number' && Number.isFinite(x) && (!ok || ok(x)) ? x : FAIL;
       };
     }
