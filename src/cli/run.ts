@@ -197,7 +197,11 @@ function profileOutput(ctx: Ctx, globals: GlobalOptions): void {
   } catch {
     return;
   }
-  if (set === 'table' || set === 'json' || set === 'ndjson' || set === 'csv') globals.output = set;
+  if (set === 'table' || set === 'json' || set === 'ndjson' || set === 'csv') {
+    globals.output = set;
+    // Asked for, as -o asks: `auth refresh` prints its answer, `api` prints in it (not its json).
+    globals.outputExplicit = true;
+  }
 }
 
 /**

@@ -31,6 +31,15 @@ describe('a profile\'s output setting', () => {
     // Profile q has no output setting: a table.
     const other = await runCli('services list --profile q', { env });
     expect(other.stdout.split('\n')[0].split('\t')[0]).toBe('service_id');
+    // A command that prints its answer only when a format is asked for (api prints json
+    // unless -o says otherwise) takes the profile's as asked for.
+    expect((await runCli('config set output ndjson --profile p', { env })).code).toBe(0);
+    const api = await runCli('api GET /admin/services --profile p', { env });
+    expect(api.code, api.stderr).toBe(0);
+    // One object, one line (ndjson), not json's indented lines.
+    expect(api.stdout.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(api.stdout).services[0].service_code).toBe('GPT4');
+    expect((await runCli('config set output json --profile p', { env })).code).toBe(0);
     // Errors of its commands come as JSON too, as with -o json.
     const bad = await runCli('services list --profile p --page-size 500', { env });
     expect(bad.code).toBe(2);
