@@ -90,6 +90,21 @@ export function processStart(pid: number): string | undefined {
   }
 }
 
+/**
+ * When process `pid` started, in ms since the epoch (`/proc/stat`'s btime and the process's start
+ * in clock ticks, at Linux's 100 a second); undefined where /proc does not tell.
+ */
+export function processStartedAt(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const btime = Number(/^btime (\d+)$/m.exec(fs.readFileSync('/proc/stat', 'latin1'))?.[1]);
+    return Number.isFinite(ticks) && Number.isFinite(btime) ? btime * 1000 + ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 type Observed = { kind: 'missing' } | { kind: 'info'; info: Partial<LockInfo>; raw: string; mtimeMs: number } | { kind: 'unreadable'; raw: string; mtimeMs: number };
 
 function observe(file: string): Observed {
@@ -118,8 +133,14 @@ function isStale(o: Observed, now: number): boolean {
   if (o.info.host !== undefined && o.info.host !== hostname()) return false; // cannot check another host's pids
   const pid = o.info.pid as number;
   if (!pidAlive(pid)) return true;
-  // Alive, but is it the holder? Only a lock that says which process it was can tell.
-  if (typeof o.info.pid_start !== 'string') return false;
+  // Alive, but is it the holder? A lock that says which process it was tells; one written
+  // before locks said it (an earlier version) tells by its time: a process that started after the
+  // lock was taken cannot hold it (such a lock, its pid reused, was held for good).
+  if (typeof o.info.pid_start !== 'string') {
+    const taken = typeof o.info.started_at === 'string' ? Date.parse(o.info.started_at) : NaN;
+    const began = processStartedAt(pid);
+    return Number.isFinite(taken) && began !== undefined && began > taken + 2_000;
+  }
   const current = processStart(pid);
   return current !== undefined && current !== o.info.pid_start;
 }

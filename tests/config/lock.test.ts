@@ -67,11 +67,13 @@ describe('acquireLock in process', () => {
     const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)'], { stdio: 'ignore' });
     try {
       fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.writeFileSync(file, JSON.stringify({ pid: child.pid, started_at: '2026-01-01T00:00:00.000Z', command: 'cleanup' }));
+      // Taken after its holder started (a lock's time is when it was taken).
+      const since = new Date(Date.now() + 5_000).toISOString();
+      fs.writeFileSync(file, JSON.stringify({ pid: child.pid, started_at: since, command: 'cleanup' }));
       const e = thrown(() => acquireLock(file, { command: 'cleanup' })) as LockHeldError;
       expect(e).toBeInstanceOf(LockHeldError);
       expect(e.message).toContain(`pid ${child.pid}`);
-      expect(e.message).toContain('since 2026-01-01T00:00:00.000Z');
+      expect(e.message).toContain(`since ${since}`);
       expect(e.message).toContain(file);
       expect(fs.existsSync(file)).toBe(true);
     } finally {
@@ -112,9 +114,13 @@ describe('acquireLock in process', () => {
       // Before the last reboot: taken over.
       fs.writeFileSync(file, JSON.stringify({ pid: child.pid, started_at: '2026-01-01T00:00:00.000Z', command: 'cleanup', host: os.hostname(), pid_start: `00000000-0000-0000-0000-000000000000/${ticks}` }));
       acquireLock(file, { command: 'cleanup' }).release();
-      // A lock of an earlier version (no pid_start) with a live pid: held, as before.
-      fs.writeFileSync(file, JSON.stringify({ pid: child.pid, started_at: '2026-01-01T00:00:00.000Z', command: 'cleanup', host: os.hostname() }));
+      // A lock of an earlier version (no pid_start): its time tells. Taken after the live process
+      // with its pid started, it may be that process's: held. Taken before (long ago, the pid
+      // reused since): taken over (it was held for good).
+      fs.writeFileSync(file, JSON.stringify({ pid: child.pid, started_at: new Date(Date.now() + 5_000).toISOString(), command: 'cleanup', host: os.hostname() }));
       expect(thrown(() => acquireLock(file, { command: 'cleanup' }))).toBeInstanceOf(LockHeldError);
+      fs.writeFileSync(file, JSON.stringify({ pid: child.pid, started_at: '2020-01-01T00:00:00.000Z', command: 'cleanup', host: os.hostname() }));
+      acquireLock(file, { command: 'cleanup' }).release();
     } finally {
       child.kill('SIGKILL');
     }
