@@ -428,7 +428,8 @@ async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'act
   }
   const data = res.data === null || res.data === undefined ? { message: res.message ?? 'done' } : res.data;
   if (kind === 'action' && res.message && ctx.globals.output === 'table' && ctx.io.stdoutIsTTY) ctx.note(res.message);
-  await printObject(data, { format: ctx.globals.output, fields: ctx.globals.fields, io: ctx.io, noColor: ctx.globals.noColor });
+  // A list the server answers whole (not paged): --limit takes its first rows here.
+  await printObject(data, { format: ctx.globals.output, fields: ctx.globals.fields, io: ctx.io, noColor: ctx.globals.noColor, limit: ctx.globals.limit });
   return 0;
 }
 

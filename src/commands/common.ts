@@ -20,6 +20,8 @@ export const out = (ctx: Ctx, columns?: string[], itemFields?: () => string[] | 
     // An empty list's csv header: the contract's item fields where the command names them, else
     // its columns.
     emptyHeader: csv ? () => itemFields?.() ?? columns : undefined,
+    // Lists the server answers whole (`me plans`, `devices list`): --limit is applied here.
+    limit: ctx.globals.limit,
     io: ctx.io,
     noColor: ctx.globals.noColor,
   };

@@ -23,6 +23,8 @@ export interface OutputOptions {
   noColor?: boolean;
   /** csv of a list with no rows and no columns given: the header's fields (the contract's item fields). */
   emptyHeader?: () => string[] | undefined;
+  /** `--limit N` of a list the server does not page (it answers every row at once): the first N. */
+  limit?: number;
   io: IO;
 }
 

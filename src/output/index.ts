@@ -60,6 +60,7 @@ export async function printList(
   const stream = io.stdout;
   const guard = guardPipe(stream);
   if (guard.closed()) return 0;
+  if (opts.limit !== undefined) rows = firstOf(rows, opts.limit);
   const fields = fieldsOf(opts);
   const watch = fields ? fieldsWatch(fields, (text) => io.stderr.write(`${text}\n`)) : undefined;
   switch (opts.format) {
@@ -85,6 +86,16 @@ export async function printList(
     }
     default:
       throw new Error(`unknown output format: ${String(opts.format)}`);
+  }
+}
+
+/** The first `n` rows of `rows`, pulled as the printer asks for them. */
+async function* firstOf(rows: AsyncIterable<Record<string, unknown>> | Iterable<Record<string, unknown>>, n: number): AsyncGenerator<Record<string, unknown>> {
+  if (n <= 0) return;
+  let i = 0;
+  for await (const r of rows) {
+    yield r;
+    if (++i >= n) return;
   }
 }
 

@@ -40,6 +40,21 @@ describe('reads', () => {
     expect(JSON.parse(j.stdout)).toEqual(services);
   });
 
+  it('--limit N of a list the server answers whole stops after N rows, in every format (it printed all 37)', async () => {
+    server.setHandler(() => ok(Array.from({ length: 37 }, (_, i) => ({ plan_code: `P${i}`, price: i }))));
+    for (const [format, count] of [
+      ['json', (t: string) => JSON.parse(t).length],
+      ['ndjson', (t: string) => t.trim().split('\n').length],
+      ['csv', (t: string) => t.trim().split('\n').length - 1],
+      ['table', (t: string) => t.trim().split('\n').length - 1],
+    ] as Array<[string, (t: string) => number]>) {
+      const r = await runCli(`me plans --limit 5 -o ${format}`, { env: env() });
+      expect(r.code, format).toBe(0);
+      expect(count(r.stdout), format).toBe(5);
+    }
+    expect(JSON.parse((await runCli('me plans -o json', { env: env() })).stdout)).toHaveLength(37);
+  });
+
   it('plans [service_code]: GET /user/plans/available?service_code=', async () => {
     server.setHandler(() => ok([{ plan_code: 'PRO-M', price: 19.99 }]));
     const r = await runCli('me plans GPT4 -o ndjson', { env: env() });
