@@ -122,6 +122,18 @@ describe('devices', () => {
     expect(JSON.parse(r.stdout)).toEqual(devices);
   });
 
+  it('a session id and a device token are masked in every format (the caller\'s live CMS session id was printed)', async () => {
+    const withSecrets = devices.map((d, i) => ({ ...d, session_id: `sess-live-${i}`, device_token: `devtok-${i}` }));
+    server.setHandler(() => ok({ devices: withSecrets }));
+    for (const format of ['json', 'ndjson', 'csv', 'table']) {
+      const r = await runCli(`devices list -o ${format}`, { env: env() });
+      expect(r.code, format).toBe(0);
+      expect(r.stdout, format).not.toMatch(/sess-live|devtok-/);
+    }
+    const j = JSON.parse((await runCli('devices list -o json', { env: env() })).stdout);
+    expect(j[0]).toMatchObject({ device_id: 'dev-a', session_id: '***', device_token: '***' });
+  });
+
   it('remove is destructive: --yes off a terminal, then DELETE /cms/users/devices/{id}', async () => {
     const r = await runCli('devices remove dev-a', { env: env() });
     expect(r.code).toBe(2);

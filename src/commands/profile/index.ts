@@ -4,6 +4,7 @@
  */
 import { devicesList, devicesRemove, profileGet, profileUpdate } from '../../api/contract/user-accounts.js';
 import { UsageError } from '../../api/errors.js';
+import { MASK } from '../../api/redact.js';
 import type { Ctx } from '../../cli/context.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printList, printObject } from '../../output/index.js';
@@ -74,7 +75,13 @@ export const devicesGroup: Group = {
       aliases: ['ls'],
       summary: 'devices and sessions of the signed-in account; the current one is marked * (--include-inactive for all)',
       render: async (data: Record<string, unknown>, ctx) => {
-        const devices = Array.isArray(data?.devices) ? (data.devices as Record<string, unknown>[]) : [];
+        // A session id and a device token are credentials (the session id signs CMS requests):
+        // masked, as --verbose and auth login's output keep them out (they were printed whole).
+        const devices = (Array.isArray(data?.devices) ? (data.devices as Record<string, unknown>[]) : []).map((d) => {
+          const m = { ...d };
+          for (const k of ['session_id', 'device_token']) if (typeof m[k] === 'string' && m[k] !== '') m[k] = MASK;
+          return m;
+        });
         if (ctx.globals.output === 'json' || ctx.globals.output === 'ndjson') {
           await printList(devices, out(ctx));
           return;
