@@ -13,9 +13,9 @@ import type { Migration } from './types.js';
 export const SYSTEM_ROLES = [
   { role_name: 'superadmin', display_name: 'Super Admin', priority: 100, description: 'Full control of the platform, including every account and password' },
   { role_name: 'admin', display_name: 'Administrator', priority: 80, description: 'Manages users, roles, services, plans, subscriptions and referrals' },
-  { role_name: 'manager', display_name: 'Manager', priority: 60, description: 'Reads administration lists and statistics; manages services and plans' },
-  { role_name: 'support', display_name: 'Support', priority: 40, description: 'Helps customers: reads accounts, subscriptions and referrals' },
-  { role_name: 'agent', display_name: 'Agent', priority: 20, description: 'Front-line staff: reads accounts and subscriptions' },
+  { role_name: 'manager', display_name: 'Manager', priority: 60, description: 'Reads the administration lists, reports, the dashboard and the audit log' },
+  { role_name: 'support', display_name: 'Support', priority: 40, description: 'Helps customers: reads roles and referral codes' },
+  { role_name: 'agent', display_name: 'Agent', priority: 20, description: 'Front-line staff: reads roles and referral codes' },
   { role_name: 'user', display_name: 'User', priority: 10, description: 'End user: buys subscriptions, uses services, holds a wallet' },
 ] as const;
 
@@ -296,5 +296,11 @@ ${Object.entries(PERMISSIONS)
 DELETE FROM role_permissions WHERE role_name IN (${SYSTEM_ROLES.map((r) => q(r.role_name)).join(', ')});
 ${systemGrants.join('\n')}
 `,
+  },
+  {
+    // The system roles' descriptions say what the server lets them do (agent and support were
+    // said to read accounts and subscriptions, and manager to manage services and plans: all 403).
+    id: 'user-003',
+    sql: SYSTEM_ROLES.map((r) => `UPDATE roles SET description = ${q(r.description)} WHERE role_name = ${q(r.role_name)} AND is_system_role = 1;`).join('\n'),
   },
 ];

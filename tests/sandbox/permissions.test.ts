@@ -80,10 +80,31 @@ describe('reported permissions follow the access rule', () => {
     const users = sb.db.prepare('SELECT user_id, role FROM users').all() as Array<{ user_id: number; role: Role }>;
     expect(users.length).toBeGreaterThan(20);
     for (const u of users) {
-      if (!roles.includes(u.role)) continue;
-      const allowed = new Set(derived(u.role));
-      for (const p of permissionsOf(sb.db, u.user_id)) expect(allowed.has(p), `${u.role} ${u.user_id} ${p}`).toBe(true);
+      // A custom primary role is a user's to the server (roleAllows): what a user may do, and no
+      // more (an `auditor` was reported audit.read and refused the audit log).
+      const deciding = (roles.includes(u.role) ? u.role : 'user') as Role;
+      expect(permissionsOf(sb.db, u.user_id), `${u.role} ${u.user_id}`).toEqual(derived(deciding));
     }
+  });
+
+  it('a user made a custom role\'s holder reports a user\'s permissions, and the server agrees', async () => {
+    const admin = sb.tokenFor('admin');
+    const made = await call(sb, 'POST', '/cms/roles', { token: admin, body: { role_name: 'auditor2', display_name: 'Auditor', description: 'reads audit', priority: 15, permissions: ['audit.read', 'users.read'] } });
+    expect([200, 201]).toContain(made.status);
+    const u = sb.db.prepare("SELECT user_id FROM users WHERE role = 'user' ORDER BY user_id LIMIT 1").get() as { user_id: number };
+    const up = await call(sb, 'PUT', `/users/${u.user_id}`, { token: admin, body: { user_id: u.user_id, role: 'auditor2' } });
+    expect(up.status).toBe(200);
+    expect(permissionsOf(sb.db, u.user_id)).toEqual(derived('user'));
+    expect(permissionsOf(sb.db, u.user_id)).not.toContain('audit.read');
+  });
+
+  it('the system roles\' descriptions say what they may do (agent and support "read accounts", manager "manages services" were refused)', () => {
+    const rows = sb.db.prepare('SELECT role_name, description FROM roles WHERE is_system_role = 1').all() as Array<{ role_name: string; description: string }>;
+    const by = Object.fromEntries(rows.map((r) => [r.role_name, r.description]));
+    for (const r of SYSTEM_ROLES) expect(by[r.role_name]).toBe(r.description);
+    expect(by.agent).not.toMatch(/accounts|subscriptions/);
+    expect(by.support).not.toMatch(/accounts|subscriptions/);
+    expect(by.manager).not.toMatch(/manages/);
   });
 });
 

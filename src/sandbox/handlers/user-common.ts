@@ -3,6 +3,7 @@
  * user holds and the permissions they give.
  */
 import { DAY_MS } from '../limits.js';
+import { SYSTEM_ROLES } from '../schema-user.js';
 import { SandboxError, type AuthUser, type DB, type HandlerContext } from '../types.js';
 
 export { DAY_MS };
@@ -190,23 +191,38 @@ export function recomputePrimary(db: DB, userId: number, at: string): string {
   return role;
 }
 
-/** Permission strings of the roles a user holds, sorted. */
+/**
+ * The role that decides what an account may do: its primary role when that is a system role;
+ * otherwise `user`, as the server's rule (`roleAllows`) treats a custom role. Only its grants
+ * are reported: a custom or secondary role's were reported and then refused (an `auditor`
+ * "held" audit.read and got 403 on the audit log).
+ */
+export function decidingRole(db: DB, userId: number): string {
+  const u = db.prepare('SELECT role FROM users WHERE user_id = ?').get(userId) as { role: string } | undefined;
+  const role = u?.role.toLowerCase();
+  return role !== undefined && SYSTEM_ROLE_NAMES.has(role) ? role : 'user';
+}
+const SYSTEM_ROLE_NAMES = new Set<string>(SYSTEM_ROLES.map((r) => r.role_name));
+
+/** Permission strings of the role that decides what the user may do, sorted. */
 export function permissionsOf(db: DB, userId: number): string[] {
-  const roles = heldRoles(db, userId).map((r) => r.role_name);
-  if (roles.length === 0) return [];
   const rows = db
     .prepare(
       `SELECT DISTINCT rp.permission_name FROM role_permissions rp JOIN roles r ON r.role_name = rp.role_name
-        WHERE r.is_active = 1 AND rp.role_name IN (${roles.map(() => '?').join(',')}) ORDER BY rp.permission_name`,
+        WHERE r.is_active = 1 AND rp.role_name = ? ORDER BY rp.permission_name`,
     )
-    .all(...roles) as Array<{ permission_name: string }>;
+    .all(decidingRole(db, userId)) as Array<{ permission_name: string }>;
   return rows.map((r) => r.permission_name);
 }
 
 /** Permission grants of a user (who granted the role that carries each permission, and when). */
 export function grantedPermissions(db: DB, userId: number) {
   const out = new Map<string, { permission_name: string; granted_by_username: string | null; granted_date: string | null; via_role: string }>();
-  for (const r of heldRoles(db, userId)) {
+  const deciding = decidingRole(db, userId);
+  const held = heldRoles(db, userId).filter((h) => h.role_name.toLowerCase() === deciding);
+  // A custom primary role: the account may do what a user may, by no assignment of its own.
+  const from = held.length ? held : [{ role_name: deciding, assigned_by_username: 'system', assigned_at: null } as Pick<HeldRole, 'role_name' | 'assigned_by_username' | 'assigned_at'>];
+  for (const r of from) {
     const perms = db
       .prepare(
         `SELECT rp.permission_name FROM role_permissions rp JOIN roles ro ON ro.role_name = rp.role_name
