@@ -147,11 +147,17 @@ export function buildVerb(parent: Command, spec: VerbSpec, bind: (a: Action) => 
  */
 export const commandOfEndpoint = new Map<string, string>();
 
-/** Records that `cmd` calls these endpoints (the first command to claim one keeps it). */
+/**
+ * Records that `cmd` calls these endpoints (the first command to claim one keeps it); a name may
+ * carry the flag that picks it (`cms.auth.login --cms`).
+ */
 export function reaches(cmd: Command, ...names: string[]): void {
   const words: string[] = [];
   for (let c: Command | null = cmd; c?.parent; c = c.parent) words.unshift(c.name());
-  for (const n of names) if (!commandOfEndpoint.has(n)) commandOfEndpoint.set(n, words.join(' '));
+  for (const entry of names) {
+    const [n, ...flags] = entry.split(' ');
+    if (!commandOfEndpoint.has(n!)) commandOfEndpoint.set(n!, [...words, ...flags].join(' '));
+  }
 }
 
 /** Gives an existing command (a group that is its own verb, like `cleanup`) the verb's flags and action. */

@@ -15,11 +15,17 @@ describe('every endpoint has a command', () => {
     expect(rows).toHaveLength(95);
     expect(rows.filter((e) => e.command === null).map((e) => e.name)).toEqual([]);
     expect(rows.find((e) => e.name === 'services.list-alt')!.command).toBe('subctl services list-alt');
-    expect(rows.find((e) => e.name === 'cms.auth.login')!.command).toBe('subctl auth login');
+    // The flag that picks an endpoint of a hand-written command is named with it.
+    expect(rows.find((e) => e.name === 'cms.auth.login')!.command).toBe('subctl auth login --cms');
+    expect(rows.find((e) => e.name === 'cms.verification.verify')!.command).toBe('subctl auth verify --code');
     for (const command of new Set(rows.map((e) => e.command!))) {
-      const help = await runCli(`${command.replace(/^subctl /, '')} --help`);
+      const words = command.replace(/^subctl /, '').split(' ');
+      const verb = words.filter((w) => !w.startsWith('--')).join(' ');
+      const help = await runCli(`${verb} --help`);
       expect(help.code, command).toBe(0);
-      expect(help.stdout, command).toContain(`Usage: subctl ${command.replace(/^subctl /, '')}`);
+      expect(help.stdout, command).toContain(`Usage: subctl ${verb}`);
+      // The flag it names is one of the command's.
+      for (const flag of words.filter((w) => w.startsWith('--'))) expect(help.stdout, command).toContain(flag);
     }
   }, 60_000);
 

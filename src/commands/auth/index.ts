@@ -327,14 +327,14 @@ export const authGroup: Group = {
     buildAccountVerbs(cmd, bind);
     // The commands written by hand, and the endpoints each one calls.
     const by = (name: string) => cmd.commands.find((c) => c.name() === name)!;
-    reaches(by('login'), 'auth.login', 'cms.auth.login');
+    reaches(by('login'), 'auth.login', 'cms.auth.login --cms');
     reaches(by('logout'), 'auth.logout', 'cms.auth.logout');
     reaches(by('refresh'), 'auth.refresh');
     reaches(by('status'), 'auth.validate-session');
-    reaches(by('forgot-password'), 'cms.auth.request-reset');
-    reaches(by('reset-password'), 'auth.reset-password', 'cms.auth.reset-password-token');
-    reaches(by('change-password'), 'auth.change-password', 'cms.auth.change-password');
-    reaches(by('verify'), 'cms.verification.generate', 'cms.verification.verify');
+    reaches(by('forgot-password'), 'cms.auth.request-reset --cms');
+    reaches(by('reset-password'), 'auth.reset-password', 'cms.auth.reset-password-token --cms');
+    reaches(by('change-password'), 'auth.change-password', 'cms.auth.change-password --cms');
+    reaches(by('verify'), 'cms.verification.generate --send', 'cms.verification.verify --code');
   },
 };
 
