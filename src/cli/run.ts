@@ -260,7 +260,11 @@ export function defaultHint(e: CliError, argv: string[]): string | undefined {
       // `audit user 7` and `roles of 7` look up a user: the users are what to list.
       if (cmd === 'audit user' || cmd === 'roles of' || cmd === 'referrals info' || cmd === 'referrals user-referred' || cmd === 'referrals user-stats') return 'check the user id; `subctl users list` shows what exists';
       // Groups without a `list` verb point at the one that lists (there is no `me list`).
-      if (group === 'me') return cmd === 'me activate' ? 'check the code (codes are matched exactly)' : 'check the service code; `subctl me services` shows what exists';
+      if (cmd === 'me activate') return 'check the code (codes are matched exactly)';
+      if (cmd === 'me auto-renewal') return 'check the subscription id; `subctl me subscriptions` shows yours';
+      if (cmd === 'me buy') return 'check the plan (--service-plan-id, or --plan-code with --service-code); `subctl me plans` shows what exists';
+      if (group === 'me') return 'check the service code; `subctl me services` shows what exists';
+      if (cmd === 'auth register') return 'check the referral code (`subctl referrals validate CODE`), or leave out --referral-code';
       if (group === 'referrals') return 'check the id or code; `subctl referrals mine` (yours) or `subctl referrals admin-list` shows what exists';
       return group && !['api', 'auth', 'config', 'profile', 'dashboard', 'cleanup', 'sandbox'].includes(group) ? `check the id or code; \`subctl ${group} list\` shows what exists` : 'check the id or path';
     case 'rejected':

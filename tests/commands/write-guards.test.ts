@@ -191,6 +191,9 @@ describe('hints that name the way out', () => {
     for (const [argv, hint] of [
       [['me', 'use', 'NOPE', '--usage-amount', '1', '--usage-type', 'api_call'], 'hint: check the service code; `subctl me services` shows what exists'],
       [['referrals', 'update', '99999', '--new-usage-limit', '5'], 'hint: check the id or code; `subctl referrals mine` (yours) or `subctl referrals admin-list` shows what exists'],
+      // What is missing is named: a subscription, a plan (they said "check the service code").
+      [['me', 'auto-renewal', '1', '--auto-renewal'], 'hint: check the subscription id; `subctl me subscriptions` shows yours'],
+      [['me', 'buy', '--service-plan-id', '9999', '--payment-method', 'WALLET'], 'hint: check the plan (--service-plan-id, or --plan-code with --service-code); `subctl me plans` shows what exists'],
     ] as const) {
       const r = await runCli([...argv], { env });
       expect(r.code).toBe(4);
