@@ -153,8 +153,9 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
       // Help for the verb when one was named and built, else for the group, else the root.
       const leaf = group?.commands.find((c) => c.name() === verb || c.aliases().includes(verb ?? ''));
       io.stderr.write(`run 'subctl ${group ? `${group.name()} ` : ''}${leaf ? `${leaf.name()} ` : ''}--help' for usage\n`);
-      // Options were not read (the line did not parse): -o json|ndjson is looked for in the words.
-      const format = outputWord(argv) ?? io.env.SUBCTL_OUTPUT;
+      // Options were not read (the line did not parse): -o json|ndjson is looked for in the words,
+      // then SUBCTL_OUTPUT, then the profile's output setting (its other errors are JSON too).
+      const format = outputWord(argv) ?? io.env.SUBCTL_OUTPUT ?? profileOutputOf(argv, io.env);
       if (format === 'json' || format === 'ndjson') {
         io.stderr.write(`${JSON.stringify(new UsageError(e.message.replace(/^error: /, '')).toJSON())}\n`);
       }
@@ -225,6 +226,27 @@ function refusedTokenHint(e: unknown, ctx: Ctx | undefined, globals: GlobalOptio
   else if (source === 'env') e.hint = 'the token in SUBCTL_TOKEN was refused: set a valid one, or unset SUBCTL_TOKEN to use the profile\'s sign-in (`subctl auth login`)';
   else if (source === 'token-file') e.hint = `the token in ${globals?.tokenFile ?? 'the --token-file'} was refused: put a valid one in it, or leave out --token-file to use the profile's sign-in`;
   return e;
+}
+
+/**
+ * The output setting of the profile a command line that did not parse would have used (`--profile`
+ * in its words, SUBCTL_PROFILE, the active one); undefined when there is none or the config
+ * cannot be read.
+ */
+function profileOutputOf(argv: string[], env: NodeJS.ProcessEnv): string | undefined {
+  let named: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') break;
+    if (a === '--profile') named = argv[++i];
+    else if (a.startsWith('--profile=')) named = a.slice('--profile='.length);
+  }
+  try {
+    const ctx = createContext({ io: { env } as MainDeps['io'], globals: { profile: named ?? (env.SUBCTL_PROFILE || undefined) } as GlobalOptions, signal: new AbortController().signal });
+    return ctx.profile()?.output;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The value of -o/--output on a command line Commander could not parse (the last one given). */

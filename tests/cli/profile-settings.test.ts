@@ -40,6 +40,12 @@ describe('a profile\'s output setting', () => {
     expect(api.stdout.trim().split('\n')).toHaveLength(1);
     expect(JSON.parse(api.stdout).services[0].service_code).toBe('GPT4');
     expect((await runCli('config set output json --profile p', { env })).code).toBe(0);
+    // A command line that does not parse gets its JSON error too (as with SUBCTL_OUTPUT=json).
+    const parse = await runCli('services list --profile p --bogus', { env });
+    expect(parse.code).toBe(2);
+    expect(parse.stderr.split('\n').some((l) => l.startsWith('{') && JSON.parse(l).error?.type === 'usage')).toBe(true);
+    const plain = await runCli('services list --profile q --bogus', { env });
+    expect(plain.stderr).not.toMatch(/^\{/m);
     // Errors of its commands come as JSON too, as with -o json.
     const bad = await runCli('services list --profile p --page-size 500', { env });
     expect(bad.code).toBe(2);
