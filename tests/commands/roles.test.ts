@@ -193,6 +193,15 @@ describe('role changes', () => {
     expect(body()).toEqual({ new_role: 'support', notes: 'covering' });
   });
 
+  it('assign with --new-role and --new-roles naming different roles exits 2, nothing sent (one was dropped without a word); the same role in both is fine', async () => {
+    const r = await runCli('roles assign 17 --new-role agent --new-roles support', { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('error: --new-role agent and --new-roles support name different roles: give one of them');
+    expect(server.requests).toHaveLength(0);
+    const same = await runCli('roles assign 17 --new-role agent --new-roles agent', { env: env() });
+    expect(same.code, same.stderr).toBe(0);
+  });
+
   it('assign without any role exits 2 naming --new-roles', async () => {
     const r = await runCli('roles assign 17 --reason x', { env: env() });
     expect(r.code).toBe(2);

@@ -15,7 +15,7 @@ import {
   rolesRemove,
   rolesUpdate,
 } from '../../api/contract/user-accounts.js';
-import { HttpError } from '../../api/errors.js';
+import { HttpError, UsageError } from '../../api/errors.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';
 import { out, printSummary, section } from '../common.js';
@@ -98,6 +98,15 @@ export const rolesGroup: Group = {
       endpoint: rolesAssign,
       args: ['user_id'],
       summary: "set a user's roles: --new-roles a,b (replaces the roles held; --new-role is the legacy single form) with --reason and --notes",
+      // Both forms with other roles: which one was meant is not the tool's to guess (the
+      // sandbox took --new-roles and dropped --new-role without a word).
+      prepare: (i) => {
+        const many = i.body.new_roles as string[] | undefined;
+        const one = i.body.new_role as string | undefined;
+        if (many !== undefined && one !== undefined && !(many.length === 1 && many[0] === one)) {
+          throw new UsageError(`--new-role ${one} and --new-roles ${many.join(',')} name different roles: give one of them`);
+        }
+      },
     },
     { name: 'promote', endpoint: rolesPromote, args: ['user_id'], summary: 'promote a user to the next role up (or to --new-role)' },
     { name: 'demote', endpoint: rolesDemote, args: ['user_id'], summary: 'demote a user to the next role down (or to --new-role)' },
