@@ -27,6 +27,11 @@ export function suspendTerminal(
     stdout.write((opts.altScreen ? ALT_SCREEN_ON : '') + HIDE_CURSOR);
     refreshSize(stdout);
     repaint();
+    // A terminal multiplexer may apply a resize made while stopped a moment after `fg` (tmux
+    // defers a pane's new size to its next loop): asked again shortly, in case no SIGWINCH
+    // brings it (it emits 'resize' only when the size changed; under load the console was once
+    // left drawn at the old width).
+    for (const ms of [100, 500]) setTimeout(() => refreshSize(stdout), ms).unref();
   }
 }
 
