@@ -8,7 +8,7 @@
  * the line being written, which the loader ignores; a short write (a full disk) is completed or
  * fails loudly (`#write`).
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { localError } from '../api/errors.js';
@@ -83,14 +83,24 @@ export function runDigests(
   // A row's request, whatever order its fields came in (columns reordered, a value moved from
   // a column to a flag): the fingerprint of its canonical JSON. Row files of version 1 hold
   // fingerprints of the JSON as built (earlier.ts still reads them).
-  const fingerprints = () => new Map(rows.map((r) => [r.line, fingerprintOf(canonicalJson(r.input))]));
-  const fingerprintsV1 = () => new Map(rows.map((r, j) => [r.line, fingerprintOf(jsons[j])]));
+  const fingerprints = () => {
+    const m = new Map<number, string>();
+    for (const r of rows) m.set(r.line, fingerprintOf(canonicalJson(r.input)));
+    return m;
+  };
+  const fingerprintsV1 = () => {
+    const m = new Map<number, string>();
+    for (let j = 0; j < rows.length; j++) m.set(rows[j].line, fingerprintOf(jsons[j]));
+    return m;
+  };
   return { digest: h.digest('hex').slice(0, 24), legacy: l.digest('hex').slice(0, 24), fingerprints, fingerprintsV1 };
 }
 
 /** A row's fingerprint: the first 128 bits of the SHA-256 of its JSON, as 32 hex digits. */
 export function fingerprintOf(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 32);
+  // One-shot crypto.hash (Node 20.12+, engines says 20.18): no Hash object per row, about a
+  // third of createHash's time for 10,000 rows before the first request.
+  return hash('sha256', text, 'hex').slice(0, 32);
 }
 
 /**
