@@ -97,6 +97,14 @@ function sameTarget(a: string, b: string): boolean {
   }
 }
 
+/**
+ * A sandbox profile someone signed in to (it has a username) with no token now: signed out, not
+ * a reason to run as the embedded sandbox's admin.
+ */
+function signedOutOfSandbox(p: Profile | undefined): boolean {
+  return p?.base_url === 'sandbox' && typeof p.username === 'string' && p.username !== '';
+}
+
 /** A profile name that matches none of `known`: a typo, said with the ones there are. */
 export function noSuchProfile(name: string, known: string[]): UsageError {
   return new UsageError(`no profile named "${name}"${known.length ? ` (profiles: ${known.join(', ')})` : ''}`, {
@@ -200,7 +208,7 @@ export function createContext(deps: CtxDeps): Ctx {
         // The seeded admin's token, unless this is a sandbox profile someone signed in to (it has
         // a username): signed out (or its token revoked), it is not signed in, and its commands
         // are refused (exit 3) rather than run as the admin.
-        const signedOut = profile?.base_url === 'sandbox' && typeof profile.username === 'string' && profile.username !== '';
+        const signedOut = signedOutOfSandbox(profile);
         if (!opts.anonymous) sandboxAdmin = sb.adminToken;
         if (!token && !signedOut && sandboxAdmin) token = sandboxAdmin;
         // Asked for (--sandbox, a profile on `sandbox`): quiet with -q. Fallen back to because no
@@ -233,7 +241,7 @@ export function createContext(deps: CtxDeps): Ctx {
         const p = ctx.profile();
         const again = ctx.usableSignIn().stored;
         const r = resolveToken(io.env, globals.tokenFile, again);
-        const out = p?.base_url === 'sandbox' && typeof p.username === 'string' && p.username !== '';
+        const out = signedOutOfSandbox(p);
         const t = r.token ?? (!out ? sandboxAdmin : undefined);
         return { token: t, sessionId: resolveSessionId(io.env, again), source: r.source, admin: t !== undefined && t === sandboxAdmin };
       };

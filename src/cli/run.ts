@@ -7,6 +7,8 @@ import { Command, CommanderError, type Option } from 'commander';
 import { CliError, InterruptedError, localError, UsageError, ValidationError } from '../api/errors.js';
 import { flagName } from '../api/contract/common.js';
 import type { MainDeps } from '../main.js';
+import { resolvePaths } from '../config/paths.js';
+import { ConfigStore } from '../config/store.js';
 import { createContext, type Ctx } from './context.js';
 import { addGlobalOptions, readGlobals, type GlobalOptions } from './globals.js';
 import { groups } from '../commands/index.js';
@@ -242,8 +244,8 @@ function profileOutputOf(argv: string[], env: NodeJS.ProcessEnv): string | undef
     else if (a.startsWith('--profile=')) named = a.slice('--profile='.length);
   }
   try {
-    const ctx = createContext({ io: { env } as MainDeps['io'], globals: { profile: named ?? (env.SUBCTL_PROFILE || undefined) } as GlobalOptions, signal: new AbortController().signal });
-    return ctx.profile()?.output;
+    const store = new ConfigStore(resolvePaths(env));
+    return store.getProfile(store.activeProfileName(named, env))?.output;
   } catch {
     return undefined;
   }

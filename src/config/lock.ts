@@ -78,13 +78,23 @@ export function pidAlive(pid: number): boolean {
  * does not tell (not Linux, or hidden): the pid alone decides then.
  */
 export function processStart(pid: number): string | undefined {
+  const ticks = startTicks(pid);
+  if (ticks === undefined) return undefined;
+  try {
+    return `${fs.readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').trim()}/${ticks}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Field 22 of `/proc/<pid>/stat`: when the process started, in clock ticks since boot. */
+function startTicks(pid: number): string | undefined {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
     // The command name (field 2) is in parentheses and may hold spaces and ')': fields 3 on
     // follow the last ')'. Field 22 is the 20th of them.
     const ticks = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-    if (!ticks || !/^\d+$/.test(ticks)) return undefined;
-    return `${fs.readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').trim()}/${ticks}`;
+    return ticks && /^\d+$/.test(ticks) ? ticks : undefined;
   } catch {
     return undefined;
   }
@@ -95,11 +105,11 @@ export function processStart(pid: number): string | undefined {
  * in clock ticks, at Linux's 100 a second); undefined where /proc does not tell.
  */
 export function processStartedAt(pid: number): number | undefined {
+  const ticks = startTicks(pid);
+  if (ticks === undefined) return undefined;
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
     const btime = Number(/^btime (\d+)$/m.exec(fs.readFileSync('/proc/stat', 'latin1'))?.[1]);
-    return Number.isFinite(ticks) && Number.isFinite(btime) ? btime * 1000 + ticks * 10 : undefined;
+    return Number.isFinite(btime) ? btime * 1000 + Number(ticks) * 10 : undefined;
   } catch {
     return undefined;
   }

@@ -22,6 +22,14 @@ const quoted = (v: unknown) => (typeof v === 'string' ? `'${v}'` : String(v));
 
 type Issue = core.$ZodRawIssue & { input?: unknown };
 
+/** zod 3's words for a bound: `String must contain at most 50 character(s)`, `Number must be less than or equal to 100`. */
+function sizeMessage(i: Record<string, unknown>, bound: string, count: string, compare: string): string | undefined {
+  if (i.origin === 'string') return `String must contain ${i.exact ? 'exactly' : count} ${bound} character(s)`;
+  if (i.origin === 'array') return `Array must contain ${i.exact ? 'exactly' : count} ${bound} element(s)`;
+  if (i.origin === 'number') return `Number must be ${compare} ${i.inclusive ? 'or equal to ' : ''}${bound}`;
+  return undefined;
+}
+
 /** The zod 3 default message of an issue; undefined leaves zod's own. */
 export function platformMessage(issue: Issue): string | undefined {
   const i = issue as Issue & Record<string, unknown>;
@@ -31,20 +39,10 @@ export function platformMessage(issue: Issue): string | undefined {
       if (i.expected === 'int' && typeof i.input === 'number') return 'Expected integer, received float';
       return `Expected ${i.expected === 'int' ? 'integer' : String(i.expected)}, received ${typeName(i.input)}`;
     }
-    case 'too_big': {
-      const max = String(i.maximum);
-      if (i.origin === 'string') return `String must contain ${i.exact ? 'exactly' : 'at most'} ${max} character(s)`;
-      if (i.origin === 'array') return `Array must contain ${i.exact ? 'exactly' : 'at most'} ${max} element(s)`;
-      if (i.origin === 'number') return `Number must be less than ${i.inclusive ? 'or equal to ' : ''}${max}`;
-      return undefined;
-    }
-    case 'too_small': {
-      const min = String(i.minimum);
-      if (i.origin === 'string') return `String must contain ${i.exact ? 'exactly' : 'at least'} ${min} character(s)`;
-      if (i.origin === 'array') return `Array must contain ${i.exact ? 'exactly' : 'at least'} ${min} element(s)`;
-      if (i.origin === 'number') return `Number must be greater than ${i.inclusive ? 'or equal to ' : ''}${min}`;
-      return undefined;
-    }
+    case 'too_big':
+      return sizeMessage(i, String(i.maximum), 'at most', 'less than');
+    case 'too_small':
+      return sizeMessage(i, String(i.minimum), 'at least', 'greater than');
     case 'invalid_value':
       if (i.input === undefined) return 'Required';
       return `Invalid enum value. Expected ${(i.values as unknown[]).map(quoted).join(' | ')}, received ${quoted(i.input)}`;

@@ -135,8 +135,6 @@ function hostOf(u: URL): string {
   return u.hostname.replace(/^\[|\]$/g, '');
 }
 
-const bypassed = proxyBypassed;
-
 function redactProxy(p: string): string {
   try {
     const u = new URL(p);
@@ -371,7 +369,7 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
     });
     const target = where.url;
     const chosen = target ? (target.protocol === 'https:' ? (proxy.httpsProxy ?? proxy.httpProxy) : proxy.httpProxy) : undefined;
-    proxyApplies = !!target && !!chosen && !bypassed(proxy.noProxy, target);
+    proxyApplies = !!target && !!chosen && !proxyBypassed(proxy.noProxy, target);
     const applies = where.sandbox
       ? 'the embedded sandbox is on loopback'
       : target
