@@ -355,9 +355,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       return;
     }
     const e = r.prepared.endpoint;
-    // Only the user area's errors carry data (errorData): the others, the page-rate benchmark's
-    // GET among them, pay nothing for it.
-    if (e.area === 'user') routedTo.set(req, e);
+    routedTo.set(req, e);
 
     // Reads look the data stamp up once: for the token's account remembered under it, and held
     // for the handler's synchronous run (holdingDataStamp) for what it remembers.

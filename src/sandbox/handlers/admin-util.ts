@@ -197,7 +197,7 @@ export function setDeepPaging(db: DB, on: boolean): void {
   else plainOffset.add(db);
 }
 
-/** Pages read since start, by how: plain OFFSET, after a known row, before a known row (tests, benchmarks). */
+/** Pages read since start, by how: plain OFFSET, after a known row, before a known row (tests). */
 export const pageReads = { offset: 0, after: 0, before: 0 };
 
 /** How many sort keys the boundary cache holds for `db` that still hold (tests). */
