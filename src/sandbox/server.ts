@@ -18,6 +18,7 @@ import { embeddedToken, issueToken, roleAllows, tokenAccount, tokenRow, tokenUse
 import { chaosActive, decideChaos, type ChaosOptions } from './chaos.js';
 import { writeBatcher } from './batch.js';
 import { currentDataStamp, damageError, dataFileFailure, holdingDataStamp, openDatabase, prep, releaseDataStamp } from './db.js';
+import { altData, altError, type Dialect } from './dialect.js';
 import { adminHandlers } from './handlers/admin.js';
 import { userHandlers } from './handlers/user.js';
 import { seedDatabase } from './seed.js';
@@ -46,6 +47,8 @@ export interface SandboxOptions {
   quiet?: boolean;
   /** Handlers to use instead of the built-in ones (tests). */
   handlers?: HandlerTable;
+  /** How answers are written (dialect.ts; default 'default'). */
+  dialect?: Dialect;
 }
 
 export interface Sandbox {
@@ -118,11 +121,11 @@ export function encodeOk(message: string, data: unknown): Buffer {
   return Buffer.from(JSON.stringify({ status: true, message, data: data === undefined ? null : data, error: null, meta: null }), 'utf8');
 }
 
-function envelopeError(message: string, code: string, fields?: FieldError[], extra?: Record<string, unknown>, data: Json | null = null): string {
+function envelopeError(message: string, code: string, fields?: FieldError[], extra?: Record<string, unknown>, data: Json | null = null): Json {
   const error: Json = { code, message };
   if (fields && fields.length) error.fields = fields;
   if (extra) Object.assign(error, extra);
-  return JSON.stringify({ status: false, message, data, error, meta: null });
+  return { status: false, message, data, error, meta: null };
 }
 
 /** A refused login's `login_result`: the login_history status (a successful login answers SUCCESS). */
@@ -262,6 +265,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const handlers: HandlerTable = opts.handlers ?? { ...userHandlers, ...adminHandlers };
   const chaos = chaosActive(opts.chaos) ? opts.chaos : undefined;
   const quiet = opts.quiet ?? false;
+  const alt = opts.dialect === 'alt';
 
   const writes = writeBatcher(db);
 
@@ -309,8 +313,10 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   // Encoded once: measuring the length and then writing the string would encode it twice.
   const send = (res: http.ServerResponse, status: number, text: string, headers?: Record<string, string>) =>
     sendBody(res, status, Buffer.from(text, 'utf8'), headers);
-  const sendError = (res: http.ServerResponse, err: SandboxError, headers?: Record<string, string>, e?: AnyEndpoint) =>
-    send(res, err.status, envelopeError(err.message, err.code, err.fields, err.extra, errorData(e, err.code, err.message)), headers);
+  const sendError = (res: http.ServerResponse, err: SandboxError, headers?: Record<string, string>, e?: AnyEndpoint) => {
+    const envelope = envelopeError(err.message, err.code, err.fields, err.extra, errorData(e, err.code, err.message));
+    send(res, err.status, JSON.stringify(alt ? altError(envelope) : envelope), headers);
+  };
   /** The endpoint each request was routed to, for its error answer (errorData). */
   const routedTo = new WeakMap<http.IncomingMessage, AnyEndpoint>();
 
@@ -467,7 +473,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       });
     }
     const status = result.status ?? e.successStatus ?? 200;
-    sendBody(res, status, encodeOk(result.message ?? 'Success', result.data));
+    sendBody(res, status, encodeOk(result.message ?? 'Success', alt ? altData(e.name, result.data) : result.data));
   }
 
   const server = http.createServer({ keepAlive: true }, (req, res) => {
