@@ -42,8 +42,8 @@ const LIST_MOVES: Record<string, ListMove> = {
   'referrals.admin-user-referred': { from: 'referred_users', to: 'referred' },
 };
 
-/** Money: numbers under these keys are answered as strings with two decimals ("19.99"). */
-const MONEY = /(^|_)(price|amount|balance|revenue|cost)(_|$)|^price_per_day$|^net_amount$/;
+/** Money: numbers under these keys are answered as strings with two decimals ("19.99"); credits are counts, not money. */
+const MONEY = /^(?!credit)(.*_)?(price|amount|balance|revenue|cost)(_.*)?$/;
 /** Ids: whole numbers under these keys are answered as numeric strings. */
 const ID = /(^|_)id$/;
 /** An ISO date-time as the sandbox writes it: answered as `YYYY-MM-DD HH:MM:SS` (UTC, no zone). */
