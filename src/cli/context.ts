@@ -202,7 +202,7 @@ export function createContext(deps: CtxDeps): Ctx {
       let sandboxAdmin: string | undefined;
       if (wantSandbox) {
         const { startEmbeddedSandbox } = await import('../sandbox/embedded.js');
-        const sb = await startEmbeddedSandbox({ dataDir: ctx.paths().dataDir, quiet: globals.quiet === true });
+        const sb = await startEmbeddedSandbox({ dataDir: ctx.paths().dataDir, quiet: globals.quiet === true, env: io.env });
         closeSandbox = sb.close;
         baseUrl = sb.url;
         // The seeded admin's token, unless this is a sandbox profile someone signed in to (it has

@@ -18,7 +18,7 @@ import { embeddedToken, issueToken, roleAllows, tokenAccount, tokenRow, tokenUse
 import { chaosActive, decideChaos, type ChaosOptions } from './chaos.js';
 import { writeBatcher } from './batch.js';
 import { currentDataStamp, damageError, dataFileFailure, holdingDataStamp, openDatabase, prep, releaseDataStamp } from './db.js';
-import { jsonLease, nothing, type JsonLease } from './json.js';
+import { altData, altError, type Dialect } from './dialect.js';
 import { adminHandlers } from './handlers/admin.js';
 import { userHandlers } from './handlers/user.js';
 import { seedDatabase } from './seed.js';
@@ -47,6 +47,8 @@ export interface SandboxOptions {
   quiet?: boolean;
   /** Handlers to use instead of the built-in ones (tests). */
   handlers?: HandlerTable;
+  /** How answers are written (dialect.ts; default 'default'). */
+  dialect?: Dialect;
 }
 
 export interface Sandbox {
@@ -114,54 +116,16 @@ function remember(key: string, r: Route): Route {
   return r;
 }
 
-const encoder = new TextEncoder();
-
-/**
- * `text` as UTF-8. A large answer is encoded in one pass into a buffer of the largest size it
- * can need: `Buffer.from` first measures the encoded length (a second pass over the text), and
- * a page of 100 rows with a few non-Latin-1 names spent about 0.15 ms of its answer there.
- */
-export function utf8(text: string): Buffer {
-  if (text.length < 4096) return Buffer.from(text, 'utf8');
-  const out = Buffer.allocUnsafe(text.length * 3);
-  return out.subarray(0, encoder.encodeInto(text, out).written);
+/** The success envelope as UTF-8. */
+export function encodeOk(message: string, data: unknown): Buffer {
+  return Buffer.from(JSON.stringify({ status: true, message, data: data === undefined ? null : data, error: null, meta: null }), 'utf8');
 }
 
-/** Bytes of answers encoded through JSON.stringify so far (see encodeOkLease). */
-let stringified = 0;
-/** Past this many bytes, answers are written by jsonLease. */
-const WARM_BYTES = 256 * 1024;
-
-/**
- * The success envelope as UTF-8: exactly the bytes of `Buffer.from(JSON.stringify(envelope))`,
- * with `release()` to call once they are written (see jsonLease). A process that has answered
- * 256 KB goes on with `jsonLease` (json.ts), which writes the bytes straight into a buffer it
- * reuses: warm, it takes about half the time for a 100-row page (0.21 against 0.39 ms here) and
- * a third for a short list; cold, its code runs in V8's interpreter and would cost a one-shot
- * command's single answer about 1.5 ms, against 0.08 for JSON.stringify. `warm` is for tests.
- */
-export function encodeOkLease(message: string, data: unknown, warm = stringified >= WARM_BYTES): JsonLease {
-  const envelope = { status: true, message, data: data === undefined ? null : data, error: null, meta: null };
-  if (warm) return jsonLease(envelope)!;
-  const bytes = utf8(JSON.stringify(envelope));
-  stringified += bytes.length;
-  return { bytes, release: nothing };
-}
-
-/** encodeOkLease's bytes, in a buffer of their own. */
-export function encodeOk(message: string, data: unknown, warm?: boolean): Buffer {
-  const { bytes, release } = encodeOkLease(message, data, warm);
-  if (release === nothing) return bytes;
-  const out = Buffer.from(bytes);
-  release();
-  return out;
-}
-
-function envelopeError(message: string, code: string, fields?: FieldError[], extra?: Record<string, unknown>, data: Json | null = null): string {
+function envelopeError(message: string, code: string, fields?: FieldError[], extra?: Record<string, unknown>, data: Json | null = null): Json {
   const error: Json = { code, message };
   if (fields && fields.length) error.fields = fields;
   if (extra) Object.assign(error, extra);
-  return JSON.stringify({ status: false, message, data, error, meta: null });
+  return { status: false, message, data, error, meta: null };
 }
 
 /** A refused login's `login_result`: the login_history status (a successful login answers SUCCESS). */
@@ -301,6 +265,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const handlers: HandlerTable = opts.handlers ?? { ...userHandlers, ...adminHandlers };
   const chaos = chaosActive(opts.chaos) ? opts.chaos : undefined;
   const quiet = opts.quiet ?? false;
+  const alt = opts.dialect === 'alt';
 
   const writes = writeBatcher(db);
 
@@ -336,24 +301,22 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     return e.user !== null && at.getTime() < e.expires ? e.user : null;
   };
 
-  /** `release` runs once the body is written to the socket (never if the connection is lost first). */
-  const sendBody = (res: http.ServerResponse, status: number, body: Buffer, headers?: Record<string, string>, release?: () => void) => {
-    if (res.destroyed || res.headersSent) {
-      release?.();
-      return;
-    }
+  const sendBody = (res: http.ServerResponse, status: number, body: Buffer, headers?: Record<string, string>) => {
+    if (res.destroyed || res.headersSent) return;
     res.writeHead(status, {
       'content-type': 'application/json; charset=utf-8',
       'content-length': body.length,
       ...headers,
     });
-    res.end(body, release);
+    res.end(body);
   };
   // Encoded once: measuring the length and then writing the string would encode it twice.
   const send = (res: http.ServerResponse, status: number, text: string, headers?: Record<string, string>) =>
-    sendBody(res, status, utf8(text), headers);
-  const sendError = (res: http.ServerResponse, err: SandboxError, headers?: Record<string, string>, e?: AnyEndpoint) =>
-    send(res, err.status, envelopeError(err.message, err.code, err.fields, err.extra, errorData(e, err.code, err.message)), headers);
+    sendBody(res, status, Buffer.from(text, 'utf8'), headers);
+  const sendError = (res: http.ServerResponse, err: SandboxError, headers?: Record<string, string>, e?: AnyEndpoint) => {
+    const envelope = envelopeError(err.message, err.code, err.fields, err.extra, errorData(e, err.code, err.message));
+    send(res, err.status, JSON.stringify(alt ? altError(envelope) : envelope), headers);
+  };
   /** The endpoint each request was routed to, for its error answer (errorData). */
   const routedTo = new WeakMap<http.IncomingMessage, AnyEndpoint>();
 
@@ -398,9 +361,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       return;
     }
     const e = r.prepared.endpoint;
-    // Only the user area's errors carry data (errorData): the others, the page-rate benchmark's
-    // GET among them, pay nothing for it.
-    if (e.area === 'user') routedTo.set(req, e);
+    routedTo.set(req, e);
 
     // Reads look the data stamp up once: for the token's account remembered under it, and held
     // for the handler's synchronous run (holdingDataStamp) for what it remembers.
@@ -512,8 +473,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       });
     }
     const status = result.status ?? e.successStatus ?? 200;
-    const answer = encodeOkLease(result.message ?? 'Success', result.data);
-    sendBody(res, status, answer.bytes, undefined, answer.release);
+    sendBody(res, status, encodeOk(result.message ?? 'Success', alt ? altData(e.name, result.data) : result.data));
   }
 
   const server = http.createServer({ keepAlive: true }, (req, res) => {

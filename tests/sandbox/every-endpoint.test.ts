@@ -7,7 +7,6 @@
  * One sandbox for the file; the rows run in order, and the order is deliberate: what a row needs
  * (a code to verify, a reset token, a referral code, money in the wallet, a usage code, a fresh
  * role/service/plan/user to delete) is made by an earlier row or at the start of the row itself.
- * Answers are written warm (jsonLease), as a busy sandbox writes them.
  * Sections: sessions and passwords; accounts and roles; the admin catalogue; the end-user area;
  * referrals; then the admin mutations that destroy things (deletes, cleanup) last.
  */
@@ -15,7 +14,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ApiClient, type ClientOptions } from '../../src/api/client.js';
 import { endpointByName, endpoints } from '../../src/api/contract/index.js';
 import { verifyPassword } from '../../src/sandbox/auth.js';
-import { encodeOk, type Sandbox } from '../../src/sandbox/server.js';
+import { type Sandbox } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../support/sandbox.js';
 
 let sb: Sandbox;
@@ -26,9 +25,6 @@ let enduser: ApiClient;
 let anon: ApiClient;
 
 beforeAll(async () => {
-  // Past 256 KB of answers the sandbox writes them with jsonLease (json.ts) instead of
-  // JSON.stringify: every endpoint's answer here goes that way.
-  encodeOk('warm-up', 'x'.repeat(300 * 1024));
   sb = await startTestSandbox();
   admin = client({ token: sb.tokenFor('admin') });
   superadmin = client({ token: sb.tokenFor('superadmin') });

@@ -29,6 +29,7 @@ export const sandboxGroup: Group = {
         .addOption(new Option('--data <file>', 'SQLite data file (default: sandbox.db in the data directory)'))
         .addOption(new Option('--scale <n>', 'multiply the seed data (100 = a million wallet transactions) when the file is new'))
         .addOption(new Option('--chaos <spec>', 'fault injection, e.g. latency=0-50,5xx=0.2,reset=0.05,hang=0.02,429=0.05'))
+        .addOption(new Option('--dialect <name>', 'how answers are written: default, or alt (the same data in another reading of the API documents)').choices(['default', 'alt']).default('default'))
         .action((_o, c) => {
           const opts = c.optsWithGlobals() as Record<string, unknown>;
           bind(async (ctx) => {
@@ -43,9 +44,9 @@ export const sandboxGroup: Group = {
             ensurePrivateDir(dataDir);
             const dataFile = (opts.data as string | undefined) ?? join(dataDir, 'sandbox.db');
             const chaos = opts.chaos ? parseChaos(String(opts.chaos)) : undefined;
-            const sb = await startSandbox({ dataFile, dataFlag: opts.data === undefined ? undefined : '--data', port, host: String(opts.host), scale: scaleOf(opts.scale), chaos, quiet: ctx.globals.quiet });
+            const sb = await startSandbox({ dataFile, dataFlag: opts.data === undefined ? undefined : '--data', port, host: String(opts.host), scale: scaleOf(opts.scale), chaos, quiet: ctx.globals.quiet, dialect: opts.dialect === 'alt' ? 'alt' : 'default' });
             ctx.io.stdout.write(`${sb.url}\n`);
-            ctx.note(`sandbox serving ${sb.url} (data ${dataFile})${chaos ? ` with chaos ${String(opts.chaos)}` : ''}`);
+            ctx.note(`sandbox serving ${sb.url} (data ${dataFile})${chaos ? ` with chaos ${String(opts.chaos)}` : ''}${opts.dialect === 'alt' ? ', answering in the alt dialect' : ''}`);
             // A data file named with --data keeps the mode its owner gave it, but holds live
             // tokens: one others may read is said (the default one is made 0600).
             const mode = statSync(dataFile, { throwIfNoEntry: false })?.mode;

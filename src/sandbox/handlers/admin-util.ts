@@ -96,43 +96,32 @@ export function pagination(total: number, page: number, size: number) {
   };
 }
 
-type RowBuilder = (values: unknown[]) => Record<string, unknown>;
-const builders = new WeakMap<object, Map<string, RowBuilder>>();
+/** Column names per raw statement (`st.columns()` builds a fresh list on each call). */
+const columnNames = new WeakMap<object, string[]>();
 
 /**
- * The function turning a raw row (array) of `st` into an object: compiled once per statement
- * (one object shape, 0/1 columns in `bools` turned into booleans on the way). The last `drop`
+ * Raw rows (arrays) of `st` as objects, 0/1 columns in `bools` as booleans; the last `drop`
  * columns are left out (pageRows reads its sort keys there).
  */
-function rowBuilder(st: ReturnType<typeof prep>, bools: readonly string[], drop = 0): RowBuilder {
-  let perStmt = builders.get(st);
-  if (!perStmt) builders.set(st, (perStmt = new Map()));
-  const key = `${drop}\u0000${bools.join(',')}`;
-  let build = perStmt.get(key);
-  if (!build) {
-    const all = st.columns().map((c) => c.name);
-    const names = all.slice(0, all.length - drop);
-    const body = names
-      .map((n, i) => `${JSON.stringify(n)}: ${bools.includes(n) ? `v[${i}] === null ? null : v[${i}] === 1` : `v[${i}]`}`)
-      .join(', ');
-    build = new Function('v', `return { ${body} };`) as RowBuilder;
-    perStmt.set(key, build);
+function toObjects(st: ReturnType<typeof prep>, raw: unknown[][], bools: readonly string[], drop = 0): Array<Record<string, unknown>> {
+  let all = columnNames.get(st);
+  if (!all) columnNames.set(st, (all = st.columns().map((c) => c.name)));
+  const n = all.length - drop;
+  const isBool = all.map((name) => bools.includes(name));
+  const out: Array<Record<string, unknown>> = new Array(raw.length);
+  for (let r = 0; r < raw.length; r++) {
+    const v = raw[r];
+    const o: Record<string, unknown> = {};
+    for (let i = 0; i < n; i++) o[all[i]] = isBool[i] && v[i] !== null ? v[i] === 1 : v[i];
+    out[r] = o;
   }
-  return build;
+  return out;
 }
 
-/**
- * `stmt.all()` as objects, fast: better-sqlite3 spends more time building row objects than
- * SQLite spends on a 100-row page, so rows come as arrays and a function compiled once per
- * statement (one object shape, booleans converted on the way) turns them into objects.
- */
+/** `stmt.all()` as objects, 0/1 columns in `bools` as booleans. */
 export function rows(db: DB, sql: string, args: unknown[], bools: readonly string[] = []): Array<Record<string, unknown>> {
   const st = prep(db, sql, 'raw');
-  const build = rowBuilder(st, bools);
-  const raw = st.all(...args) as unknown[][];
-  const out = new Array(raw.length);
-  for (let i = 0; i < raw.length; i++) out[i] = build(raw[i]);
-  return out;
+  return toObjects(st, st.all(...args) as unknown[][], bools);
 }
 
 /**
@@ -208,7 +197,7 @@ export function setDeepPaging(db: DB, on: boolean): void {
   else plainOffset.add(db);
 }
 
-/** Pages read since start, by how: plain OFFSET, after a known row, before a known row (tests, benchmarks). */
+/** Pages read since start, by how: plain OFFSET, after a known row, before a known row (tests). */
 export const pageReads = { offset: 0, after: 0, before: 0 };
 
 /** How many sort keys the boundary cache holds for `db` that still hold (tests). */
@@ -408,9 +397,7 @@ function readPage(db: DB, q: PageQuery, keys: SortColumn[], dir: 'ASC' | 'DESC',
       rememberBoundary(store, sig, start + raw.length - 1, last);
     }
   } else if (mode === 'before') raw.reverse();
-  const build = rowBuilder(st, q.bools ?? [], keys.length);
-  const out: Array<Record<string, unknown>> = new Array(raw.length);
-  for (let i = 0; i < raw.length; i++) out[i] = build(raw[i]);
+  const out = toObjects(st, raw, q.bools ?? [], keys.length);
   q.finish?.(out);
   return out;
 }
