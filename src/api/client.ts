@@ -307,32 +307,7 @@ export class ApiClient {
         this.#log(`< interrupted ${req.method} ${shownUrl()} ${ms()} ms`);
         throw new InterruptedError();
       }
-      if (e instanceof CliError) {
-        this.#log(`< ${res?.statusCode ?? 'error'} ${req.method} ${shownUrl()} ${ms()} ms: ${e.message}`);
-        return { error: e, retryable: false };
-      }
-      if (timedOut) {
-        const msg = `${req.method} ${shownUrl()} timed out after ${this.#timeoutMs} ms`;
-        this.#log(`< timeout ${req.method} ${shownUrl()} ${ms()} ms`);
-        return {
-          error: new NetworkError(msg, { code: 'ETIMEDOUT', hint: 'the server is slow or unreachable; --timeout MS allows more time' }),
-          retryable: true,
-          why: `timed out after ${this.#timeoutMs} ms`,
-        };
-      }
-      if (INVALID_REQUEST.has(errCode(e) ?? '')) {
-        // A header value the transport refuses (a token pasted with a newline ...): nothing was sent.
-        this.#log(`< refused ${req.method} ${shownUrl()}: ${(e as Error).message}`);
-        return { error: new UsageError(`cannot send ${req.method} ${shownUrl()}: ${(e as Error).message}`), retryable: false };
-      }
-      const env = this.#opts.env ?? process.env;
-      const d = describeNetworkError(e, req.url.host, this.#opts.direct ? undefined : proxyPeer(e, proxySettings(env)));
-      this.#log(`< error ${req.method} ${shownUrl()} ${ms()} ms: ${d.message}`);
-      return {
-        error: new NetworkError(`${req.method} ${shownUrl()}: ${d.message}`, { code: d.code, hint: d.hint, cause: e }),
-        retryable: d.retryable,
-        why: d.message,
-      };
+      return this.#failed(e, req, res?.statusCode, timedOut ? this.#timeoutMs : undefined, `${shownUrl()}`, ms());
     } finally {
       clearTimeout(timer);
       if (signal !== NEVER) signal.removeEventListener('abort', onAbort);
@@ -346,6 +321,36 @@ export class ApiClient {
       if (text) this.#log(`<   ${this.#masker(req, headers)(redactBodyText(text))}`);
     }
     return this.#classify(req, status, resHeaders, text);
+  }
+
+  /** A failed attempt classified: the client's own error, a time-out, a refused request or a network failure. */
+  #failed(e: unknown, req: Outgoing, status: number | undefined, timeoutMs: number | undefined, shown: string, took: number): Attempt {
+    if (e instanceof CliError) {
+      this.#log(`< ${status ?? 'error'} ${req.method} ${shown} ${took} ms: ${e.message}`);
+      return { error: e, retryable: false };
+    }
+    if (timeoutMs !== undefined) {
+      const msg = `${req.method} ${shown} timed out after ${timeoutMs} ms`;
+      this.#log(`< timeout ${req.method} ${shown} ${took} ms`);
+      return {
+        error: new NetworkError(msg, { code: 'ETIMEDOUT', hint: 'the server is slow or unreachable; --timeout MS allows more time' }),
+        retryable: true,
+        why: `timed out after ${timeoutMs} ms`,
+      };
+    }
+    if (INVALID_REQUEST.has(errCode(e) ?? '')) {
+      // A header value the transport refuses (a token pasted with a newline ...): nothing was sent.
+      this.#log(`< refused ${req.method} ${shown}: ${(e as Error).message}`);
+      return { error: new UsageError(`cannot send ${req.method} ${shown}: ${(e as Error).message}`), retryable: false };
+    }
+    const env = this.#opts.env ?? process.env;
+    const d = describeNetworkError(e, req.url.host, this.#opts.direct ? undefined : proxyPeer(e, proxySettings(env)));
+    this.#log(`< error ${req.method} ${shown} ${took} ms: ${d.message}`);
+    return {
+      error: new NetworkError(`${req.method} ${shown}: ${d.message}`, { code: d.code, hint: d.hint, cause: e }),
+      retryable: d.retryable,
+      why: d.message,
+    };
   }
 
   /** Reads the whole body, refusing more than the cap. */
