@@ -135,7 +135,7 @@ export async function* walkPages(
   inflight.push({ page: next, promise: fetchPage(next++) });
   let first = true;
   // The note on where rows come from is said once, for the first page.
-  let first0 = true;
+  let noteDue = true;
   while (inflight.length) {
     const { page, promise } = inflight.shift()!;
     let data: unknown;
@@ -156,8 +156,8 @@ export async function* walkPages(
       opts.onFirst?.(data, info);
       first = false;
     }
-    const items = itemsOf(ep, data, first0 ? opts.note : undefined);
-    first0 = false;
+    const items = itemsOf(ep, data, noteDue ? opts.note : undefined);
+    noteDue = false;
     const pageKeys = new Set<unknown>();
     const mark = (k: unknown) => (IdBitmap.fits(k) ? ids.add(k) : pageKeys.add(k));
     for (const it of items) {
@@ -213,13 +213,13 @@ export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { col
   if (!g.all && g.limit === undefined) {
     const data = (await api.call(ep, call as never, { signal: ctx.signal })) as Record<string, unknown>;
     const found = findRows(ep, data);
+    if (!found.rows && g.output !== 'json' && g.output !== 'ndjson') throw noRows(found.note!);
     if (found.note) ctx.warn(found.note);
-    if (!found.rows && (g.output === 'json' || g.output === 'ndjson')) {
+    if (!found.rows) {
       // Rows the reader could not find are not an empty list: the answer is printed as received.
       await printObject(data, { format: g.output, io: ctx.io, noColor: g.noColor });
       return 0;
     }
-    if (!found.rows) throw noRows(found.note!);
     const items = found.rows;
     const page = givenPage ?? 1;
     const info = pageInfoOf(ep, data, page, givenSize ?? paging.defaultSize);

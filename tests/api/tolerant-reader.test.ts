@@ -88,8 +88,8 @@ describe('rows are found, never silently lost', () => {
     const t = await run('services list');
     expect(t.code).toBe(6);
     expect(t.stdout).toBe('');
-    expect(t.stderr).toContain('no rows found in the answer of GET /admin/services');
-    expect(t.stderr).toContain('data holds pagination, result, first, second');
+    expect(t.stderr).toContain('error: no rows found in the answer of GET /admin/services');
+    expect(t.stderr.match(/data holds pagination, result, first, second/g)).toHaveLength(1);
   });
 
   it('an empty list stays an empty list, whether the key holds [] or null or only paging is sent', async () => {
