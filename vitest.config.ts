@@ -6,7 +6,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    setupFiles: ['tests/support/zod-setup.ts'],
     globalSetup: ['tests/support/global-setup.ts'],
     reporters: ['default'],
   },

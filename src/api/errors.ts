@@ -1,7 +1,7 @@
 /**
  * The error taxonomy. Every failure a user can meet is one of these; each knows its exit code
  * (CLI.md, "Exit codes"), a stable `type` for `-o json` and a hint naming the next command.
- * `src/main.ts` is the only place that turns them into exit codes.
+ * `src/cli/run.ts` is the only place that turns them into exit codes.
  */
 
 export const ExitCode = {
@@ -90,6 +90,17 @@ export class HttpError extends CliError {
   constructor(status: number, message: string, extra: { hint?: string; code?: string; details?: unknown } = {}) {
     const [type, exit] = classifyStatus(status);
     super(type, exit, message, { ...extra, status });
+  }
+}
+
+/**
+ * An answer with a success status (HTTP 2xx) whose envelope says `status: false`: the server
+ * refused the request in its words. Exit 5 like a 400, with the status as received.
+ */
+export class StatusFalseError extends HttpError {
+  constructor(status: number, message: string, extra: { hint?: string; code?: string; details?: unknown } = {}) {
+    super(400, `${message} (HTTP ${status}, status false)`, extra);
+    this.status = status;
   }
 }
 

@@ -143,3 +143,52 @@ export function oneLine(text: string): string {
     .replace(/[\u0000-\u001f\u007f-\u009f\s]+/g, ' ')
     .trim();
 }
+
+/** A copy of a JSON value with every string in it passed through `f`. */
+export function mapStrings(value: unknown, f: (s: string) => string, depth = 0): unknown {
+  if (typeof value === 'string') return f(value);
+  if (depth > 20 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((x) => mapStrings(x, f, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(value as Record<string, unknown>)) out[k] = mapStrings(x, f, depth + 1);
+  return out;
+}
+
+/** What one request carried that is secret, for `maskerOf`. */
+export interface RequestSecrets {
+  /** The token and session id the client sends. */
+  values: Array<string | undefined>;
+  headers: Record<string, string>;
+  query: URLSearchParams;
+  body: unknown;
+}
+
+/**
+ * Text with a request's secrets (the token, the session id, credential headers, secret query
+ * and body fields) replaced by the mask: for what the server says back, in errors and in
+ * --verbose's log of an answer (a server may echo the Authorization header or a password).
+ */
+export function maskerOf(r: RequestSecrets): (t: string) => string {
+  const secrets = new Set<string>();
+  const add = (v: unknown) => {
+    if (typeof v === 'string' && v.length >= 3) secrets.add(v);
+    else if (typeof v === 'number' && String(v).length >= 3) secrets.add(String(v));
+  };
+  r.values.forEach(add);
+  for (const [k, v] of Object.entries(r.headers)) {
+    if (!SECRET_HEADERS.has(k.toLowerCase()) || k.toLowerCase() === 'set-cookie') continue;
+    add(v);
+    add(/^\S+\s+(.+)$/.exec(v)?.[1]);
+  }
+  for (const [k, v] of r.query) if (isSecretKey(k)) add(v);
+  const walkBody = (v: unknown, depth: number): void => {
+    if (depth > 20 || v === null || typeof v !== 'object') return;
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      if (isSecretKey(k)) add(x);
+      walkBody(x, depth + 1);
+    }
+  };
+  walkBody(r.body, 0);
+  const list = [...secrets].sort((a, b) => b.length - a.length);
+  return (t: string) => list.reduce((acc, s) => (acc.includes(s) ? acc.split(s).join(MASK) : acc), t);
+}

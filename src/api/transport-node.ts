@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
 import type { SecureContext } from 'node:tls';
 import { builtin } from '../builtin.js';
-import { Cancel, type SendOptions, type Transport, type TransportResponse } from './transport.js';
+import type { SendOptions, Transport, TransportResponse } from './transport.js';
 
 export class NodeTransport implements Transport {
   readonly kind = 'node' as const;
@@ -39,7 +39,7 @@ export class NodeTransport implements Transport {
           // server would read none.
           headers: o.body !== undefined ? { ...o.headers, 'content-length': String(Buffer.byteLength(o.body)) } : o.headers,
           agent,
-          ...(o.signal instanceof AbortSignal ? { signal: o.signal } : {}),
+          ...(o.signal ? { signal: o.signal } : {}),
           ...(secure && this.secureContext ? { secureContext: this.secureContext } : {}),
         });
       } catch (e) {
@@ -48,15 +48,6 @@ export class NodeTransport implements Transport {
         return;
       }
       req.once('error', reject);
-      const cancel = o.signal instanceof Cancel ? o.signal : undefined;
-      if (cancel) {
-        const onCancel = () => req.destroy(Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR', cause: cancel.reason }));
-        if (cancel.aborted) onCancel();
-        else {
-          cancel.once('abort', onCancel);
-          req.once('close', () => cancel.off('abort', onCancel));
-        }
-      }
       req.once('response', (res) => {
         resolve({
           statusCode: res.statusCode ?? 0,

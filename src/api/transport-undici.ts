@@ -40,8 +40,7 @@ export class UndiciTransport implements Transport {
       method: o.method as Dispatcher.HttpMethod,
       headers: o.headers,
       body: o.body,
-      // undici takes an EventEmitter with `aborted` as readily as an AbortSignal.
-      signal: o.signal as AbortSignal,
+      signal: o.signal,
     });
     return { statusCode: res.statusCode, headers: res.headers as TransportResponse['headers'], body: res.body, text: () => res.body.text() };
   }

@@ -22,7 +22,7 @@ import { finished as streamFinished } from 'node:stream/promises';
 import { fillPath, type ApiClient } from '../api/client.js';
 import type { AnyEndpoint } from '../api/contract/common.js';
 import { flagName } from '../api/contract/common.js';
-import { fieldsOfEndpoint, hasPart } from '../api/contract/fast.js';
+import { fieldsOfEndpoint, hasPart } from '../api/contract/parts.js';
 import { CliError, LocalError, localError, UsageError, ValidationError } from '../api/errors.js';
 import { isSecretKey, redactBody } from '../api/redact.js';
 import { builtin } from '../builtin.js';

@@ -259,6 +259,7 @@ export function createContext(deps: CtxDeps): Ctx {
         direct: target!.sandbox,
         signal,
         log: globals.verbose ? (line: string) => io.stderr.write(`${line}\n`) : undefined,
+        strict: globals.strict,
       });
       return client;
     },

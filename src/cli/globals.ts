@@ -23,12 +23,14 @@ export interface GlobalOptions {
   noInput?: boolean;
   quiet?: boolean;
   verbose?: boolean;
+  /** --strict or SUBCTL_STRICT=1: an answer that departs from the contract is exit 6. */
+  strict?: boolean;
   noColor?: boolean;
   tokenFile?: string;
 }
 
 /** Names of global options, for conflict checks against contract fields. */
-export const GLOBAL_FLAGS = ['profile', 'base-url', 'sandbox', 'output', 'fields', 'all', 'limit', 'timeout', 'retries', 'yes', 'input', 'quiet', 'verbose', 'color', 'token-file', 'help', 'version'];
+export const GLOBAL_FLAGS = ['profile', 'base-url', 'sandbox', 'output', 'fields', 'all', 'limit', 'timeout', 'retries', 'yes', 'input', 'quiet', 'verbose', 'strict', 'color', 'token-file', 'help', 'version'];
 
 export function addGlobalOptions(cmd: Command): Command {
   return cmd
@@ -45,6 +47,7 @@ export function addGlobalOptions(cmd: Command): Command {
     .addOption(new Option('--no-input', 'never prompt'))
     .addOption(new Option('-q, --quiet', 'no progress or notes'))
     .addOption(new Option('--verbose', 'log each request on stderr (secrets masked)'))
+    .addOption(new Option('--strict', 'exit 6 when an answer departs from the API contract (env SUBCTL_STRICT=1)'))
     .addOption(new Option('--no-color', 'no colour (also NO_COLOR)'))
     .addOption(new Option('--token-file <file>', 'read the bearer token from FILE'));
 }
@@ -61,6 +64,15 @@ function retriesOf(v: unknown): number | undefined {
   const n = positiveInt('--retries', v, 0);
   if (n !== undefined && n > 10) throw new UsageError(`--retries expects a whole number from 0 to 10, got '${String(v)}'`);
   return n;
+}
+
+/** SUBCTL_STRICT: 1/true/yes turn it on; 0/false/no or empty leave it off; anything else is refused. */
+function strictFromEnv(v: string | undefined): boolean {
+  if (v === undefined) return false;
+  const t = v.trim().toLowerCase();
+  if (t === '1' || t === 'true' || t === 'yes') return true;
+  if (t === '' || t === '0' || t === 'false' || t === 'no') return false;
+  throw new UsageError(`SUBCTL_STRICT must be 1 or 0, got '${v}'`);
 }
 
 /** Reads the merged raw Commander options into typed globals, checking each (exit 2 on a bad one). */
@@ -88,6 +100,7 @@ export function readGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv
     noInput: raw.input === false,
     quiet: raw.quiet === true,
     verbose: raw.verbose === true,
+    strict: raw.strict === true || strictFromEnv(env.SUBCTL_STRICT),
     noColor: raw.color === false,
     tokenFile: raw.tokenFile as string | undefined,
   };

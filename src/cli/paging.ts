@@ -6,7 +6,9 @@
 import type { ApiClient } from '../api/client.js';
 import { itemFieldsOf, type AnyEndpoint } from '../api/contract/common.js';
 import { BadResponseError, CliError } from '../api/errors.js';
-import { printList } from '../output/index.js';
+import { readId } from '../api/read-values.js';
+import { findRows, totalsOf } from '../api/rows.js';
+import { printList, printObject } from '../output/index.js';
 import type { Ctx } from './context.js';
 
 export interface PageInfo {
@@ -21,26 +23,26 @@ export type ListExtras = (data: Record<string, unknown>, ctx: Ctx) => Promise<vo
 
 type Call = { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: Record<string, unknown> };
 
-export function itemsOf(ep: AnyEndpoint, data: unknown): Record<string, unknown>[] {
-  const key = ep.paging?.items ?? '';
-  const arr = key ? (data as Record<string, unknown> | null)?.[key] : data;
-  if (arr === undefined || arr === null) return [];
-  if (!Array.isArray(arr)) throw new BadResponseError(`expected a list under '${key || 'data'}' in the answer of ${ep.method} ${ep.path}`);
-  return arr as Record<string, unknown>[];
+/**
+ * The rows of a list answer (src/api/rows.ts finds them); `note` gets the line saying where
+ * they came from when not from the contract's key. No rows to be found in a `data` that is not
+ * empty is an error naming what the answer held: never an empty list.
+ */
+export function itemsOf(ep: AnyEndpoint, data: unknown, note?: (text: string) => void): Record<string, unknown>[] {
+  const found = findRows(ep, data);
+  if (found.note && found.rows) note?.(found.note);
+  if (!found.rows) throw noRows(found.note!);
+  return found.rows;
 }
 
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined);
+function noRows(note: string): BadResponseError {
+  const e = new BadResponseError(note.replace(/^note: /, ''));
+  e.hint = '`-o json` (without --all) prints data as received';
+  return e;
+}
 
 export function pageInfoOf(ep: AnyEndpoint, data: unknown, page: number, size: number): PageInfo {
-  const key = ep.paging?.info ?? '';
-  const src = (key ? (data as Record<string, unknown> | null)?.[key] : data) as Record<string, unknown> | undefined;
-  if (!src || typeof src !== 'object') return { page, size };
-  return {
-    page,
-    size,
-    totalPages: num(src.total_pages),
-    totalRecords: num(src.total_records ?? src.total_count ?? src.total_items ?? src.total_rows),
-  };
+  return { page, size, ...totalsOf(ep, data) };
 }
 
 /** The field that identifies a row of each list, for de-duplication across shifting pages. */
@@ -58,7 +60,8 @@ const ROW_KEYS: Record<string, string> = {
 
 export function rowKeyOf(ep: AnyEndpoint): (row: Record<string, unknown>) => unknown {
   const field = ROW_KEYS[ep.paging?.items ?? ''];
-  return field ? (row) => row[field] ?? JSON.stringify(row) : (row) => JSON.stringify(row);
+  // The id read with care (`'42'` and 42 are one row); a row without a readable id is known by its content.
+  return field ? (row) => readId(row[field]) ?? JSON.stringify(row) : (row) => JSON.stringify(row);
 }
 
 /**
@@ -101,7 +104,7 @@ export async function* walkPages(
   api: ApiClient,
   ep: AnyEndpoint,
   call: Call,
-  opts: { startPage: number; size: number; ahead: number; signal: AbortSignal; onFirst?: (data: unknown, info: PageInfo) => void },
+  opts: { startPage: number; size: number; ahead: number; signal: AbortSignal; onFirst?: (data: unknown, info: PageInfo) => void; note?: (text: string) => void },
 ): AsyncGenerator<Record<string, unknown>> {
   const paging = ep.paging!;
   const keyOf = rowKeyOf(ep);
@@ -131,6 +134,8 @@ export async function* walkPages(
   };
   inflight.push({ page: next, promise: fetchPage(next++) });
   let first = true;
+  // The note on where rows come from is said once, for the first page.
+  let noteDue = true;
   while (inflight.length) {
     const { page, promise } = inflight.shift()!;
     let data: unknown;
@@ -151,7 +156,8 @@ export async function* walkPages(
       opts.onFirst?.(data, info);
       first = false;
     }
-    const items = itemsOf(ep, data);
+    const items = itemsOf(ep, data, noteDue ? opts.note : undefined);
+    noteDue = false;
     const pageKeys = new Set<unknown>();
     const mark = (k: unknown) => (IdBitmap.fits(k) ? ids.add(k) : pageKeys.add(k));
     for (const it of items) {
@@ -206,7 +212,15 @@ export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { col
 
   if (!g.all && g.limit === undefined) {
     const data = (await api.call(ep, call as never, { signal: ctx.signal })) as Record<string, unknown>;
-    const items = itemsOf(ep, data);
+    const found = findRows(ep, data);
+    if (!found.rows && g.output !== 'json' && g.output !== 'ndjson') throw noRows(found.note!);
+    if (found.note) ctx.warn(found.note);
+    if (!found.rows) {
+      // Rows the reader could not find are not an empty list: the answer is printed as received.
+      await printObject(data, { format: g.output, io: ctx.io, noColor: g.noColor });
+      return 0;
+    }
+    const items = found.rows;
     const page = givenPage ?? 1;
     const info = pageInfoOf(ep, data, page, givenSize ?? paging.defaultSize);
     await printList(items, out);
@@ -241,6 +255,7 @@ export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { col
       firstData = d as Record<string, unknown>;
       total = info.totalRecords;
     },
+    note: (text) => ctx.warn(text),
   });
   async function* limited() {
     let n = 0;

@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import type { AnyEndpoint, FieldInfo } from '../api/contract/common.js';
 import { DECIMAL, flagName, WHOLE } from '../api/contract/common.js';
-import { fieldsOfEndpoint, hasPart } from '../api/contract/fast.js';
+import { fieldsOfEndpoint, hasPart } from '../api/contract/parts.js';
 import { RefusedError, UsageError, ValidationError } from '../api/errors.js';
 import { printObject } from '../output/index.js';
 import type { Ctx } from './context.js';

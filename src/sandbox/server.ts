@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
 import { loadContractFile, matchRoute, routes } from '../api/contract/routes.js';
 import type { AnyEndpoint } from '../api/contract/common.js';
-import { fieldsOfEndpoint, hasPart, safeParsePart } from '../api/contract/fast.js';
+import { fieldsOfEndpoint, hasPart, safeParsePart } from '../api/contract/parts.js';
 import { platformMessage } from './messages.js';
 import { embeddedToken, issueToken, roleAllows, tokenAccount, tokenRow, tokenUser } from './auth.js';
 import { chaosActive, decideChaos, type ChaosOptions } from './chaos.js';

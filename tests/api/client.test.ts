@@ -431,15 +431,24 @@ describe('rule 4: errors after the retries', () => {
     expect(a.hint).toMatch(/auth login/);
   });
 
-  it('a 2xx envelope with status:false is an HttpError treated as 400 (exit 5)', async () => {
+  it('a 2xx envelope with status:false is an HttpError, exit 5, saying (HTTP 200, status false)', async () => {
     stub.setHandler(() => ({ status: 200, json: { status: false, message: 'Plan is not available', data: null, error: { code: 'PLAN_UNAVAILABLE' } } }));
     const e = (await rejection(client().call(listServices))) as HttpError;
     expect(e).toBeInstanceOf(HttpError);
-    expect(e.status).toBe(400);
+    expect(e.status).toBe(200);
     expect(e.exitCode).toBe(5);
-    expect(e.message).toBe('Plan is not available');
+    expect(e.message).toBe('Plan is not available (HTTP 200, status false)');
     expect(e.code).toBe('PLAN_UNAVAILABLE');
     expect(stub.requests).toHaveLength(1);
+  });
+
+  it('an error code is shown as received: a number, an object, data.error_code', async () => {
+    stub.setHandler(() => ({ status: 200, json: { status: false, message: 'no', data: null, error: { code: 4012 } } }));
+    expect(((await rejection(client().call(listServices))) as HttpError).code).toBe('4012');
+    stub.setHandler(() => ({ status: 400, json: { status: false, message: 'no', data: null, error: { code: { kind: 'quota', n: 2 } } } }));
+    expect(((await rejection(client().call(listServices))) as HttpError).code).toBe('{"kind":"quota","n":2}');
+    stub.setHandler(() => ({ status: 200, json: { status: false, message: 'no', data: { success: false, error_code: 17 } } }));
+    expect(((await rejection(client().call(listServices))) as HttpError).code).toBe('17');
   });
 
   it('connection refused after the retries is NetworkError exit 7', async () => {
@@ -541,12 +550,28 @@ describe('rule 5: answers outside the contract', () => {
     expect(stub.requests).toHaveLength(4);
   });
 
-  it('data failing the response schema is BadResponseError naming the field path', async () => {
-    stub.setHandler(() => ok({ services: [{ service_id: 1 }, { service_id: 'two' }] }));
-    const e = (await rejection(client().call(listServices))) as BadResponseError;
+  it('data failing the response schema is read as received (tolerant reader); with strict it is BadResponseError naming the field path', async () => {
+    const answer = { services: [{ service_id: 1 }, { service_id: 'two', price: '19.99', is_active: 1 }] };
+    stub.setHandler(() => ok(answer));
+    expect(await client().call(listServices)).toEqual(answer);
+    const e = (await rejection(client({ strict: true }).call(listServices))) as BadResponseError;
     expect(e).toBeInstanceOf(BadResponseError);
+    expect(e.exitCode).toBe(6);
     expect(e.message).toContain('data.services.1.service_id');
     expect(e.message).toMatch(/expected number/);
+  });
+
+  it('deviations go to the log once per field path, with what was expected and received', async () => {
+    stub.setHandler(() => ok({ services: [{ service_id: '1' }, { service_id: '2' }, { service_id: 3, service_code: { a: 1 } }] }));
+    const lines: string[] = [];
+    const c = client({ log: (l) => lines.push(l) });
+    await c.call(listServices);
+    await c.call(listServices);
+    const dev = lines.filter((l) => l.startsWith('deviation: '));
+    expect(dev).toEqual([
+      'deviation: GET /admin/services: data.services[].service_id: expected number, received string "1"',
+      'deviation: GET /admin/services: data.services[].service_code: expected string, received an object',
+    ]);
   });
 
   it('unknown and missing fields pass (lenient response schemas)', async () => {

@@ -80,8 +80,6 @@ export interface Schemas<P, Q, B, R> {
   response: R;
 }
 type SchemaKey = 'params' | 'query' | 'body' | 'response';
-/** Marks the endpoints declared with a `schemas` function: the contract's own, described in manifest.generated.ts. */
-export const IN_CONTRACT = Symbol.for('subctl.contract');
 const SCHEMA_KEYS: readonly SchemaKey[] = ['params', 'query', 'body', 'response'];
 
 /**
@@ -101,7 +99,6 @@ export function endpoint(e: AnyEndpoint | (Omit<AnyEndpoint, SchemaKey> & { sche
   if (!('schemas' in e)) return e;
   const { schemas, ...meta } = e;
   const ep = meta as AnyEndpoint;
-  Object.defineProperty(ep, IN_CONTRACT, { value: true });
   const build = () => {
     const built = schemas() as Record<SchemaKey, unknown>;
     // From now on plain properties: no getter on the path of every parse of a bulk run.
@@ -140,32 +137,12 @@ export type InputOf<E extends AnyEndpoint> = {
 };
 export type DataOf<E extends AnyEndpoint> = z.output<E['response']>;
 
-/**
- * zod compiles a parser for each object schema (with `new Function`) the first time it parses
- * one. That pays for itself when the schema parses many values (the rows of a bulk run, the
- * pages of an export), not for a command's one or two parses, where the compile is most of the
- * parse (about 1 ms of `services list`). So a schema is parsed without compiling for its first
- * few uses, and compiled after that. Same results either way.
- */
-const INTERPRETED_PARSES = 8;
-const parseCounts = new WeakMap<object, number>();
-const JITLESS = { jitless: true } as const;
-export function parseMode(schema: object): { jitless: boolean } | undefined {
-  const n = parseCounts.get(schema) ?? 0;
-  if (n >= INTERPRETED_PARSES) return undefined;
-  parseCounts.set(schema, n + 1);
-  return JITLESS;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Field helpers
 
 const booleanKinds = new WeakSet<z.ZodType>();
 const dateKinds = new WeakSet<z.ZodType>();
 const listKinds = new WeakSet<z.ZodType>();
-/** Whether a schema is `q.bool()` or `date()` (for the contract's manifest). */
-export const isQueryBool = (s: z.ZodType): boolean => booleanKinds.has(s);
-export const isDate = (s: z.ZodType): boolean => dateKinds.has(s);
 
 /**
  * A number written in decimals (`12`, `-3`, `2.50`, `1e3`, white space around it allowed). Text
@@ -176,16 +153,16 @@ export const DECIMAL = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
 /** A whole number written in digits (`12`, `-3`): `1e1` and `5.0` are not one, as on the command line. */
 export const WHOLE = /^[-+]?\d+$/;
 /** A query value read as a number when it is decimal text; anything else as it came (and refused). */
-export function fromDecimalText(v: unknown): unknown {
+function fromDecimalText(v: unknown): unknown {
   return typeof v === 'string' && DECIMAL.test(v.trim()) ? Number(v) : v;
 }
 /** A query value read as a whole number when it is digits; anything else as it came (and refused). */
-export function fromWholeText(v: unknown): unknown {
+function fromWholeText(v: unknown): unknown {
   return typeof v === 'string' && WHOLE.test(v.trim()) ? Number(v) : v;
 }
-/** Query numbers, and the number schema each one reads into (for describeField and the manifest). */
+/** Query numbers, and the number schema each one reads into (for describeField). */
 const decimalKinds = new WeakMap<object, z.ZodType>();
-export const queryNumberOf = (s: z.ZodType): z.ZodType | undefined => decimalKinds.get(s);
+const queryNumberOf = (s: z.ZodType): z.ZodType | undefined => decimalKinds.get(s);
 interface Bounds {
   min?: number;
   max?: number;
@@ -271,8 +248,7 @@ export function loose<T extends z.ZodRawShape>(shape: T) {
   return z.looseObject(partial as { [K in keyof T]: z.ZodOptional<z.ZodNullable<T[K]>> });
 }
 
-// The shared schemas below are built on first use, like every other: a command that validates
-// with the contract's manifest builds none and never loads zod (z.ts).
+// The shared schemas below are built on first use, like every other.
 
 /** Lenient value of any JSON type. */
 export const anything = lazy(() => z.unknown());

@@ -4,7 +4,7 @@
  * over SSH on an 80-column terminal and with TERM=dumb.
  */
 import type { AnyEndpoint } from '../../api/contract/common.js';
-import { hasPart } from '../../api/contract/fast.js';
+import { hasPart } from '../../api/contract/parts.js';
 import { CliError, ExitCode, UsageError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import type { VerbInput } from '../../cli/verbs.js';

@@ -11,6 +11,7 @@ import type { AnyEndpoint } from '../../api/contract/common.js';
 import { subscriptionsList } from '../../api/contract/admin-subscriptions.js';
 import { auditList } from '../../api/contract/admin-misc.js';
 import type { BulkVerb, PlannedRow, VerifyResult } from '../../bulk/run.js';
+import { readDate, readId, readNumber, sameId } from '../../api/read-values.js';
 import { out } from '../common.js';
 import type { Ctx } from '../../cli/context.js';
 import type { Action } from '../../cli/run.js';
@@ -67,20 +68,25 @@ export function describeChange(sub: Subscription | undefined, body: Record<strin
   const status = String(sub.status ?? '?');
   const to: Record<string, string> = { pause: 'paused', resume: 'active', cancel: 'cancelled' };
   if (to[action]) lines.push(`status: ${status} -> ${to[action]}`);
-  if (action === 'extend' && body.extend_days !== undefined && typeof sub.end_date === 'string') {
-    const end = new Date(sub.end_date);
-    const next = end.getTime() + Number(body.extend_days) * day;
-    if (!Number.isNaN(end.getTime())) {
-      lines.push(`end_date: ${sub.end_date.slice(0, 10)} -> ${new Date(next).toISOString().slice(0, 10)}`);
+  if (action === 'extend' && body.extend_days !== undefined && sub.end_date !== undefined && sub.end_date !== null) {
+    // Read with care: a date with or without a time or zone; anything else is said, not guessed.
+    const end = readDate(sub.end_date);
+    const next = (end ?? NaN) + Number(body.extend_days) * day;
+    if (end !== undefined) {
+      lines.push(`end_date: ${new Date(end).toISOString().slice(0, 10)} -> ${new Date(next).toISOString().slice(0, 10)}`);
       // The new end date is known: said as it will be, not "if the new end date is in the future".
       if (status === 'expired') lines.push(next > now.getTime() ? 'status: expired -> active' : 'status: stays expired (the new end date is still past)');
-    } else if (status === 'expired') lines.push('status: expired -> active (if the new end date is in the future)');
+    } else {
+      lines.push(`end_date: ${JSON.stringify(sub.end_date)} is not a date subctl can read: the new end date is the server's to work out`);
+      if (status === 'expired') lines.push('status: expired -> active (if the new end date is in the future)');
+    }
   }
   if (action === 'add_credits' && body.extend_credits !== undefined) {
-    const total = Number(sub.total_credits ?? 0);
-    const remaining = Number(sub.remaining_credits ?? 0);
-    lines.push(`total_credits: ${total} -> ${total + Number(body.extend_credits)}`);
-    lines.push(`remaining_credits: ${remaining} -> ${remaining + Number(body.extend_credits)}`);
+    const add = Number(body.extend_credits);
+    for (const k of ['total_credits', 'remaining_credits'] as const) {
+      const before = sub[k] === undefined || sub[k] === null ? 0 : readNumber(sub[k]);
+      lines.push(before === undefined ? `${k}: ${JSON.stringify(sub[k])} (not a number subctl can read) +${add}` : `${k}: ${before} -> ${before + add}`);
+    }
   }
   return lines.length ? lines : [action];
 }
@@ -90,8 +96,8 @@ async function previewManage(api: ApiClient, rows: PlannedRow[], signal: AbortSi
   const wanted = new Set(rows.map((r) => Number(r.input.params.id)));
   const found = new Map<number, Subscription>();
   for await (const row of walkPages(api, subscriptionsList, { query: {} }, { startPage: 1, size: 100, ahead: 4, signal })) {
-    const id = Number(row.subscription_id);
-    if (wanted.has(id)) found.set(id, row);
+    const id = readId(row.subscription_id);
+    if (typeof id === 'number' && wanted.has(id)) found.set(id, row);
     if (found.size === wanted.size) break;
   }
   return new Map(
@@ -123,9 +129,15 @@ async function verifyManage(
 ): Promise<Map<number, VerifyResult>> {
   const since = Math.min(...rows.map((r) => r.sentAt)) - SKEW_MS;
   const entries: Array<{ details: Record<string, unknown>; at: number; used: boolean }> = [];
+  let unreadable = false;
   const startDate = new Date(since - 86_400_000).toISOString().slice(0, 10);
   for await (const e of walkPages(api, auditList, { query: { module: 'subscriptions', action: 'manage', start_date: startDate } }, { startPage: 1, size: 100, ahead: 2, signal })) {
-    const at = Date.parse(String(e.created_at));
+    // An entry whose time cannot be read may be any row's: a row it could vouch for stays unknown, never absent.
+    const at = readDate(e.created_at);
+    if (at === undefined) {
+      unreadable = true;
+      continue;
+    }
     if (at < since) break;
     let d: Record<string, unknown> = {};
     try {
@@ -144,16 +156,16 @@ async function verifyManage(
   const bySend = (a: { sentAt: number }, b: { sentAt: number }) => a.sentAt - b.sentAt;
   for (const { row, sentAt } of [...answered].sort(bySend)) take(row, sentAt);
   const out = new Map<number, VerifyResult>();
-  for (const { row, sentAt } of [...rows].sort(bySend)) out.set(row.line, take(row, sentAt) ? 'applied' : 'absent');
+  for (const { row, sentAt } of [...rows].sort(bySend)) out.set(row.line, take(row, sentAt) ? 'applied' : unreadable ? 'unknown' : 'absent');
   return out;
 }
 
 /** An audit entry's details describe this row's request (its days and credits where it names them). */
 export function vouchesFor(d: Record<string, unknown>, row: PlannedRow): boolean {
   const b = row.input.body;
-  if (Number(d.subscription_id) !== Number(row.input.params.id) || String(d.action) !== String(b.action) || String(d.reason) !== String(b.reason)) return false;
+  if (!sameId(d.subscription_id, row.input.params.id) || String(d.action) !== String(b.action) || String(d.reason) !== String(b.reason)) return false;
   for (const k of ['extend_days', 'extend_credits']) {
-    if (d[k] !== undefined && d[k] !== null && b[k] !== undefined && Number(d[k]) !== Number(b[k])) return false;
+    if (d[k] !== undefined && d[k] !== null && b[k] !== undefined && readNumber(d[k]) !== readNumber(b[k])) return false;
   }
   return true;
 }

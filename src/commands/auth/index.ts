@@ -20,6 +20,8 @@ import {
 } from '../../api/contract/user-auth.js';
 import { BadResponseError, CliError, ExitCode, UsageError, ValidationError } from '../../api/errors.js';
 import { oneLine } from '../../api/redact.js';
+import { readNumber } from '../../api/read-values.js';
+import { resolveToken } from '../../config/credentials.js';
 import { noSuchProfile, type Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { buildVerb, convertValue, reaches } from '../../cli/verbs.js';
@@ -154,6 +156,62 @@ function rememberTarget(ctx: Ctx, name: string) {
   if (current !== want && (t.sandbox || ctx.globals.baseUrl || !current)) ctx.config().upsertProfile(name, { base_url: want });
 }
 
+/** A token given for this run (SUBCTL_TOKEN, --token-file): logout and refresh act on it, not on a profile. */
+interface RunToken {
+  token: string;
+  /** How it was given, for messages. */
+  named: string;
+}
+
+function runToken(ctx: Ctx): RunToken | undefined {
+  const r = resolveToken(ctx.io.env, ctx.globals.tokenFile, undefined, { warn: (m) => ctx.warn(m) });
+  if (!r.token) return undefined;
+  return { token: r.token, named: r.source === 'env' ? 'SUBCTL_TOKEN' : `--token-file ${ctx.globals.tokenFile}` };
+}
+
+/**
+ * Revokes the run's token (sent as the bearer and in the body); `user_id` only when a stored
+ * sign-in holds that very token, for the server would refuse another account's. No stored
+ * credential is touched: none was revoked.
+ */
+async function logoutRunToken(ctx: Ctx, run: RunToken): Promise<number> {
+  const stored = ctx.credentials().get(ctx.profileName());
+  const userId = stored?.token === run.token ? stored.user_id : undefined;
+  const api = await ctx.api();
+  try {
+    if (ctx.io.env.SUBCTL_SESSION_ID?.trim()) await api.call(endpointByName('cms.auth.logout'), { body: {} } as never, { signal: ctx.signal });
+    else await api.call(endpointByName('auth.logout'), { body: { token: run.token, ...(userId !== undefined ? { user_id: userId } : {}) } } as never, { signal: ctx.signal });
+  } catch (e) {
+    if (e instanceof CliError && e.status === 401) {
+      ctx.note(`the token of ${run.named} was no longer accepted by the server (it had expired or been revoked); no stored credential was touched`);
+      return 0;
+    }
+    throw e;
+  }
+  ctx.note(`revoked the token of ${run.named}; no stored credential was touched`);
+  return 0;
+}
+
+/**
+ * Exchanges the run's token and prints the new one, for a script to rotate its secret: only
+ * to a data format (-o json, ndjson), and refused before sending otherwise, since the old token
+ * may stop working and the new one would be lost.
+ */
+async function refreshRunToken(ctx: Ctx, run: RunToken): Promise<number> {
+  const format = ctx.globals.output;
+  if (format !== 'json' && format !== 'ndjson') {
+    throw new UsageError(`auth refresh with the token of ${run.named} prints the new token, which needs -o json (or ndjson); nothing was sent`, {
+      hint: 'subctl auth refresh -o json',
+    });
+  }
+  const api = await ctx.api();
+  const data = ((await api.call(endpointByName('auth.refresh'), { body: { token: run.token } } as never, { signal: ctx.signal })) ?? {}) as Record<string, unknown>;
+  if (typeof data.token !== 'string' || !data.token) throw new BadResponseError(`the answer to the token refresh holds no token; the token of ${run.named} is unchanged`);
+  const expiresIn = readNumber(data.expires_in);
+  await printObject({ token: data.token, expires_in: data.expires_in ?? null, expires_at: expiresIn ? new Date(ctx.now().getTime() + expiresIn * 1000).toISOString() : null }, out(ctx));
+  return 0;
+}
+
 export const authGroup: Group = {
   name: 'auth',
   summary: 'sign in and out, tokens and sessions',
@@ -221,6 +279,8 @@ export const authGroup: Group = {
         .action((_o, c) => {
           bind(async (ctx) => {
             requireNamedProfile(ctx);
+            const run = runToken(ctx);
+            if (run) return logoutRunToken(ctx, run);
             const name = ctx.profileName();
             // Revoked where it was issued, or not at all: sent elsewhere (--base-url naming another
             // platform), the token in the body went to that address, and the profile was said to
@@ -257,6 +317,8 @@ export const authGroup: Group = {
         .action((_o, c) => {
           bind(async (ctx) => {
             requireNamedProfile(ctx);
+            const run = runToken(ctx);
+            if (run) return refreshRunToken(ctx, run);
             const name = ctx.profileName();
             const { stored, withheldFrom } = ctx.usableSignIn();
             if (withheldFrom !== undefined) throw signedInElsewhere(ctx, name, 'auth refresh', withheldFrom);

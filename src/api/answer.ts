@@ -1,0 +1,200 @@
+/**
+ * Reading answers, tolerantly. An answer whose envelope says success (HTTP 2xx, `status` not
+ * false) is the caller's, whatever the types of its fields: the API documents leave most shapes
+ * open, and a server that sends `price: "19.99"` or `is_active: 1` has answered. Where `data`
+ * departs from the contract's response schema, the departures are deviations: listed under
+ * `--verbose`, and turned into exit 6 only with `--strict` (people testing a platform against
+ * the documents). Errors are read the same way: the server's message, its code as received.
+ */
+import type { AnyEndpoint } from './contract/common.js';
+import { safeParsePart } from './contract/parts.js';
+import { BadResponseError, CliError, ExitCode, HttpError, StatusFalseError } from './errors.js';
+import { issueProblems } from './input.js';
+import { mapStrings, oneLine, redactUrl } from './redact.js';
+import { isRetryableStatus, parseRetryAfter } from './retry.js';
+
+export type ResponseHeaders = Record<string, string | string[] | undefined>;
+
+/** One answer the client accepted: the envelope unwrapped. */
+export interface Exchange {
+  status: number;
+  headers: ResponseHeaders;
+  envelope: unknown;
+  data: unknown;
+  message?: string;
+}
+
+/** What one attempt came to: an answer, or an error that may be worth another attempt. */
+export interface Attempt {
+  ok?: Exchange;
+  error?: CliError;
+  retryable?: boolean;
+  retryAfterMs?: number;
+  why?: string;
+}
+
+/** A 3xx answer: refused, because following it would send the credentials elsewhere. Exit 6. */
+export class RedirectError extends CliError {
+  readonly location?: string;
+  constructor(status: number, message: string, location?: string) {
+    super('redirect', ExitCode.server, message, {
+      status,
+      hint: location
+        ? `if the platform has moved, point the base URL at the new address (--base-url or \`subctl config set base_url ...\`)`
+        : undefined,
+    });
+    this.location = location;
+  }
+}
+
+function snippet(text: string, n = 80): string {
+  const s = oneLine(text);
+  return s.length > n ? `${s.slice(0, n)}...` : s;
+}
+
+function asRecord(v: unknown): Record<string, unknown> | undefined {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+/** Is this JSON object the platform's envelope (`{status, message, data, error, meta}`, status optional)? */
+function isEnvelope(v: unknown): v is Record<string, unknown> {
+  const o = asRecord(v);
+  return !!o && ('data' in o || typeof o.status === 'boolean');
+}
+
+/** A code as received, in one line: a string as it is, a number or an object as its JSON text. */
+function codeText(v: unknown): string | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  return oneLine(typeof v === 'string' ? v : JSON.stringify(v));
+}
+
+/** The server's words for an error answer: envelope message, else error.message, else the error string. */
+function errorParts(status: number, body: unknown): { message: string; code?: string; details: unknown; hint?: string } {
+  const o = asRecord(body);
+  const error = o?.error;
+  const errObj = asRecord(error);
+  const data = asRecord(o?.data);
+  const pickStr = (v: unknown) => (typeof v === 'string' && v.trim() ? v : undefined);
+  const said =
+    pickStr(o?.message) ?? pickStr(errObj?.message) ?? pickStr(error) ?? pickStr(data?.message) ?? pickStr(data?.error_message) ?? pickStr(o?.detail) ?? pickStr(o?.title);
+  const message = (said !== undefined ? oneLine(said) : '') || `HTTP ${status}`;
+  const code = codeText(errObj?.code) ?? codeText(o?.error_code) ?? codeText(data?.error_code) ?? (typeof o?.code === 'string' ? codeText(o.code) : undefined);
+  const details = mapStrings(errObj ?? (typeof error === 'string' && oneLine(error) !== message ? error : undefined), oneLine);
+  return { message, code, details, hint: hintFor(status) };
+}
+
+function hintFor(status: number): string | undefined {
+  if (status === 401) return 'sign in with `subctl auth login` (or set SUBCTL_TOKEN), then run the command again';
+  if (status === 403) return 'the signed-in account may not do this; `subctl auth status` shows who you are';
+  if (status === 429) return 'the server is rate-limiting; wait a moment and run the command again';
+  return undefined;
+}
+
+function redirected(status: number, headers: ResponseHeaders, where: () => string, base: URL): Attempt {
+  const loc = Array.isArray(headers.location) ? headers.location[0] : headers.location;
+  let target: string | undefined;
+  if (loc) {
+    try {
+      target = redactUrl(new URL(loc, base));
+    } catch {
+      target = loc;
+    }
+  }
+  const msg = target
+    ? `the server redirected ${where()} to ${target} (HTTP ${status}); subctl does not follow redirects`
+    : `the server answered ${where()} with HTTP ${status} (a redirect without a Location); subctl does not follow redirects`;
+  return { error: new RedirectError(status, msg, target) };
+}
+
+/**
+ * One answer classified: a redirect (refused), text that is not JSON, an error status, a 2xx
+ * whose envelope says `status: false`, or success with `data` unwrapped as received.
+ * `where` names the request in messages; `url` is its address (for a relative Location).
+ */
+export function classifyAnswer(status: number, headers: ResponseHeaders, text: string, where: () => string, url: () => URL): Attempt {
+  if (status >= 300 && status < 400) return redirected(status, headers, where, url());
+  let body: unknown;
+  let parsed = true;
+  if (text.trim() === '') body = undefined;
+  else {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      parsed = false;
+    }
+  }
+  const retryable = isRetryableStatus(status);
+  const retryAfterMs = retryable ? parseRetryAfter(headers['retry-after']) : undefined;
+  if (!parsed) {
+    const shown = snippet(text);
+    const ctype = String(headers['content-type'] ?? 'no content type');
+    if (status >= 400 && retryable) {
+      return { error: new HttpError(status, `HTTP ${status} from ${where()} (not JSON, ${ctype}): ${shown}`, { hint: hintFor(status) }), retryable, retryAfterMs, why: `HTTP ${status}` };
+    }
+    return { error: new BadResponseError(`HTTP ${status} from ${where()} is not JSON (${ctype}): ${shown}`, { status }) };
+  }
+  if (status >= 400 || status < 200) {
+    const p = errorParts(status, body);
+    return { error: new HttpError(status, p.message, p), retryable, retryAfterMs, why: `HTTP ${status}` };
+  }
+  const env = isEnvelope(body) ? body : undefined;
+  if (env && (env.status === false || env.status === 'false' || env.status === 0)) {
+    // A 2xx that says it failed: the server refused the request (exit 5), in its words.
+    const p = errorParts(status, env);
+    return { error: new StatusFalseError(status, p.message, { code: p.code, details: p.details }) };
+  }
+  const message = env && typeof env.message === 'string' ? env.message : undefined;
+  return { ok: { status, headers, envelope: body, data: env ? env.data : body, message } };
+}
+
+/** How a value was received, for a deviation line: its type, and a short text of a scalar. */
+export function describeReceived(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'an object';
+  if (typeof v === 'string') return `string ${JSON.stringify(v.length > 20 ? `${v.slice(0, 20)}...` : v)}`;
+  return `${typeof v} ${String(v)}`;
+}
+
+function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
+  let v = data;
+  for (const k of path) v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined;
+  return v;
+}
+
+/** One departure of an answer from the contract. */
+export interface Deviation {
+  /** `data.services[].price`: list positions shown as `[]`, so a column is one deviation. */
+  field: string;
+  expected: string;
+  received: string;
+}
+
+/** The departures of `data` from the endpoint's response schema; [] when it conforms or is absent. */
+export function deviationsOf(ep: AnyEndpoint, data: unknown): Deviation[] {
+  if (data === undefined || data === null) return [];
+  const r = safeParsePart(ep, 'response', data);
+  if (r.success) return [];
+  const seen = new Set<string>();
+  const out: Deviation[] = [];
+  for (const issue of r.error.issues) {
+    const field = ['data', ...issue.path.map((p) => (typeof p === 'number' ? '[]' : String(p)))].join('.').replace(/\.\[\]/g, '[]');
+    if (seen.has(field)) continue;
+    seen.add(field);
+    const expected = 'expected' in issue && typeof issue.expected === 'string' ? issue.expected : oneLine(issue.message.replace(/^Invalid (input|option): /, ''));
+    out.push({ field, expected, received: describeReceived(valueAt(data, issue.path)) });
+  }
+  return out;
+}
+
+/** `--strict`: the deviations as the contract breach they are (exit 6), as zod words them. */
+export function strictError(ep: AnyEndpoint, status: number, data: unknown): BadResponseError | undefined {
+  const r = safeParsePart(ep, 'response', data);
+  if (r.success || data === undefined || data === null) return undefined;
+  const problems = issueProblems(r.error.issues, 'data');
+  const first = problems[0];
+  return new BadResponseError(
+    `unexpected answer from ${ep.method} ${ep.path} (HTTP ${status}): ${first.field}: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`,
+    { status, details: problems },
+  );
+}
