@@ -25,10 +25,12 @@ export interface GlobalOptions {
   verbose?: boolean;
   noColor?: boolean;
   tokenFile?: string;
+  /** `--run-id`: the name of a bulk run (bulk/platform.ts). */
+  runId?: string;
 }
 
 /** Names of global options, for conflict checks against contract fields. */
-export const GLOBAL_FLAGS = ['profile', 'base-url', 'sandbox', 'output', 'fields', 'all', 'limit', 'timeout', 'retries', 'yes', 'input', 'quiet', 'verbose', 'color', 'token-file', 'help', 'version'];
+export const GLOBAL_FLAGS = ['profile', 'base-url', 'sandbox', 'output', 'fields', 'all', 'limit', 'timeout', 'retries', 'yes', 'input', 'quiet', 'verbose', 'color', 'token-file', 'run-id', 'help', 'version'];
 
 export function addGlobalOptions(cmd: Command): Command {
   return cmd
@@ -46,7 +48,8 @@ export function addGlobalOptions(cmd: Command): Command {
     .addOption(new Option('-q, --quiet', 'no progress or notes'))
     .addOption(new Option('--verbose', 'log each request on stderr (secrets masked)'))
     .addOption(new Option('--no-color', 'no colour (also NO_COLOR)'))
-    .addOption(new Option('--token-file <file>', 'read the bearer token from FILE'));
+    .addOption(new Option('--token-file <file>', 'read the bearer token from FILE'))
+    .addOption(new Option('--run-id <name>', 'bulk: name the run (the same name resumes it; a new name applies the file again)'));
 }
 
 function positiveInt(name: string, v: unknown, min = 0): number | undefined {
@@ -61,6 +64,14 @@ function retriesOf(v: unknown): number | undefined {
   const n = positiveInt('--retries', v, 0);
   if (n !== undefined && n > 10) throw new UsageError(`--retries expects a whole number from 0 to 10, got '${String(v)}'`);
   return n;
+}
+
+/** --run-id: a name that can be typed again (letters, digits, `.`, `_`, `:`, `-`; at most 100). */
+function runIdOf(v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  const s = String(v);
+  if (!/^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/.test(s)) throw new UsageError(`--run-id expects 1-100 letters, digits, '.', '_', ':' or '-' (starting with a letter or digit), got '${s}'`);
+  return s;
 }
 
 /** Reads the merged raw Commander options into typed globals, checking each (exit 2 on a bad one). */
@@ -90,5 +101,6 @@ export function readGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv
     verbose: raw.verbose === true,
     noColor: raw.color === false,
     tokenFile: raw.tokenFile as string | undefined,
+    runId: runIdOf(raw.runId),
   };
 }
