@@ -175,9 +175,16 @@ function recordOthers(ctx: Ctx, journal: Journal, planned: PlannedRow[], state: 
   });
   journal.append(...events);
   for (const ev of events) state.set(ev.row, { row: ev.row, line: ev.line, state: ev.state, attempt: 0, via: ev.via, message: ev.message, at: ev.at });
-  const applied = others.filter((e) => e.state === 'applied').length;
   const rows = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
-  ctx.note(`${rows(applied)} applied by other runs skipped${others.length > applied ? `, ${rows(others.length - applied)} whose outcome another run never learned left alone (reported unknown)` : ''}`);
+  for (const [via, said] of [
+    ['earlier', '--skip-applied: ROWS applied by earlier runs skipped'],
+    ['other', 'ROWS applied by a run going on beside this one skipped'],
+  ] as const) {
+    const mine = others.filter((e) => e.via === via);
+    if (!mine.length) continue;
+    const applied = mine.filter((e) => e.state === 'applied').length;
+    ctx.note(`${said.replace('ROWS', rows(applied))}${mine.length > applied ? `, ${rows(mine.length - applied)} whose outcome another run never learned left alone (reported unknown)` : ''}`);
+  }
 }
 
 /**
