@@ -8,7 +8,7 @@
  */
 import { join, dirname } from 'node:path';
 import { InterruptedError } from '../api/errors.js';
-import { acquireLock, acquireLockWaiting, LockHeldError, type Lock } from '../config/lock.js';
+import { acquireLock, acquireLockWaiting, LockHeldError, pidAlive, type Lock } from '../config/lock.js';
 import { earlierRows, otherRuns, writeRowsFile, type EarlierRow, type RowsHead } from './earlier.js';
 import type { PlannedRow } from './types.js';
 
@@ -42,6 +42,32 @@ const sleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener('abort', done, { once: true });
   });
 
+/** How long a run waits for its lock while what holds it is not a live run. */
+const LOCK_PATIENCE_MS = 15_000;
+
+/**
+ * The run's own lock. A live run holding it stops this one at once (exit 5); what is not a live
+ * run is waited for: another run's probe (`running`) holds it for a moment, and a run killed
+ * between creating the file and writing it, or in the middle of taking over a stale lock, leaves
+ * a lock that becomes stale only after a few seconds (on a loaded machine the lock's own retries
+ * gave up before that, and a resume after a kill stopped with exit 5).
+ */
+async function runLock(journal: string, what: string, signal: AbortSignal): Promise<Lock> {
+  const deadline = Date.now() + LOCK_PATIENCE_MS;
+  for (;;) {
+    try {
+      return acquireLock(`${journal}.lock`, { command: what });
+    } catch (e) {
+      if (!(e instanceof LockHeldError)) throw e;
+      const h = e.holder;
+      const liveRun = h.pid !== undefined && pidAlive(h.pid) && h.command !== 'probe';
+      if (liveRun || Date.now() > deadline) throw e;
+      if (signal.aborted) throw new InterruptedError();
+      await sleep(50, signal);
+    }
+  }
+}
+
 /**
  * Takes the run's lock and claims its rows. `lookBack`: whether finished runs of other inputs
  * are looked through (a new run without `--run-id`); `note` says why the run waits.
@@ -52,8 +78,7 @@ export async function claimRows(
   planned: PlannedRow[],
   opts: { lookBack: boolean; pending: (p: PlannedRow) => boolean; signal: AbortSignal; note: (text: string) => void; what: string },
 ): Promise<Claim> {
-  // Waited for briefly: another run's probe (`running`) holds it for a moment.
-  const lock = acquireLockWaiting(`${journal}.lock`, { command: opts.what }, 2_000);
+  const lock = await runLock(journal, opts.what, opts.signal);
   try {
     const identities = new Map<number, string>();
     for (const p of planned) if (opts.pending(p)) identities.set(p.line, p.identity);
