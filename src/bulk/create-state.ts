@@ -37,3 +37,20 @@ export function settleByCode(lookup: CodeLookup) {
     return out;
   };
 }
+
+/** Creates that have no read by code but a list filtered by it (usage-code batches): found when the list holds any. */
+export function settleByListing(lookup: { endpoint: AnyEndpoint; codeField: string; queryField: string; items: (data: unknown) => unknown[] }) {
+  return async (api: ApiClient, rows: Array<{ row: PlannedRow; before: unknown }>, signal: AbortSignal): Promise<Map<number, Settled>> => {
+    const out = new Map<number, Settled>();
+    for (const { row } of rows) {
+      const code = row.input.body[lookup.codeField];
+      if (typeof code !== 'string' || !code) {
+        out.set(row.line, { result: 'unknown' });
+        continue;
+      }
+      const data = await api.call(lookup.endpoint, { query: { [lookup.queryField]: code, page_size: 1 } } as never, { signal });
+      out.set(row.line, lookup.items(data).length ? { result: 'applied', createdId: code } : { result: 'absent' });
+    }
+    return out;
+  };
+}

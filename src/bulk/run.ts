@@ -16,6 +16,7 @@ import { closeSync, openSync } from 'node:fs';
 import { InterruptedError, UsageError } from '../api/errors.js';
 import type { ApiClient } from '../api/client.js';
 import type { Ctx } from '../cli/context.js';
+import { printList } from '../output/index.js';
 import { claimRows } from './claim.js';
 import { runStartedAt, type EarlierRow, type RowsHead } from './earlier.js';
 import type { InputRow } from './input.js';
@@ -153,6 +154,7 @@ async function runClaimed(
       progress.end();
       interrupted = sent.interrupted;
       refused = sent.refused;
+      if (verb.created) await printCreated(ctx, verb.created.columns, sent.created, opts);
       if (sent.lost.length) interrupted = (await settleChecked(ctx, api, verb, journal, state, sent.lost, opts, false)).interrupted || interrupted;
     } finally {
       progress.end();
@@ -160,6 +162,20 @@ async function runClaimed(
   }
   interrupted ||= ctx.signal.aborted;
   return finishRun(ctx, { command: verb.command, planned, state, reportFile: opts.reportFile, skipped, interrupted, refused });
+}
+
+/**
+ * What the run created (the codes of `usage-codes generate`), on stdout in the chosen format:
+ * the answers are their only copy. With `--report -` stdout is the report's, and the created
+ * items are said to be in the platform instead.
+ */
+async function printCreated(ctx: Ctx, columns: string[], items: Array<Record<string, unknown>>, opts: BulkOptions): Promise<void> {
+  if (opts.reportFile === '-') {
+    if (items.length) ctx.warn(`${items.length} created items not printed (stdout holds the report); list them on the platform`);
+    return;
+  }
+  const g = ctx.globals;
+  await printList(items, { format: g.output, fields: g.fields, io: ctx.io, noColor: g.noColor, columns });
 }
 
 /** Rows settled by other runs (earlier ones, `--skip-applied`; overlapping ones), recorded as this run's. */

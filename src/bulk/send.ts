@@ -30,6 +30,8 @@ export interface SendResult {
   done: number;
   failed: number;
   interrupted: boolean;
+  /** What the answers made (the verb's `created`), in the order they came. */
+  created: Array<Record<string, unknown>>;
   /** A 401: the credential was refused, so every further row would be too; the run stopped. */
   refused?: CliError;
 }
@@ -47,7 +49,7 @@ const entityOf = (verb: BulkVerb, row: PlannedRow) => (row.key ? `${verb.endpoin
 export async function sendRows(job: SendJob): Promise<SendResult> {
   const { api, verb, journal, todo, state } = job;
   const ep = verb.endpoint;
-  const res: SendResult = { lost: [], done: 0, failed: 0, interrupted: job.signal.aborted };
+  const res: SendResult = { lost: [], created: [], done: 0, failed: 0, interrupted: job.signal.aborted };
   /** The first error that is not a row's own (the journal could not be written): the run stops with it. */
   let broken: unknown;
   const stopped = () => res.interrupted || broken !== undefined || res.refused !== undefined;
@@ -108,6 +110,7 @@ export async function sendRows(job: SendJob): Promise<SendResult> {
         finished = { row: row.identity, line: row.line, state: 'done', at: Date.now(), status: answer.status, created_id: created, message: answer.message ?? undefined };
         state.set(row.identity, { ...base, state: 'done', settledBy: base.attempt, status: answer.status, created_id: created, message: answer.message ?? undefined, at: Date.now() });
         res.done++;
+        if (verb.created) res.created.push(...verb.created.rows(answer.data));
         job.onAnswer?.(res.done, res.failed);
         return verb.after ? verb.after(before, row) : undefined;
       } catch (e) {

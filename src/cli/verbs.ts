@@ -59,7 +59,7 @@ export interface VerbSpec {
   /** Takes over the run after validation (e.g. `audit list --follow`); returning undefined falls through. */
   override?: (input: VerbInput, ctx: Ctx, opts: Record<string, unknown>) => Promise<number | undefined>;
   /** Bulk input (`--from-csv`, `--from-ndjson`) on write verbs: on unless false. */
-  bulk?: false | Pick<BulkVerb, 'aliases' | 'preview' | 'readState' | 'after' | 'settle'>;
+  bulk?: false | Pick<BulkVerb, 'aliases' | 'preview' | 'readState' | 'after' | 'settle' | 'created'>;
   /** Lists: blocks printed besides the rows (summaries). */
   extras?: ListExtras;
 }
@@ -356,6 +356,7 @@ async function runBulkVerb(
       readState: extra.readState,
       after: extra.after,
       settle: extra.settle,
+      created: extra.created,
       convert: (field, raw) => {
         const fp = placeOf(field);
         if (!fp) return raw;

@@ -492,6 +492,19 @@ describe('running', () => {
     expect(readFileSync(report, 'utf8')).toMatch(/^2,service_code=A1,applied,1,200,OK,51$/m);
   });
 
+  it('usage-codes generate from CSV prints the codes it created, in the chosen format, and the report carries each batch', async () => {
+    server.setHandler((req) => {
+      const b = req.body as { batch_id: string; code_count: number };
+      return ok({ batch_id: b.batch_id, generated_count: b.code_count, expiry_date: '2027-01-01', codes: Array.from({ length: b.code_count }, (_, i) => ({ code_id: i + 1, code_value: `${b.batch_id}-C${i}`, expiry_date: '2027-01-01' })) });
+    });
+    const report = join(dir, 'codes-report.csv');
+    const f = file('batches.csv', 'batch_id,code_count,expiration_days,service_plan_id\nDEC-A,2,30,7\nDEC-B,1,30,7\n');
+    const r = await runCli(['usage-codes', 'generate', '--from-csv', f, '--yes', '-o', 'csv', '--concurrency', '1', '--report', report], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('code_value,batch_id,expiry_date,code_id\nDEC-A-C0,DEC-A,2027-01-01,1\nDEC-A-C1,DEC-A,2027-01-01,2\nDEC-B-C0,DEC-B,2027-01-01,1\n');
+    expect(readFileSync(report, 'utf8')).toMatch(/^2,batch_id=DEC-A service_plan_id=7,applied,1,200,OK,DEC-A$/m);
+  });
+
   it('Ctrl-C: exit 130, rows in flight are awaited, the journal is flushed; the next run finishes the rest, none twice', async () => {
     server.setHandler((req) => ({ ...ok({ subscription_id: Number(req.path.split('/')[3]) }), delayMs: 150 }));
     const f = file('l.csv', rows(20));
