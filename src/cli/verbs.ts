@@ -283,6 +283,7 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
         // Options of a bulk run, given without its input: refused (--report would name a file
         // never written), before anything is sent. --dry-run checks the one request instead.
         const given = ['report', 'restart', 'skipApplied', 'concurrency'].filter((k) => command.getOptionValueSource(k) === 'cli');
+        if (ctx.globals.runId !== undefined) given.push('runId');
         if (given.length) throw new UsageError(`${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} ${given.length > 1 ? 'are' : 'is'} for bulk runs: give --from-csv FILE or --from-ndjson FILE`);
       }
       for (const p of positional) {
