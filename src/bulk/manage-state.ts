@@ -69,7 +69,7 @@ function readSubscriptions(api: ApiClient, ids: Set<number>, signal: AbortSignal
 
 export function readManageState(api: ApiClient, rows: PlannedRow[], signal: AbortSignal): StateReader {
   const r = readSubscriptions(api, new Set(rows.map(idOf)), signal);
-  return { wait: (row) => r.wait(idOf(row)), stop: r.stop };
+  return { wait: (row) => r.wait(idOf(row)), stop: r.stop, failure: r.failure };
 }
 
 /** The state a manage row leaves when applied to `before` (undefined when that cannot be told). */

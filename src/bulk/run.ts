@@ -100,7 +100,8 @@ function finishedRun(ctx: Ctx, verb: BulkVerb, planned: PlannedRow[], known: Map
     `${verb.command}: ${name} finished at ${new Date(last).toISOString()}${started ? ` (started ${started})` : ''}, ${planned.length} rows: nothing sent. ` +
       `To apply the file again, name a new run: --run-id NAME (for a monthly grant, --run-id ${new Date().toISOString().slice(0, 7)}); journal ${journal.path}\n`,
   );
-  return finishRun(ctx, { command: verb.command, planned, state: known, reportFile: opts.reportFile, skipped: planned.length, interrupted: false });
+  const skipped = planned.filter((p) => ['applied', 'failed'].includes(fateOf(known.get(p.identity), p))).length;
+  return finishRun(ctx, { command: verb.command, planned, state: known, reportFile: opts.reportFile, skipped, interrupted: false });
 }
 
 async function runClaimed(
@@ -154,6 +155,7 @@ async function runClaimed(
       progress.end();
       interrupted = sent.interrupted;
       refused = sent.refused;
+      if (sent.stateFailure !== undefined && !interrupted) ctx.warn(`could not read the targets' state before sending (${sent.stateFailure}): the rows not sent are left for the next run`);
       if (verb.created) await printCreated(ctx, verb.created.columns, sent.created, opts);
       if (sent.lost.length) interrupted = (await settleChecked(ctx, api, verb, journal, state, sent.lost, opts, false)).interrupted || interrupted;
     } finally {

@@ -32,6 +32,8 @@ export interface SendResult {
   interrupted: boolean;
   /** What the answers made (the verb's `created`), in the order they came. */
   created: Array<Record<string, unknown>>;
+  /** The targets' state could not be read: the rows without a record were not sent (the next run sends them). */
+  stateFailure?: string;
   /** A 401: the credential was refused, so every further row would be too; the run stopped. */
   refused?: CliError;
 }
@@ -52,7 +54,7 @@ export async function sendRows(job: SendJob): Promise<SendResult> {
   const res: SendResult = { lost: [], created: [], done: 0, failed: 0, interrupted: job.signal.aborted };
   /** The first error that is not a row's own (the journal could not be written): the run stops with it. */
   let broken: unknown;
-  const stopped = () => res.interrupted || broken !== undefined || res.refused !== undefined;
+  const stopped = () => res.interrupted || broken !== undefined || res.refused !== undefined || res.stateFailure !== undefined;
   const onAbort = () => (res.interrupted = true);
   job.signal.addEventListener('abort', onAbort, { once: true });
   /** Per target: the answer to its row in flight, and the state its rows leave. */
@@ -78,6 +80,9 @@ export async function sendRows(job: SendJob): Promise<SendResult> {
         if (prev) await prev;
         const known = entity ? current.get(entity) : undefined;
         const before = known ? known.state : job.reader ? await job.reader.wait(row) : undefined;
+        // Without the record a lost answer could not be settled: the row waits for the next run.
+        const unread = before === undefined && job.reader?.failure();
+        if (unread !== undefined && unread !== false) res.stateFailure ??= (unread as Error)?.message ?? String(unread);
         if (stopped()) break;
         const sentAt = Date.now();
         const sent: JournalEvent = { row: row.identity, line: row.line, state: 'sent', at: sentAt, ...(before !== undefined ? { before } : {}) };

@@ -29,6 +29,8 @@ export interface StateReader {
   wait(row: PlannedRow): Promise<unknown>;
   /** Stops reading (the run ends early). */
   stop(): void;
+  /** Why reading stopped before it saw every target, once it has (the network, the platform). */
+  failure(): unknown;
 }
 
 /** What a verb tells the engine (a subset of VerbSpec, kept apart so the engine stays generic). */

@@ -15,6 +15,17 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   server = await startStubServer();
+  // A bulk manage reads its subscriptions' state before sending: unless a test's handler lists
+  // some, this platform lists none (the rows are sent without a record).
+  const setHandler = server.setHandler.bind(server);
+  server.setHandler = (h) =>
+    setHandler(async (req, n) => {
+      const reply = await h(req, n);
+      const listed = (reply.json as { data?: { subscriptions?: unknown } } | undefined)?.data?.subscriptions !== undefined;
+      return req.method === 'GET' && req.path === '/admin/subscriptions' && !listed
+        ? ok({ pagination: { current_page: 1, page_size: 100, total_pages: 1, total_records: 0, has_next_page: false, has_previous_page: false }, subscriptions: [] })
+        : reply;
+    });
 });
 afterAll(() => server.close());
 beforeEach(() => {
