@@ -62,6 +62,40 @@ export async function sendRows(job: SendJob): Promise<SendResult> {
   const current = new Map<string, { state: unknown }>();
   let next = 0;
 
+  /**
+   * Sends one row and records its answer; the state it leaves (LOST when its answer was lost).
+   * `done` takes the row's `done` record, written with the worker's next `sent`.
+   */
+  const sendOne = async (row: PlannedRow, sentAt: number, before: unknown, done: (e: JournalEvent) => void): Promise<unknown> => {
+    const base = { row: row.identity, line: row.line, sentAt, before, attempt: (state.get(row.identity)?.attempt ?? 0) + 1 };
+    try {
+      // No abort signal: a row in flight when Ctrl-C comes is awaited (up to the time-out).
+      const answer = await api.callFull(ep, row.validated as never, { detached: true, prevalidated: true });
+      const created = createdIdOf(answer.data);
+      done({ row: row.identity, line: row.line, state: 'done', at: Date.now(), status: answer.status, created_id: created, message: answer.message ?? undefined });
+      state.set(row.identity, { ...base, state: 'done', settledBy: base.attempt, status: answer.status, created_id: created, message: answer.message ?? undefined, at: Date.now() });
+      res.done++;
+      if (verb.created) res.created.push(...verb.created.rows(answer.data));
+      job.onAnswer?.(res.done, res.failed);
+      return verb.after ? verb.after(before, row) : undefined;
+    } catch (e) {
+      if (!(e instanceof CliError)) throw e;
+      res.failed++;
+      job.onAnswer?.(res.done, res.failed);
+      if (e.status !== undefined && !isAmbiguousStatus(e.status)) {
+        const message = RETRY_ON_RESUME.has(e.status) ? `${e.message} (not applied: run the command again to send it again)` : e.message;
+        const fp = fingerprintOf(row.input);
+        journal.append({ row: row.identity, line: row.line, state: 'failed', at: Date.now(), status: e.status, message, fp });
+        state.set(row.identity, { ...base, state: 'failed', settledBy: base.attempt, status: e.status, message, fp, at: Date.now() });
+        if (e.status === 401) res.refused ??= e;
+        return before;
+      }
+      // No answer (network, time-out), or one that does not say whether the row was applied.
+      res.lost.push({ row, sentAt, before, status: e.status });
+      return LOST;
+    }
+  };
+
   const worker = async () => {
     // A row's `done` goes out with the worker's next `sent`, and with the records of every other
     // worker of the same turn, in one write; the row is sent once that write is done.
@@ -95,7 +129,7 @@ export async function sendRows(job: SendJob): Promise<SendResult> {
           state.set(row.identity, rec({ state: 'failed', via: 'unsent', message: 'not sent (interrupted)' }));
           break;
         }
-        const after = await sendOne(row, sentAt, before);
+        const after = await sendOne(row, sentAt, before, (e) => (finished = e));
         if (entity) current.set(entity, { state: after === LOST ? undefined : after });
       } catch (e) {
         broken ??= e;
@@ -106,35 +140,6 @@ export async function sendRows(job: SendJob): Promise<SendResult> {
     }
     flush();
 
-    async function sendOne(row: PlannedRow, sentAt: number, before: unknown): Promise<unknown> {
-      const base = { row: row.identity, line: row.line, sentAt, before, attempt: (state.get(row.identity)?.attempt ?? 0) + 1 };
-      try {
-        // No abort signal: a row in flight when Ctrl-C comes is awaited (up to the time-out).
-        const answer = await api.callFull(ep, row.validated as never, { detached: true, prevalidated: true });
-        const created = createdIdOf(answer.data);
-        finished = { row: row.identity, line: row.line, state: 'done', at: Date.now(), status: answer.status, created_id: created, message: answer.message ?? undefined };
-        state.set(row.identity, { ...base, state: 'done', settledBy: base.attempt, status: answer.status, created_id: created, message: answer.message ?? undefined, at: Date.now() });
-        res.done++;
-        if (verb.created) res.created.push(...verb.created.rows(answer.data));
-        job.onAnswer?.(res.done, res.failed);
-        return verb.after ? verb.after(before, row) : undefined;
-      } catch (e) {
-        if (!(e instanceof CliError)) throw e;
-        res.failed++;
-        job.onAnswer?.(res.done, res.failed);
-        if (e.status !== undefined && !isAmbiguousStatus(e.status)) {
-          const message = RETRY_ON_RESUME.has(e.status) ? `${e.message} (not applied: run the command again to send it again)` : e.message;
-          const fp = fingerprintOf(row.input);
-          journal.append({ row: row.identity, line: row.line, state: 'failed', at: Date.now(), status: e.status, message, fp });
-          state.set(row.identity, { ...base, state: 'failed', settledBy: base.attempt, status: e.status, message, fp, at: Date.now() });
-          if (e.status === 401) res.refused ??= e;
-          return before;
-        }
-        // No answer (network, time-out), or one that does not say whether the row was applied.
-        res.lost.push({ row, sentAt, before, status: e.status });
-        return LOST;
-      }
-    }
   };
   try {
     await Promise.all(Array.from({ length: Math.min(job.concurrency, Math.max(todo.length, 1)) }, worker));
