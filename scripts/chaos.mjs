@@ -14,6 +14,13 @@
 //     or, reported failed, not applied at all (unknown: at most once).
 //  3. A handful of other commands: a crash (exit 1, or a stack trace on stderr) fails the run,
 //     and every non-zero exit must be a documented code (2-8, 130).
+//  4. The faults real platforms have, each against a sandbox of its own, each reporting rows
+//     applied twice and rows lost (both must be 0) and its runtime: a gateway that applies a
+//     write and then answers 503 (10 % of writes), one that applies and then resets the
+//     connection; the platform's clock 60 s behind and 60 s ahead; the address spelled two ways
+//     across a kill and a resume; two overlapping files started together (five trials); a file
+//     re-run with changed defaults and --skip-applied. (Audit entries served oldest first is not
+//     injected: the sandbox serves its log newest first only, and bulk runs no longer read it.)
 // One summary block is printed; the exit code is 1 when any check failed.
 //
 // The binary runs from a private copy of dist/ taken at start: another process rebuilding
@@ -89,13 +96,14 @@ async function snapshotBuild(work) {
 const SERVER = `
 (async () => {
   const { startSandbox } = await import(process.argv[1] + '/dist/sandbox-bench.js');
-  const sb = await startSandbox({ dataFile: process.argv[2], port: 0, quiet: true, chaos: JSON.parse(process.argv[3]) });
+  const skew = Number(process.argv[4] || 0);
+  const sb = await startSandbox({ dataFile: process.argv[2], port: 0, quiet: true, chaos: JSON.parse(process.argv[3]), ...(skew ? { now: () => new Date(Date.now() + skew) } : {}) });
   process.stdout.write('\\n' + JSON.stringify({ sandbox: sb.url, token: sb.tokenFor('admin') }) + '\\n');
 })().catch((e) => { console.error(e); process.exit(1); });
 `;
 
-async function startServer(app, dataFile) {
-  const child = spawn(process.execPath, ['-e', SERVER, app, dataFile, JSON.stringify(CHAOS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function startServer(app, dataFile, chaos = CHAOS, skewMs = 0) {
+  const child = spawn(process.execPath, ['-e', SERVER, app, dataFile, JSON.stringify(chaos), String(skewMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const info = await new Promise((resolve, reject) => {
     let buf = '';
     child.stdout.on('data', (d) => {
@@ -285,6 +293,153 @@ async function otherCommands(bin, env, spareId) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 4. Faults of real platforms
+
+/** `n` subscriptions of a fresh sandbox to extend by `days`, and the count of rows applied twice and lost since. */
+function extension(db, n, offset, days, statuses = "'active','paused','expired'") {
+  const subs = db.prepare(`SELECT subscription_id, end_date FROM subscriptions WHERE status IN (${statuses}) ORDER BY subscription_id LIMIT ? OFFSET ?`).all(n, offset);
+  const before = new Map(subs.map((s) => [s.subscription_id, Date.parse(s.end_date)]));
+  const auditBefore = db.prepare('SELECT COALESCE(MAX(id), 0) AS m FROM audit_logs').get().m;
+  const all = subs.map((s) => s.subscription_id);
+  const proof = (ids = all) => {
+    const audits = new Map();
+    for (const a of db.prepare("SELECT details FROM audit_logs WHERE id > ? AND module = 'subscriptions' AND action = 'manage'").all(auditBefore)) {
+      const id = JSON.parse(a.details).subscription_id;
+      audits.set(id, (audits.get(id) ?? 0) + 1);
+    }
+    const moved = new Map(db.prepare(`SELECT subscription_id, end_date FROM subscriptions WHERE subscription_id IN (${ids.join(',')})`).all().map((s) => [s.subscription_id, Date.parse(s.end_date) - before.get(s.subscription_id)]));
+    return {
+      twice: ids.filter((id) => (audits.get(id) ?? 0) > 1 || moved.get(id) > days * DAY).length,
+      lost: ids.filter((id) => (audits.get(id) ?? 0) === 0 || moved.get(id) < days * DAY).length,
+    };
+  };
+  return { ids: all, proof };
+}
+
+function rowsFile(work, name, ids, days) {
+  const p = join(work, name);
+  writeFileSync(p, `subscription_id,action,reason,extend_days\n${ids.map((id) => `${id},extend,chaos fault,${days}`).join('\n')}\n`);
+  return p;
+}
+
+/** Runs `args` until exit 0 (at most 8 times); the exit codes. */
+async function untilDone(bin, args, env) {
+  const codes = [];
+  for (let i = 0; i < 8; i++) {
+    const r = record(await runCli(bin, args, env));
+    codes.push(r.code);
+    if (r.code !== 8) break;
+  }
+  return codes;
+}
+
+/** Kills `args` with SIGKILL once the journals hold `events` lines. */
+function runAndKill(bin, args, env, journalDir, events) {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [bin, ...args], { env, stdio: 'ignore' });
+    const count = () => {
+      try {
+        return readdirSync(journalDir).filter((f) => f.endsWith('.jsonl')).reduce((n, f) => n + readFileSync(join(journalDir, f), 'utf8').split('\n').length - 1, 0);
+      } catch {
+        return 0;
+      }
+    };
+    const t = setInterval(() => count() >= events && child.kill('SIGKILL'), 3);
+    child.on('exit', () => {
+      clearInterval(t);
+      done();
+    });
+  });
+}
+
+/** One fault: a fresh sandbox, the scenario, and its line of the summary. */
+async function fault(app, work, name, opts, scenario) {
+  const t0 = Date.now();
+  const dir = join(work, `fault-${name.replace(/[^a-z0-9]+/gi, '-')}`);
+  mkdirSync(dir, { recursive: true });
+  const server = await startServer(app, join(dir, 'sandbox.db'), opts.chaos ?? {}, opts.skewMs ?? 0);
+  const db = new Database(join(dir, 'sandbox.db'), { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  const env = { PATH: process.env.PATH, HOME: dir, SUBCTL_CONFIG_DIR: join(dir, 'cfg'), SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: server.token, NO_COLOR: '1' };
+  try {
+    const r = await scenario({ db, env, dir, url: server.url });
+    const secs = (Date.now() - t0) / 1000;
+    if (r.twice || r.lost) fail(`${name}: ${r.twice} rows applied twice, ${r.lost} rows lost`);
+    log(`${name}: ${r.rows} rows, ${r.twice} applied twice, ${r.lost} lost, ${secs.toFixed(1)} s`);
+    return { name, ...r, secs };
+  } finally {
+    db.close();
+    server.stop();
+  }
+}
+
+async function realFaults(app, bin, work) {
+  const args = (file) => ['subscriptions', 'manage', '--from-csv', file, '--concurrency', '8', '--yes', '--timeout', String(TIMEOUT_MS)];
+  const simple = (n) => async ({ db, env, dir }) => {
+    const x = extension(db, n, 0, 7);
+    await untilDone(bin, args(rowsFile(dir, 'rows.csv', x.ids, 7)), env);
+    return { rows: n, ...x.proof() };
+  };
+  const out = [];
+  out.push(await fault(app, work, 'gateway applies, then 503 (10% of writes)', { chaos: { appliedError: 0.1 } }, simple(300)));
+  out.push(await fault(app, work, 'gateway applies, then resets the connection (10% of writes)', { chaos: { appliedReset: 0.1 } }, simple(300)));
+  out.push(await fault(app, work, 'platform clock 60 s behind, 10% applied-then-503', { chaos: { appliedError: 0.1 }, skewMs: -60_000 }, simple(200)));
+  out.push(await fault(app, work, 'platform clock 60 s ahead, 10% applied-then-503', { chaos: { appliedError: 0.1 }, skewMs: 60_000 }, simple(200)));
+  out.push(
+    await fault(app, work, 'address spelled two ways across a kill and a resume', {}, async ({ db, env, dir, url }) => {
+      const x = extension(db, 300, 0, 7);
+      const a = args(rowsFile(dir, 'rows.csv', x.ids, 7));
+      await runAndKill(bin, a, env, join(dir, 'cfg', 'state', 'bulk'), 200);
+      await untilDone(bin, a, { ...env, SUBCTL_BASE_URL: `http://localhost:${new URL(url).port}/` });
+      return { rows: 300, ...x.proof() };
+    }),
+  );
+  out.push(
+    await fault(app, work, 'two overlapping files started together, five trials', { chaos: { latencyMs: [10, 30] } }, async ({ db, env, dir }) => {
+      let twice = 0;
+      let lost = 0;
+      for (let t = 0; t < 5; t++) {
+        const x = extension(db, 60, t * 60, 7);
+        const fa = rowsFile(dir, `a${t}.csv`, x.ids.slice(0, 40), 7);
+        const fb = rowsFile(dir, `b${t}.csv`, x.ids.slice(20).reverse(), 7);
+        const [ra, rb] = await Promise.all([runCli(bin, args(fa), env), runCli(bin, args(fb), env)]);
+        // A run refused because the other had finished first goes on with --skip-applied; one with
+        // rows left for the next attempt (a time-out under load, settled not applied) is run again.
+        for (const [r, f] of [[record(ra), fa], [record(rb), fb]]) {
+          if (r.code === 2) await untilDone(bin, [...args(f), '--skip-applied'], env);
+          else if (r.code === 8) await untilDone(bin, args(f), env);
+        }
+        const p = x.proof();
+        twice += p.twice;
+        lost += p.lost;
+      }
+      return { rows: 300, twice, lost };
+    }),
+  );
+  out.push(
+    await fault(app, work, 're-run with changed defaults and --skip-applied', {}, async ({ db, env, dir }) => {
+      // Active ones: credits are added to active and paused subscriptions only.
+      const x = extension(db, 100, 0, 7, "'active'");
+      const credits = new Map(db.prepare(`SELECT subscription_id, total_credits FROM subscriptions WHERE subscription_id IN (${x.ids.join(',')})`).all().map((s) => [s.subscription_id, s.total_credits]));
+      // Even rows extend; odd rows add credits, without saying how many: refused by the platform.
+      const grantIds = x.ids.filter((_, i) => i % 2 === 1);
+      const file = join(dir, 'mixed.csv');
+      writeFileSync(file, `subscription_id,action,reason,extend_days,extend_credits\n${x.ids.map((id, i) => (i % 2 ? `${id},add_credits,grant,,` : `${id},extend,grant,7,`)).join('\n')}\n`);
+      record(await runCli(bin, args(file), env));
+      record(await runCli(bin, [...args(file), '--skip-applied', '--extend-credits', '100'], env));
+      const extendIds = x.ids.filter((_, i) => i % 2 === 0);
+      const after = new Map(db.prepare(`SELECT subscription_id, total_credits FROM subscriptions WHERE subscription_id IN (${x.ids.join(',')})`).all().map((s) => [s.subscription_id, s.total_credits]));
+      // The extend rows: moved once. The credit rows: granted once.
+      const p = x.proof(extendIds);
+      const grantedTwice = grantIds.filter((id) => after.get(id) - credits.get(id) > 100).length;
+      const grantedNone = grantIds.filter((id) => after.get(id) - credits.get(id) < 100).length;
+      return { rows: 100, twice: p.twice + grantedTwice, lost: p.lost + grantedNone };
+    }),
+  );
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
 
 async function main() {
   const work = mkdtempSync(join(tmpdir(), 'subctl-chaos-'));
@@ -305,6 +460,9 @@ async function main() {
     const spare = db.prepare("SELECT subscription_id FROM subscriptions WHERE status = 'active' ORDER BY subscription_id LIMIT 1").get().subscription_id;
     const others = await otherCommands(bin, env, spare);
     db.close();
+    server.stop();
+    server = undefined;
+    const faults = await realFaults(app, bin, work);
 
     const nonZero = results.filter((r) => r.code !== 0);
     const byCode = new Map();
@@ -323,6 +481,8 @@ async function main() {
       `  bulk rows applied exactly once: ${bulk.once} of ${bulk.rows} (${bulk.once === bulk.rows ? 'all' : `${bulk.reported} reported failed/unknown and not applied twice${bulk.wrong ? `, ${bulk.wrong} WRONG` : ''}`})`,
       `  commands run: ${results.length} (exports, bulk runs, ${others.length} others); non-zero exits: ${nonZero.length}${nonZero.length ? ` (${[...byCode].map(([c, n]) => `exit ${c} x${n}`).join(', ')})` : ''}, all documented: ${nonZero.every((r) => DOCUMENTED.has(r.code)) ? 'yes' : 'NO'}`,
       `  commands crashed: ${crashes}`,
+      '  faults of real platforms (rows applied twice / rows lost / runtime):',
+      ...faults.map((f) => `    ${f.name}: ${f.rows} rows, ${f.twice} twice, ${f.lost} lost, ${f.secs.toFixed(1)} s`),
       ...failures.map((f) => `  FAILED: ${f}`),
       `  result: ${failures.length ? 'FAIL' : 'PASS'} in ${Math.floor(secs / 60)}m${String(secs % 60).padStart(2, '0')}s`,
     ];

@@ -85,7 +85,38 @@ export async function readNdjsonRows(file: string, stdin: Readable): Promise<Inp
       throw new UsageError(`${file}: line ${i + 1}: not valid JSON`);
     }
     if (!v || typeof v !== 'object' || Array.isArray(v)) throw new UsageError(`${file}: line ${i + 1}: expected a JSON object`);
+    // JSON.parse keeps the last of two equal keys: which one was meant is not the tool's to guess.
+    const twice = duplicateKey(l);
+    if (twice !== undefined) throw new UsageError(`${file}: line ${i + 1}: the key '${twice}' is given twice: keep one`, { hint: 'fix the input and run again; nothing was sent' });
     rows.push({ line: i + 1, record: v as Record<string, unknown> });
   });
   return rows;
+}
+
+/**
+ * The first key that one object of a valid JSON text names twice, at any depth; undefined when
+ * none does. A scan of the text: keys are the strings followed by `:`.
+ */
+export function duplicateKey(text: string): string | undefined {
+  const objects: Array<Set<string> | undefined> = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b /* { */) objects.push(new Set());
+    else if (c === 0x5b /* [ */) objects.push(undefined);
+    else if (c === 0x7d /* } */ || c === 0x5d /* ] */) objects.pop();
+    else if (c === 0x22 /* " */) {
+      let j = i + 1;
+      while (text.charCodeAt(j) !== 0x22) j += text.charCodeAt(j) === 0x5c /* \ */ ? 2 : 1;
+      let k = j + 1;
+      while (k < text.length && /\s/.test(text[k])) k++;
+      const keys = objects[objects.length - 1];
+      if (text[k] === ':' && keys) {
+        const key = JSON.parse(text.slice(i, j + 1)) as string;
+        if (keys.has(key)) return key;
+        keys.add(key);
+      }
+      i = j;
+    }
+  }
+  return undefined;
 }

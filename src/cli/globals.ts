@@ -27,10 +27,12 @@ export interface GlobalOptions {
   strict?: boolean;
   noColor?: boolean;
   tokenFile?: string;
+  /** `--run-id`: the name of a bulk run (bulk/platform.ts). */
+  runId?: string;
 }
 
 /** Names of global options, for conflict checks against contract fields. */
-export const GLOBAL_FLAGS = ['profile', 'base-url', 'sandbox', 'output', 'fields', 'all', 'limit', 'timeout', 'retries', 'yes', 'input', 'quiet', 'verbose', 'strict', 'color', 'token-file', 'help', 'version'];
+export const GLOBAL_FLAGS = ['profile', 'base-url', 'sandbox', 'output', 'fields', 'all', 'limit', 'timeout', 'retries', 'yes', 'input', 'quiet', 'verbose', 'strict', 'color', 'token-file', 'run-id', 'help', 'version'];
 
 export function addGlobalOptions(cmd: Command): Command {
   return cmd
@@ -49,7 +51,8 @@ export function addGlobalOptions(cmd: Command): Command {
     .addOption(new Option('--verbose', 'log each request on stderr (secrets masked)'))
     .addOption(new Option('--strict', 'exit 6 when an answer departs from the API contract (env SUBCTL_STRICT=1)'))
     .addOption(new Option('--no-color', 'no colour (also NO_COLOR)'))
-    .addOption(new Option('--token-file <file>', 'read the bearer token from FILE'));
+    .addOption(new Option('--token-file <file>', 'read the bearer token from FILE'))
+    .addOption(new Option('--run-id <name>', 'bulk: name the run (the same name resumes it; a new name applies the file again)'));
 }
 
 function positiveInt(name: string, v: unknown, min = 0): number | undefined {
@@ -73,6 +76,14 @@ function strictFromEnv(v: string | undefined): boolean {
   if (t === '1' || t === 'true' || t === 'yes') return true;
   if (t === '' || t === '0' || t === 'false' || t === 'no') return false;
   throw new UsageError(`SUBCTL_STRICT must be 1 or 0, got '${v}'`);
+}
+
+/** --run-id: a name that can be typed again (letters, digits, `.`, `_`, `:`, `-`; at most 100). */
+function runIdOf(v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  const s = String(v);
+  if (!/^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/.test(s)) throw new UsageError(`--run-id expects 1-100 letters, digits, '.', '_', ':' or '-' (starting with a letter or digit), got '${s}'`);
+  return s;
 }
 
 /** Reads the merged raw Commander options into typed globals, checking each (exit 2 on a bad one). */
@@ -103,5 +114,6 @@ export function readGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv
     strict: raw.strict === true || strictFromEnv(env.SUBCTL_STRICT),
     noColor: raw.color === false,
     tokenFile: raw.tokenFile as string | undefined,
+    runId: runIdOf(raw.runId),
   };
 }

@@ -59,7 +59,7 @@ export interface VerbSpec {
   /** Takes over the run after validation (e.g. `audit list --follow`); returning undefined falls through. */
   override?: (input: VerbInput, ctx: Ctx, opts: Record<string, unknown>) => Promise<number | undefined>;
   /** Bulk input (`--from-csv`, `--from-ndjson`) on write verbs: on unless false. */
-  bulk?: false | Pick<BulkVerb, 'aliases' | 'preview' | 'verify'>;
+  bulk?: false | Pick<BulkVerb, 'aliases' | 'preview' | 'readState' | 'after' | 'settle' | 'created'>;
   /** Lists: blocks printed besides the rows (summaries). */
   extras?: ListExtras;
 }
@@ -283,6 +283,7 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
         // Options of a bulk run, given without its input: refused (--report would name a file
         // never written), before anything is sent. --dry-run checks the one request instead.
         const given = ['report', 'restart', 'skipApplied', 'concurrency'].filter((k) => command.getOptionValueSource(k) === 'cli');
+        if (ctx.globals.runId !== undefined) given.push('runId');
         if (given.length) throw new UsageError(`${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} ${given.length > 1 ? 'are' : 'is'} for bulk runs: give --from-csv FILE or --from-ndjson FILE`);
       }
       for (const p of positional) {
@@ -353,7 +354,10 @@ async function runBulkVerb(
       destructive: true,
       aliases: extra.aliases,
       preview: extra.preview,
-      verify: extra.verify,
+      readState: extra.readState,
+      after: extra.after,
+      settle: extra.settle,
+      created: extra.created,
       convert: (field, raw) => {
         const fp = placeOf(field);
         if (!fp) return raw;
@@ -372,6 +376,7 @@ async function runBulkVerb(
       skipApplied: opts.skipApplied === true,
       dryRun: opts.dryRun === true,
       timeoutMs: ctx.globals.timeout ?? ctx.profile()?.timeout ?? 10_000,
+      runId: ctx.globals.runId,
     },
   );
 }
@@ -459,7 +464,7 @@ async function dryRunOne(ctx: Ctx, spec: VerbSpec, input: VerbInput): Promise<nu
   if (hasPart(ep, 'body')) plan.body = redactBody(input.body);
   const preview = spec.bulk === false ? undefined : spec.bulk?.preview;
   if (preview) {
-    const changes = await preview(await ctx.api(), [{ line: 1, key: '', input, validated: input as never }], ctx.signal);
+    const changes = await preview(await ctx.api(), [{ line: 1, key: '', identity: '', target: '', input, validated: input as never }], ctx.signal);
     plan.change = changes.get(1) ?? 'current state not found';
   }
   await printObject(plan, { format: ctx.globals.output, fields: ctx.globals.fields, io: ctx.io, noColor: ctx.globals.noColor });

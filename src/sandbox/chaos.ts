@@ -18,6 +18,21 @@ export interface ChaosOptions {
   rate429?: number;
   /** Retry-After of the 429 answers, in seconds (default 1). */
   retryAfterSeconds?: number;
+  /** Share of writes applied, then answered 503 (a gateway whose upstream connection was reset). */
+  appliedError?: number;
+  /** Share of writes applied, then their connection destroyed without an answer. */
+  appliedReset?: number;
+}
+
+/** What happens to a write's answer once the write was applied. */
+export type AfterWriteFault = 'applied-503' | 'applied-reset' | null;
+
+/** Draws the fault of one applied write's answer: exclusive slices of one draw, as decideChaos. */
+export function decideAfterWrite(opts: ChaosOptions, rng: () => number = Math.random): AfterWriteFault {
+  const x = rng();
+  if (x < (opts.appliedError ?? 0)) return 'applied-503';
+  if (x < (opts.appliedError ?? 0) + (opts.appliedReset ?? 0)) return 'applied-reset';
+  return null;
 }
 
 export type ChaosFault = 'reset' | 'hang' | '5xx' | '429' | null;
@@ -55,12 +70,13 @@ export function decideChaos(opts: ChaosOptions, rng: () => number = Math.random)
 /** True when the options would change anything. */
 export function chaosActive(opts: ChaosOptions | undefined): opts is ChaosOptions {
   if (!opts) return false;
-  return Boolean(opts.latencyMs && opts.latencyMs[1] > 0) || [opts.error5xx, opts.reset, opts.hang, opts.rate429].some((r) => (r ?? 0) > 0);
+  return Boolean(opts.latencyMs && opts.latencyMs[1] > 0) || [opts.error5xx, opts.reset, opts.hang, opts.rate429, opts.appliedError, opts.appliedReset].some((r) => (r ?? 0) > 0);
 }
 
 /**
  * Parses the command-line form: `latency=0-50,5xx=0.2,reset=0.05,hang=0.02,429=0.05`
- * (also `latency=20` for a fixed delay, `retry-after=3`). Rates are 0..1, or percentages
+ * (also `latency=20` for a fixed delay, `retry-after=3`; `applied-503=0.1` and `applied-reset=0.1`
+ * apply a write and then answer 503 or reset its connection). Rates are 0..1, or percentages
  * written `20%`. Throws with a message naming the bad part.
  */
 export function parseChaos(s: string): ChaosOptions {
@@ -74,7 +90,7 @@ export function parseChaos(s: string): ChaosOptions {
   };
   for (const part of s.split(',').map((p) => p.trim()).filter(Boolean)) {
     const eq = part.indexOf('=');
-    if (eq < 0) throw new Error(`chaos: '${part}': expected key=value (keys: latency, 5xx, reset, hang, 429, retry-after)`);
+    if (eq < 0) throw new Error(`chaos: '${part}': expected key=value (keys: latency, 5xx, reset, hang, 429, retry-after, applied-503, applied-reset)`);
     const key = part.slice(0, eq).trim().toLowerCase();
     const v = part.slice(eq + 1).trim();
     switch (key) {
@@ -103,6 +119,12 @@ export function parseChaos(s: string): ChaosOptions {
       case 'ratelimit':
         out.rate429 = rate(key, v);
         break;
+      case 'applied-503':
+        out.appliedError = rate(key, v);
+        break;
+      case 'applied-reset':
+        out.appliedReset = rate(key, v);
+        break;
       case 'retry-after':
       case 'retryafter': {
         const n = Number(v);
@@ -111,10 +133,12 @@ export function parseChaos(s: string): ChaosOptions {
         break;
       }
       default:
-        throw new Error(`chaos: unknown key '${key}' (keys: latency, 5xx, reset, hang, 429, retry-after)`);
+        throw new Error(`chaos: unknown key '${key}' (keys: latency, 5xx, reset, hang, 429, retry-after, applied-503, applied-reset)`);
     }
   }
   const total = (out.reset ?? 0) + (out.hang ?? 0) + (out.error5xx ?? 0) + (out.rate429 ?? 0);
   if (total > 1) throw new Error(`chaos: the fault rates add up to ${total.toFixed(2)}, more than 1`);
+  const after = (out.appliedError ?? 0) + (out.appliedReset ?? 0);
+  if (after > 1) throw new Error(`chaos: applied-503 and applied-reset add up to ${after.toFixed(2)}, more than 1`);
   return out;
 }

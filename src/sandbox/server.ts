@@ -15,7 +15,7 @@ import type { AnyEndpoint } from '../api/contract/common.js';
 import { fieldsOfEndpoint, hasPart, safeParsePart } from '../api/contract/parts.js';
 import { platformMessage } from './messages.js';
 import { embeddedToken, issueToken, roleAllows, tokenAccount, tokenRow, tokenUser } from './auth.js';
-import { chaosActive, decideChaos, type ChaosOptions } from './chaos.js';
+import { chaosActive, decideAfterWrite, decideChaos, type ChaosOptions } from './chaos.js';
 import { writeBatcher } from './batch.js';
 import { currentDataStamp, damageError, dataFileFailure, holdingDataStamp, openDatabase, prep, releaseDataStamp } from './db.js';
 import { altData, altError, type Dialect } from './dialect.js';
@@ -472,6 +472,10 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
         return isThenable(r) ? Promise.resolve(r).then(finish) : finish(r);
       });
     }
+    // Chaos after a write was applied: the answer a faulty gateway gives instead (chaos.ts).
+    const after = chaos && !read ? decideAfterWrite(chaos) : null;
+    if (after === 'applied-503') return sendError(res, new SandboxError(503, 'chaos: upstream connection reset after the write', 'SERVICE_UNAVAILABLE'));
+    if (after === 'applied-reset') return void req.socket.destroy();
     const status = result.status ?? e.successStatus ?? 200;
     sendBody(res, status, encodeOk(result.message ?? 'Success', alt ? altData(e.name, result.data) : result.data));
   }

@@ -76,20 +76,15 @@ describe('under chaos (20% 503, 5% resets, 2% hangs, 5% 429)', () => {
     writeFileSync(csv, `subscription_id,action,reason,extend_days\n${subs.map((s) => `${s.subscription_id},extend,"chaos, ci",3`).join('\n')}\n`);
     const report = join(dir, 'report.csv');
     const args = ['subscriptions', 'manage', '--from-csv', csv, '--concurrency', '8', '--yes', '--report', report, '--timeout', TIMEOUT];
-    let last = '';
     const codes: Array<number | null> = [];
     for (let i = 0; i < 15; i++) {
       const r = await cli(args);
       codes.push(r.code);
       expect([0, 8], r.stderr).toContain(r.code);
       if (r.code === 0) break;
-      const now = readFileSync(report, 'utf8');
-      // Stopped changing, with no row left that a run sends again (429/503, or found not applied).
-      const again = (parseCsv(now, { columns: true }) as Array<{ outcome: string; http_status: string; message: string }>).filter(
-        (x) => (x.outcome === 'failed' && ['408', '429', '503'].includes(x.http_status)) || (x.outcome === 'unknown' && /run the command again/.test(x.message)),
-      );
-      if (now === last && again.length === 0) break;
-      last = now;
+      // Only unknown rows (never sent again) and final refusals would keep it from converging.
+      const rows = parseCsv(readFileSync(report, 'utf8'), { columns: true }) as Array<{ outcome: string; http_status: string }>;
+      if (rows.every((x) => x.outcome === 'applied' || x.outcome === 'unknown' || (x.outcome === 'failed' && /^4/.test(x.http_status) && !['401', '408', '429'].includes(x.http_status)))) break;
     }
     const outcomes = new Map(
       (parseCsv(readFileSync(report, 'utf8'), { columns: true }) as Array<{ key: string; outcome: string }>).map((r) => [Number(/id=(\d+)/.exec(r.key)![1]), r.outcome]),
@@ -112,10 +107,10 @@ describe('under chaos (20% 503, 5% resets, 2% hangs, 5% 429)', () => {
       if (!ok) wrong.push(`${s.subscription_id}: ${outcome}, ${n} audit entries, moved ${moved / DAY} days`);
     }
     expect(wrong).toEqual([]);
-    // Refusals under chaos are 503/429 (sent again) or lost answers (verified): it converges.
+    // Refusals under chaos are 429 (sent again) or lost answers (settled by state): it converges.
     expect(codes.at(-1), `exit codes of the runs: ${codes.join(', ')}`).toBe(0);
     expect([...outcomes.values()].every((o) => o === 'applied')).toBe(true);
-  }, 60_000);
+  }, 240_000);
 
   it('other commands never crash; every non-zero exit is documented', async () => {
     await Promise.all(

@@ -112,6 +112,7 @@ describe('bulk options without bulk input', () => {
     [['--report', 'r.csv'], '--report is for bulk runs'],
     [['--concurrency', '8'], '--concurrency is for bulk runs'],
     [['--restart', '--skip-applied'], '--restart, --skip-applied are for bulk runs'],
+    [['--run-id', '2026-12'], '--run-id is for bulk runs'],
   ])('%j: exit 2, nothing sent', async (extra, message) => {
     const r = await runCli(['services', 'delete', 'GPT4', '--yes', ...extra], { env });
     expect(r.code).toBe(2);

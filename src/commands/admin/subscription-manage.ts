@@ -9,8 +9,8 @@ import { Option } from 'commander';
 import type { ApiClient } from '../../api/client.js';
 import type { AnyEndpoint } from '../../api/contract/common.js';
 import { subscriptionsList } from '../../api/contract/admin-subscriptions.js';
-import { auditList } from '../../api/contract/admin-misc.js';
-import type { BulkVerb, PlannedRow, VerifyResult } from '../../bulk/run.js';
+import type { BulkVerb, PlannedRow } from '../../bulk/types.js';
+import { manageAfter, readManageState, settleManage } from '../../bulk/manage-state.js';
 import { readDate, readId, readNumber, sameId } from '../../api/read-values.js';
 import { out } from '../common.js';
 import type { Ctx } from '../../cli/context.js';
@@ -31,7 +31,7 @@ export async function findSubscription(
   if (opts.userId !== undefined) query.user_id = opts.userId;
   let n = 0;
   for await (const row of walkPages(api, subscriptionsList, { query }, { startPage: 1, size: 100, ahead: 4, signal: opts.signal })) {
-    if (Number(row.subscription_id) === id) return row;
+    if (sameId(row.subscription_id, id)) return row;
     if (++n >= (opts.maxRows ?? 5000)) break;
   }
   return undefined;
@@ -109,71 +109,13 @@ async function previewManage(api: ApiClient, rows: PlannedRow[], signal: AbortSi
   );
 }
 
-const SKEW_MS = 5_000;
-
-/**
- * Was an unanswered manage applied? The contract cannot re-read one subscription, but every
- * manage leaves an audit entry (module subscriptions, action manage, details with the
- * subscription id, action and reason, and on the sandbox the days or credits): one walk of the
- * audit log since the earliest send settles every row. Each entry vouches for one row only, and
- * the rows the server did answer take theirs first: two rows of one file with the same request
- * (or the same id, action and reason), one answered and one lost, left one entry, which
- * "confirmed" both, and the lost row was never sent again. An entry that names days or credits
- * vouches only for a row with the same.
- */
-async function verifyManage(
-  api: ApiClient,
-  rows: Array<{ row: PlannedRow; sentAt: number }>,
-  signal: AbortSignal,
-  answered: Array<{ row: PlannedRow; sentAt: number }> = [],
-): Promise<Map<number, VerifyResult>> {
-  const since = Math.min(...rows.map((r) => r.sentAt)) - SKEW_MS;
-  const entries: Array<{ details: Record<string, unknown>; at: number; used: boolean }> = [];
-  let unreadable = false;
-  const startDate = new Date(since - 86_400_000).toISOString().slice(0, 10);
-  for await (const e of walkPages(api, auditList, { query: { module: 'subscriptions', action: 'manage', start_date: startDate } }, { startPage: 1, size: 100, ahead: 2, signal })) {
-    // An entry whose time cannot be read may be any row's: a row it could vouch for stays unknown, never absent.
-    const at = readDate(e.created_at);
-    if (at === undefined) {
-      unreadable = true;
-      continue;
-    }
-    if (at < since) break;
-    let d: Record<string, unknown> = {};
-    try {
-      d = typeof e.details === 'string' ? JSON.parse(e.details) : ((e.details as Record<string, unknown>) ?? {});
-    } catch {
-      continue;
-    }
-    entries.push({ details: d, at, used: false });
-  }
-  entries.sort((a, b) => a.at - b.at);
-  const take = (row: PlannedRow, sentAt: number) => {
-    const hit = entries.find((e) => !e.used && e.at >= sentAt - SKEW_MS && vouchesFor(e.details, row));
-    if (hit) hit.used = true;
-    return hit !== undefined;
-  };
-  const bySend = (a: { sentAt: number }, b: { sentAt: number }) => a.sentAt - b.sentAt;
-  for (const { row, sentAt } of [...answered].sort(bySend)) take(row, sentAt);
-  const out = new Map<number, VerifyResult>();
-  for (const { row, sentAt } of [...rows].sort(bySend)) out.set(row.line, take(row, sentAt) ? 'applied' : unreadable ? 'unknown' : 'absent');
-  return out;
-}
-
-/** An audit entry's details describe this row's request (its days and credits where it names them). */
-export function vouchesFor(d: Record<string, unknown>, row: PlannedRow): boolean {
-  const b = row.input.body;
-  if (!sameId(d.subscription_id, row.input.params.id) || String(d.action) !== String(b.action) || String(d.reason) !== String(b.reason)) return false;
-  for (const k of ['extend_days', 'extend_credits']) {
-    if (d[k] !== undefined && d[k] !== null && b[k] !== undefined && readNumber(d[k]) !== readNumber(b[k])) return false;
-  }
-  return true;
-}
-
-export const manageBulk: Pick<BulkVerb, 'aliases' | 'preview' | 'verify'> = {
+/** Bulk manage: rows settled by the subscription's state recorded before each was sent (bulk/manage-state.ts). */
+export const manageBulk: Pick<BulkVerb, 'aliases' | 'preview' | 'readState' | 'after' | 'settle'> = {
   aliases: { subscription_id: 'id' },
   preview: previewManage,
-  verify: verifyManage,
+  readState: readManageState,
+  after: manageAfter,
+  settle: settleManage,
 };
 
 export function manageSubscription(parent: Command, bind: (a: Action) => (raw: Record<string, unknown>) => void, ep: AnyEndpoint) {

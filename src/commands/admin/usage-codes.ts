@@ -7,6 +7,14 @@ import { printList } from '../../output/index.js';
 import type { Group } from '../types.js';
 import { out, printSummary } from '../common.js';
 import { CODE_COLUMNS } from './common.js';
+import { settleByListing } from '../../bulk/create-state.js';
+
+/** The codes of a generate answer, each with its batch. */
+function codesOf(data: unknown): Array<Record<string, unknown>> {
+  const d = (data ?? {}) as Record<string, unknown>;
+  const codes = Array.isArray(d.codes) ? (d.codes as Record<string, unknown>[]) : [];
+  return codes.map((c) => ({ batch_id: d.batch_id, ...c }));
+}
 
 export const usageCodesGroup: Group = {
   name: 'usage-codes',
@@ -24,9 +32,13 @@ export const usageCodesGroup: Group = {
       name: 'generate',
       endpoint: usageCodesGenerate,
       summary: 'generate a batch of codes; prints the codes to stdout (`> codes.csv` works)',
+      // A bulk run prints every batch's codes; a batch whose answer was lost is found by its id.
+      bulk: {
+        created: { columns: ['code_value', 'batch_id', 'expiry_date', 'code_id'], rows: codesOf },
+        settle: settleByListing({ endpoint: usageCodesList, codeField: 'batch_id', queryField: 'batch_id', items: (d) => ((d as { usage_codes?: unknown[] } | null)?.usage_codes ?? []) }),
+      },
       render: async (data: Record<string, unknown>, ctx) => {
-        const codes = Array.isArray(data?.codes) ? (data.codes as Record<string, unknown>[]) : [];
-        const rows = codes.map((c) => ({ batch_id: data.batch_id, ...c }));
+        const rows = codesOf(data);
         await printList(rows, out(ctx, ['code_value', 'batch_id', 'expiry_date', 'code_id']));
         ctx.note(`generated ${String(data?.generated_count ?? rows.length)} codes in batch ${String(data?.batch_id ?? '')}`);
       },

@@ -1,6 +1,7 @@
 /**
  * `subctl services`: /admin/services* (spec/admin-area.md point 7, "Services").
  */
+import { settleByCode } from '../../bulk/create-state.js';
 import {
   servicesCreate,
   servicesDelete,
@@ -71,7 +72,19 @@ export const servicesGroup: Group = {
         await printList(Array.isArray(data) ? data : [], out(ctx, [...SERVICE_COLUMNS, 'today_usage_count'], () => itemFieldsOf(servicesReport, '')));
       },
     },
-    { name: 'create', endpoint: servicesCreate },
+    {
+      name: 'create',
+      endpoint: servicesCreate,
+      // A bulk create whose answer was lost is settled by looking its code up (`services get`).
+      bulk: {
+        settle: settleByCode({
+          endpoint: servicesDetail,
+          codeField: 'service_code',
+          queryField: 'service_code',
+          idOf: (d) => ((d as { service_info?: { service_id?: unknown } } | null)?.service_info ?? {}).service_id,
+        }),
+      },
+    },
     { name: 'update', endpoint: servicesUpdate, args: ['id'] },
     {
       name: 'delete',

@@ -1,0 +1,101 @@
+/**
+ * The report stage: one line per row of the input (`--report FILE`, CSV), the summary on
+ * stderr, and the exit code: 0 when every row was applied, 8 when some failed, are unknown or
+ * were not run, 130 after Ctrl-C.
+ */
+import { createWriteStream } from 'node:fs';
+import { finished as streamFinished } from 'node:stream/promises';
+import { CliError, LocalError, localError, UsageError } from '../api/errors.js';
+import type { Ctx } from '../cli/context.js';
+import { printList } from '../output/index.js';
+import type { RowRecord } from './journal.js';
+import type { PlannedRow } from './types.js';
+
+export const REPORT_COLUMNS = ['line', 'key', 'outcome', 'attempt', 'http_status', 'message', 'created_id'];
+
+export interface RunEnd {
+  command: string;
+  planned: PlannedRow[];
+  state: Map<string, RowRecord>;
+  reportFile?: string;
+  /** Rows finished by earlier attempts of this run. */
+  skipped: number;
+  interrupted: boolean;
+  refused?: CliError;
+}
+
+/** A row's line of the report. */
+function reportRow(p: PlannedRow, rec: RowRecord | undefined) {
+  const outcome = !rec || rec.state === 'sent' ? 'pending' : rec.state === 'done' ? 'applied' : rec.state;
+  return {
+    line: p.line,
+    key: p.key,
+    outcome,
+    attempt: rec && rec.state !== 'sent' && rec.settledBy ? rec.settledBy : '',
+    http_status: rec?.status ?? '',
+    message: rec?.message ?? '',
+    created_id: rec?.created_id ?? '',
+  };
+}
+
+async function writeReport(ctx: Ctx, file: string, report: Array<Record<string, unknown>>): Promise<unknown> {
+  const toFile = file !== '-';
+  const stream = toFile ? createWriteStream(file, { mode: 0o600 }) : ctx.io.stdout;
+  try {
+    await printList(report, { format: 'csv', columns: REPORT_COLUMNS, io: { ...ctx.io, stdout: stream as never, stdoutIsTTY: false } });
+    if (toFile) {
+      (stream as NodeJS.WritableStream).end();
+      await streamFinished(stream as NodeJS.WritableStream);
+    }
+    return undefined;
+  } catch (e) {
+    if (toFile) (stream as NodeJS.WritableStream & { destroy(): void }).destroy();
+    // Rows were sent: never the usage error's "nothing was sent" (exit 2), always exit 1.
+    const cause = e instanceof LocalError ? e.cause : e;
+    return toFile ? (localError(cause, `the report ${file}`) ?? new LocalError(`cannot write the report ${file}: ${errorText(cause)}`, 'EIO', cause)) : e;
+  }
+}
+
+/** Writes the report and the summary; the run's exit code. */
+export async function finishRun(ctx: Ctx, end: RunEnd): Promise<number> {
+  const counts = { applied: 0, failed: 0, unknown: 0, pending: 0 };
+  const report = end.planned.map((p) => {
+    const r = reportRow(p, end.state.get(p.identity));
+    counts[r.outcome as keyof typeof counts]++;
+    return r;
+  });
+  // The report is written whole or its failure is the run's error, after the summary (the rows
+  // were run either way; the journal holds their outcomes).
+  const reportFailure = end.reportFile ? await writeReport(ctx, end.reportFile, report) : undefined;
+  const toFile = end.reportFile && end.reportFile !== '-' && reportFailure === undefined;
+  const notRun = counts.pending ? `, ${counts.pending} not run${end.interrupted ? ' (interrupted)' : end.refused ? ' (the credential was refused)' : ''}` : '';
+  const summary = `${end.command}: ${end.planned.length} rows: ${counts.applied} applied${end.skipped ? ` (${end.skipped} finished in earlier attempts)` : ''}, ${counts.failed} failed, ${counts.unknown} unknown${notRun}${toFile ? `; report ${end.reportFile}` : ''}`;
+  const quiet = ctx.globals.quiet;
+  if (!quiet || counts.failed || counts.unknown || end.interrupted) ctx.io.stderr.write(`${summary}\n`);
+  if ((!end.reportFile || reportFailure !== undefined) && (counts.failed || counts.unknown) && !quiet) {
+    for (const r of report.filter((x) => x.outcome === 'failed' || x.outcome === 'unknown').slice(0, 10)) {
+      ctx.io.stderr.write(`  line ${r.line} ${r.key}: ${r.outcome}${r.http_status ? ` (HTTP ${r.http_status})` : ''} ${r.message}\n`);
+    }
+  }
+  if (reportFailure !== undefined) {
+    if (!end.interrupted) throw reportFailure;
+    ctx.warn((reportFailure as Error).message);
+  }
+  if (end.interrupted) return 130;
+  // The server's 401, with its hint (sign in again); the next run sends the rows not applied.
+  if (end.refused) throw end.refused;
+  return counts.failed || counts.unknown || counts.pending ? 8 : 0;
+}
+
+/** The report file cannot be opened before the run: nothing was sent (exit 2), or the machine failed (exit 1). */
+export function reportError(file: string, e: unknown): CliError {
+  return (
+    localError(e, `the report ${file}`) ??
+    new UsageError(`cannot write the report ${file}: ${errorText(e)}`, { hint: 'check that its directory exists and that you may write there, or leave --report out' })
+  );
+}
+
+/** `ENOENT: no such file or directory` without Node's `, open '<path>'` tail (the path is named already). */
+function errorText(e: unknown): string {
+  return String((e as Error)?.message ?? e).replace(/, \w+ '.*'$/, '');
+}
