@@ -13,6 +13,7 @@ import { ConfigStore, type Profile } from '../config/store.js';
 import type { IO } from '../io.js';
 import { useColor } from '../io.js';
 import type { GlobalOptions } from './globals.js';
+import { terminalSafeText } from '../output/terminal-safe.js';
 
 export interface Target {
   profile: string;
@@ -277,15 +278,16 @@ export function createContext(deps: CtxDeps): Ctx {
         // The embedded sandbox listens in this process: a proxy could not reach it.
         direct: target!.sandbox,
         signal,
-        log: globals.verbose ? (line: string) => io.stderr.write(`${line}\n`) : undefined,
+        // The exchange shows the server's text: escaped, never raw to a terminal (terminal-safe.ts).
+        log: globals.verbose ? (line: string) => io.stderr.write(`${terminalSafeText(line)}\n`) : undefined,
       });
       return client;
     },
     note(text) {
-      if (!globals.quiet) io.stderr.write(`${text}\n`);
+      if (!globals.quiet) io.stderr.write(`${terminalSafeText(text)}\n`);
     },
     warn(text) {
-      io.stderr.write(`${text}\n`);
+      io.stderr.write(`${terminalSafeText(text)}\n`);
     },
     interactive() {
       return io.stdinIsTTY && io.stdoutIsTTY && !globals.noInput && io.env.TERM !== 'dumb';

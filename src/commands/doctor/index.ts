@@ -18,6 +18,7 @@ import { noRealPlatform, type Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { CliError, ExitCode, HttpError, InterruptedError } from '../../api/errors.js';
 import type { Group } from '../types.js';
+import { cutMessage, terminalSafe } from '../../output/terminal-safe.js';
 
 export type Status = 'ok' | 'warn' | 'fail';
 
@@ -569,8 +570,9 @@ async function printChecks(ctx: Ctx, checks: Check[]): Promise<void> {
   const paint = (s: Status, text: string) => (!color ? text : s === 'ok' ? `\u001b[32m${text}\u001b[39m` : s === 'warn' ? `\u001b[33m${text}\u001b[39m` : `\u001b[31m${text}\u001b[39m`);
   const lines: string[] = [];
   for (const c of checks) {
-    lines.push(`${paint(c.status, c.status.padEnd(4))}  ${c.check}: ${c.detail}`);
-    if (c.fix) lines.push(`      fix: ${c.fix}`);
+    // A detail may quote the server (an error's message): never raw to a terminal.
+    lines.push(`${paint(c.status, c.status.padEnd(4))}  ${c.check}: ${terminalSafe(cutMessage(c.detail))}`);
+    if (c.fix) lines.push(`      fix: ${terminalSafe(c.fix)}`);
   }
   ctx.io.stdout.write(`${lines.join('\n')}\n`);
   const failed = checks.filter((c) => c.status === 'fail').length;
