@@ -16,7 +16,8 @@
  * 4. A report (`--report FILE`, CSV) accounts for every row; exit 0 when all rows were applied,
  *    8 when some failed or are unknown, 130 after Ctrl-C (in-flight rows are awaited).
  */
-import { closeSync, createWriteStream, openSync } from 'node:fs';
+import { closeSync, createWriteStream } from 'node:fs';
+import { openNoFollow } from '../config/safe-files.js';
 import { dirname, join } from 'node:path';
 import { finished as streamFinished } from 'node:stream/promises';
 import { fillPath, type ApiClient } from '../api/client.js';
@@ -232,7 +233,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   // A report that cannot be written is found before anything is sent (exit 2), not after.
   if (opts.reportFile && opts.reportFile !== '-') {
     try {
-      closeSync(openSync(opts.reportFile, 'a', 0o600));
+      closeSync(openNoFollow(opts.reportFile, 'a', 0o600));
     } catch (e) {
       throw reportError(opts.reportFile, e);
     }
