@@ -120,8 +120,9 @@ class PrintedRows {
 
 /** Whether the platform says page `page` holds rows: true, false, or undefined when it said nothing. */
 function pageAnnounced(page: number, size: number, totalPages: number | undefined, totalRecords: number | undefined): boolean | undefined {
-  if (totalPages !== undefined) return page <= totalPages;
+  // The count of rows first: a platform may announce one page of none (`total_pages: 1` with 0 rows).
   if (totalRecords !== undefined) return (page - 1) * size < totalRecords;
+  if (totalPages !== undefined) return page <= totalPages;
   return undefined;
 }
 
@@ -272,7 +273,7 @@ async function* walkPass(
       throw fault(data === null || data === undefined ? 'with data: null' : `without its list '${paging.items ?? 'data'}'`);
     }
     if (listed && items.length === 0 && expected === true) throw fault('empty');
-    const more = info.totalPages !== undefined ? page < info.totalPages : info.totalRecords !== undefined && page * size < info.totalRecords;
+    const more = info.totalRecords !== undefined ? page * size < info.totalRecords : info.totalPages !== undefined && page < info.totalPages;
     if (items.length > 0 && items.length < size && more) throw fault(`with ${items.length} rows of ${size}, before the last page`);
 
     let fresh = 0;
