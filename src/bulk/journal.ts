@@ -10,7 +10,8 @@
  * fails loudly (`#write`).
  */
 import { hash } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, readFileSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { openNoFollow } from '../config/safe-files.js';
 import { join } from 'node:path';
 import { localError } from '../api/errors.js';
 import { ensurePrivateDir } from '../config/paths.js';
@@ -202,7 +203,7 @@ export class Journal {
   #write(text: string): void {
     try {
       if (this.fd === undefined) {
-        this.fd = openSync(this.path, 'a+', 0o600);
+        this.fd = openNoFollow(this.path, 'a+', 0o600);
         const size = fstatSync(this.fd).size;
         if (size > 0) {
           const last = Buffer.alloc(1);

@@ -12,9 +12,10 @@
  * A run is named by `--run-id`, or by the command, the platform and its rows' identities
  * (platform.ts): the same name resumes, and a finished run sends nothing and says so.
  */
-import { closeSync, openSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { InterruptedError, UsageError } from '../api/errors.js';
 import type { ApiClient } from '../api/client.js';
+import { openNoFollow } from '../config/safe-files.js';
 import type { Ctx } from '../cli/context.js';
 import { printList } from '../output/index.js';
 import { claimRows } from './claim.js';
@@ -61,7 +62,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   // A report that cannot be written is found before anything is sent (exit 2), not after.
   if (opts.reportFile && opts.reportFile !== '-') {
     try {
-      closeSync(openSync(opts.reportFile, 'a', 0o600));
+      closeSync(openNoFollow(opts.reportFile, 'a', 0o600));
     } catch (e) {
       throw reportError(opts.reportFile, e);
     }

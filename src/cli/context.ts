@@ -13,6 +13,7 @@ import { ConfigStore, type Profile } from '../config/store.js';
 import type { IO } from '../io.js';
 import { useColor } from '../io.js';
 import type { GlobalOptions } from './globals.js';
+import { terminalSafeText } from '../output/terminal-safe.js';
 
 export interface Target {
   profile: string;
@@ -112,6 +113,22 @@ export function noSuchProfile(name: string, known: string[]): UsageError {
   });
 }
 
+/**
+ * Whether a person may be at the keyboard: stdin or stderr is a terminal (stdout alone may be
+ * piped into another program). Cron, CI and `env -i` runs have neither.
+ */
+export function onTerminal(io: IO): boolean {
+  return io.stdinIsTTY || io.stderrIsTTY;
+}
+
+/** Off a terminal with no platform configured: the two ways out. Exit 2, before anything is made. */
+export function noPlatform(configDir: string): UsageError {
+  return new UsageError(`no platform configured: no profile in ${configDir} points at one, and neither --base-url nor SUBCTL_BASE_URL is set`, {
+    code: 'no_platform',
+    hint: 'configure one (`subctl config set base-url https://... --profile NAME`, then --profile NAME or SUBCTL_PROFILE=NAME), or pass --sandbox to run on the local sandbox',
+  });
+}
+
 export function createContext(deps: CtxDeps): Ctx {
   const { io, globals, signal } = deps;
   let paths: Paths | undefined;
@@ -192,6 +209,9 @@ export function createContext(deps: CtxDeps): Ctx {
       }
       let baseUrl: string | undefined = ctx.plannedTarget();
       const wantSandbox = baseUrl === 'sandbox';
+      // The sandbox fallen back to, off a terminal: a cron job with the wrong HOME or config
+      // directory, which must not "succeed" against a throwaway local database.
+      if (wantSandbox && !globals.sandbox && profile?.base_url !== 'sandbox' && !onTerminal(io)) throw noPlatform(ctx.paths().configDir);
       // A profile's sign-in belongs to the platform it was made on (recorded with it; before
       // that, the profile's address): another one, named by --base-url or SUBCTL_BASE_URL or set
       // on the profile since (`config set base-url`), gets neither its token nor its session (a
@@ -258,16 +278,17 @@ export function createContext(deps: CtxDeps): Ctx {
         // The embedded sandbox listens in this process: a proxy could not reach it.
         direct: target!.sandbox,
         signal,
-        log: globals.verbose ? (line: string) => io.stderr.write(`${line}\n`) : undefined,
+        // The exchange shows the server's text: escaped, never raw to a terminal (terminal-safe.ts).
+        log: globals.verbose ? (line: string) => io.stderr.write(`${terminalSafeText(line)}\n`) : undefined,
         strict: globals.strict,
       });
       return client;
     },
     note(text) {
-      if (!globals.quiet) io.stderr.write(`${text}\n`);
+      if (!globals.quiet) io.stderr.write(`${terminalSafeText(text)}\n`);
     },
     warn(text) {
-      io.stderr.write(`${text}\n`);
+      io.stderr.write(`${terminalSafeText(text)}\n`);
     },
     interactive() {
       return io.stdinIsTTY && io.stdoutIsTTY && !globals.noInput && io.env.TERM !== 'dumb';

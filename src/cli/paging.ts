@@ -5,7 +5,7 @@
  */
 import type { ApiClient } from '../api/client.js';
 import { itemFieldsOf, type AnyEndpoint } from '../api/contract/common.js';
-import { BadResponseError, CliError } from '../api/errors.js';
+import { BadResponseError, CliError, ExitCode } from '../api/errors.js';
 import { readId } from '../api/read-values.js';
 import { findRows, totalsOf } from '../api/rows.js';
 import { printList, printObject } from '../output/index.js';
@@ -39,6 +39,12 @@ function noRows(note: string): BadResponseError {
   const e = new BadResponseError(note.replace(/^note: /, ''));
   e.hint = '`-o json` (without --all) prints data as received';
   return e;
+}
+
+/** Whether a page's answer holds a list at all, wherever findRows would take it from (`data: null`, or an object with no list, does not). */
+export function hasList(_ep: AnyEndpoint, data: unknown): boolean {
+  if (Array.isArray(data)) return true;
+  return data !== null && typeof data === 'object' && Object.values(data as Record<string, unknown>).some(Array.isArray);
 }
 
 export function pageInfoOf(ep: AnyEndpoint, data: unknown, page: number, size: number): PageInfo {
@@ -87,45 +93,144 @@ export class IdBitmap {
   }
 }
 
+/** Passes over the list at most: the first, and rescans while the list keeps changing under them. */
+export const MAX_PASSES = 5;
+/** Pages in a row that bring no row not printed yet before an export is called a repeating one. */
+export const IDLE_PAGES = 8;
+
+/** An export that could not account for every row: exit 6, the rows printed so far kept. */
+export function incompleteExport(message: string, hint: string, done?: string): CliError {
+  const e = new CliError('incomplete', ExitCode.server, message, { hint });
+  if (done !== undefined) e.done = done;
+  return e;
+}
+
+/** The rows printed, by key: whole-number ids in a bitmap, other keys (strings, row contents) in a set. */
+class PrintedRows {
+  readonly #ids = new IdBitmap();
+  readonly #other = new Set<unknown>();
+  count = 0;
+  has(k: unknown): boolean {
+    return IdBitmap.fits(k) ? this.#ids.has(k) : this.#other.has(k);
+  }
+  add(k: unknown): void {
+    if (IdBitmap.fits(k)) this.#ids.add(k);
+    else this.#other.add(k);
+    this.count++;
+  }
+}
+
+/** Whether the platform says page `page` holds rows: true, false, or undefined when it said nothing. */
+function pageAnnounced(page: number, size: number, totalPages: number | undefined, totalRecords: number | undefined): boolean | undefined {
+  // The count of rows first: a platform may announce one page of none (`total_pages: 1` with 0 rows).
+  if (totalRecords !== undefined) return (page - 1) * size < totalRecords;
+  if (totalPages !== undefined) return page <= totalPages;
+  return undefined;
+}
+
+/** How the platform's announcement reads, for a message: `1,000 rows in 10 pages`. */
+function announcement(totalPages: number | undefined, totalRecords: number | undefined): string {
+  const parts = [totalRecords !== undefined ? `${totalRecords} rows` : '', totalPages !== undefined ? `${totalPages} pages` : ''].filter(Boolean);
+  return parts.length ? `the platform announced ${parts.join(' in ')}` : 'the platform announced no total';
+}
+
+interface WalkOpts {
+  startPage: number;
+  size: number;
+  ahead: number;
+  signal: AbortSignal;
+  /** `--limit N`: stop once N rows were read, whatever their ids (no rescans then). */
+  limit?: number;
+  onFirst?: (data: unknown, info: PageInfo) => void;
+  /** Gets the line saying where rows were read, when not under the contract's key (said once). */
+  note?: (text: string) => void;
+}
+
+interface WalkState {
+  printed: PrintedRows;
+  /** The total the platform announced last. */
+  lastTotal?: number;
+  /** Rows read from the platform, duplicates included (what --limit counts). */
+  read: number;
+  first: boolean;
+  /** The note on where rows come from is said once, for the first page. */
+  noteDue?: boolean;
+}
+
+interface PassResult {
+  /** The list changed under the pass: its total moved, rows already printed came back on later pages, or unseen rows turned up. */
+  changed: boolean;
+  pages: number;
+  /** Rows added or deleted while the pass ran, by the announced totals. */
+  drift: number;
+  fresh: number;
+  limited: boolean;
+}
+
 /**
- * Every row from `startPage` on, in order, with up to `ahead` pages fetched concurrently.
+ * Every row from `startPage` on, each printed once, and every row that existed through the
+ * export among them (or exit 6 saying how many may be missing).
  *
- * Offset paging over a table that changes during the walk shifts rows between pages. Rows
- * added before the read position push rows already printed onto later pages: they are
- * recognised by their key (every id printed is remembered; other keys, the last 8 pages') and
- * not printed twice. Rows deleted before the read position pull unread rows back onto pages
- * already read: when the server's total drops between two pages, as many pages back as the
- * drop could reach are fetched again and their unseen rows printed. (Rows that move to an
- * earlier place in the order while the walk runs, a sort key changed, can still be missed:
- * offset paging cannot see them.) The walk ends at the first short page, not at the page count the first
- * page announced, so rows added at the end are not lost either.
+ * Offset paging over a table that changes during the walk shifts rows between pages: rows
+ * added before the read position push rows already printed onto later pages (recognised by
+ * their key and not printed twice), rows deleted before it pull unread rows onto pages already
+ * read. So a pass that saw the list change (its announced total moved, or a later page began
+ * with rows already printed) is followed by another from the start page, printing only rows
+ * not printed yet, until a pass sees no change; past MAX_PASSES the export stops with exit 6.
+ * A pass ends at the first short page, not at the page count the first page announced, so rows
+ * added at the end are reached. A page that breaks the announcement (empty, `data: null`,
+ * without its list, short before the last page) and a platform whose pages bring nothing new
+ * page after page end the export with exit 6, naming the page.
  */
-export async function* walkPages(
+export async function* walkPages(api: ApiClient, ep: AnyEndpoint, call: Call, opts: WalkOpts): AsyncGenerator<Record<string, unknown>> {
+  const state: WalkState = { printed: new PrintedRows(), read: 0, first: true, noteDue: true };
+  let idleBound = IDLE_PAGES;
+  let last: PassResult | undefined;
+  for (let pass = 1; pass <= MAX_PASSES; pass++) {
+    last = yield* walkPass(api, ep, call, opts, state, pass, idleBound);
+    if (!last.changed || last.limited || opts.limit !== undefined) return;
+    idleBound = last.pages + IDLE_PAGES;
+  }
+  const missing = Math.max(last!.drift, last!.fresh);
+  const idField = ROW_KEYS[ep.paging?.items ?? ''];
+  throw incompleteExport(
+    `the list kept changing during ${MAX_PASSES} passes over it: up to ${missing} rows that existed may be missing (${state.printed.count} printed)`,
+    `run the same command again when the platform is quieter${idField ? ` and merge the two outputs by ${idField}` : ''}; every row printed is whole and printed once`,
+  );
+}
+
+/** One pass over the pages from the start page, printing the rows not printed yet. */
+async function* walkPass(
   api: ApiClient,
   ep: AnyEndpoint,
   call: Call,
-  opts: { startPage: number; size: number; ahead: number; signal: AbortSignal; onFirst?: (data: unknown, info: PageInfo) => void; note?: (text: string) => void },
-): AsyncGenerator<Record<string, unknown>> {
+  opts: WalkOpts,
+  state: WalkState,
+  pass: number,
+  idleBound: number,
+): AsyncGenerator<Record<string, unknown>, PassResult> {
   const paging = ep.paging!;
   const keyOf = rowKeyOf(ep);
+  const { startPage: start, size } = opts;
   const fetchPage = (page: number) =>
-    api.call(ep, { ...call, query: { ...call.query, [paging.page]: page, [paging.size]: opts.size } } as never, { signal: opts.signal });
-  // Keys of the rows printed: every whole-number key (ids, the usual case), in a bitmap of a bit
-  // per id (a million ids about 128 KB); other keys, those of the last few pages only. Only the
-  // last 8 pages' keys were kept: rows added faster than 8 pages per page read came back
-  // (3,414 duplicates in an audit export beside a bulk run).
-  const WINDOW = 8;
-  const ids = new IdBitmap();
-  const recent: Array<Set<unknown>> = [];
-  const seen = (k: unknown) => (IdBitmap.fits(k) ? ids.has(k) : recent.some((s) => s.has(k)));
-  let next = opts.startPage;
+    api.call(ep, { ...call, query: { ...call.query, [paging.page]: page, [paging.size]: size } } as never, { signal: opts.signal });
+  const result: PassResult = { changed: false, pages: 0, drift: 0, fresh: 0, limited: false };
+  // Where a second run can take over when this one stops at `page`.
+  const resume = (page: number): string | undefined => {
+    if (pass > 1) return `every page was read once and its rows printed; the rescan for rows moved by changes stopped at page ${page}: run the same command again`;
+    if (page <= start) return undefined;
+    const before = page - 1 === start ? `page ${start} was` : `pages ${start}-${page - 1} were`;
+    return `${before} printed whole; to go on from page ${page}, run the same command with --page-number ${page} --page-size ${size}`;
+  };
   // Pages are fetched ahead only as far as the server says there are pages; past that, one at a time.
+  let next = start;
   let announced = Infinity;
-  let ended = false;
-  let lastTotal: number | undefined;
+  let totalPages: number | undefined;
+  let idleFrom = 0;
+  let idle = 0;
   const inflight: Array<{ page: number; promise: Promise<unknown> }> = [];
   const fill = () => {
-    while (!ended && inflight.length < opts.ahead && (next <= announced || inflight.length === 0)) {
+    while (inflight.length < opts.ahead && (next <= announced || inflight.length === 0)) {
       const page = next++;
       const promise = fetchPage(page);
       promise.catch(() => {}); // observed when awaited in order
@@ -133,9 +238,6 @@ export async function* walkPages(
     }
   };
   inflight.push({ page: next, promise: fetchPage(next++) });
-  let first = true;
-  // The note on where rows come from is said once, for the first page.
-  let noteDue = true;
   while (inflight.length) {
     const { page, promise } = inflight.shift()!;
     let data: unknown;
@@ -144,51 +246,75 @@ export async function* walkPages(
     } catch (e) {
       // Every row of the pages before this one is out: say where a second run can take over
       // (after Ctrl-C too: an export stopped by hand is continued the same way).
-      if (e instanceof CliError && page > opts.startPage) {
-        const before = page - 1 === opts.startPage ? `page ${opts.startPage} was` : `pages ${opts.startPage}-${page - 1} were`;
-        e.done = `${before} printed whole; to go on from page ${page}, run the same command with --page-number ${page} --page-size ${opts.size}`;
-      }
+      const done = resume(page);
+      if (e instanceof CliError && done !== undefined) e.done = done;
       throw e;
     }
-    const info = pageInfoOf(ep, data, page, opts.size);
-    if (info.totalPages !== undefined) announced = Math.max(info.totalPages, opts.startPage);
-    if (first) {
+    result.pages++;
+    const info = pageInfoOf(ep, data, page, size);
+    if (state.first) {
       opts.onFirst?.(data, info);
-      first = false;
+      state.first = false;
     }
-    const items = itemsOf(ep, data, noteDue ? opts.note : undefined);
-    noteDue = false;
-    const pageKeys = new Set<unknown>();
-    const mark = (k: unknown) => (IdBitmap.fits(k) ? ids.add(k) : pageKeys.add(k));
+    if (info.totalPages !== undefined) announced = Math.max(info.totalPages, start);
+    totalPages = info.totalPages ?? totalPages;
+    if (info.totalRecords !== undefined) {
+      if (state.lastTotal !== undefined && info.totalRecords !== state.lastTotal) {
+        result.changed = true;
+        result.drift += Math.abs(info.totalRecords - state.lastTotal);
+      }
+      state.lastTotal = info.totalRecords;
+    }
+    // The page's rows (where they are found in the answer):
+    const listed = hasList(ep, data);
+    const items = listed ? itemsOf(ep, data, state.noteDue ? opts.note : undefined) : [];
+    state.noteDue = false;
+    const expected = pageAnnounced(page, size, totalPages, state.lastTotal);
+    const fault = (what: string) =>
+      incompleteExport(
+        `page ${page} of ${ep.method} ${ep.path} came back ${what} (${announcement(totalPages, state.lastTotal)}); the export is incomplete: ${state.printed.count} rows printed`,
+        `run the same command again; if it keeps failing at page ${page}, the platform's paging is broken there (--verbose shows the exchange)`,
+        resume(page),
+      );
+    if (!listed && expected !== false && (page > start || expected === true)) {
+      throw fault(data === null || data === undefined ? 'with data: null' : `without its list '${paging.items ?? 'data'}'`);
+    }
+    if (listed && items.length === 0 && expected === true) throw fault('empty');
+    const more = info.totalRecords !== undefined ? page * size < info.totalRecords : info.totalPages !== undefined && page < info.totalPages;
+    if (items.length > 0 && items.length < size && more) throw fault(`with ${items.length} rows of ${size}, before the last page`);
+
+    let fresh = 0;
     for (const it of items) {
+      if (opts.limit !== undefined && state.read >= opts.limit) break;
+      state.read++;
       const k = keyOf(it);
-      if (seen(k) || pageKeys.has(k)) continue;
-      mark(k);
+      if (state.printed.has(k)) continue;
+      state.printed.add(k);
+      fresh++;
       yield it;
     }
-    recent.push(pageKeys);
-    if (recent.length > WINDOW) recent.shift();
-    // Rows deleted behind the read position: read again as many pages back as the rows deleted
-    // could have pulled unread rows onto (what was printed is known: only unseen rows print).
-    // At most 7 pages back were read: 1,200 rows deleted during a walk lost 69 that stayed.
-    if (info.totalRecords !== undefined && lastTotal !== undefined && info.totalRecords < lastTotal && page > opts.startPage) {
-      const back = Math.ceil((lastTotal - info.totalRecords) / opts.size) + 1;
-      for (let p = Math.max(opts.startPage, page - back); p <= page; p++) {
-        for (const it of itemsOf(ep, await fetchPage(p))) {
-          const k = keyOf(it);
-          if (seen(k) || pageKeys.has(k)) continue;
-          mark(k);
-          yield it;
-        }
+    result.fresh += fresh;
+    if (opts.limit !== undefined && state.read >= opts.limit) {
+      result.limited = true;
+      return result;
+    }
+    // Rows already printed on a later page of the first pass: rows were added before them.
+    if (pass === 1 && page > start && fresh < items.length) result.changed = true;
+    if (pass > 1 && fresh > 0) result.changed = true;
+    if (items.length > 0 && fresh === 0) {
+      if (idle++ === 0) idleFrom = page;
+      if (idle >= idleBound) {
+        throw incompleteExport(
+          `pages ${idleFrom}-${page} of ${ep.method} ${ep.path} brought no row not already printed: the platform repeats its pages; the export is incomplete (${state.printed.count} rows printed)`,
+          'run the same command again; if it repeats again, the platform\'s paging is broken (--verbose shows the exchange)',
+          resume(idleFrom),
+        );
       }
-    }
-    if (info.totalRecords !== undefined) lastTotal = info.totalRecords;
-    if (items.length < opts.size) {
-      ended = true;
-      break;
-    }
+    } else idle = 0;
+    if (items.length < size) break;
     fill();
   }
+  return result;
 }
 
 export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { columns?: string[]; extras?: ListExtras }): Promise<number> {
@@ -242,7 +368,9 @@ export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { col
   // --all / --limit: the largest page size the contract allows, unless one was given; many pages
   // may follow, so the client takes its faster-per-request transport.
   if (g.all || (g.limit ?? 0) > (givenSize ?? paging.defaultSize)) api.preferThroughput();
-  const size = givenSize ?? paging.maxSize;
+  // A page number counts pages of the size given, else of the endpoint's default (as without
+  // --limit); only a walk from the first page takes the largest pages.
+  const size = givenSize ?? (givenPage !== undefined ? paging.defaultSize : paging.maxSize);
   const limit = g.limit ?? Infinity;
   let firstData: Record<string, unknown> | undefined;
   let total: number | undefined;
@@ -251,6 +379,7 @@ export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { col
     size,
     ahead: g.limit !== undefined ? Math.max(1, Math.min(4, Math.ceil(g.limit / size))) : 4,
     signal: ctx.signal,
+    limit: g.limit,
     onFirst: (d, info) => {
       firstData = d as Record<string, unknown>;
       total = info.totalRecords;

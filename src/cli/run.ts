@@ -13,6 +13,7 @@ import { createContext, type Ctx } from './context.js';
 import { addGlobalOptions, readGlobals, type GlobalOptions } from './globals.js';
 import { groups } from '../commands/index.js';
 import { version } from '../../package.json';
+import { cutMessage, terminalSafeJson, terminalSafeText } from '../output/terminal-safe.js';
 
 /**
  * The group and verb words of a command line as Commander will read them: the first two words
@@ -312,9 +313,12 @@ async function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOption
   const format = globals?.output ?? outputWord(argv)?.toLowerCase() ?? io.env.SUBCTL_OUTPUT?.toLowerCase();
   const jsonErrors = format === 'json' || format === 'ndjson';
   if (e instanceof CliError && !e.hint && e.exitCode !== 130) e.hint = defaultHint(e, argv);
+  // Messages may carry a server's text: never raw to a terminal (or a log read on one), and cut
+  // to a sane length unless --verbose (terminal-safe.ts).
+  const safe = (t: string) => terminalSafeText(t);
   if (e instanceof CliError) {
     if (e.exitCode === 130) {
-      io.stderr.write(`interrupted\n${e.done ? `note: ${e.done}\n` : ''}`);
+      io.stderr.write(`interrupted\n${e.done ? `note: ${safe(e.done)}\n` : ''}`);
     } else {
       let message = e.message;
       if (e instanceof ValidationError) {
@@ -323,20 +327,20 @@ async function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOption
       }
       // The status, unless the message already says it (a redirect's names its own).
       const status = e.status && !message.includes(`HTTP ${e.status}`) ? ` (HTTP ${e.status})` : '';
-      io.stderr.write(`error: ${message}${status}\n`);
+      io.stderr.write(`error: ${safe(globals?.verbose ? message : cutMessage(message))}${status}\n`);
       const fields = fieldErrors(e.details);
-      for (const f of fields) io.stderr.write(`  ${f}\n`);
-      if (e.hint) io.stderr.write(`hint: ${e.hint}\n`);
-      if (e.done) io.stderr.write(`note: ${e.done}\n`);
+      for (const f of fields) io.stderr.write(`  ${safe(globals?.verbose ? f : cutMessage(f))}\n`);
+      if (e.hint) io.stderr.write(`hint: ${safe(e.hint)}\n`);
+      if (e.done) io.stderr.write(`note: ${safe(e.done)}\n`);
     }
-    if (jsonErrors) io.stderr.write(`${JSON.stringify(e.toJSON())}\n`);
+    if (jsonErrors) io.stderr.write(`${terminalSafeJson(JSON.stringify(e.toJSON()))}\n`);
     return e.exitCode;
   }
   // A failure of the machine (full disk, read-only file system) is not a bug: named, with a hint.
   const local = localError(e);
   if (local) return reportError(local, io, globals, argv);
   const err = e as Error;
-  io.stderr.write(`error: ${err?.message ?? String(e)}\n`);
+  io.stderr.write(`error: ${safe(err?.message ?? String(e))}\n`);
   if (io.env.SUBCTL_DEBUG) io.stderr.write(`${await debugStack(err)}\n`);
   io.stderr.write('this is a bug in subctl; please report it with the command you ran (set SUBCTL_DEBUG=1 for a stack trace)\n');
   if (jsonErrors) io.stderr.write(`${JSON.stringify({ error: { type: 'bug', message: err?.message ?? String(e), status: null, code: null, details: null } })}\n`);

@@ -3,6 +3,7 @@
  * and titled sections.
  */
 import type { Ctx } from '../cli/context.js';
+import { terminalSafe, terminalSafeJson } from '../output/terminal-safe.js';
 import { printList } from '../output/index.js';
 
 /**
@@ -35,12 +36,12 @@ export async function printSummary(ctx: Ctx, title: string, summary: unknown) {
     if (g.quiet) return;
     ctx.io.stderr.write(`\n${title}\n`);
     for (const [k, v] of Object.entries(summary as Record<string, unknown>)) {
-      ctx.io.stderr.write(`  ${k.padEnd(28)} ${v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)}\n`);
+      ctx.io.stderr.write(`  ${terminalSafe(k.padEnd(28))} ${terminalSafe(v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v))}\n`);
     }
   } else if (g.output === 'json' || g.output === 'ndjson') {
     // The rows went to stdout as a list; the summary follows as its own object on stderr,
     // so that stdout stays one parseable document.
-    ctx.io.stderr.write(`${JSON.stringify({ [title.toLowerCase().replace(/\s+/g, '_')]: summary })}\n`);
+    ctx.io.stderr.write(`${terminalSafeJson(JSON.stringify({ [title.toLowerCase().replace(/\s+/g, '_')]: summary }))}\n`);
   }
 }
 

@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import { CliError, ExitCode } from '../api/errors.js';
 import { builtin } from '../builtin.js';
 import { ensurePrivateDir, FILE_MODE, type Paths } from './paths.js';
+import { openNoFollow } from './safe-files.js';
 
 export interface Lock {
   path: string;
@@ -176,7 +177,8 @@ export function acquireLock(lockFile: string, info: { command: string }): Lock {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     let fd: number | undefined;
     try {
-      fd = fs.openSync(file, 'wx', FILE_MODE);
+      // A link planted at the lock's place is refused, never read as a holder nor removed as stale.
+      fd = openNoFollow(file, 'wx', FILE_MODE);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { UsageError } from '../api/errors.js';
 import { builtin } from '../builtin.js';
+import { readNoFollow, refuseSymlink, symlinkRefused } from './safe-files.js';
 
 export interface Paths {
   configDir: string;
@@ -95,15 +96,29 @@ function fsError(what: string, p: string, e: unknown): UsageError {
   });
 }
 
-/** chmod `p` to `mode` when its permission bits differ. Missing `p`: nothing. Returns whether it changed. */
+/**
+ * chmod `p` to `mode` when its permission bits differ. Missing `p`: nothing. Returns whether it
+ * changed. Never through a symbolic link: a linked directory (a user's dotfiles) is left as it
+ * is, a linked file refused (safe-files.ts).
+ */
 export function repairMode(p: string, mode: number): boolean {
   if (!POSIX_MODES) return false;
   let st: fs.Stats;
   try {
-    st = fs.statSync(p);
+    st = fs.lstatSync(p);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw fsError('inspect', p, e);
+  }
+  if (st.isSymbolicLink()) {
+    let target: fs.Stats | undefined;
+    try {
+      target = fs.statSync(p);
+    } catch {
+      target = undefined;
+    }
+    if (target?.isDirectory()) return false;
+    throw symlinkRefused(p);
   }
   if ((st.mode & 0o777) === mode) return false;
   try {
@@ -156,12 +171,15 @@ export function ensurePrivateDir(dir: string): void {
   repairMode(dir, DIR_MODE);
 }
 
-/** Reads a UTF-8 file; `undefined` when it does not exist. Other failures: UsageError naming the file. */
+/**
+ * Reads a UTF-8 file of subctl's; `undefined` when it does not exist. A symbolic link in its place
+ * is refused; other failures: UsageError naming the file.
+ */
 export function readTextFile(file: string): string | undefined {
   try {
-    return fs.readFileSync(file, 'utf8');
+    return readNoFollow(file);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (e instanceof UsageError) throw e;
     throw fsError('read', file, e);
   }
 }
@@ -169,16 +187,12 @@ export function readTextFile(file: string): string | undefined {
 /**
  * Atomic write: `<file>.<pid>.tmp` created exclusively with mode 0600, fsync, rename over `<file>`,
  * then fsync of the directory (best effort). The directory is made private (0700) first.
- * A symlinked `<file>` is written through (its target is replaced, the link kept).
+ * A symbolic link in place of `<file>` is refused (safe-files.ts), never written through.
  */
 export function writeFileAtomic(file: string, content: string, mode = FILE_MODE): void {
   ensurePrivateDir(path.dirname(file));
-  let target = file;
-  try {
-    if (fs.lstatSync(file).isSymbolicLink()) target = fs.realpathSync(file);
-  } catch {
-    /* missing or dangling: write `file` itself */
-  }
+  refuseSymlink(file);
+  const target = file;
   const tmp = `${target}.${process.pid}.tmp`;
   try {
     fs.rmSync(tmp, { force: true }); // a leftover from a crashed process that had our pid

@@ -10,6 +10,7 @@
 import { UsageError } from '../api/errors.js';
 import { builtin } from '../builtin.js';
 import { acquireLockWaiting } from './lock.js';
+import { jsonErrorPlace } from './safe-files.js';
 import { ensurePrivateDir, FILE_MODE, DIR_MODE, readTextFile, repairMode, writeFileAtomic, type Paths } from './paths.js';
 
 /** Lock files held by this process, by path, with how deeply (a change that calls another). */
@@ -81,7 +82,9 @@ export function parseJsonStore(file: string, text: string, what: string, hint: s
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw new UsageError(`${what} ${file} is not valid JSON: ${(e as Error).message}`, { hint });
+    // Where, never what: V8's message quotes the text, and a credentials file holds tokens.
+    const at = jsonErrorPlace(text, e);
+    throw new UsageError(`${what} ${file} is not valid JSON${at ? ` (${at})` : ''}`, { hint });
   }
   if (!isPlainObject(raw)) throw new UsageError(`${what} ${file} is not a JSON object`, { hint });
   const profiles = raw.profiles ?? {};

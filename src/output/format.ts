@@ -4,6 +4,7 @@
  */
 import type { IO } from '../io.js';
 import { UsageError } from '../api/errors.js';
+import { terminalSafe } from './terminal-safe.js';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -130,23 +131,13 @@ export function formatCell(value: unknown, opts: { tty: boolean }): string {
   }
 }
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
-
 /**
  * Makes a cell safe for one table line: newline, carriage return and tab become the two
  * characters `\n`, `\r`, `\t`; other control characters (ESC included: server data must not
- * drive the terminal) become `\xHH`. `escapeControls('a\nb') === 'a\\nb'`.
+ * drive the terminal) become `\xHH`, bidi overrides `\uHHHH` (terminal-safe.ts).
+ * `escapeControls('a\nb') === 'a\\nb'`.
  */
-export function escapeControls(s: string): string {
-  if (!/[\u0000-\u001f\u007f-\u009f]/.test(s)) return s;
-  return s.replace(CONTROL, (c) => {
-    if (c === '\n') return '\\n';
-    if (c === '\r') return '\\r';
-    if (c === '\t') return '\\t';
-    return `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
-  });
-}
+export const escapeControls = terminalSafe;
 
 /** The columns of a table or csv: `--fields`, else the command's defaults, else the first row's keys. */
 export function resolveColumns(opts: Pick<OutputOptions, 'fields' | 'columns'>, first: unknown): string[] | undefined {

@@ -6,7 +6,8 @@
  */
 import { localError } from '../api/errors.js';
 import { useColor, type IO } from '../io.js';
-import { fieldsWatch, JsonArrayEncoder, NdjsonEncoder, pump, TsvEncoder, type Row } from './encoders.js';
+import { fieldsWatch, JsonArrayEncoder, NdjsonEncoder, pump, TsvEncoder, type Encoder, type Row } from './encoders.js';
+import { terminalSafeJson, terminalSafeText } from './terminal-safe.js';
 import {
   escapeControls,
   formatCell,
@@ -24,6 +25,7 @@ export { guardPipe, type PipeGuard } from './pipe.js';
 export { note, warn } from './messages.js';
 export { sparkline, bars } from './charts.js';
 export { displayWidth, truncateWidth } from './width.js';
+export { terminalSafe, terminalSafeText, terminalSafeJson, cutMessage } from './terminal-safe.js';
 
 /** Terminal width when the IO does not say. */
 const DEFAULT_COLUMNS = 80;
@@ -65,12 +67,12 @@ export async function printList(
   const watch = fields ? fieldsWatch(fields, (text) => io.stderr.write(`${text}\n`)) : undefined;
   switch (opts.format) {
     case 'json':
-      return pump(rows, new JsonArrayEncoder(fields), stream, guard, watch);
+      return pump(rows, forTerminal(io, new JsonArrayEncoder(fields), terminalSafeJson), stream, guard, watch);
     case 'ndjson':
-      return pump(rows, new NdjsonEncoder(fields), stream, guard, watch);
+      return pump(rows, forTerminal(io, new NdjsonEncoder(fields), terminalSafeJson), stream, guard, watch);
     case 'csv': {
       const { CsvEncoder } = await import('./csv.js');
-      return pump(rows, new CsvEncoder(resolveColumns(opts, undefined), opts.lead, opts.emptyHeader), stream, guard, watch);
+      return pump(rows, forTerminal(io, new CsvEncoder(resolveColumns(opts, undefined), opts.lead, opts.emptyHeader), terminalSafeText), stream, guard, watch);
     }
     case 'table': {
       const color = useColor(io, 'stdout', opts.noColor ?? false);
@@ -87,6 +89,16 @@ export async function printList(
     default:
       throw new Error(`unknown output format: ${String(opts.format)}`);
   }
+}
+
+/**
+ * An encoder's text made safe when stdout is a terminal (terminal-safe.ts); off one, the encoder
+ * itself: json, ndjson and csv bytes for scripts stay as they are.
+ */
+function forTerminal(io: IO, enc: Encoder, clean: (text: string) => string): Encoder {
+  if (!io.stdoutIsTTY) return enc;
+  const safe = (t: { text: string; rows: number }) => ({ text: clean(t.text), rows: t.rows });
+  return { add: (row) => enc.add(row), full: () => enc.full(), take: () => safe(enc.take()), finish: () => safe(enc.finish()) };
 }
 
 /** The first `n` rows of `rows`, pulled as the printer asks for them. */
@@ -141,17 +153,20 @@ export async function printObject(obj: unknown, opts: OutputOptions): Promise<vo
     case 'json': {
       const value = record && fields ? pickFields(record, fields) : obj;
       text = (JSON.stringify(value, null, 2) ?? 'null') + '\n';
+      if (io.stdoutIsTTY) text = terminalSafeJson(text);
       break;
     }
     case 'ndjson': {
       const value = record && fields ? pickFields(record, fields) : obj;
       text = (JSON.stringify(value) ?? 'null') + '\n';
+      if (io.stdoutIsTTY) text = terminalSafeJson(text);
       break;
     }
     case 'csv': {
       const { csvOfObject } = await import('./csv.js');
       const row = record ?? { value: obj };
       text = csvOfObject(row, resolveColumns(opts, row) ?? []);
+      if (io.stdoutIsTTY) text = terminalSafeText(text);
       break;
     }
     case 'table': {

@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../support/run-cli.js';
 
 describe('the embedded sandbox', () => {
-  it('with no profile, a command runs against the local sandbox and says so on stderr', async () => {
+  it('with no profile, a command on a terminal runs against the local sandbox and says so on stderr (off one: tests/cli/no-platform.test.ts)', async () => {
     const cfg = tempConfigDir();
-    const r = await runCli('services list -o json', { env: { SUBCTL_CONFIG_DIR: cfg } });
+    const r = await runCli('services list -o json', { env: { SUBCTL_CONFIG_DIR: cfg }, tty: true });
     expect(r.code, r.stderr).toBe(0);
     // It says that it fell back, -q or not (it said only where it ran).
     expect(r.stderr).toMatch(/^\[sandbox\] no profile points at a platform \(config .*\): this ran on the local platform at http:\/\/127\.0\.0\.1:\d+ .*signed in as admin/m);
@@ -16,16 +16,16 @@ describe('the embedded sandbox', () => {
     expect(rows.map((s) => s.service_code)).toContain('GPT4');
     // -q does not hide a fall-back (a cron job with the wrong HOME would "succeed" on a throwaway
     // database); it does hide the sandbox asked for.
-    const quiet = await runCli('services list -o json -q', { env: { SUBCTL_CONFIG_DIR: cfg } });
+    const quiet = await runCli('services list -o json -q', { env: { SUBCTL_CONFIG_DIR: cfg }, tty: true });
     expect(quiet.code).toBe(0);
     expect(quiet.stderr).toBe(`[sandbox] no profile points at a platform (config ${cfg}): this ran on the local platform at ${/http:\/\/127\.0\.0\.1:\d+/.exec(quiet.stderr)![0]} (data ${cfg}/data/sandbox.db); signed in as admin\n`);
     const asked = await runCli('services list -o json -q --sandbox', { env: { SUBCTL_CONFIG_DIR: cfg } });
     expect(asked.stderr).toBe('');
   });
 
-  it('with no profile, auth status says who the commands run as: the sandbox admin, valid (exit 0)', async () => {
+  it('with no profile, auth status on a terminal says who the commands run as: the sandbox admin, valid (exit 0)', async () => {
     const cfg = tempConfigDir();
-    const r = await runCli('auth status -o json', { env: { SUBCTL_CONFIG_DIR: cfg } });
+    const r = await runCli('auth status -o json', { env: { SUBCTL_CONFIG_DIR: cfg }, tty: true });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({
       profile: 'default',
@@ -38,7 +38,7 @@ describe('the embedded sandbox', () => {
       valid: true,
     });
     // A token given explicitly is the one reported (and checked), not the sandbox admin's.
-    const bogus = await runCli('auth status -o json', { env: { SUBCTL_CONFIG_DIR: cfg, SUBCTL_TOKEN: 'not-a-token' } });
+    const bogus = await runCli('auth status -o json', { env: { SUBCTL_CONFIG_DIR: cfg, SUBCTL_TOKEN: 'not-a-token' }, tty: true });
     expect(bogus.code).toBe(3);
     expect(JSON.parse(bogus.stdout)).toMatchObject({ token_source: 'env', valid: false });
   });
@@ -154,10 +154,10 @@ describe('a sandbox profile signed out', () => {
       expect(r.stderr, cmd).toContain('error: no profile named "prd"\n');
       expect(r.stderr, cmd).not.toContain('[sandbox]');
     }
-    // Without --profile, a newcomer's first command still runs on the sandbox.
-    expect((await runCli('services list --limit 1 -o json', { env })).code).toBe(0);
-    // `auth login --profile new` makes the profile it names.
-    const login = await runCli('auth login --username enduser --password-stdin --profile eve -q', { env, stdin: 'sandbox-enduser\n' });
+    // Without --profile, a newcomer's first command on a terminal still runs on the sandbox.
+    expect((await runCli('services list --limit 1 -o json', { env, tty: true })).code).toBe(0);
+    // `auth login --profile new` makes the profile it names (off a terminal, where it says where).
+    const login = await runCli('auth login --username enduser --password-stdin --profile eve -q --sandbox', { env, stdin: 'sandbox-enduser\n' });
     expect(login.code, login.stderr).toBe(0);
     expect((await runCli('me wallet --profile eve -o json', { env })).code).toBe(0);
   });

@@ -4,6 +4,7 @@
  * Python's csv module.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -194,7 +195,8 @@ describe('cron', () => {
   it('after a reboot, a lock left by a killed run whose pid is now another live process does not stop the next night\'s run', async () => {
     const cfg = tempDir('subctl-cron-');
     // The killed run's lock, from before the reboot: its pid is now init's (pid 1, alive).
-    const file = join(cfg, 'state', 'cleanup.lock');
+    // The lock of this platform's cleanup: profile "default" on the sandbox's address (cleanup.ts).
+    const file = join(cfg, 'state', `cleanup-${createHash('sha256').update(`default\0${sb.url}`).digest('hex').slice(0, 16)}.lock`);
     mkdirSync(join(cfg, 'state'), { recursive: true, mode: 0o700 });
     writeFileSync(file, JSON.stringify({ pid: 1, started_at: '2026-11-20T02:00:00.000Z', command: 'cleanup', host: hostname(), nonce: 'x', pid_start: '00000000-0000-0000-0000-000000000000/42' }) + '\n', { mode: 0o600 });
     const r = await cron(['cleanup', '--cleanup-expired-days', '400', '-q', '--yes'], cfg);
@@ -230,7 +232,8 @@ describe('cron', () => {
     const winner = a.code === 0 ? a : b;
     expect(winner.code).toBe(0);
     expect(loser.code).not.toBe(0);
-    expect(loser.stderr).toMatch(/cleanup\.lock/);
+    expect(loser.stderr).toMatch(/cleanup-[0-9a-f]{16}\.lock/);
+    expect(loser.stderr).toContain(`another subctl cleanup of profile "default" on ${slow.url} is running`);
     expect(loser.stderr).toMatch(/pid \d+/);
     expect(loser.ms).toBeLessThan(winner.ms);
   });

@@ -14,13 +14,18 @@ afterAll(() => server.close());
 
 type Row = { subscription_id: number; username: string };
 
-/** A list served newest first, with a hook that mutates it before page `n` is answered. */
+/**
+ * A list served newest first, with a hook that mutates it before page `n` is answered the first
+ * time (a rescan reads pages again: the changes happen once, while the first pass runs).
+ */
 function serve(rows: Row[], mutate: (page: number, rows: Row[]) => void) {
   server.requests.length = 0;
+  const visited = new Set<number>();
   server.setHandler((req) => {
     const page = Number(req.query.page_number ?? 1);
     const size = Number(req.query.page_size ?? 20);
-    mutate(page, rows);
+    if (!visited.has(page)) mutate(page, rows);
+    visited.add(page);
     return ok({
       pagination: { current_page: page, page_size: size, total_pages: Math.ceil(rows.length / size), total_records: rows.length },
       subscriptions: rows.slice((page - 1) * size, page * size),

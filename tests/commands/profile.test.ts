@@ -67,20 +67,15 @@ describe('profile update', () => {
     expect(body()).toEqual({ full_name: 'Alice L', city: 'Paris', gender: 'Female', date_of_birth: '1990-02-03', phone_number: '0123456789' });
   });
 
-  it('without --full-name the current one is read first (the API requires it)', async () => {
+  it('without --full-name (the API requires it): refused before any request, exit 2', async () => {
     server.setHandler((req) => (req.method === 'GET' ? ok(profile) : ok(null, 'profile updated')));
-    const r = await runCli('profile update --country France', { env: env() });
-    expect(r.code).toBe(0);
-    expect(server.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /cms/users/profile', 'PUT /cms/users/profile']);
-    expect(body(1)).toEqual({ country: 'France', full_name: 'Alice Liddell' });
-  });
-
-  it('--dry-run prints the PUT it would send (the current full name read in) and sends no PUT', async () => {
-    server.setHandler((req) => (req.method === 'GET' ? ok(profile) : ok(null, 'profile updated')));
-    const r = await runCli('profile update --country France --dry-run -o json', { env: env() });
-    expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ request: 'PUT /cms/users/profile', body: { country: 'France', full_name: 'Alice Liddell' } });
-    expect(server.requests.map((q) => q.method)).toEqual(['GET']);
+    for (const cmd of ['profile update --country France', 'profile update --country France --dry-run -o json']) {
+      const r = await runCli(cmd, { env: env() });
+      expect(r.code, cmd).toBe(2);
+      expect(r.stderr, cmd).toContain('error: invalid input: full_name (--full-name): required');
+      expect(r.stderr, cmd).toContain('hint: `subctl profile get` shows the current full name');
+    }
+    expect(server.requests).toHaveLength(0);
   });
 
   it('bad values are named before anything is sent', async () => {

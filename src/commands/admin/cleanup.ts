@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { cleanupRun } from '../../api/contract/admin-subscriptions.js';
 import type { Ctx } from '../../cli/context.js';
 import { configureVerb, type VerbInput } from '../../cli/verbs.js';
+import { NetworkError } from '../../api/errors.js';
+import { builtin } from '../../builtin.js';
 import { ensurePrivateDir } from '../../config/paths.js';
 import { pickFields } from '../../output/format.js';
 import { printObject } from '../../output/index.js';
@@ -45,18 +47,41 @@ function confirmation(body: Record<string, unknown>, preview: Record<string, unk
   return `remove subscription data for real:\n${lines.join('\n')}${counted}`;
 }
 
+/**
+ * The lock of one platform's cleanup: named after the profile and the address, so that two
+ * platforms' cleanups run side by side and a held lock names whose cleanup it is.
+ */
+function platformLock(ctx: Ctx): { file: string; command: string } {
+  const t = ctx.target()!;
+  const address = t.sandbox ? 'the sandbox' : t.baseUrl;
+  const key = builtin('node:crypto').createHash('sha256').update(`${t.profile}\0${t.sandbox ? 'sandbox' : t.baseUrl}`).digest('hex').slice(0, 16);
+  return { file: join(ctx.paths().stateDir, `cleanup-${key}.lock`), command: `subctl cleanup of profile "${t.profile}" on ${address}` };
+}
+
+/** A real run whose answer did not come in time: it may have run all the same. */
+function mayHaveRun(e: unknown, ctx: Ctx): never {
+  if (e instanceof NetworkError && e.code === 'ETIMEDOUT') {
+    const t = ctx.target();
+    e.message = `${e.message}: the cleanup may have run on the platform all the same`;
+    e.hint = `check before running it again: \`subctl cleanup --dry-run\` counts what is left, and \`subctl audit list --module maintenance --action cleanup\` shows the runs the platform recorded${t ? ` (profile ${t.profile})` : ''}; --timeout MS allows more time`;
+  }
+  throw e;
+}
+
 async function runCleanup(input: VerbInput, ctx: Ctx): Promise<number> {
   const dryRun = input.body.dry_run === true;
   const started = ctx.now();
   let lock: { release(): void } | undefined;
+  // Where it runs first (no platform configured off a terminal stops here, before any file is
+  // made), then that platform's lock.
+  const api = await ctx.api();
   if (!dryRun) {
     const { acquireLock } = await import('../../config/lock.js');
-    const dir = ctx.paths().stateDir;
-    ensurePrivateDir(dir);
-    lock = acquireLock(join(dir, 'cleanup.lock'), { command: 'subctl cleanup' });
+    ensurePrivateDir(ctx.paths().stateDir);
+    const { file, command } = platformLock(ctx);
+    lock = acquireLock(file, { command });
   }
   try {
-    const api = await ctx.api();
     if (!dryRun) {
       // Asking on a terminal: count first (the platform's own dry run of the same body), so the
       // question says what will go. With --yes, or off a terminal (where confirm refuses), not.
@@ -64,7 +89,7 @@ async function runCleanup(input: VerbInput, ctx: Ctx): Promise<number> {
       const preview = asking ? ((await api.callFull(cleanupRun, { body: { ...input.body, dry_run: true } } as never, { signal: ctx.signal })).data as Record<string, unknown> | null) : undefined;
       await ctx.confirm(confirmation(input.body, preview ?? undefined));
     }
-    const res = await api.callFull(cleanupRun, { body: input.body } as never, { signal: ctx.signal });
+    const res = await api.callFull(cleanupRun, { body: input.body } as never, { signal: ctx.signal }).catch((e: unknown) => (dryRun ? Promise.reject(e) : mayHaveRun(e, ctx)));
     const data = (res.data ?? {}) as Record<string, unknown>;
     const g = ctx.globals;
     // -q: a real run prints nothing on success (cron mails nothing); a dry run's counts are its

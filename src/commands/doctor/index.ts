@@ -3,7 +3,7 @@
  * each problem. One line a check, `ok|warn|fail  <check>: <detail>`, a `fix:` line under each
  * warning or failure; `-o json` prints the checks as an array of {check, status, detail, fix}.
  *
- * Exit code (CLI.md table): 2 when the configuration is unusable (profile, base address),
+ * Exit code (CLI.md table): 2 when the configuration is unusable (profile, base address, no platform configured),
  * 7 when the platform cannot be reached (network, TLS), 3 when the credential is missing,
  * expired or refused, else 0 (warnings included). With several failures the first of that
  * order wins: a bad address makes reachability moot, and an unreachable server cannot judge
@@ -18,6 +18,7 @@ import { noRealPlatform, type Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { CliError, ExitCode, HttpError, InterruptedError } from '../../api/errors.js';
 import type { Group } from '../types.js';
+import { cutMessage, terminalSafe } from '../../output/terminal-safe.js';
 
 export type Status = 'ok' | 'warn' | 'fail';
 
@@ -58,7 +59,7 @@ export const doctorGroup: Group = {
       )
       .addHelpText(
         'after',
-        '\nExit status: 0 when nothing failed (warnings included), 2 for an unusable profile or base address,\n7 when the platform is unreachable or its TLS certificate is not trusted, 3 when the credential is\nmissing, expired or refused.',
+        '\nExit status: 0 when nothing failed (warnings included), 2 for an unusable profile or base address (no platform configured included),\n7 when the platform is unreachable or its TLS certificate is not trusted, 3 when the credential is\nmissing, expired or refused.',
       )
       .action((_o, c) => {
         const raw = c.optsWithGlobals() as Record<string, unknown>;
@@ -304,7 +305,7 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
     const known = Object.keys(data.profiles);
     if (profile) add('profile', 'ok', `"${name}" (${from}) in ${ctx.paths().configFile}`);
     else if (g.sandbox || baseFrom) add('profile', 'ok', `"${name}" (${from}), not saved: the address comes from ${g.sandbox ? '--sandbox' : baseFrom}`);
-    else if (unconfigured && implicit) add('profile', 'ok', `"${name}" (${from}); no profile points at a platform yet, so the embedded sandbox is used`);
+    else if (unconfigured && implicit) add('profile', 'ok', `"${name}" (${from}); no profile points at a platform yet`);
     else
       add(
         'profile',
@@ -323,9 +324,17 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
   const wantSandbox = configOk && (g.sandbox || (!g.baseUrl && (profileUrl === 'sandbox' || (!profileUrl && unconfigured))));
   if (!configOk && !g.baseUrl && !g.sandbox) {
     add('base-url', 'warn', 'not checked: the configuration is unreadable', 'fix the profile check first, or pass --base-url');
+  } else if (wantSandbox && !g.sandbox && profileUrl !== 'sandbox') {
+    // As Ctx.api() decides: commands fall back to the sandbox on a terminal only, and refuse off one.
+    add(
+      'base-url',
+      'fail',
+      `no platform configured: no profile in ${ctx.paths().configDir} points at one, and neither --base-url nor SUBCTL_BASE_URL is set (on a terminal commands run on the embedded sandbox; off one, as under cron, they exit 2)`,
+      'subctl config set base-url https://... --profile NAME, or pass --sandbox to use the local sandbox',
+    );
   } else if (wantSandbox || (g.sandbox && !configOk)) {
     where.sandbox = true;
-    const why = g.sandbox ? '--sandbox' : profileUrl === 'sandbox' ? `profile "${name}"` : 'no profile configured';
+    const why = g.sandbox ? '--sandbox' : `profile "${name}"`;
     add('base-url', 'ok', `SANDBOX: the embedded local platform (from ${why})`);
   } else {
     const text = g.baseUrl ?? profileUrl;
@@ -561,8 +570,9 @@ async function printChecks(ctx: Ctx, checks: Check[]): Promise<void> {
   const paint = (s: Status, text: string) => (!color ? text : s === 'ok' ? `\u001b[32m${text}\u001b[39m` : s === 'warn' ? `\u001b[33m${text}\u001b[39m` : `\u001b[31m${text}\u001b[39m`);
   const lines: string[] = [];
   for (const c of checks) {
-    lines.push(`${paint(c.status, c.status.padEnd(4))}  ${c.check}: ${c.detail}`);
-    if (c.fix) lines.push(`      fix: ${c.fix}`);
+    // A detail may quote the server (an error's message): never raw to a terminal.
+    lines.push(`${paint(c.status, c.status.padEnd(4))}  ${c.check}: ${terminalSafe(cutMessage(c.detail))}`);
+    if (c.fix) lines.push(`      fix: ${terminalSafe(c.fix)}`);
   }
   ctx.io.stdout.write(`${lines.join('\n')}\n`);
   const failed = checks.filter((c) => c.status === 'fail').length;

@@ -3,12 +3,11 @@
  * (/cms/users/devices*): the signed-in account's own profile and devices.
  */
 import { devicesList, devicesRemove, profileGet, profileUpdate } from '../../api/contract/user-accounts.js';
-import { UsageError } from '../../api/errors.js';
+import { CliError, UsageError } from '../../api/errors.js';
 import { MASK } from '../../api/redact.js';
 import type { Ctx } from '../../cli/context.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printList, printObject } from '../../output/index.js';
-import { precheck } from '../auth/index.js';
 import { out, section } from '../common.js';
 import type { Group } from '../types.js';
 
@@ -49,17 +48,23 @@ export const profileGroup: Group = {
     {
       name: 'update',
       endpoint: profileUpdate,
-      summary: 'update the profile; only the flags given change (--full-name, which the API requires, is read from the current profile when not given)',
+      summary: 'update the profile: --full-name, which the API requires, and the other fields to set',
       bulk: false,
-      prepare: async (input, ctx) => {
+      // The API requires full_name: refused before any request when it is missing (reading the
+      // current one first sent a GET, then exit 2 when the profile had none).
+      prepare: async (input) => {
         if (input.body.full_name !== undefined) return;
-        // Check the other flags first: nothing is sent when they are wrong.
-        await precheck(profileUpdate, input, { full_name: 'full name' });
-        const api = await ctx.api();
-        const current = (await api.call(profileGet, {} as never, { signal: ctx.signal })) as Record<string, unknown>;
-        const name = isRecord(current?.basic_info) ? current.basic_info.full_name : undefined;
-        if (typeof name !== 'string' || name === '') throw new UsageError('--full-name is required (the profile has none to keep)');
-        input.body.full_name = name;
+        // Every field's problem at once, full_name's among them.
+        const { validateInput } = await import('../../api/client.js');
+        try {
+          validateInput(profileUpdate, input);
+        } catch (e) {
+          if (e instanceof CliError) e.hint = '`subctl profile get` shows the current full name; give it again with --full-name "..."';
+          throw e;
+        }
+        throw new UsageError('invalid input: full_name (--full-name): required (the API replaces the profile and requires it)', {
+          hint: '`subctl profile get` shows the current full name; give it again with --full-name "..."',
+        });
       },
     },
   ]),
