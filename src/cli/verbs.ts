@@ -10,12 +10,13 @@ import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import type { AnyEndpoint, FieldInfo } from '../api/contract/common.js';
-import { DECIMAL, flagName, WHOLE } from '../api/contract/common.js';
+import { DECIMAL, flagName, itemFieldsOf, WHOLE } from '../api/contract/common.js';
 import { fieldsOfEndpoint, hasPart } from '../api/contract/fast.js';
 import { RefusedError, UsageError, ValidationError } from '../api/errors.js';
 import { printObject } from '../output/index.js';
 import type { Ctx } from './context.js';
 import { addGlobalOptions, GLOBAL_FLAGS } from './globals.js';
+import { withExamples, withListFields } from './help.js';
 import { runList, type ListExtras } from './paging.js';
 import { placeholder, type Action } from './run.js';
 import type { BulkVerb } from '../bulk/run.js';
@@ -30,6 +31,8 @@ export interface VerbSpec {
   name: string;
   endpoint: AnyEndpoint;
   summary?: string;
+  /** Examples shown in help: whole command lines, starting with `subctl `. */
+  examples?: string[];
   aliases?: string[];
   /**
    * Positional arguments, by contract field name (path param, query or body field); `?` suffix =
@@ -80,16 +83,43 @@ function fieldsOf(ep: AnyEndpoint): FieldPlace[] {
   return out;
 }
 
-function describeInfo(info: FieldInfo): string {
+/**
+ * A field's type as a person says it (`integer, at least 1`; `one of a|b|c`; `date YYYY-MM-DD`):
+ * bounds that are only JavaScript's safe-integer limits are not bounds a user has to know.
+ */
+export function describeInfo(info: FieldInfo): string {
   const parts: string[] = [];
-  if (info.kind === 'enum' && info.values) parts.push(info.values.join('|'));
-  else if (info.kind === 'date') parts.push('YYYY-MM-DD');
-  else if (info.kind === 'list') parts.push('comma-separated');
-  else if (info.kind !== 'string' && info.kind !== 'unknown') parts.push(info.kind);
-  if (info.kind === 'string' && info.max !== undefined) parts.push(info.min ? `${info.min}-${info.max} chars` : `max ${info.max} chars`);
-  else if (info.kind === 'string' && info.min) parts.push(`min ${info.min} chars`);
-  if ((info.kind === 'integer' || info.kind === 'number') && (info.min !== undefined || info.max !== undefined)) {
-    parts.push(`${info.min ?? ''}..${info.max ?? ''}`);
+  const bound = (v: number | undefined) => (v !== undefined && Math.abs(v) < Number.MAX_SAFE_INTEGER ? v : undefined);
+  const min = bound(info.min);
+  const max = bound(info.max);
+  const range = (unit = '') =>
+    min !== undefined && max !== undefined ? (min === max ? `exactly ${min}${unit}` : `${min} to ${max}${unit}`) : min !== undefined ? `at least ${min}${unit}` : max !== undefined ? `at most ${max}${unit}` : undefined;
+  switch (info.kind) {
+    case 'enum':
+      parts.push(`one of ${(info.values ?? []).join('|')}`);
+      break;
+    case 'date':
+      parts.push('date YYYY-MM-DD');
+      break;
+    case 'list':
+      parts.push('comma-separated list');
+      break;
+    case 'boolean':
+      parts.push('true|false');
+      break;
+    case 'integer':
+    case 'number': {
+      const r = range();
+      parts.push(r ? `${info.kind}, ${r}` : info.kind);
+      break;
+    }
+    case 'string': {
+      const r = min === 1 && max === undefined ? 'not empty' : range(' characters');
+      parts.push(r ? `text, ${r}` : 'text');
+      break;
+    }
+    default:
+      parts.push('a value');
   }
   if (info.defaultValue !== undefined) parts.push(`default ${String(info.defaultValue)}`);
   if (!info.optional) parts.push('required');
@@ -166,6 +196,8 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
   reaches(cmd, ep.name);
   const kind = spec.kind ?? (ep.method === 'GET' ? (ep.paging ? 'list' : 'get') : 'action');
   cmd.description(spec.summary ?? ep.summary);
+  withExamples(cmd, spec.examples);
+  if (kind === 'list' && ep.paging) withListFields(cmd, () => itemFieldsOf(ep, ep.paging!.items));
   if (spec.aliases) cmd.aliases(spec.aliases);
   const positional = (spec.args ?? []).map((a) => {
     const [field, alt] = a.replace(/\?$/, '').split('|') as [string, string | undefined];
@@ -195,7 +227,7 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
     if (positional.some((p) => p.field === f.field && !p.optional)) continue;
     let opt: Option;
     if (f.info.kind === 'boolean') {
-      opt = new Option(`${flag} [bool]`, `${desc}; --no-${bare} for false`);
+      opt = new Option(`${flag} [bool]`, `${desc}; alone means true, --no-${bare} means false`);
       cmd.addOption(opt);
       cmd.addOption(new Option(`--no-${bare}`).hideHelp());
     } else {
@@ -205,15 +237,15 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
     byAttr.set(opt.attributeName(), f);
   }
   if (ep.paging) {
-    cmd.addOption(new Option('--page-number <n>', `page to show (default 1); sent as ${ep.paging.page}`));
+    cmd.addOption(new Option('--page-number <n>', `integer, at least 1, default 1: the page to show (sent as ${ep.paging.page})`));
     cmd.addOption(new Option('--page <n>', 'same as --page-number').hideHelp());
-    cmd.addOption(new Option('--page-size <n>', `rows per page (default ${ep.paging.defaultSize}, max ${ep.paging.maxSize}); sent as ${ep.paging.size}`));
+    cmd.addOption(new Option('--page-size <n>', `integer, 1 to ${ep.paging.maxSize}, default ${ep.paging.defaultSize}: rows per page (sent as ${ep.paging.size})`));
   }
   for (const o of spec.extraOptions ?? []) cmd.addOption(o);
   if (bulkCapable) {
     cmd.addOption(new Option('--from-csv <file>', 'bulk: one request per CSV row (columns = field or flag names; flags are defaults); - for stdin'));
     cmd.addOption(new Option('--from-ndjson <file>', 'bulk: one request per JSON line; - for stdin'));
-    cmd.addOption(new Option('--concurrency <n>', 'bulk: requests in flight (1-32)').default('4'));
+    cmd.addOption(new Option('--concurrency <n>', 'bulk: requests in flight (integer, 1 to 32)').default('4'));
     cmd.addOption(new Option('--report <file>', 'bulk: write a CSV report of every row (line, key, outcome, status, message, created id)'));
     cmd.addOption(new Option('--restart', 'bulk: send every row, whatever an earlier run of this input or another applied (discards this input\'s journal)'));
     cmd.addOption(new Option('--skip-applied', 'bulk: skip the rows an earlier run of another input already sent (the file with its failed rows fixed)'));

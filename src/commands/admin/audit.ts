@@ -10,7 +10,6 @@ import { AUDIT_COLUMNS } from './common.js';
 
 export const auditGroup: Group = {
   name: 'audit',
-  summary: 'audit log: every mutation, who and when; --follow for new entries',
   build: (cmd, bind) => {
     verbsBuilder(() => [
       {

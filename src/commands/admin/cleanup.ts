@@ -122,7 +122,6 @@ function flatten(o: Record<string, unknown>, prefix = ''): Record<string, unknow
 
 export const cleanupGroup: Group = {
   name: 'cleanup',
-  summary: 'maintenance cleanup of subscription data (cron-safe; --dry-run first)',
   build(cmd, bind) {
     configureVerb(
       cmd,

@@ -12,7 +12,6 @@ import { PLAN_COLUMNS } from './common.js';
 
 export const plansGroup: Group = {
   name: 'plans',
-  summary: 'subscription plans: price, duration, credits (/admin/subscription-plans)',
   build: verbsBuilder(() => [
     { name: 'list', endpoint: plansList, columns: PLAN_COLUMNS, aliases: ['ls'] },
     { name: 'list-alt', endpoint: plansListAlt, columns: PLAN_COLUMNS, summary: 'the same list from /admin/subscription-plans/list' },

@@ -19,7 +19,6 @@ import { SERVICE_PLAN_COLUMNS } from './common.js';
 
 export const servicePlansGroup: Group = {
   name: 'service-plans',
-  summary: 'links between services and plans (/admin/service-plans)',
   build: verbsBuilder(() => [
     {
       name: 'list',

@@ -10,7 +10,6 @@ import { manageSubscription } from './subscription-manage.js';
 
 export const subscriptionsGroup: Group = {
   name: 'subscriptions',
-  summary: "users' subscriptions: list, manage (extend, pause, resume, cancel, add credits), delete",
   aliases: ['subs'],
   build: (cmd, bind) => {
     verbsBuilder(() => [

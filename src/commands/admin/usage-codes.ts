@@ -10,7 +10,6 @@ import { CODE_COLUMNS } from './common.js';
 
 export const usageCodesGroup: Group = {
   name: 'usage-codes',
-  summary: 'usage codes: list with summary, generate batches',
   aliases: ['codes'],
   build: verbsBuilder(() => [
     {

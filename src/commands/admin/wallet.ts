@@ -9,7 +9,6 @@ import { WALLET_COLUMNS } from './common.js';
 
 export const walletGroup: Group = {
   name: 'wallet',
-  summary: 'wallet transactions with their summary (/admin/wallet-transactions/list)',
   build: verbsBuilder(() => [
     {
       name: 'list',

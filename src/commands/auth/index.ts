@@ -156,7 +156,6 @@ function rememberTarget(ctx: Ctx, name: string) {
 
 export const authGroup: Group = {
   name: 'auth',
-  summary: 'sign in and out, tokens and sessions',
   build(cmd, bind) {
     addGlobalOptions(
       cmd

@@ -38,7 +38,6 @@ const asList = (columns?: string[]) => async (data: unknown, ctx: Ctx) => {
 
 export const meGroup: Group = {
   name: 'me',
-  summary: 'the end-user area as the signed-in account sees it: services, plans, subscriptions, wallet, buy, use',
   build: verbsBuilder(() => [
     { name: 'services', endpoint: meServices, render: asList(SERVICE_COLUMNS) },
     { name: 'plans', endpoint: mePlans, args: ['service_code?'], render: asList(PLAN_COLUMNS) },

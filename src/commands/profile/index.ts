@@ -43,7 +43,6 @@ async function renderProfile(data: Record<string, unknown>, ctx: Ctx) {
 
 export const profileGroup: Group = {
   name: 'profile',
-  summary: "the signed-in account's profile: get, update",
   build: verbsBuilder(() => [
     { name: 'get', endpoint: profileGet, aliases: ['show'], render: renderProfile },
     {
@@ -67,7 +66,6 @@ export const profileGroup: Group = {
 
 export const devicesGroup: Group = {
   name: 'devices',
-  summary: "the signed-in account's devices and sessions: list (current one marked *), remove",
   build: verbsBuilder(() => [
     {
       name: 'list',

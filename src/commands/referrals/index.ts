@@ -32,7 +32,6 @@ const summary = (data: Record<string, unknown>, ctx: Ctx) => printSummary(ctx, '
 
 export const referralsGroup: Group = {
   name: 'referrals',
-  summary: 'referral codes: generate, validate, use, update, deactivate, statistics; admin views',
   aliases: ['referral'],
   build: verbsBuilder(() => [
     { name: 'generate', endpoint: referralsGenerate },

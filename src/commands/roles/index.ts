@@ -48,7 +48,6 @@ export function explainRoleConflict(e: unknown, roleId: unknown): unknown {
 
 export const rolesGroup: Group = {
   name: 'roles',
-  summary: 'roles and who holds them: list, create, update, delete, members, assign, promote, demote, remove',
   build: verbsBuilder(() => [
     { name: 'list', endpoint: rolesList, columns: ROLE_COLUMNS, aliases: ['ls'] },
     { name: 'create', endpoint: rolesCreate },

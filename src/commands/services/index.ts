@@ -52,7 +52,6 @@ async function renderDetail(data: Record<string, unknown>, ctx: Ctx) {
 
 export const servicesGroup: Group = {
   name: 'services',
-  summary: 'services offered through plans (/admin/services)',
   build: verbsBuilder(() => [
     { name: 'list', endpoint: servicesList, columns: SERVICE_COLUMNS, aliases: ['ls'] },
     { name: 'list-alt', endpoint: servicesListAlt, columns: SERVICE_COLUMNS, summary: 'the same list from /admin/services/list' },

@@ -33,7 +33,6 @@ export function userDetail(data: Record<string, unknown> | null | undefined): Re
 
 export const usersGroup: Group = {
   name: 'users',
-  summary: 'user accounts: list, get, create, update, delete; superadmin search and set-password',
   build: (cmd, bind) => {
     // The confirmation of `users delete` names the account, looked up on a terminal.
     let deleting: string | undefined;
