@@ -132,10 +132,10 @@ function subcommandsOf(cmd: Command): Candidate[] {
 
 const BOOL_VALUES = ['true', 'false'];
 
-/** `TIME_BASED|USAGE_BASED|HYBRID, required` (verbs.ts) or `table|json|ndjson|csv (env ...)` -> the values. */
+/** `one of TIME_BASED|USAGE_BASED|HYBRID, required` (verbs.ts) or `one of table|json|ndjson|csv (env ...)` -> the values. */
 export function enumValues(o: Option): string[] | undefined {
   if (o.argChoices && o.argChoices.length) return [...o.argChoices];
-  const m = /^([A-Za-z0-9_.-]+(?:\|[A-Za-z0-9_.-]+)+)(?=$|[\s,;)])/.exec(o.description ?? '');
+  const m = /^(?:one of )?([A-Za-z0-9_.-]+(?:\|[A-Za-z0-9_.-]+)+)(?=$|[\s,;)])/.exec(o.description ?? '');
   return m ? m[1].split('|') : undefined;
 }
 
