@@ -18,6 +18,7 @@ await build({
   outfile: out,
   packages: 'external',
   logLevel: 'warning',
+  define: { 'import.meta.url': '__filename' },
 });
 const { writeDocs } = createRequire(import.meta.url)(out);
 const changed = await writeDocs(root);

@@ -83,8 +83,12 @@ export const helpLayout: Partial<Help> = {
     for (const h of headings) out = out.concat(block(h, groups.get(h)!));
     const subs = helper.visibleCommands(cmd).map((c) => item(helper.styleSubcommandTerm(helper.subcommandTerm(c)), helper.styleSubcommandDescription(helper.subcommandDescription(c))));
     out = out.concat(block('Commands:', subs));
-    const fields = listFieldsOf(cmd);
-    if (fields?.length) out = out.concat(block('Fields (for --fields):', wrapWords(fields, width)));
+    if (fieldsByCommand.has(cmd)) {
+      // Where the contract does not name a list's item fields, how to see them.
+      const fields = listFieldsOf(cmd);
+      const lines = fields?.length ? wrapWords(fields, width) : [`  those of the answer's items: \`subctl ${commandPath(cmd)} -o json --limit 1\` shows them`];
+      out = out.concat(block('Fields (for --fields):', lines));
+    }
     return out.join('\n');
   },
 };

@@ -197,7 +197,7 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
   const kind = spec.kind ?? (ep.method === 'GET' ? (ep.paging ? 'list' : 'get') : 'action');
   cmd.description(spec.summary ?? ep.summary);
   withExamples(cmd, spec.examples);
-  if (kind === 'list' && ep.paging) withListFields(cmd, () => itemFieldsOf(ep, ep.paging!.items));
+  if (kind === 'list' && ep.paging) withListFields(cmd, () => itemFieldsOf(ep, ep.paging!.items) ?? spec.columns);
   if (spec.aliases) cmd.aliases(spec.aliases);
   const positional = (spec.args ?? []).map((a) => {
     const [field, alt] = a.replace(/\?$/, '').split('|') as [string, string | undefined];

@@ -14,6 +14,7 @@ export const auditGroup: Group = {
     verbsBuilder(() => [
       {
         name: 'list',
+        examples: ['subctl audit list --module subscriptions --action manage --start-date 2026-11-01 --page-size 100', 'subctl audit list --follow'],
         endpoint: auditList,
         columns: AUDIT_COLUMNS,
         aliases: ['ls'],
@@ -21,6 +22,7 @@ export const auditGroup: Group = {
       },
       {
         name: 'user',
+        examples: ['subctl audit user 17 --follow', 'subctl audit user 17 --start-date 2026-11-01 -o json'],
         endpoint: auditUser,
         args: ['id'],
         columns: AUDIT_COLUMNS,

@@ -127,6 +127,7 @@ export const cleanupGroup: Group = {
       cmd,
       {
         name: 'cleanup',
+        examples: ['subctl cleanup --cleanup-expired-days 90 --cleanup-usage-logs-days 180 --dry-run -o json', 'subctl cleanup --cleanup-expired-days 90 --yes --quiet'],
         endpoint: cleanupRun,
         summary: 'remove expired subscriptions, inactive tokens and old usage logs; --dry-run prints the counts only',
         override: (input, ctx) => runCleanup(input, ctx),

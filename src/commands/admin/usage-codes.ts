@@ -14,6 +14,7 @@ export const usageCodesGroup: Group = {
   build: verbsBuilder(() => [
     {
       name: 'list',
+      examples: ['subctl usage-codes list --batch-id SPRING26 --include-summary true', 'subctl usage-codes list --is-used false --all -o csv'],
       endpoint: usageCodesList,
       columns: CODE_COLUMNS,
       aliases: ['ls'],
@@ -21,6 +22,7 @@ export const usageCodesGroup: Group = {
     },
     {
       name: 'generate',
+      examples: ['subctl usage-codes generate --batch-id SPRING26 --code-count 500 --expiration-days 90 --service-plan-id 3 --code-prefix SPR'],
       endpoint: usageCodesGenerate,
       summary: 'generate a batch of codes; prints the codes to stdout (`> codes.csv` works)',
       render: async (data: Record<string, unknown>, ctx) => {

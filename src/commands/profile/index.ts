@@ -44,9 +44,10 @@ async function renderProfile(data: Record<string, unknown>, ctx: Ctx) {
 export const profileGroup: Group = {
   name: 'profile',
   build: verbsBuilder(() => [
-    { name: 'get', endpoint: profileGet, aliases: ['show'], render: renderProfile },
+    { name: 'get', examples: ['subctl profile get', 'subctl profile get -o json'], endpoint: profileGet, aliases: ['show'], render: renderProfile },
     {
       name: 'update',
+      examples: ['subctl profile update --full-name "Siobhan Anderson" --city Dublin --country IE'],
       endpoint: profileUpdate,
       summary: 'update the profile; only the flags given change (--full-name, which the API requires, is read from the current profile when not given)',
       bulk: false,
@@ -69,6 +70,7 @@ export const devicesGroup: Group = {
   build: verbsBuilder(() => [
     {
       name: 'list',
+      examples: ['subctl devices list', 'subctl devices list --include-inactive true -o json'],
       endpoint: devicesList,
       aliases: ['ls'],
       summary: 'devices and sessions of the signed-in account; the current one is marked * (--include-inactive for all)',
@@ -92,6 +94,7 @@ export const devicesGroup: Group = {
     },
     {
       name: 'remove',
+      examples: ['subctl devices remove 9 --yes'],
       endpoint: devicesRemove,
       aliases: ['rm'],
       args: ['id'],
