@@ -22,7 +22,7 @@ function commandSection(c: CommandDoc): string[] {
   if (c.aliases.length) out.push(`Alias: ${c.aliases.map((a) => `\`${a}\``).join(', ')}.`, '');
   out.push('```', c.usage, '```', '');
   if (c.examples.length) out.push('Examples:', '', '```sh', ...c.examples, '```', '');
-  if (c.endpoints.length) out.push(`Calls: ${c.endpoints.map((e) => `\`${e}\``).join(', ')}.`, '');
+  if (c.endpoints.length) out.push(`Calls: ${c.endpoints.map((e) => e.replace(/^(.*?)( \(with .*\))?$/, '`$1`$2')).join(', ')}.`, '');
   out.push(...flagTable('argument', c.args), ...flagTable('flag', c.flags));
   if (c.fields?.length) out.push(`Fields for \`--fields\`: ${c.fields.map((f) => `\`${f}\``).join(', ')}.`, '');
   return out;

@@ -37,7 +37,7 @@ describe('the generated reference', () => {
     expect(services).toContain('| `--service-type <value>` | one of TIME_BASED\\|USAGE_BASED\\|HYBRID |');
     expect(services).toContain('subctl services get --service-code GPT4\n');
     expect(files.get('docs/commands/subscriptions.md')).toContain('Calls: `PUT /admin/subscriptions/{id}/manage`.');
-    expect(files.get('docs/commands/auth.md')).toMatch(/Calls: .*`POST \/cms\/auth\/login \(with --cms\)`/);
+    expect(files.get('docs/commands/auth.md')).toMatch(/Calls: `POST \/auth\/login`, `POST \/cms\/auth\/login` \(with --cms\)\./);
     expect(files.get('docs/commands/README.md')).toContain('| [`services`](services.md) |');
     for (const g of ['services', 'plans', 'users', 'version', 'cleanup']) expect(files.has(`man/subctl-${g}.1`), g).toBe(true);
     expect(files.get('docs/exit-codes.md')).toContain('| 9 |');
