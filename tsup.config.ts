@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineConfig } from 'tsup';
@@ -53,6 +54,22 @@ module.exports = ns;`,
   },
 };
 
+/**
+ * What `subctl version` says of the build (src/commands/version/index.ts): the commit, from git
+ * where the tree is a checkout, and the build date (SOURCE_DATE_EPOCH for a reproducible build).
+ */
+function buildStamp(): Record<string, string> {
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || 'unknown';
+  } catch {
+    // Not a git checkout (a tarball, a package): the commit is unknown.
+  }
+  const epoch = Number(process.env.SOURCE_DATE_EPOCH);
+  const date = (Number.isFinite(epoch) && epoch > 0 ? new Date(epoch * 1000) : new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return { __SUBCTL_COMMIT__: JSON.stringify(commit), __SUBCTL_BUILD_DATE__: JSON.stringify(date) };
+}
+
 /** What the two CommonJS files of the CLI (the bundle and transport-undici.cjs) share. */
 const minifiedCjs = {
   format: ['cjs'] as const,
@@ -63,7 +80,7 @@ const minifiedCjs = {
   // import.meta.url only ever feeds createRequire here, which takes a path as well: tsup's
   // shim would build a URL object as the bundle starts (about 0.6 ms on every command).
   shims: false,
-  define: { 'import.meta.url': '__filename' },
+  define: { 'import.meta.url': '__filename', ...buildStamp() },
   // Minified (names too): the file every command reads and the code cache it deserializes are
   // smaller, about 2.5% fewer instructions for `services list` (callgrind, session 6). A bug's
   // stack trace is translated back to source positions with the map (src/cli/stack.ts).

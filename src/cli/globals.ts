@@ -31,28 +31,35 @@ export interface GlobalOptions {
   runId?: string;
 }
 
+/** The help heading the global options are listed under (cli/help.ts). */
+export const GLOBAL_HEADING = 'Global options:';
+
 /** Names of global options, for conflict checks against contract fields. */
 export const GLOBAL_FLAGS = ['profile', 'base-url', 'sandbox', 'output', 'fields', 'all', 'limit', 'timeout', 'retries', 'yes', 'input', 'quiet', 'verbose', 'strict', 'color', 'token-file', 'run-id', 'help', 'version'];
 
 export function addGlobalOptions(cmd: Command): Command {
-  return cmd
-    .addOption(new Option('--profile <name>', 'saved profile to use (env SUBCTL_PROFILE)'))
-    .addOption(new Option('--base-url <url>', 'API base address (env SUBCTL_BASE_URL)'))
-    .addOption(new Option('--sandbox', 'use the embedded local sandbox platform'))
-    .addOption(new Option('-o, --output <format>', 'table|json|ndjson|csv (env SUBCTL_OUTPUT)'))
-    .addOption(new Option('--fields <list>', 'fields to print, comma-separated, in order'))
-    .addOption(new Option('--all', 'lists: stream every page'))
-    .addOption(new Option('--limit <n>', 'lists: stop after N rows'))
-    .addOption(new Option('--timeout <ms>', 'per-attempt time-out in ms (default 10000)'))
-    .addOption(new Option('--retries <n>', 'retries of a failed query (default 3)'))
-    .addOption(new Option('-y, --yes', 'skip confirmations'))
-    .addOption(new Option('--no-input', 'never prompt'))
-    .addOption(new Option('-q, --quiet', 'no progress or notes'))
-    .addOption(new Option('--verbose', 'log each request on stderr (secrets masked)'))
-    .addOption(new Option('--strict', 'exit 6 when an answer departs from the API contract (env SUBCTL_STRICT=1)'))
-    .addOption(new Option('--no-color', 'no colour (also NO_COLOR)'))
-    .addOption(new Option('--token-file <file>', 'read the bearer token from FILE'))
-    .addOption(new Option('--run-id <name>', 'bulk: name the run (the same name resumes it; a new name applies the file again)'));
+  const options = [
+    new Option('--profile <name>', 'saved profile to use (env SUBCTL_PROFILE)'),
+    new Option('--base-url <url>', 'API base address, an http(s) URL (env SUBCTL_BASE_URL)'),
+    new Option('--sandbox', 'use the embedded local sandbox platform'),
+    new Option('-o, --output <format>', 'one of table|json|ndjson|csv (env SUBCTL_OUTPUT; default table)'),
+    new Option('--fields <list>', 'fields to print, comma-separated, in order'),
+    new Option('--all', 'lists: stream every page'),
+    new Option('--limit <n>', 'lists: stop after N rows (integer, at least 1)'),
+    new Option('--timeout <ms>', 'per-attempt time-out in milliseconds (integer, at least 1; default 10000)'),
+    new Option('--retries <n>', 'retries of a failed query (integer, 0 to 10; default 3)'),
+    new Option('-y, --yes', 'skip confirmations'),
+    new Option('--no-input', 'never prompt'),
+    new Option('-q, --quiet', 'no progress or notes'),
+    new Option('--verbose', 'log each request on stderr (secrets masked)'),
+    new Option('--strict', 'exit 6 when an answer departs from the API contract (env SUBCTL_STRICT=1)'),
+    new Option('--no-color', 'no colour (also NO_COLOR)'),
+    new Option('--token-file <file>', 'read the bearer token from FILE'),
+    new Option('--run-id <name>', 'bulk: name the run (the same name resumes it; a new name applies the file again)'),
+  ];
+  // Listed once, under their own heading after the command's own flags (cli/help.ts).
+  for (const o of options) cmd.addOption(o.helpGroup(GLOBAL_HEADING));
+  return cmd.addHelpOption(new Option('-h, --help', 'show help for the command').helpGroup(GLOBAL_HEADING));
 }
 
 function positiveInt(name: string, v: unknown, min = 0): number | undefined {

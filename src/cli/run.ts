@@ -12,6 +12,8 @@ import { ConfigStore } from '../config/store.js';
 import { createContext, type Ctx } from './context.js';
 import { addGlobalOptions, readGlobals, type GlobalOptions } from './globals.js';
 import { groups } from '../commands/index.js';
+import { addGroups, createProgram } from './tree.js';
+import { TOPIC_NAMES } from './topic-names.js';
 import { version } from '../../package.json';
 import { cutMessage, terminalSafeJson, terminalSafeText } from '../output/terminal-safe.js';
 
@@ -70,55 +72,40 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
   let pending: { action: Action; raw: Record<string, unknown> } | undefined;
   let globals: GlobalOptions | undefined;
 
-  const program = new Command('subctl');
+  const program = createProgram();
   program
-    .description('Administration CLI and console for the subscription and usage-metering platform')
-    .version(version, '-V, --version')
+    .version(version, '-V, --version', 'print the version (`subctl version` says more)')
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
     })
     .showSuggestionAfterError(true)
-    .helpCommand(true);
-  addGlobalOptions(program);
+    .helpCommand('help [command]', `help for a command (\`help services list\`) or a topic: ${TOPIC_NAMES.join(', ')}`)
+    .addHelpText('after', `\nHelp topics: ${TOPIC_NAMES.map((t) => `subctl help ${t}`).join(', ')}\n`);
 
   // Only the group named on the command line is loaded and built; the others are listed by name.
   const { group: first, verb, at } = groupAndVerb(argv, program.options);
+  if (first === 'help') return helpOf(argv, at!, deps);
   const named = first !== undefined ? groups.find((g) => g.name === first || g.aliases?.includes(first)) : undefined;
   // A first word that names no group is an unknown command, whatever follows it: Commander would
   // otherwise read the rest as the root's options and complain of one of those instead
   // (`subctl maintenance cleanup --dry-run`: "unknown option '--dry-run'").
-  const parsed = first !== undefined && first !== 'help' && !named ? argv.slice(0, at! + 1) : argv;
+  const parsed = first !== undefined && !named ? argv.slice(0, at! + 1) : argv;
   // A command line that names its group needs no other group, not even by name: only the root's
   // help lists them, and it is asked for with `-h`/`--help` before the group word (22 commands
   // made for nothing cost about 0.4 ms of every command).
   const rootHelp = argv.slice(0, at ?? argv.length).some((a) => a === '-h' || a === '--help');
-  for (const g of groups) {
-    if (named && g !== named && !rootHelp) continue;
-    const cmd = program.command(g.name, { hidden: g.hidden === true }).description(g.summary);
-    if (g.aliases) cmd.aliases(g.aliases);
-    if (g === named) {
-      (await g.load()).build(
-        cmd,
-        (action) => (raw) => {
-          pending = { action, raw };
-        },
-        verb,
-      );
-    } else {
-      // A placeholder that keeps `subctl --help` complete without loading every verb.
-      placeholder(cmd);
-    }
-  }
-  if (first === 'help') {
-    // `subctl help <group>`: build the group asked about so its help is complete.
-    const asked = groups.find((g) => g.name === argv[argv.indexOf('help') + 1]);
-    if (asked) {
-      const cmd = program.commands.find((c) => c.name() === asked.name)!;
-      (await asked.load()).build(cmd, () => () => {});
-    }
-  }
+  await addGroups(program, {
+    include: (g) => !named || g === named || rootHelp,
+    load: (g) => g === named,
+    bind: (action) => (raw) => {
+      pending = { action, raw };
+    },
+    verb,
+    // A placeholder keeps `subctl --help` complete without loading every verb.
+    unbuilt: placeholder,
+  });
 
   // A bare `subctl`: the console on a terminal, help otherwise. Words that name no group reach
   // this action too (it takes the excess arguments, so that Commander does not call them "too
@@ -187,6 +174,20 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
   } finally {
     await ctx?.close().catch(() => {});
   }
+}
+
+/**
+ * `subctl help`: a topic (`help environment`), else the help of the command its words name
+ * (`help subscriptions manage` is `subscriptions manage --help`), else the root's.
+ */
+async function helpOf(argv: string[], at: number, deps: MainDeps): Promise<number> {
+  const words = argv.slice(at + 1);
+  if (words.length === 1 && (TOPIC_NAMES as readonly string[]).includes(words[0]!)) {
+    const { topicText } = await import('./topics.js');
+    deps.io.stdout.write(topicText(words[0] as (typeof TOPIC_NAMES)[number]));
+    return 0;
+  }
+  return runCli([...argv.slice(0, at), ...words, '--help'], deps);
 }
 
 /**

@@ -10,12 +10,14 @@ import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import type { AnyEndpoint, FieldInfo } from '../api/contract/common.js';
-import { DECIMAL, flagName, WHOLE } from '../api/contract/common.js';
+import { DECIMAL, flagName, itemFieldsOf, WHOLE } from '../api/contract/common.js';
 import { fieldsOfEndpoint, hasPart } from '../api/contract/parts.js';
 import { RefusedError, UsageError, ValidationError } from '../api/errors.js';
 import { printObject } from '../output/index.js';
 import type { Ctx } from './context.js';
 import { addGlobalOptions, GLOBAL_FLAGS } from './globals.js';
+import { describeInfo } from './describe-field.js';
+import { withExamples, withListFields } from './help.js';
 import { runList, type ListExtras } from './paging.js';
 import { placeholder, type Action } from './run.js';
 import type { BulkVerb } from '../bulk/run.js';
@@ -30,6 +32,8 @@ export interface VerbSpec {
   name: string;
   endpoint: AnyEndpoint;
   summary?: string;
+  /** Examples shown in help: whole command lines, starting with `subctl `. */
+  examples?: string[];
   aliases?: string[];
   /**
    * Positional arguments, by contract field name (path param, query or body field); `?` suffix =
@@ -78,22 +82,6 @@ function fieldsOf(ep: AnyEndpoint): FieldPlace[] {
   const out: FieldPlace[] = fieldsOfEndpoint(ep).map(([field, place, info]) => ({ field, place, info }));
   fieldsCache.set(ep, out);
   return out;
-}
-
-function describeInfo(info: FieldInfo): string {
-  const parts: string[] = [];
-  if (info.kind === 'enum' && info.values) parts.push(info.values.join('|'));
-  else if (info.kind === 'date') parts.push('YYYY-MM-DD');
-  else if (info.kind === 'list') parts.push('comma-separated');
-  else if (info.kind !== 'string' && info.kind !== 'unknown') parts.push(info.kind);
-  if (info.kind === 'string' && info.max !== undefined) parts.push(info.min ? `${info.min}-${info.max} chars` : `max ${info.max} chars`);
-  else if (info.kind === 'string' && info.min) parts.push(`min ${info.min} chars`);
-  if ((info.kind === 'integer' || info.kind === 'number') && (info.min !== undefined || info.max !== undefined)) {
-    parts.push(`${info.min ?? ''}..${info.max ?? ''}`);
-  }
-  if (info.defaultValue !== undefined) parts.push(`default ${String(info.defaultValue)}`);
-  if (!info.optional) parts.push('required');
-  return parts.join(', ');
 }
 
 /** Converts command-line text to the field's JSON type; leaves it as text when it does not parse, so validation names it. */
@@ -166,6 +154,8 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
   reaches(cmd, ep.name);
   const kind = spec.kind ?? (ep.method === 'GET' ? (ep.paging ? 'list' : 'get') : 'action');
   cmd.description(spec.summary ?? ep.summary);
+  withExamples(cmd, spec.examples);
+  if (kind === 'list' && ep.paging) withListFields(cmd, () => itemFieldsOf(ep, ep.paging!.items) ?? spec.columns);
   if (spec.aliases) cmd.aliases(spec.aliases);
   const positional = (spec.args ?? []).map((a) => {
     const [field, alt] = a.replace(/\?$/, '').split('|') as [string, string | undefined];
@@ -195,7 +185,7 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
     if (positional.some((p) => p.field === f.field && !p.optional)) continue;
     let opt: Option;
     if (f.info.kind === 'boolean') {
-      opt = new Option(`${flag} [bool]`, `${desc}; --no-${bare} for false`);
+      opt = new Option(`${flag} [bool]`, `${desc}; alone means true, --no-${bare} means false`);
       cmd.addOption(opt);
       cmd.addOption(new Option(`--no-${bare}`).hideHelp());
     } else {
@@ -205,15 +195,15 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
     byAttr.set(opt.attributeName(), f);
   }
   if (ep.paging) {
-    cmd.addOption(new Option('--page-number <n>', `page to show (default 1); sent as ${ep.paging.page}`));
+    cmd.addOption(new Option('--page-number <n>', `integer, at least 1, default 1: the page to show (sent as ${ep.paging.page})`));
     cmd.addOption(new Option('--page <n>', 'same as --page-number').hideHelp());
-    cmd.addOption(new Option('--page-size <n>', `rows per page (default ${ep.paging.defaultSize}, max ${ep.paging.maxSize}); sent as ${ep.paging.size}`));
+    cmd.addOption(new Option('--page-size <n>', `integer, 1 to ${ep.paging.maxSize}, default ${ep.paging.defaultSize}: rows per page (sent as ${ep.paging.size})`));
   }
   for (const o of spec.extraOptions ?? []) cmd.addOption(o);
   if (bulkCapable) {
     cmd.addOption(new Option('--from-csv <file>', 'bulk: one request per CSV row (columns = field or flag names; flags are defaults); - for stdin'));
     cmd.addOption(new Option('--from-ndjson <file>', 'bulk: one request per JSON line; - for stdin'));
-    cmd.addOption(new Option('--concurrency <n>', 'bulk: requests in flight (1-32)').default('4'));
+    cmd.addOption(new Option('--concurrency <n>', 'bulk: requests in flight (integer, 1 to 32)').default('4'));
     cmd.addOption(new Option('--report <file>', 'bulk: write a CSV report of every row (line, key, outcome, status, message, created id)'));
     cmd.addOption(new Option('--restart', 'bulk: send every row, whatever an earlier run of this input or another applied (discards this input\'s journal)'));
     cmd.addOption(new Option('--skip-applied', 'bulk: skip the rows an earlier run of another input already sent (the file with its failed rows fixed)'));

@@ -35,6 +35,7 @@ export const groups: GroupEntry[] = [
   { name: 'config', summary: 'profiles: base address, output and network defaults', load: async () => (await import('./config/index.js')).configGroup },
   { name: 'sandbox', summary: 'the local sandbox platform: serve it, reset it', load: async () => (await import('./sandbox/index.js')).sandboxGroup },
   { name: 'completion', summary: 'print the shell completion script: completion bash|zsh|fish', load: async () => (await import('./completion/index.js')).completionGroup },
+  { name: 'version', summary: "subctl's version, commit, build date, Node, platform and contract size; -o json for scripts", load: async () => (await import('./version/index.js')).versionGroup },
   { name: 'doctor', summary: 'check the profile, address, network, TLS, credential, clock and files; says what to fix', load: async () => (await import('./doctor/index.js')).doctorGroup },
   { name: '__complete', hidden: true, summary: 'completion candidates for the shell scripts (internal)', load: async () => (await import('./completion/index.js')).completeGroup },
   { name: 'console', summary: 'the interactive console: dashboard, every list, details, actions (a bare `subctl` on a terminal)', load: async () => (await import('./console/index.js')).consoleGroup },

@@ -6,9 +6,7 @@
  * Words are the shell's words, `words[0]` being the program; `cword` is the index of the word
  * under the cursor (it may be one past the end: an empty word).
  */
-import { Command, type Option } from 'commander';
-import { addGlobalOptions } from '../cli/globals.js';
-import { groups } from '../commands/index.js';
+import type { Command, Option } from 'commander';
 import type { Shell } from './scripts.js';
 
 export interface Candidate {
@@ -52,20 +50,13 @@ export interface Analysis {
 }
 
 /**
- * The command tree as `subctl` builds it: every group by name (with its aliases and summary),
- * and the one named `load` built in full (its verbs, flags and arguments). Completing a word
- * needs at most one group's tree, so at most one group is loaded.
+ * The command tree as `subctl` builds it (src/cli/tree.ts): every group by name (with its aliases
+ * and summary), and the one named `load` built in full (its verbs, flags and arguments).
+ * Completing a word needs at most one group's tree, so at most one group is loaded.
  */
 export async function buildTree(load?: string): Promise<Command> {
-  const program = new Command('subctl');
-  addGlobalOptions(program);
-  for (const g of groups) {
-    if (g.hidden) continue;
-    const cmd = program.command(g.name).description(g.summary);
-    if (g.aliases) cmd.aliases(g.aliases);
-    if (g.name === load) (await g.load()).build(cmd, () => () => {});
-  }
-  return program;
+  const { buildTree: tree } = await import('../cli/tree.js');
+  return tree(load);
 }
 
 /**
@@ -141,10 +132,10 @@ function subcommandsOf(cmd: Command): Candidate[] {
 
 const BOOL_VALUES = ['true', 'false'];
 
-/** `TIME_BASED|USAGE_BASED|HYBRID, required` (verbs.ts) or `table|json|ndjson|csv (env ...)` -> the values. */
+/** `one of TIME_BASED|USAGE_BASED|HYBRID, required` (verbs.ts) or `one of table|json|ndjson|csv (env ...)` -> the values. */
 export function enumValues(o: Option): string[] | undefined {
   if (o.argChoices && o.argChoices.length) return [...o.argChoices];
-  const m = /^([A-Za-z0-9_.-]+(?:\|[A-Za-z0-9_.-]+)+)(?=$|[\s,;)])/.exec(o.description ?? '');
+  const m = /^(?:one of )?([A-Za-z0-9_.-]+(?:\|[A-Za-z0-9_.-]+)+)(?=$|[\s,;)])/.exec(o.description ?? '');
   return m ? m[1].split('|') : undefined;
 }
 

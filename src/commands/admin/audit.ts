@@ -10,11 +10,11 @@ import { AUDIT_COLUMNS } from './common.js';
 
 export const auditGroup: Group = {
   name: 'audit',
-  summary: 'audit log: every mutation, who and when; --follow for new entries',
   build: (cmd, bind) => {
     verbsBuilder(() => [
       {
         name: 'list',
+        examples: ['subctl audit list --module subscriptions --action manage --start-date 2026-11-01 --page-size 100', 'subctl audit list --follow'],
         endpoint: auditList,
         columns: AUDIT_COLUMNS,
         aliases: ['ls'],
@@ -22,6 +22,7 @@ export const auditGroup: Group = {
       },
       {
         name: 'user',
+        examples: ['subctl audit user 17 --follow', 'subctl audit user 17 --start-date 2026-11-01 -o json'],
         endpoint: auditUser,
         args: ['id'],
         columns: AUDIT_COLUMNS,

@@ -147,12 +147,12 @@ function flatten(o: Record<string, unknown>, prefix = ''): Record<string, unknow
 
 export const cleanupGroup: Group = {
   name: 'cleanup',
-  summary: 'maintenance cleanup of subscription data (cron-safe; --dry-run first)',
   build(cmd, bind) {
     configureVerb(
       cmd,
       {
         name: 'cleanup',
+        examples: ['subctl cleanup --cleanup-expired-days 90 --cleanup-usage-logs-days 180 --dry-run -o json', 'subctl cleanup --cleanup-expired-days 90 --yes --quiet'],
         endpoint: cleanupRun,
         summary: 'remove expired subscriptions, inactive tokens and old usage logs; --dry-run prints the counts only',
         override: (input, ctx) => runCleanup(input, ctx),

@@ -112,7 +112,6 @@ export function renderDashboard(answer: unknown, opts: { tty: boolean; width: nu
 
 export const dashboardGroup: Group = {
   name: 'dashboard',
-  summary: "the platform's dashboard figures and trends",
   build(cmd, bind) {
     addGlobalOptions(cmd);
     reaches(cmd, dashboardGet.name);

@@ -12,20 +12,21 @@ import { PLAN_COLUMNS } from './common.js';
 
 export const plansGroup: Group = {
   name: 'plans',
-  summary: 'subscription plans: price, duration, credits (/admin/subscription-plans)',
   build: verbsBuilder(() => [
-    { name: 'list', endpoint: plansList, columns: PLAN_COLUMNS, aliases: ['ls'] },
-    { name: 'list-alt', endpoint: plansListAlt, columns: PLAN_COLUMNS, summary: 'the same list from /admin/subscription-plans/list' },
+    { name: 'list', examples: ['subctl plans list --duration-unit months --is-active true', 'subctl plans list --price-from 10 --price-to 50 -o json'], endpoint: plansList, columns: PLAN_COLUMNS, aliases: ['ls'] },
+    { name: 'list-alt', examples: ['subctl plans list-alt --plan-code PRO-M'], endpoint: plansListAlt, columns: PLAN_COLUMNS, summary: 'the same list from /admin/subscription-plans/list' },
     {
       name: 'report',
+      examples: ['subctl plans report --include-stats true', 'subctl plans report --duration-unit months -o json'],
       endpoint: plansReport,
       render: async (data, ctx) => {
         await printList(Array.isArray(data) ? data : [], out(ctx, [...PLAN_COLUMNS, 'auto_renewal', 'max_usage_per_day'], () => itemFieldsOf(plansReport, '')));
       },
     },
-    { name: 'create', endpoint: plansCreate },
+    { name: 'create', examples: ['subctl plans create --plan-code PRO-M --plan-name "Pro monthly" --price 19.99 --currency USD --duration 1 --duration-unit months --credit-amount 1000 --credit-unit requests'], endpoint: plansCreate },
     {
       name: 'update',
+      examples: ['subctl plans update 7 --price 24.99', 'subctl plans update 7 --no-is-active --dry-run'],
       endpoint: plansUpdate,
       args: ['id'],
       hide: ['plan_id'],
@@ -36,6 +37,7 @@ export const plansGroup: Group = {
     },
     {
       name: 'delete',
+      examples: ['subctl plans delete --plan-code PRO-M --force-delete --delete-related-data --yes', 'subctl plans delete 7 --dry-run'],
       endpoint: plansDelete,
       args: ['plan_id|plan_code?'],
       destructive: true,

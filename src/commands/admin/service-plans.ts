@@ -19,17 +19,18 @@ import { SERVICE_PLAN_COLUMNS } from './common.js';
 
 export const servicePlansGroup: Group = {
   name: 'service-plans',
-  summary: 'links between services and plans (/admin/service-plans)',
   build: verbsBuilder(() => [
     {
       name: 'list',
+      examples: ['subctl service-plans list --service-code GPT4', 'subctl service-plans list --is-available true --all -o csv'],
       endpoint: servicePlansList,
       columns: SERVICE_PLAN_COLUMNS,
       aliases: ['ls'],
     },
-    { name: 'list-alt', endpoint: servicePlansListAlt, columns: SERVICE_PLAN_COLUMNS, summary: 'the same list from /admin/service-plans/list' },
+    { name: 'list-alt', examples: ['subctl service-plans list-alt --plan-code PRO-M'], endpoint: servicePlansListAlt, columns: SERVICE_PLAN_COLUMNS, summary: 'the same list from /admin/service-plans/list' },
     {
       name: 'get',
+      examples: ['subctl service-plans get 3', 'subctl service-plans get 3 -o json'],
       endpoint: servicePlansDetail,
       args: ['id'],
       summary: "one link: its info, its subscriptions and its usage codes",
@@ -41,11 +42,12 @@ export const servicePlansGroup: Group = {
         await section(ctx, 'Usage codes', data.usage_codes, ['code_id', 'code_value', 'batch_id', 'is_used', 'used_by_username', 'expiry_date']);
       },
     },
-    { name: 'create', endpoint: servicePlansCreate },
-    { name: 'update', endpoint: servicePlansUpdate, args: ['service_plan_id?'] },
-    { name: 'manage', endpoint: servicePlansManage },
+    { name: 'create', examples: ['subctl service-plans create --service-code GPT4 --plan-code PRO-M'], endpoint: servicePlansCreate },
+    { name: 'update', examples: ['subctl service-plans update 3 --is-available false', 'subctl service-plans update --service-code GPT4 --plan-code PRO-M --new-plan-id 8'], endpoint: servicePlansUpdate, args: ['service_plan_id?'] },
+    { name: 'manage', examples: ['subctl service-plans manage --action deactivate --service-code GPT4 --plan-code PRO-M'], endpoint: servicePlansManage },
     {
       name: 'delete',
+      examples: ['subctl service-plans delete 3 --yes', 'subctl service-plans delete --service-id 12 --plan-id 7 --force-delete --yes'],
       endpoint: servicePlansDelete,
       args: ['service_plan_id?'],
       destructive: true,

@@ -123,6 +123,7 @@ export function manageSubscription(parent: Command, bind: (a: Action) => (raw: R
     parent.command('manage'),
     {
       name: 'manage',
+      examples: ['subctl subscriptions manage 42 --action extend --reason "support ticket 981" --extend-days 30', 'subctl subscriptions manage --from-csv actions.csv --concurrency 8 --yes', 'subctl subscriptions manage 42 --action pause --reason "card expired" --dry-run'],
       endpoint: ep,
       args: ['id?'],
       bulk: manageBulk,

@@ -10,14 +10,14 @@ import { manageSubscription } from './subscription-manage.js';
 
 export const subscriptionsGroup: Group = {
   name: 'subscriptions',
-  summary: "users' subscriptions: list, manage (extend, pause, resume, cancel, add credits), delete",
   aliases: ['subs'],
   build: (cmd, bind) => {
     verbsBuilder(() => [
-      { name: 'list', endpoint: subscriptionsList, columns: SUBSCRIPTION_COLUMNS, aliases: ['ls'] },
-      { name: 'list-alt', endpoint: subscriptionsListAlt, columns: SUBSCRIPTION_COLUMNS, summary: 'the same list from /admin/subscriptions/list' },
+      { name: 'list', examples: ['subctl subscriptions list --status active --service-code GPT4 --all -o csv', 'subctl subscriptions list --username siobhan.anderson'], endpoint: subscriptionsList, columns: SUBSCRIPTION_COLUMNS, aliases: ['ls'] },
+      { name: 'list-alt', examples: ['subctl subscriptions list-alt --status paused --page-size 50'], endpoint: subscriptionsListAlt, columns: SUBSCRIPTION_COLUMNS, summary: 'the same list from /admin/subscriptions/list' },
       {
         name: 'delete',
+        examples: ['subctl subscriptions delete 42 --yes', 'subctl subscriptions delete --user-id 17 --service-id 12 --yes'],
         endpoint: subscriptionsDelete,
         args: ['subscription_id?'],
         destructive: true,

@@ -18,11 +18,11 @@ function codesOf(data: unknown): Array<Record<string, unknown>> {
 
 export const usageCodesGroup: Group = {
   name: 'usage-codes',
-  summary: 'usage codes: list with summary, generate batches',
   aliases: ['codes'],
   build: verbsBuilder(() => [
     {
       name: 'list',
+      examples: ['subctl usage-codes list --batch-id SPRING26 --include-summary true', 'subctl usage-codes list --is-used false --all -o csv'],
       endpoint: usageCodesList,
       columns: CODE_COLUMNS,
       aliases: ['ls'],
@@ -30,6 +30,7 @@ export const usageCodesGroup: Group = {
     },
     {
       name: 'generate',
+      examples: ['subctl usage-codes generate --batch-id SPRING26 --code-count 500 --expiration-days 90 --service-plan-id 3 --code-prefix SPR'],
       endpoint: usageCodesGenerate,
       summary: 'generate a batch of codes; prints the codes to stdout (`> codes.csv` works)',
       // A bulk run prints every batch's codes; a batch whose answer was lost is found by its id.

@@ -9,10 +9,10 @@ import { WALLET_COLUMNS } from './common.js';
 
 export const walletGroup: Group = {
   name: 'wallet',
-  summary: 'wallet transactions with their summary (/admin/wallet-transactions/list)',
   build: verbsBuilder(() => [
     {
       name: 'list',
+      examples: ['subctl wallet list --transaction-type refund --date-from 2026-01-01 --date-to 2026-01-31 -o ndjson', 'subctl wallet list --username siobhan.anderson --limit 20'],
       endpoint: walletList,
       columns: WALLET_COLUMNS,
       aliases: ['ls'],

@@ -3,7 +3,7 @@
  * rules; `subctl api endpoints`: the whole contract.
  */
 import { readFileSync } from 'node:fs';
-import { Command, Option } from 'commander';
+import { Option } from 'commander';
 import { loadEndpoint, matchRoute } from '../../api/contract/routes.js';
 import { describeObject } from '../../api/contract/common.js';
 import type { z } from '../../api/contract/z.js';
@@ -94,9 +94,8 @@ async function readInput(ctx: Ctx, file: string): Promise<unknown> {
 /** Every group built (its verbs record the endpoints they call): endpoint name -> command. */
 async function commandsOfEndpoints(): Promise<Map<string, string>> {
   if (!commandsBuilt) {
-    const { groups } = await import('../index.js');
-    const program = new Command('subctl');
-    for (const g of groups) if (!g.hidden) (await g.load()).build(program.command(g.name), () => () => {});
+    const { buildTree } = await import('../../cli/tree.js');
+    await buildTree('*');
     commandsBuilt = true;
   }
   return commandOfEndpoint;
@@ -119,7 +118,6 @@ async function listEndpoints(ctx: Ctx) {
 
 export const apiGroup: Group = {
   name: 'api',
-  summary: 'raw API calls with the shared client rules; `api endpoints` lists the contract',
   build(cmd, bind) {
     cmd
       .argument('<method>', 'GET, POST, PUT, DELETE (or `endpoints`)')

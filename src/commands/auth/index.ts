@@ -214,7 +214,6 @@ async function refreshRunToken(ctx: Ctx, run: RunToken): Promise<number> {
 
 export const authGroup: Group = {
   name: 'auth',
-  summary: 'sign in and out, tokens and sessions',
   build(cmd, bind) {
     addGlobalOptions(
       cmd

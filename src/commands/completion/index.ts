@@ -15,7 +15,6 @@ const isShell = (s: unknown): s is Shell => typeof s === 'string' && (SHELLS as 
 
 export const completionGroup: Group = {
   name: 'completion',
-  summary: 'print the shell completion script: completion bash|zsh|fish',
   build(cmd, bind) {
     cmd.usage('bash|zsh|fish').addHelpText('after', installHelp());
     for (const shell of SHELLS) {
@@ -45,7 +44,6 @@ export const completionGroup: Group = {
 
 export const completeGroup: Group = {
   name: '__complete',
-  summary: 'completion candidates for the shell scripts (internal)',
   build(cmd, bind) {
     cmd
       .argument('[cword]')

@@ -11,7 +11,6 @@ import { out } from '../common.js';
 
 export const configGroup: Group = {
   name: 'config',
-  summary: 'profiles: base address, output and network defaults',
   build(cmd, bind) {
     addGlobalOptions(
       cmd

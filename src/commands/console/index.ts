@@ -61,7 +61,6 @@ async function runConsole(ctx: Ctx, opts: ConsoleOpts): Promise<number> {
 
 export const consoleGroup: Group = {
   name: 'console',
-  summary: 'the interactive console: dashboard, every list, details and actions (a bare `subctl` opens it on a terminal)',
   build(cmd, bind) {
     cmd
       .argument('[resource]', 'the list to open first (services, subscriptions, ...; default the dashboard)')

@@ -50,7 +50,6 @@ export function doctorExitCode(checks: Check[]): number {
 
 export const doctorGroup: Group = {
   name: 'doctor',
-  summary: 'check the profile, address, network, TLS, credential, clock and files; says what to fix',
   build(cmd, bind) {
     addGlobalOptions(cmd);
     cmd

@@ -38,12 +38,12 @@ const asList = (columns?: string[]) => async (data: unknown, ctx: Ctx) => {
 
 export const meGroup: Group = {
   name: 'me',
-  summary: 'the end-user area as the signed-in account sees it: services, plans, subscriptions, wallet, buy, use',
   build: verbsBuilder(() => [
-    { name: 'services', endpoint: meServices, render: asList(SERVICE_COLUMNS) },
-    { name: 'plans', endpoint: mePlans, args: ['service_code?'], render: asList(PLAN_COLUMNS) },
+    { name: 'services', examples: ['subctl me services', 'subctl me services --service-type USAGE_BASED --show-subscribed true'], endpoint: meServices, render: asList(SERVICE_COLUMNS) },
+    { name: 'plans', examples: ['subctl me plans GPT4'], endpoint: mePlans, args: ['service_code?'], render: asList(PLAN_COLUMNS) },
     {
       name: 'access',
+      examples: ['subctl me access GPT4 --requested-usage 10'],
       endpoint: meAccess,
       args: ['service_code?'],
       summary: 'may the account use a service now, and what remains: exit 0 when it may, 5 when not',
@@ -58,13 +58,14 @@ export const meGroup: Group = {
         return 0;
       },
     },
-    { name: 'subscriptions', endpoint: meSubscriptions, aliases: ['subs'], render: asList(SUBSCRIPTION_COLUMNS) },
-    { name: 'wallet', endpoint: meWallet },
-    { name: 'test-services', endpoint: meTestServices, render: asList() },
-    { name: 'buy', endpoint: meBuy, args: ['plan_code?'], summary: 'buy a subscription: --payment-method WALLET|PAYMENT|FREE, the offer by --service-plan-id or --service-code/--plan-code' },
-    { name: 'generate-access', endpoint: meGenerateAccess, args: ['service_code?'] },
+    { name: 'subscriptions', examples: ['subctl me subscriptions --status active'], endpoint: meSubscriptions, aliases: ['subs'], render: asList(SUBSCRIPTION_COLUMNS) },
+    { name: 'wallet', examples: ['subctl me wallet', 'subctl me wallet -o json'], endpoint: meWallet },
+    { name: 'test-services', examples: ['subctl me test-services'], endpoint: meTestServices, render: asList() },
+    { name: 'buy', examples: ['subctl me buy PRO-M --service-code GPT4 --payment-method WALLET', 'subctl me buy --service-plan-id 3 --payment-method PAYMENT --gateway-name stripe'], endpoint: meBuy, args: ['plan_code?'], summary: 'buy a subscription: --payment-method WALLET|PAYMENT|FREE, the offer by --service-plan-id or --service-code/--plan-code' },
+    { name: 'generate-access', examples: ['subctl me generate-access GPT4'], endpoint: meGenerateAccess, args: ['service_code?'] },
     {
       name: 'use',
+      examples: ['subctl me use GPT4 --usage-amount 1 --usage-type api_call'],
       endpoint: meUse,
       args: ['service_code?'],
       summary: 'record a use of a service: --usage-amount N --usage-type api_call|generate|analyze',
@@ -84,9 +85,10 @@ export const meGroup: Group = {
         }
       },
     },
-    { name: 'activate', endpoint: meActivate, args: ['activation_code?'] },
+    { name: 'activate', examples: ['subctl me activate SPR-8K2M-Q7TZ'], endpoint: meActivate, args: ['activation_code?'] },
     {
       name: 'topup',
+      examples: ['subctl me topup --amount 25 --payment-method card'],
       endpoint: meTopup,
       summary: 'top up the wallet: --amount N --payment-method card|bank|paypal [--payment-data JSON]',
       prepare: (input) => {
@@ -99,6 +101,6 @@ export const meGroup: Group = {
         }
       },
     },
-    { name: 'auto-renewal', endpoint: meAutoRenewal, args: ['subscription_id?'], summary: "turn a subscription's auto-renewal on (--auto-renewal) or off (--no-auto-renewal)" },
+    { name: 'auto-renewal', examples: ['subctl me auto-renewal 42 --auto-renewal false'], endpoint: meAutoRenewal, args: ['subscription_id?'], summary: "turn a subscription's auto-renewal on (--auto-renewal) or off (--no-auto-renewal)" },
   ]),
 };

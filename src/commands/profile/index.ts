@@ -42,11 +42,11 @@ async function renderProfile(data: Record<string, unknown>, ctx: Ctx) {
 
 export const profileGroup: Group = {
   name: 'profile',
-  summary: "the signed-in account's profile: get, update",
   build: verbsBuilder(() => [
-    { name: 'get', endpoint: profileGet, aliases: ['show'], render: renderProfile },
+    { name: 'get', examples: ['subctl profile get', 'subctl profile get -o json'], endpoint: profileGet, aliases: ['show'], render: renderProfile },
     {
       name: 'update',
+      examples: ['subctl profile update --full-name "Siobhan Anderson" --city Dublin --country IE'],
       endpoint: profileUpdate,
       summary: 'update the profile: --full-name, which the API requires, and the other fields to set',
       bulk: false,
@@ -72,10 +72,10 @@ export const profileGroup: Group = {
 
 export const devicesGroup: Group = {
   name: 'devices',
-  summary: "the signed-in account's devices and sessions: list (current one marked *), remove",
   build: verbsBuilder(() => [
     {
       name: 'list',
+      examples: ['subctl devices list', 'subctl devices list --include-inactive true -o json'],
       endpoint: devicesList,
       aliases: ['ls'],
       summary: 'devices and sessions of the signed-in account; the current one is marked * (--include-inactive for all)',
@@ -99,6 +99,7 @@ export const devicesGroup: Group = {
     },
     {
       name: 'remove',
+      examples: ['subctl devices remove 9 --yes'],
       endpoint: devicesRemove,
       aliases: ['rm'],
       args: ['id'],

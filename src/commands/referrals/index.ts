@@ -32,12 +32,12 @@ const summary = (data: Record<string, unknown>, ctx: Ctx) => printSummary(ctx, '
 
 export const referralsGroup: Group = {
   name: 'referrals',
-  summary: 'referral codes: generate, validate, use, update, deactivate, statistics; admin views',
   aliases: ['referral'],
   build: verbsBuilder(() => [
-    { name: 'generate', endpoint: referralsGenerate },
+    { name: 'generate', examples: ['subctl referrals generate --description "partners" --expiry-days 30 --usage-limit 100'], endpoint: referralsGenerate },
     {
       name: 'validate',
+      examples: ['subctl referrals validate SPRING-7Q2X'],
       endpoint: referralsValidate,
       args: ['referral_code?'],
       summary: 'check a referral code: prints the answer; exit 0 when valid, 5 when not',
@@ -57,26 +57,28 @@ export const referralsGroup: Group = {
         return 0;
       },
     },
-    { name: 'use', endpoint: referralsUse, args: ['referral_code?'], summary: 'record that a user (--new-user-id) signed up with a referral code' },
-    { name: 'update', endpoint: referralsUpdate, args: ['referral_code_id?'], summary: "change a code's usage limit (--new-usage-limit) or expiry date (--new-expiry-date)" },
+    { name: 'use', examples: ['subctl referrals use SPRING-7Q2X --new-user-id 231'], endpoint: referralsUse, args: ['referral_code?'], summary: 'record that a user (--new-user-id) signed up with a referral code' },
+    { name: 'update', examples: ['subctl referrals update 14 --new-usage-limit 200 --new-expiry-date 2026-12-31'], endpoint: referralsUpdate, args: ['referral_code_id?'], summary: "change a code's usage limit (--new-usage-limit) or expiry date (--new-expiry-date)" },
     {
       name: 'deactivate',
+      examples: ['subctl referrals deactivate 14 --reason "campaign ended"'],
       endpoint: referralsDeactivate,
       args: ['referral_code_id?'],
       summary: 'deactivate a referral code (--reason required)',
       destructive: true,
       describe: (i: VerbInput) => `deactivate referral code #${String(i.body.referral_code_id)} (reason: ${String(i.body.reason)})`,
     },
-    { name: 'mine', endpoint: referralsMine, summary: "the signed-in account's codes (--include-inactive, --search-keyword)", extras: summary },
-    { name: 'stats', endpoint: referralsStats, summary: "the signed-in account's referral statistics" },
-    { name: 'info', endpoint: referralsInfo, args: ['user_id'] },
-    { name: 'referred', endpoint: referralsReferred, summary: 'the users the signed-in account referred', extras: summary },
-    { name: 'search', endpoint: referralsSearch, summary: 'search usable referral codes (staff)' },
-    { name: 'admin-search', endpoint: referralsAdminSearch, summary: 'admin: search every referral code' },
-    { name: 'admin-list', endpoint: referralsAdminList, summary: 'admin: every referral, filtered (--filter-status, dates, --search-keyword) and sorted', extras: summary },
-    { name: 'admin-referred', endpoint: referralsAdminReferred, summary: 'admin: every referred user', extras: summary },
+    { name: 'mine', examples: ['subctl referrals mine', 'subctl referrals mine --include-inactive true -o json'], endpoint: referralsMine, summary: "the signed-in account's codes (--include-inactive, --search-keyword)", extras: summary },
+    { name: 'stats', examples: ['subctl referrals stats'], endpoint: referralsStats, summary: "the signed-in account's referral statistics" },
+    { name: 'info', examples: ['subctl referrals info 17'], endpoint: referralsInfo, args: ['user_id'] },
+    { name: 'referred', examples: ['subctl referrals referred --page-size 50'], endpoint: referralsReferred, summary: 'the users the signed-in account referred', extras: summary },
+    { name: 'search', examples: ['subctl referrals search --search-keyword SPRING'], endpoint: referralsSearch, summary: 'search usable referral codes (staff)' },
+    { name: 'admin-search', examples: ['subctl referrals admin-search --search-keyword partners'], endpoint: referralsAdminSearch, summary: 'admin: search every referral code' },
+    { name: 'admin-list', examples: ['subctl referrals admin-list --filter-status active --filter-date-from 2026-01-01', 'subctl referrals admin-list --all -o csv'], endpoint: referralsAdminList, summary: 'admin: every referral, filtered (--filter-status, dates, --search-keyword) and sorted', extras: summary },
+    { name: 'admin-referred', examples: ['subctl referrals admin-referred --search-keyword anderson'], endpoint: referralsAdminReferred, summary: 'admin: every referred user', extras: summary },
     {
       name: 'user-referred',
+      examples: ['subctl referrals user-referred 17'],
       endpoint: referralsAdminUserReferred,
       args: ['user_id'],
       summary: 'admin: the users one user referred',
@@ -85,6 +87,6 @@ export const referralsGroup: Group = {
         await printSummary(ctx, 'Summary', data.summary);
       },
     },
-    { name: 'user-stats', endpoint: referralsAdminUserStats, args: ['user_id'], summary: "admin: one user's referral statistics over --stats-period days (30)" },
+    { name: 'user-stats', examples: ['subctl referrals user-stats 17 --stats-period 90'], endpoint: referralsAdminUserStats, args: ['user_id'], summary: "admin: one user's referral statistics over --stats-period days (30)" },
   ]),
 };

@@ -48,13 +48,13 @@ export function explainRoleConflict(e: unknown, roleId: unknown): unknown {
 
 export const rolesGroup: Group = {
   name: 'roles',
-  summary: 'roles and who holds them: list, create, update, delete, members, assign, promote, demote, remove',
   build: verbsBuilder(() => [
-    { name: 'list', endpoint: rolesList, columns: ROLE_COLUMNS, aliases: ['ls'] },
-    { name: 'create', endpoint: rolesCreate },
-    { name: 'update', endpoint: rolesUpdate, args: ['role_id'] },
+    { name: 'list', examples: ['subctl roles list', 'subctl roles list -o json'], endpoint: rolesList, columns: ROLE_COLUMNS, aliases: ['ls'] },
+    { name: 'create', examples: ['subctl roles create --role-name agent --display-name "Support agent" --priority 10'], endpoint: rolesCreate },
+    { name: 'update', examples: ['subctl roles update 5 --display-name "Senior agent"'], endpoint: rolesUpdate, args: ['role_id'] },
     {
       name: 'delete',
+      examples: ['subctl roles delete 5 --yes'],
       endpoint: rolesDelete,
       args: ['role_id'],
       // The override asks and sends itself (to explain a 409); destructive/describe still serve bulk runs.
@@ -73,9 +73,10 @@ export const rolesGroup: Group = {
         }
       },
     },
-    { name: 'members', endpoint: rolesMembers, args: ['role'], columns: MEMBER_COLUMNS, summary: 'the users holding a role (by name), paged' },
+    { name: 'members', examples: ['subctl roles members admin', 'subctl roles members support --all -o csv'], endpoint: rolesMembers, args: ['role'], columns: MEMBER_COLUMNS, summary: 'the users holding a role (by name), paged' },
     {
       name: 'assignments',
+      examples: ['subctl roles assignments --role-filter admin', 'subctl roles assignments --search anderson'],
       endpoint: rolesAssignments,
       columns: ASSIGNMENT_COLUMNS,
       summary: 'users with their roles (--search, --role-filter); the count per role after the rows',
@@ -83,6 +84,7 @@ export const rolesGroup: Group = {
     },
     {
       name: 'of',
+      examples: ['subctl roles of 17'],
       endpoint: rolesOf,
       args: ['user_id'],
       summary: "one user's roles, level and permissions, and the roles available to them",
@@ -95,6 +97,7 @@ export const rolesGroup: Group = {
     },
     {
       name: 'assign',
+      examples: ['subctl roles assign 17 --new-roles support,agent --reason "rota"'],
       endpoint: rolesAssign,
       args: ['user_id'],
       summary: "set a user's roles: --new-roles a,b (replaces the roles held; --new-role is the legacy single form) with --reason and --notes",
@@ -108,10 +111,11 @@ export const rolesGroup: Group = {
         }
       },
     },
-    { name: 'promote', endpoint: rolesPromote, args: ['user_id'], summary: 'promote a user to the next role up (or to --new-role)' },
-    { name: 'demote', endpoint: rolesDemote, args: ['user_id'], summary: 'demote a user to the next role down (or to --new-role)' },
+    { name: 'promote', examples: ['subctl roles promote 17 --new-role admin --reason "team lead"'], endpoint: rolesPromote, args: ['user_id'], summary: 'promote a user to the next role up (or to --new-role)' },
+    { name: 'demote', examples: ['subctl roles demote 17 --new-role user --reason "left the team"'], endpoint: rolesDemote, args: ['user_id'], summary: 'demote a user to the next role down (or to --new-role)' },
     {
       name: 'remove',
+      examples: ['subctl roles remove 17 --reason "account review" --yes'],
       endpoint: rolesRemove,
       args: ['user_id'],
       summary: "remove a user's roles: they are left with the role user",

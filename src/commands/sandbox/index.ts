@@ -18,7 +18,6 @@ function scaleOf(v: unknown): number {
 
 export const sandboxGroup: Group = {
   name: 'sandbox',
-  summary: 'the local sandbox platform: serve it, reset it',
   build(cmd, bind) {
     addGlobalOptions(
       cmd

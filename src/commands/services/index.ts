@@ -53,12 +53,12 @@ async function renderDetail(data: Record<string, unknown>, ctx: Ctx) {
 
 export const servicesGroup: Group = {
   name: 'services',
-  summary: 'services offered through plans (/admin/services)',
   build: verbsBuilder(() => [
-    { name: 'list', endpoint: servicesList, columns: SERVICE_COLUMNS, aliases: ['ls'] },
-    { name: 'list-alt', endpoint: servicesListAlt, columns: SERVICE_COLUMNS, summary: 'the same list from /admin/services/list' },
+    { name: 'list', examples: ['subctl services list --service-type HYBRID --is-active true --page-size 50 --sort-by ServiceName --sort-order ASC -o json', 'subctl services list --all --fields service_code,service_name,is_active -o csv'], endpoint: servicesList, columns: SERVICE_COLUMNS, aliases: ['ls'] },
+    { name: 'list-alt', examples: ['subctl services list-alt --provider-name OpenAI --page-size 50'], endpoint: servicesListAlt, columns: SERVICE_COLUMNS, summary: 'the same list from /admin/services/list' },
     {
       name: 'get',
+      examples: ['subctl services get --service-code GPT4', 'subctl services get 12 -o json'],
       endpoint: servicesDetail,
       summary: 'one service: its details, plans, active subscriptions, top users and usage',
       args: ['service_id|service_code?'],
@@ -67,6 +67,7 @@ export const servicesGroup: Group = {
     },
     {
       name: 'report',
+      examples: ['subctl services report --service-type USAGE_BASED --include-stats true', 'subctl services report -o csv > services.csv'],
       endpoint: servicesReport,
       render: async (data, ctx) => {
         await printList(Array.isArray(data) ? data : [], out(ctx, [...SERVICE_COLUMNS, 'today_usage_count'], () => itemFieldsOf(servicesReport, '')));
@@ -74,6 +75,7 @@ export const servicesGroup: Group = {
     },
     {
       name: 'create',
+      examples: ['subctl services create --service-code GPT4 --service-name "GPT-4 access" --service-type USAGE_BASED --provider-name OpenAI --base-service-url https://api.example.com --access-pattern "/v1/*" --credit-reset-cycle monthly', 'subctl services create --from-csv services.csv --dry-run'],
       endpoint: servicesCreate,
       // A bulk create whose answer was lost is settled by looking its code up (`services get`).
       bulk: {
@@ -85,9 +87,10 @@ export const servicesGroup: Group = {
         }),
       },
     },
-    { name: 'update', endpoint: servicesUpdate, args: ['id'] },
+    { name: 'update', examples: ['subctl services update 12 --service-name "GPT-4 Turbo"', 'subctl services update 12 --no-is-active'], endpoint: servicesUpdate, args: ['id'] },
     {
       name: 'delete',
+      examples: ['subctl services delete --service-code GPT4 --force-delete --yes', 'subctl services delete 12 --dry-run'],
       endpoint: servicesDelete,
       args: ['service_id|service_code?'],
       destructive: true,

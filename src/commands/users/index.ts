@@ -33,14 +33,14 @@ export function userDetail(data: Record<string, unknown> | null | undefined): Re
 
 export const usersGroup: Group = {
   name: 'users',
-  summary: 'user accounts: list, get, create, update, delete; superadmin search and set-password',
   build: (cmd, bind) => {
     // The confirmation of `users delete` names the account, looked up on a terminal.
     let deleting: string | undefined;
     verbsBuilder(() => [
-      { name: 'list', endpoint: usersList, columns: USER_COLUMNS, aliases: ['ls'] },
+      { name: 'list', examples: ['subctl users list --role admin --status Active', 'subctl users list --all --fields user_id,username,email -o csv'], endpoint: usersList, columns: USER_COLUMNS, aliases: ['ls'] },
       {
         name: 'get',
+        examples: ['subctl users get 17', 'subctl users get 17 -o json'],
         endpoint: usersGet,
         args: ['id'],
         render: async (data: Record<string, unknown>, ctx) => {
@@ -53,6 +53,7 @@ export const usersGroup: Group = {
       },
       {
         name: 'create',
+        examples: ['subctl users create --username jdoe --email jdoe@example.com --role support --password-stdin < jdoe.pw', 'subctl users create --from-csv new-staff.csv --dry-run'],
         endpoint: usersCreate,
         summary: 'create a user account (201); password from a masked prompt or --password-stdin (bulk: a password column)',
         hide: ['password'],
@@ -71,6 +72,7 @@ export const usersGroup: Group = {
       },
       {
         name: 'update',
+        examples: ['subctl users update 17 --status Inactive', 'subctl users update 17 --full-name "Siobhan Anderson" --role support'],
         endpoint: usersUpdate,
         args: ['id'],
         hide: ['user_id'],
@@ -81,6 +83,7 @@ export const usersGroup: Group = {
       },
       {
         name: 'delete',
+        examples: ['subctl users delete 17 --yes', 'subctl users delete 17 --dry-run'],
         endpoint: usersDelete,
         args: ['id'],
         destructive: true,
@@ -97,6 +100,7 @@ export const usersGroup: Group = {
       },
       {
         name: 'search',
+        examples: ['subctl users search --search-keyword anderson --status Active', 'subctl users search --last-login-days 90 --sort-by last_login_date -o csv'],
         endpoint: usersSearch,
         summary: 'superadmin: every user with activity and referrals, filtered and sorted; statistics after the rows',
         columns: SEARCH_COLUMNS,
@@ -104,6 +108,7 @@ export const usersGroup: Group = {
       },
       {
         name: 'set-password',
+        examples: ['subctl users set-password 17', 'subctl users set-password 17 --password-stdin < new-password.txt'],
         endpoint: cmsSuperadminChangePassword,
         summary: "superadmin: set a user's password (signs them out everywhere); new password from a masked prompt or --password-stdin",
         args: ['user_id'],
