@@ -53,7 +53,10 @@ const RULES: Record<Kind, () => AnyEndpoint> = {
 export class CatalogFileError extends UsageError {
   constructor(readonly problems: FileProblem[]) {
     const lines = problems.map((p) => `${p.file}:${p.line}:${p.column}: ${p.message}`);
-    super(`the catalog file has ${problems.length === 1 ? 'an error' : `${problems.length} errors`}; nothing was sent:\n  ${lines.join('\n  ')}`, { details: problems });
+    super(`the catalog file has ${problems.length === 1 ? 'an error' : `${problems.length} errors`}; nothing was sent:\n  ${lines.join('\n  ')}`, {
+      details: problems,
+      hint: 'fix the file and run the command again (`subctl catalog export` writes a file the platform matches)',
+    });
   }
 }
 

@@ -147,7 +147,10 @@ async function runApply(ctx: Ctx, raw: Record<string, unknown>): Promise<number>
   if (forced.length && !forceDelete) {
     throw new UsageError(`${forced.map((c) => `${c.kind} ${c.label}`).join(', ')} ${forced.length === 1 ? 'has' : 'have'} active subscriptions: deleting needs --force-delete; nothing was sent`);
   }
-  const name = runId ?? defaultRunName(file.text, platformName(ctx), { prune, forceDelete });
+  // The embedded sandbox listens on a new port at every start: its data file is its name.
+  const target = ctx.target();
+  const platform = target?.sandbox ? 'embedded sandbox' : platformName(ctx);
+  const name = runId ?? defaultRunName(file.text, platform, { prune, forceDelete });
   const journal = new CatalogJournal(join(ctx.paths().stateDir, 'catalog'), name);
   const resuming = journal.load().size > 0;
   if (!plan.changes.length && !resuming) return 0;
