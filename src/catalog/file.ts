@@ -180,20 +180,38 @@ function checkEntry(kind: Kind, map: YAMLMap, where: string, at: (n: Node | unde
       ok = false;
     }
   }
-  try {
-    validateInput(RULES[kind](), { body });
-  } catch (e) {
-    if (!(e instanceof ValidationError)) throw e;
-    for (const p of e.problems) {
-      const field = p.field.split('.')[0];
-      at(nodes.get(field) ?? map, `${where}.${p.field}: ${p.message}`);
-    }
-    return undefined;
-  }
-  if (!ok) return undefined;
+  // The fields given are checked here; the fields a create needs, once the platform says
+  // which entries are new (`missingForCreate`): an entry that exists may name only what it sets.
+  const problems = contractProblems(kind, body).filter((p) => p.field.split('.')[0] in body || spec.keyFields.includes(p.field));
+  for (const p of problems) at(nodes.get(p.field.split('.')[0]) ?? map, `${where}.${p.field}: ${p.message}`);
+  if (problems.length || !ok) return undefined;
   const entry: Entry = {};
   for (const [k, v] of Object.entries(raw)) if (v !== null && v !== undefined && k !== 'is_system_role') entry[k] = v as string | number | boolean;
   return entry;
+}
+
+/** The contract's problems with an entry as a create body. */
+function contractProblems(kind: Kind, body: Record<string, unknown>): Array<{ field: string; message: string }> {
+  try {
+    validateInput(RULES[kind](), { body });
+    return [];
+  } catch (e) {
+    if (!(e instanceof ValidationError)) throw e;
+    return e.problems;
+  }
+}
+
+/** Entries the platform does not have yet (`isNew`) that leave out a field their create needs. */
+export function missingForCreate(file: CatalogFile, isNew: (kind: Kind, entry: Entry) => boolean): FileProblem[] {
+  const out: FileProblem[] = [];
+  for (const { kind, entry, node } of file.entries) {
+    if (entry.is_system_role === true || !isNew(kind, entry)) continue;
+    const body = Object.fromEntries(Object.entries(entry).filter(([k]) => k in (RULES[kind]().body?.shape ?? {})));
+    for (const p of contractProblems(kind, body)) {
+      out.push({ file: file.path, ...file.position(node), message: `${SPECS[kind].noun} ${labelOf(kind, entry)} is not on the platform, and creating it needs ${p.field}: ${p.message}` });
+    }
+  }
+  return out;
 }
 
 /**

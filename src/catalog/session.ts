@@ -6,8 +6,8 @@
 import type { ApiClient } from '../api/client.js';
 import { UsageError } from '../api/errors.js';
 import { diffCatalog, prunedKeys, type Plan } from './diff.js';
-import { CatalogFileError, danglingLinks, readCatalogFile, type CatalogFile } from './file.js';
-import type { Kind } from './model.js';
+import { CatalogFileError, danglingLinks, missingForCreate, readCatalogFile, type CatalogFile } from './file.js';
+import { keyOf, type Kind } from './model.js';
 import { readPlatform, type PlatformState } from './read.js';
 
 export interface Planned {
@@ -31,8 +31,9 @@ export async function planFromFile(path: string, api: () => Promise<ApiClient>, 
     services: new Set([...state.facts.services.keys()].filter((k) => !pruned.services.has(k))),
     plans: new Set([...state.facts.plans.keys()].filter((k) => !pruned.plans.has(k))),
   };
-  const dangling = danglingLinks(file, platform);
-  if (dangling.length) throw new CatalogFileError(dangling);
+  const creates = new Set(plan.changes.filter((c) => c.op === 'create').map((c) => `${c.kind} ${c.key}`));
+  const problems = [...missingForCreate(file, (kind, e) => creates.has(`${kind} ${keyOf(kind, e)}`)), ...danglingLinks(file, platform)];
+  if (problems.length) throw new CatalogFileError(problems);
   if (plan.refused.length) throw new UsageError(`the catalog file cannot be applied; nothing was sent:\n  ${plan.refused.join('\n  ')}`);
   return { file, state, plan, kinds };
 }
