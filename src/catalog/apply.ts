@@ -14,6 +14,7 @@ import { rolesCreate, rolesDelete, rolesUpdate } from '../api/contract/user-acco
 import { CliError, InterruptedError } from '../api/errors.js';
 import { diffCatalog, type Change, type Plan } from './diff.js';
 import type { CatalogJournal, StepEvent } from './journal.js';
+import { safe } from './plan-text.js';
 import { canonical } from './step.js';
 import type { Catalog, Kind } from './model.js';
 import { readPlatform } from './read.js';
@@ -141,12 +142,12 @@ export async function applyPlan(api: ApiClient, file: Catalog, first: Plan, opts
         rows.push({ kind: c.kind, op: c.op, key: c.label, outcome: 'failed', status, message });
         failed.add(`${c.kind} ${c.key}`);
         firstError ??= e;
-        opts.note(`  failed: ${c.op} ${c.kind} ${c.label}: ${message}`);
+        opts.note(`  failed: ${c.op} ${c.kind} ${safe(c.label)}: ${safe(message)}`);
         continue;
       }
       opts.journal.append({ step, state: 'done' });
       rows.push({ kind: c.kind, op: c.op, key: c.label, outcome: 'applied' });
-      opts.note(`  ${c.op === 'create' ? '+' : c.op === 'delete' ? '-' : '~'} ${c.kind} ${c.label}`);
+      opts.note(`  ${c.op === 'create' ? '+' : c.op === 'delete' ? '-' : '~'} ${c.kind} ${safe(c.label)}`);
       progressed = true;
     }
     if (!progressed) break;

@@ -7,9 +7,14 @@
 import { countChanges, type Change, type Plan } from './diff.js';
 import { KINDS, SPECS } from './model.js';
 
+/** A name from the platform, with control characters shown escaped (never sent to a terminal raw). */
+export function safe(s: string): string {
+  return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 function show(v: unknown): string {
   if (v === undefined) return '(none)';
-  return JSON.stringify(v);
+  return safe(JSON.stringify(v));
 }
 
 function blast(c: Change, forceDelete: boolean): string {
@@ -21,15 +26,15 @@ function blast(c: Change, forceDelete: boolean): string {
 
 function changeLines(c: Change, forceDelete: boolean): string[] {
   if (c.op === 'create') {
-    const lines = [`  + create ${c.label}`];
+    const lines = [`  + create ${safe(c.label)}`];
     for (const f of c.fields) if (!SPECS[c.kind].keyFields.includes(f.field)) lines.push(`      ${f.field}: ${show(f.to)}`);
     return lines;
   }
-  if (c.op === 'delete') return [`  - delete ${c.label}${blast(c, forceDelete)}`];
+  if (c.op === 'delete') return [`  - delete ${safe(c.label)}${blast(c, forceDelete)}`];
   if (c.kind === 'links' && c.fields.length === 1 && c.fields[0].field === 'is_available') {
-    return [`  ~ ${c.fields[0].to === false ? 'deactivate' : 'activate'} ${c.label}${blast(c, forceDelete)}`];
+    return [`  ~ ${c.fields[0].to === false ? 'deactivate' : 'activate'} ${safe(c.label)}${blast(c, forceDelete)}`];
   }
-  return [`  ~ update ${c.label}${blast(c, forceDelete)}`, ...c.fields.map((f) => `      ${f.field}: ${show(f.from)} -> ${show(f.to)}`)];
+  return [`  ~ update ${safe(c.label)}${blast(c, forceDelete)}`, ...c.fields.map((f) => `      ${f.field}: ${show(f.from)} -> ${show(f.to)}`)];
 }
 
 /** The plan as text, ending with a summary line. */
