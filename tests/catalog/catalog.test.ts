@@ -247,4 +247,71 @@ describe('the file is checked before anything is sent', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${file}:2:16: roles[0].role_name:`);
   });
+
+  it('a new entry without the fields its create needs: line and column, exit 2, no write', async () => {
+    const file = join(dir, 'partial.yaml');
+    writeFileSync(file, 'plans:\n  - plan_code: BASIC-M\n    price: 9.99\n  - plan_code: BRAND-NEW\n    price: 4\n');
+    const before = lastAudit(seeded);
+    const r = await cli(seeded, `catalog apply -f ${file} --yes`);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${file}:4:5: plan BRAND-NEW is not on the platform, and creating it needs plan_name: required`);
+    expect(r.stderr).not.toContain('BASIC-M');
+    expect(writesSince(seeded, before)).toEqual([]);
+  });
+});
+
+describe('deletions and failures', () => {
+  it('pruning a service with active subscriptions needs --force-delete: refused before anything is sent, then deleted with it', async () => {
+    const sb = await startTestSandbox();
+    const cfg = tempConfigDir();
+    const exported = await cli(sb, 'catalog export --only services', cfg);
+    expect(exported.stdout).not.toContain('\nplans:');
+    const text = exported.stdout.replace(/  - access_pattern: [^\n]*\n(    [^\n]*\n)*?    service_code: CLAUDE3\n(    [^\n]*\n)*?    service_type: [A-Z_]+\n/, '');
+    expect(text).not.toContain('CLAUDE3');
+    const file = join(dir, 'prune.yaml');
+    writeFileSync(file, text);
+    const active = (sb.db.prepare("SELECT COUNT(*) AS n FROM subscriptions x JOIN services s USING (service_id) WHERE s.service_code = 'CLAUDE3' AND x.status = 'active'").get() as { n: number }).n;
+    expect(active).toBeGreaterThan(0);
+    const before = lastAudit(sb);
+    const refused = await cli(sb, `catalog apply -f ${file} --prune --yes`, cfg);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toContain(`  - delete CLAUDE3  [${active} active subscriptions; needs --force-delete]`);
+    expect(refused.stderr).toContain('services CLAUDE3 has active subscriptions: deleting needs --force-delete; nothing was sent');
+    expect(writesSince(sb, before)).toEqual([]);
+    const forced = await cli(sb, `catalog apply -f ${file} --prune --force-delete --yes`, cfg);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toContain(`  - delete CLAUDE3  [${active} active subscriptions; deleted with --force-delete]`);
+    expect(writesSince(sb, before).map((w) => `${w.module} ${w.action} ${JSON.parse(w.details).force_delete}`)).toEqual(['services delete true']);
+  }, 60_000);
+
+  it('a change the platform refuses: the others applied, its link skipped, exit 8, the report says which', async () => {
+    const sb = await startTestSandbox();
+    const cfg = tempConfigDir();
+    const file = join(dir, 'refused.yaml');
+    writeFileSync(
+      file,
+      [
+        'plans:',
+        '  - plan_code: BASIC-M',
+        '    price: 8.75',
+        '  - {plan_code: ODD-CUR, plan_name: Odd, price: 1, currency: DOLLARS, duration: 1, duration_unit: days, credit_amount: 1, credit_unit: requests}',
+        'links:',
+        '  - {service_code: CLAUDE3, plan_code: ODD-CUR, is_available: true}',
+        '',
+      ].join('\n'),
+    );
+    const report = join(dir, 'refused-report.csv');
+    const r = await cli(sb, `catalog apply -f ${file} --yes --report ${report}`, cfg);
+    expect(r.code, r.stderr).toBe(8);
+    expect(readFileSync(report, 'utf8')).toBe(
+      [
+        'kind,key,op,outcome,http_status,message',
+        'plans,BASIC-M,update,applied,,',
+        'plans,ODD-CUR,create,failed,400,currency must be a three-letter code such as USD',
+        'links,CLAUDE3/ODD-CUR,create,skipped,,plan ODD-CUR was not created',
+        '',
+      ].join('\n'),
+    );
+    expect((sb.db.prepare("SELECT price FROM subscription_plans WHERE plan_code = 'BASIC-M'").get() as { price: number }).price).toBe(8.75);
+  }, 60_000);
 });
