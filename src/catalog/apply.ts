@@ -109,10 +109,10 @@ export async function applyPlan(api: ApiClient, file: Catalog, first: Plan, opts
   const pending = new Set(first.changes.map(stepName));
   for (const [step, ev] of earlier) {
     if (pending.has(step)) continue;
-    const [kind, op, key] = step.split(' ') as [Kind, Change['op'], string];
+    const [kind, op, key] = [ev.kind ?? '', ev.op ?? '', ev.label ?? step] as [Kind, Change['op'], string];
     if (ev.state === 'done') rows.push({ kind, op, key, outcome: 'applied-earlier' });
     else if (ev.state === 'sent' || ev.state === 'verified') {
-      if (ev.state === 'sent') opts.journal.append({ step, state: 'verified' });
+      if (ev.state === 'sent') opts.journal.append({ step, state: 'verified', kind, op, label: key });
       rows.push({ kind, op, key, outcome: 'verified', message: 'in flight when the earlier run stopped; found applied on the platform' });
     }
   }
@@ -129,23 +129,24 @@ export async function applyPlan(api: ApiClient, file: Catalog, first: Plan, opts
         continue;
       }
       const before: StepEvent | undefined = earlier.get(step);
+      const about = { kind: c.kind, op: c.op, label: c.label };
       // In flight when an earlier run stopped, and the platform read since shows it not done.
-      if (before?.state === 'sent') opts.journal.append({ step, state: 'absent' });
-      opts.journal.append({ step, state: 'sent' });
+      if (before?.state === 'sent') opts.journal.append({ step, state: 'absent', ...about });
+      opts.journal.append({ step, state: 'sent', ...about });
       try {
         await send(api, c, opts.forceDelete, opts.signal);
       } catch (e) {
         if (opts.signal.aborted) throw new InterruptedError('interrupted: run the same command again to resume');
         const status = e instanceof CliError ? e.status : undefined;
         const message = e instanceof Error ? e.message : String(e);
-        opts.journal.append({ step, state: 'failed', status, message });
+        opts.journal.append({ step, state: 'failed', status, message, ...about });
         rows.push({ kind: c.kind, op: c.op, key: c.label, outcome: 'failed', status, message });
         failed.add(`${c.kind} ${c.key}`);
         firstError ??= e;
         opts.note(`  failed: ${c.op} ${c.kind} ${safe(c.label)}: ${safe(message)}`);
         continue;
       }
-      opts.journal.append({ step, state: 'done' });
+      opts.journal.append({ step, state: 'done', ...about });
       rows.push({ kind: c.kind, op: c.op, key: c.label, outcome: 'applied' });
       opts.note(`  ${c.op === 'create' ? '+' : c.op === 'delete' ? '-' : '~'} ${c.kind} ${safe(c.label)}`);
       progressed = true;

@@ -10,7 +10,7 @@
  * apart from the bulk engine's (src/bulk/journal.ts), whose row-numbered events fit a CSV run.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { localError } from '../api/errors.js';
 import { ensurePrivateDir } from '../config/paths.js';
@@ -20,6 +20,10 @@ export type StepState = 'sent' | 'done' | 'failed' | 'verified' | 'absent';
 export interface StepEvent {
   step: string;
   state: StepState;
+  /** The change as the report names it. */
+  kind?: string;
+  op?: string;
+  label?: string;
   at: number;
   status?: number;
   message?: string;
@@ -72,6 +76,15 @@ export class CatalogJournal {
     } catch (err) {
       throw localError(err, `the catalog journal ${this.file}`) ?? err;
     }
+  }
+
+  /**
+   * A run that applied everything is over: its journal is kept under another name, so that the
+   * same command run later (the same file, after the platform drifted) is a new run.
+   */
+  finish(now: Date): void {
+    this.close();
+    if (existsSync(this.file)) renameSync(this.file, this.file.replace(/\.jsonl$/, `.done-${now.toISOString().replace(/[:.]/g, '-')}.jsonl`));
   }
 
   close(): void {

@@ -167,6 +167,7 @@ async function runApply(ctx: Ctx, raw: Record<string, unknown>): Promise<number>
     journal.close();
   }
   const { rows, firstError } = result;
+  if (!rows.some((r) => r.outcome === 'failed' || r.outcome === 'skipped')) journal.finish(ctx.now());
   if (typeof raw.report === 'string') {
     try {
       writeFileSync(raw.report, reportCsv(rows), { mode: 0o600 });
