@@ -134,7 +134,7 @@ async function runApply(ctx: Ctx, raw: Record<string, unknown>): Promise<number>
   const prune = raw.prune === true;
   const forceDelete = raw.forceDelete === true;
   const runId = raw.runId as string | undefined;
-  const [{ planFromFile }, { planText }, { applyPlan, reportCsv }, { CatalogJournal, defaultRunName, RUN_NAME }] = await Promise.all([
+  const [{ planFromFile }, { planJson, planText }, { applyPlan, reportCsv }, { CatalogJournal, defaultRunName, RUN_NAME }] = await Promise.all([
     import('../../catalog/session.js'),
     import('../../catalog/plan-text.js'),
     import('../../catalog/apply.js'),
@@ -142,7 +142,8 @@ async function runApply(ctx: Ctx, raw: Record<string, unknown>): Promise<number>
   ]);
   if (runId !== undefined && !RUN_NAME.test(runId)) throw new UsageError(`--run-id takes 1-64 letters, digits, '.', '_' or '-'; got '${runId}'`);
   const { file, plan, kinds } = await planFromFile(path, () => ctx.api(), { prune, signal: ctx.signal });
-  ctx.io.stdout.write(planText(plan, { forceDelete }));
+  if (ctx.globals.output === 'json') ctx.io.stdout.write(`${JSON.stringify(planJson(plan), null, 2)}\n`);
+  else ctx.io.stdout.write(planText(plan, { forceDelete }));
   const forced = plan.changes.filter((c) => c.needsForce);
   if (forced.length && !forceDelete) {
     throw new UsageError(`${forced.map((c) => `${c.kind} ${c.label}`).join(', ')} ${forced.length === 1 ? 'has' : 'have'} active subscriptions: deleting needs --force-delete; nothing was sent`);
