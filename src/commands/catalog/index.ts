@@ -9,6 +9,7 @@ import { Option, type Command } from 'commander';
 import { ExitCode, localError, PartialFailureError, UsageError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
+import type { Planned } from '../../catalog/session.js';
 import type { Group } from '../types.js';
 
 const KIND_NAMES = ['services', 'plans', 'links', 'roles'] as const;
@@ -129,29 +130,56 @@ function buildApply(cmd: Command, bind: (a: (ctx: Ctx) => Promise<number>) => (r
   });
 }
 
+/** The platform as the run's name and lock know it: the embedded sandbox listens on a new port at every start. */
+function runPlatform(ctx: Ctx): string {
+  return ctx.target()?.sandbox ? 'embedded sandbox' : platformName(ctx);
+}
+
 async function runApply(ctx: Ctx, raw: Record<string, unknown>): Promise<number> {
   const path = fileOption(raw);
+  const runId = raw.runId as string | undefined;
+  const [{ planFromFile }, { RUN_NAME }, { acquireLock }, { createHash }] = await Promise.all([
+    import('../../catalog/session.js'),
+    import('../../catalog/journal.js'),
+    import('../../config/lock.js'),
+    import('node:crypto'),
+  ]);
+  if (runId !== undefined && !RUN_NAME.test(runId)) throw new UsageError(`--run-id takes 1-64 letters, digits, '.', '_' or '-'; got '${runId}'`);
+  // One apply at a time on a platform, taken once the file is found good and before the
+  // platform is read: a second one beside it would plan from a state the first is changing.
+  // A lock whose process is gone (a killed run) is taken over.
+  let lock: { release(): void } | undefined;
+  const api = async () => {
+    const client = await ctx.api();
+    if (!lock && raw.dryRun !== true) {
+      const id = createHash('sha256').update(runPlatform(ctx)).digest('hex').slice(0, 16);
+      lock = acquireLock(join(ctx.paths().stateDir, 'catalog', `platform-${id}.lock`), { command: `catalog apply -f ${path}` });
+    }
+    return client;
+  };
+  try {
+    const planned = await planFromFile(path, api, { prune: raw.prune === true, signal: ctx.signal });
+    return await applyPlanned(ctx, raw, path, planned);
+  } finally {
+    lock?.release();
+  }
+}
+
+async function applyPlanned(ctx: Ctx, raw: Record<string, unknown>, path: string, { file, plan, kinds }: Planned): Promise<number> {
   const prune = raw.prune === true;
   const forceDelete = raw.forceDelete === true;
-  const runId = raw.runId as string | undefined;
-  const [{ planFromFile }, { planJson, planText }, { applyPlan, reportCsv }, { CatalogJournal, defaultRunName, RUN_NAME }] = await Promise.all([
-    import('../../catalog/session.js'),
+  const [{ planJson, planText }, { applyPlan, reportCsv }, { CatalogJournal, defaultRunName }] = await Promise.all([
     import('../../catalog/plan-text.js'),
     import('../../catalog/apply.js'),
     import('../../catalog/journal.js'),
   ]);
-  if (runId !== undefined && !RUN_NAME.test(runId)) throw new UsageError(`--run-id takes 1-64 letters, digits, '.', '_' or '-'; got '${runId}'`);
-  const { file, plan, kinds } = await planFromFile(path, () => ctx.api(), { prune, signal: ctx.signal });
   if (ctx.globals.output === 'json') ctx.io.stdout.write(`${JSON.stringify(planJson(plan), null, 2)}\n`);
   else ctx.io.stdout.write(planText(plan, { forceDelete }));
   const forced = plan.changes.filter((c) => c.needsForce);
   if (forced.length && !forceDelete) {
     throw new UsageError(`${forced.map((c) => `${c.kind} ${c.label}`).join(', ')} ${forced.length === 1 ? 'has' : 'have'} active subscriptions: deleting needs --force-delete; nothing was sent`);
   }
-  // The embedded sandbox listens on a new port at every start: its data file is its name.
-  const target = ctx.target();
-  const platform = target?.sandbox ? 'embedded sandbox' : platformName(ctx);
-  const name = runId ?? defaultRunName(file.text, platform, { prune, forceDelete });
+  const name = (raw.runId as string | undefined) ?? defaultRunName(file.text, runPlatform(ctx), { prune, forceDelete });
   const journal = new CatalogJournal(join(ctx.paths().stateDir, 'catalog'), name);
   const resuming = journal.load().size > 0;
   if (!plan.changes.length && !resuming) return 0;
