@@ -107,11 +107,15 @@ export async function applyPlan(api: ApiClient, file: Catalog, first: Plan, opts
   let plan = first;
   // What an earlier run of this name finished, or left in flight, that the platform now shows done.
   const pending = new Set(first.changes.map(stepName));
+  const touched = new Set(first.changes.map((c) => `${c.kind} ${c.key}`));
   for (const [step, ev] of earlier) {
     if (pending.has(step)) continue;
     const [kind, op, key] = [ev.kind ?? '', ev.op ?? '', ev.label ?? step] as [Kind, Change['op'], string];
     if (ev.state === 'done') rows.push({ kind, op, key, outcome: 'applied-earlier' });
-    else if (ev.state === 'sent' || ev.state === 'verified') {
+    else if (ev.state === 'sent' && touched.has(`${kind} ${key.toLowerCase()}`)) {
+      // In flight, and the platform now wants another change of the same entry: not this one.
+      opts.journal.append({ step, state: 'absent', kind, op, label: key });
+    } else if (ev.state === 'sent' || ev.state === 'verified') {
       if (ev.state === 'sent') opts.journal.append({ step, state: 'verified', kind, op, label: key });
       rows.push({ kind, op, key, outcome: 'verified', message: 'in flight when the earlier run stopped; found applied on the platform' });
     }

@@ -314,4 +314,24 @@ describe('deletions and failures', () => {
     );
     expect((sb.db.prepare("SELECT price FROM subscription_plans WHERE plan_code = 'BASIC-M'").get() as { price: number }).price).toBe(8.75);
   }, 60_000);
+
+  it('a second apply beside a running one on the same platform stops (exit 5) and sends nothing', async () => {
+    const { acquireLock } = await import('../../src/config/lock.js');
+    const { createHash } = await import('node:crypto');
+    const cfg = tempConfigDir();
+    const id = createHash('sha256').update(seeded.url).digest('hex').slice(0, 16);
+    // This test's process holds the platform's lock, as a running apply would.
+    const lock = acquireLock(join(cfg, 'state', 'catalog', `platform-${id}.lock`), { command: 'catalog apply -f other.yaml' });
+    try {
+      const file = join(dir, 'locked.yaml');
+      writeFileSync(file, 'plans:\n  - plan_code: BASIC-M\n    price: 7.25\n');
+      const before = lastAudit(seeded);
+      const r = await cli(seeded, `catalog apply -f ${file} --yes`, cfg);
+      expect(r.code, r.stderr).toBe(5);
+      expect(r.stderr).toContain('catalog apply -f other.yaml');
+      expect(writesSince(seeded, before)).toEqual([]);
+    } finally {
+      lock.release();
+    }
+  });
 });
