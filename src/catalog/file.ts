@@ -173,9 +173,11 @@ function checkEntry(kind: Kind, map: YAMLMap, where: string, at: (n: Node | unde
   let ok = true;
   for (const k of own) {
     const type = spec.fields[k];
-    if (k === 'is_system_role') {
-      if (raw[k] !== false) at(nodes.get(k), `${where}.${k}: expected true or false`), (ok = false);
-    } else if (type === 'boolean' && typeof raw[k] !== 'boolean') {
+    if (k === 'is_system_role' && raw[k] !== false) {
+      // true was handled above: anything else here is not a flag.
+      at(nodes.get(k), `${where}.${k}: expected true or false, got ${JSON.stringify(raw[k])}`);
+      ok = false;
+    } else if (k !== 'is_system_role' && type === 'boolean' && typeof raw[k] !== 'boolean') {
       at(nodes.get(k), `${where}.${k}: expected true or false, got ${JSON.stringify(raw[k])}`);
       ok = false;
     }
