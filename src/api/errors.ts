@@ -14,6 +14,8 @@ export const ExitCode = {
   server: 6,
   network: 7,
   partial: 8,
+  /** `catalog diff`: the platform differs from the file. */
+  differs: 9,
   interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

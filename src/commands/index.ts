@@ -23,6 +23,7 @@ export const groups: GroupEntry[] = [
   { name: 'usage-codes', aliases: ['codes'], summary: 'usage codes: list with summary, generate batches', load: async () => (await import('./admin/usage-codes.js')).usageCodesGroup },
   { name: 'wallet', summary: 'wallet transactions with their summary', load: async () => (await import('./admin/wallet.js')).walletGroup },
   { name: 'dashboard', summary: "the platform's dashboard figures and trends", load: async () => (await import('./admin/dashboard.js')).dashboardGroup },
+  { name: 'catalog', summary: 'the catalog as code: export services, plans, links and roles, diff, apply', load: async () => (await import('./catalog/index.js')).catalogGroup },
   { name: 'audit', summary: 'audit log: every mutation, who and when; --follow for new entries', load: async () => (await import('./admin/audit.js')).auditGroup },
   { name: 'cleanup', summary: 'maintenance cleanup of subscription data (cron-safe; --dry-run first)', load: async () => (await import('./admin/cleanup.js')).cleanupGroup },
   { name: 'users', summary: 'user accounts; superadmin search and password reset', load: async () => (await import('./users/index.js')).usersGroup },

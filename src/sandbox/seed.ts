@@ -15,6 +15,20 @@ export interface SeedOptions {
   seed?: number;
   /** The clock the data is laid out around (default: now). */
   now?: Date;
+  /**
+   * false: accounts and their history, but no catalog (no services, plans, links or custom
+   * roles, and so no subscriptions or usage codes): the target of a `catalog apply` round trip.
+   */
+  catalog?: boolean;
+}
+
+/** Takes the catalog out of a seeded database, with what hangs on it. */
+function dropCatalog(db: DB): void {
+  for (const table of ['usage_logs', 'usage_codes', 'subscriptions', 'service_plans', 'services', 'subscription_plans']) db.exec(`DELETE FROM ${table}`);
+  const custom = 'SELECT role_name FROM roles WHERE is_system_role = 0';
+  db.exec(`DELETE FROM role_permissions WHERE role_name IN (${custom})`);
+  db.exec(`DELETE FROM user_roles WHERE role_name IN (${custom})`);
+  db.exec('DELETE FROM roles WHERE is_system_role = 0');
 }
 
 /** Tables the seeders fill by the thousand (by the million at scale 100). */
@@ -56,6 +70,7 @@ export function seedDatabase(db: DB, opts: SeedOptions = {}): { seeded: boolean;
     for (const i of indexes) db.exec(`DROP INDEX "${i.name}"`);
     seedUsers(db, { scale, rng, now });
     seedAdmin(db, { scale, rng, now });
+    if (opts.catalog === false) dropCatalog(db);
     for (const i of indexes) db.exec(i.sql);
     return true;
   });

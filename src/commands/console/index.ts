@@ -16,6 +16,8 @@ interface ConsoleOpts {
   resource?: string;
   readOnly?: boolean;
   pageSize?: number;
+  /** `--catalog FILE`: the read-only plan for a catalog file instead of the lists. */
+  catalog?: string;
 }
 
 /** Why the console cannot run here, or undefined when it can. */
@@ -48,6 +50,7 @@ async function runConsole(ctx: Ctx, opts: ConsoleOpts): Promise<number> {
     ctx.warn('note: --verbose is ignored by the console (its log would draw over the screen)');
     ctx.globals.verbose = false;
   }
+  if (opts.catalog !== undefined) return (await import('../catalog/console-view.js')).runCatalogView(ctx, opts.catalog);
   // The first screen's request goes out now, while Ink loads (half a second): the answer is
   // usually there by the first frame.
   const api = await ctx.api();
@@ -65,7 +68,8 @@ export const consoleGroup: Group = {
     cmd
       .argument('[resource]', 'the list to open first (services, subscriptions, ...; default the dashboard)')
       .addOption(new Option('--read-only', 'browse only: no action keys'))
-      .addOption(new Option('--page-size <n>', 'rows per server page (default: what fits the terminal)'));
+      .addOption(new Option('--page-size <n>', 'rows per server page (default: what fits the terminal)'))
+      .addOption(new Option('--catalog <file>', 'a read-only view of what `catalog apply` would change for this file'));
     addGlobalOptions(cmd);
     cmd.action((resource: string | undefined, _o: unknown, c: import('commander').Command) => {
       const opts = c.optsWithGlobals() as Record<string, unknown>;
@@ -76,7 +80,7 @@ export const consoleGroup: Group = {
           if (!/^\d+$/.test(s) || Number(s) < 1 || Number(s) > 100) throw new UsageError(`--page-size expects a whole number from 1 to 100, got '${s}'`);
           pageSize = Number(s);
         }
-        return runConsole(ctx, { resource, readOnly: opts.readOnly === true, pageSize });
+        return runConsole(ctx, { resource, readOnly: opts.readOnly === true, pageSize, catalog: opts.catalog as string | undefined });
       })(opts);
     });
   },

@@ -73,6 +73,7 @@ export const sandboxGroup: Group = {
         .description('delete the sandbox data and seed it again')
         .addOption(new Option('--data <file>', 'SQLite data file (default: sandbox.db in the data directory)'))
         .addOption(new Option('--scale <n>', 'multiply the seed data'))
+        .addOption(new Option('--no-catalog', 'seed the accounts but no catalog (no services, plans, links or custom roles): a target for `catalog apply`'))
         .action((_o, c) => {
           const opts = c.optsWithGlobals() as Record<string, unknown>;
           bind(async (ctx) => {
@@ -93,11 +94,11 @@ export const sandboxGroup: Group = {
             await ctx.confirm(`reset the sandbox data in ${dataFile}`);
             const started = Date.now();
             try {
-              resetDatabase(dataFile, { scale }).close();
+              resetDatabase(dataFile, { scale, catalog: opts.catalog !== false }).close();
             } catch (err) {
               throw dataFileFailure(err, dataFile, flag, true);
             }
-            ctx.note(`sandbox data reset in ${((Date.now() - started) / 1000).toFixed(1)} s: ${dataFile}`);
+            ctx.note(`sandbox data reset${opts.catalog === false ? ' without a catalog' : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${dataFile}`);
             return 0;
           })(opts);
         }),
