@@ -328,7 +328,9 @@ async function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOption
       }
       // The status, unless the message already says it (a redirect's names its own).
       const status = e.status && !message.includes(`HTTP ${e.status}`) ? ` (HTTP ${e.status})` : '';
-      io.stderr.write(`error: ${safe(globals?.verbose ? message : cutMessage(message))}${status}\n`);
+      // Each line cut on its own: a message of many lines (a file's errors) is not one server text.
+      const shown = globals?.verbose ? message : message.split('\n').map((l) => cutMessage(l)).join('\n');
+      io.stderr.write(`error: ${safe(shown)}${status}\n`);
       const fields = fieldErrors(e.details);
       for (const f of fields) io.stderr.write(`  ${safe(globals?.verbose ? f : cutMessage(f))}\n`);
       if (e.hint) io.stderr.write(`hint: ${safe(e.hint)}\n`);

@@ -26,6 +26,9 @@ export const HAND_WRITTEN_EXAMPLES: Readonly<Record<string, readonly string[]>> 
   'doctor': ['subctl doctor', 'subctl doctor --profile prod -o json'],
   'sandbox serve': ['subctl sandbox serve', 'subctl sandbox serve --port 0 --scale 10 --chaos latency=0-50,5xx=0.2'],
   'sandbox reset': ['subctl sandbox reset', 'subctl sandbox reset --scale 100'],
+  'catalog export': ['subctl catalog export > catalog.yaml', 'subctl catalog export -o json --only services,plans', 'subctl catalog export --profile prod > prod-catalog.yaml'],
+  'catalog diff': ['subctl catalog diff -f catalog.yaml', 'subctl catalog diff -f catalog.yaml --prune -o json', 'subctl catalog diff -f catalog.yaml --profile prod'],
+  'catalog apply': ['subctl catalog apply -f catalog.yaml --dry-run', 'subctl catalog apply -f catalog.yaml --prune --yes --report apply-report.csv', 'subctl catalog apply -f catalog.yaml --run-id release-42 --yes'],
   'version': ['subctl version', 'subctl version -o json'],
   'api': ['subctl api GET /admin/services -f page_size=5', 'subctl api endpoints -o json', 'subctl api POST /admin/services --input service.json'],
 };

@@ -14,10 +14,6 @@ import type { Group } from '../types.js';
 
 const KIND_NAMES = ['services', 'plans', 'links', 'roles'] as const;
 
-function examples(lines: string[]): string {
-  return `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
-}
-
 /** The platform as the header and the run name give it: its address without any user part. */
 function platformName(ctx: Ctx): string {
   const t = ctx.target();
@@ -64,8 +60,7 @@ function buildExport(cmd: Command, bind: (a: (ctx: Ctx) => Promise<number>) => (
   const c = cmd
     .command('export')
     .description("print the platform's catalog as one YAML (default) or JSON document: services, plans, links and roles, keys sorted, no ids or dates")
-    .addOption(new Option('--only <kinds>', 'comma-separated: services,plans,links,roles (default all)'))
-    .addHelpText('after', examples(['subctl catalog export > catalog.yaml', 'subctl catalog export -o json --only services,plans', 'subctl catalog export --profile prod > prod-catalog.yaml']));
+    .addOption(new Option('--only <kinds>', 'comma-separated: services,plans,links,roles (default all)'));
   addGlobalOptions(c);
   c.action((_o, cc) => {
     const raw = cc.optsWithGlobals() as Record<string, unknown>;
@@ -86,10 +81,7 @@ function buildDiff(cmd: Command, bind: (a: (ctx: Ctx) => Promise<number>) => (ra
     .description('what apply would change, as a plan; exit 0 when the platform matches the file, 9 when it differs')
     .addOption(new Option('-f, --file <file>', 'the catalog file (YAML or JSON)'))
     .addOption(new Option('--prune', 'also plan deleting what the platform has and the file does not'))
-    .addHelpText(
-      'after',
-      `${examples(['subctl catalog diff -f catalog.yaml', 'subctl catalog diff -f catalog.yaml --prune -o json', 'subctl catalog diff -f catalog.yaml --profile prod || echo "catalog drift"'])}\nExit status: 0 the platform matches the file, 9 it differs, 2 the file has errors (each with its line and column).\n`,
-    );
+    .addHelpText('after', '\nExit status: 0 the platform matches the file, 9 it differs, 2 the file has errors (each with its line and column).\n');
   addGlobalOptions(c);
   c.action((_o, cc) => {
     const raw = cc.optsWithGlobals() as Record<string, unknown>;
@@ -112,17 +104,7 @@ function buildApply(cmd: Command, bind: (a: (ctx: Ctx) => Promise<number>) => (r
     .addOption(new Option('--prune', 'delete what the platform has and the file does not (links first, then roles, plans, services)'))
     .addOption(new Option('--dry-run', 'print the plan and stop'))
     .addOption(new Option('--force-delete', 'delete services and plans that have subscriptions (the API refuses otherwise)'))
-    .addOption(new Option('--run-id <name>', "the run's name (default: from the file's content and the platform); the same name resumes a stopped run"))
-    .addOption(new Option('--report <file>', 'write a CSV report: one row a change with its outcome'))
-    .addHelpText(
-      'after',
-      examples([
-        'subctl catalog apply -f catalog.yaml --dry-run',
-        'subctl catalog apply -f catalog.yaml',
-        'subctl catalog apply -f catalog.yaml --prune --yes --report apply-report.csv',
-        'subctl catalog apply -f catalog.yaml --run-id release-42 --yes',
-      ]),
-    );
+    .addOption(new Option('--report <file>', 'write a CSV report: one row a change with its outcome'));
   addGlobalOptions(c);
   c.action((_o, cc) => {
     const raw = cc.optsWithGlobals() as Record<string, unknown>;
