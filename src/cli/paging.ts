@@ -67,7 +67,7 @@ const ROW_KEYS: Record<string, string> = {
 export function rowKeyOf(ep: AnyEndpoint): (row: Record<string, unknown>) => unknown {
   const field = ROW_KEYS[ep.paging?.items ?? ''];
   // The id read with care (`'42'` and 42 are one row); a row without a readable id is known by its content.
-  return field ? (row) => readId(row[field]) ?? JSON.stringify(row) : (row) => JSON.stringify(row);
+  return field ? (row) => (row !== null && typeof row === 'object' ? readId(row[field]) : undefined) ?? JSON.stringify(row) : (row) => JSON.stringify(row);
 }
 
 /**

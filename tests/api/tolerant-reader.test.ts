@@ -116,6 +116,13 @@ describe('rows are found, never silently lost', () => {
     expect(r.stderr).toBe('note: rows read from data.rows; the API documents name data.services\n');
   });
 
+  it('--all with rows that are not objects (null, text): printed as received, never a crash', async () => {
+    server.setHandler(() => ok({ pagination, services: [null, 'x', { service_id: 1 }] }));
+    const r = await run('services list --all -o json');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([null, 'x', { service_id: 1 }]);
+  });
+
   it('--all over a page with no rows to be found: exit 6 naming what the answer held', async () => {
     server.setHandler(() => ok({ pagination, a: [1], b: [2] }));
     const r = await run('services list --all -o json');
