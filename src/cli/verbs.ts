@@ -205,7 +205,7 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
     cmd.addOption(new Option('--from-ndjson <file>', 'bulk: one request per JSON line; - for stdin'));
     cmd.addOption(new Option('--concurrency <n>', 'bulk: requests in flight (integer, 1 to 32)').default('4'));
     cmd.addOption(new Option('--report <file>', 'bulk: write a CSV report of every row (line, key, outcome, status, message, created id)'));
-    cmd.addOption(new Option('--restart', 'bulk: send every row, whatever an earlier run of this input or another applied (discards this input\'s journal)'));
+    cmd.addOption(new Option('--restart', 'bulk: send every row, whatever this run or earlier runs applied (discards this run\'s journal)'));
     cmd.addOption(new Option('--skip-applied', 'bulk: skip the rows an earlier run of another input already sent (the file with its failed rows fixed)'));
   }
   if (takesDryRun(spec, kind)) cmd.addOption(new Option('--dry-run', `check the input and print what would be sent${bulkCapable ? ' (every row of a bulk input)' : ''}; send nothing`));
