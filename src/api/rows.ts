@@ -33,8 +33,7 @@ const RECORDS = ['total_records', 'total_count', 'total_items', 'total_rows', 't
  * The rows of a list answer.
  * @example findRows(servicesList, { items: [{ service_id: 1 }] }) // { rows: [...], from: 'data.items', note: 'note: rows read from data.items; ...' }
  */
-export function findRows(ep: AnyEndpoint, data: unknown): FoundRows {
-  const key = ep.paging?.items ?? '';
+export function findRows(ep: AnyEndpoint, data: unknown, key: string = ep.paging?.items ?? ''): FoundRows {
   const documented = key ? `data.${key}` : 'data';
   if (data === undefined || data === null) return { rows: [], from: documented };
   if (key && isObject(data)) {

@@ -47,6 +47,19 @@ export function hasList(_ep: AnyEndpoint, data: unknown): boolean {
   return data !== null && typeof data === 'object' && Object.values(data as Record<string, unknown>).some(Array.isArray);
 }
 
+/**
+ * The rows of a list answer a command prints whole (a list the API does not page, or one page):
+ * `key` is where the API documents name them ('' for `data` itself). Rows found elsewhere are
+ * said once on stderr; none to be found is an error, except with -o json|ndjson, where the
+ * caller prints `data` as received (undefined is returned then).
+ */
+export function listRows(ctx: Ctx, ep: AnyEndpoint, data: unknown, key?: string): Record<string, unknown>[] | undefined {
+  const found = findRows(ep, data, key);
+  if (!found.rows && ctx.globals.output !== 'json' && ctx.globals.output !== 'ndjson') throw noRows(found.note!);
+  if (found.note) ctx.warn(found.note);
+  return found.rows;
+}
+
 export function pageInfoOf(ep: AnyEndpoint, data: unknown, page: number, size: number): PageInfo {
   return { page, size, ...totalsOf(ep, data) };
 }
@@ -338,15 +351,12 @@ export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { col
 
   if (!g.all && g.limit === undefined) {
     const data = (await api.call(ep, call as never, { signal: ctx.signal })) as Record<string, unknown>;
-    const found = findRows(ep, data);
-    if (!found.rows && g.output !== 'json' && g.output !== 'ndjson') throw noRows(found.note!);
-    if (found.note) ctx.warn(found.note);
-    if (!found.rows) {
+    const items = listRows(ctx, ep, data);
+    if (!items) {
       // Rows the reader could not find are not an empty list: the answer is printed as received.
       await printObject(data, { format: g.output, io: ctx.io, noColor: g.noColor });
       return 0;
     }
-    const items = found.rows;
     const page = givenPage ?? 1;
     const info = pageInfoOf(ep, data, page, givenSize ?? paging.defaultSize);
     await printList(items, out);

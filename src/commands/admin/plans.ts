@@ -4,8 +4,9 @@
 import { plansCreate, plansDelete, plansList, plansListAlt, plansReport, plansUpdate } from '../../api/contract/admin-plans.js';
 import { itemFieldsOf } from '../../api/contract/common.js';
 import { UsageError } from '../../api/errors.js';
+import { listRows } from '../../cli/paging.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
-import { printList } from '../../output/index.js';
+import { printList, printObject } from '../../output/index.js';
 import type { Group } from '../types.js';
 import { out } from '../common.js';
 import { PLAN_COLUMNS } from './common.js';
@@ -20,7 +21,9 @@ export const plansGroup: Group = {
       examples: ['subctl plans report --include-stats true', 'subctl plans report --duration-unit months -o json'],
       endpoint: plansReport,
       render: async (data, ctx) => {
-        await printList(Array.isArray(data) ? data : [], out(ctx, [...PLAN_COLUMNS, 'auto_renewal', 'max_usage_per_day'], () => itemFieldsOf(plansReport, '')));
+        const rows = listRows(ctx, plansReport, data, '');
+        if (!rows) return void (await printObject(data, out(ctx)));
+        await printList(rows, out(ctx, [...PLAN_COLUMNS, 'auto_renewal', 'max_usage_per_day'], () => itemFieldsOf(plansReport, '')));
       },
     },
     { name: 'create', examples: ['subctl plans create --plan-code PRO-M --plan-name "Pro monthly" --price 19.99 --currency USD --duration 1 --duration-unit months --credit-amount 1000 --credit-unit requests'], endpoint: plansCreate },

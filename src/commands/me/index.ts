@@ -18,7 +18,9 @@ import {
   meWallet,
 } from '../../api/contract/user-enduser.js';
 import { HttpError, UsageError } from '../../api/errors.js';
+import type { AnyEndpoint } from '../../api/contract/common.js';
 import type { Ctx } from '../../cli/context.js';
+import { listRows } from '../../cli/paging.js';
 import { verbsBuilder } from '../../cli/verbs.js';
 import { printList, printObject } from '../../output/index.js';
 import { printAnswer } from '../auth/index.js';
@@ -30,17 +32,18 @@ const PLAN_COLUMNS = ['service_plan_id', 'service_code', 'plan_code', 'plan_name
 const SUBSCRIPTION_COLUMNS = ['subscription_id', 'service_code', 'plan_code', 'status', 'start_date', 'end_date', 'remaining_credits', 'usage_today', 'auto_renewal'];
 
 
-/** Bare-array answers print as lists (an object answer, from another server, as an object). */
-const asList = (columns?: string[]) => async (data: unknown, ctx: Ctx) => {
-  if (Array.isArray(data)) await printList(data as Record<string, unknown>[], out(ctx, columns));
+/** Lists answered whole: the rows wherever the tolerant reader finds them; none to be found, `data` as received under -o json. */
+const asList = (ep: AnyEndpoint, columns?: string[]) => async (data: unknown, ctx: Ctx) => {
+  const rows = listRows(ctx, ep, data, '');
+  if (rows) await printList(rows, out(ctx, columns));
   else await printObject(data ?? {}, out(ctx));
 };
 
 export const meGroup: Group = {
   name: 'me',
   build: verbsBuilder(() => [
-    { name: 'services', examples: ['subctl me services', 'subctl me services --service-type USAGE_BASED --show-subscribed true'], endpoint: meServices, render: asList(SERVICE_COLUMNS) },
-    { name: 'plans', examples: ['subctl me plans GPT4'], endpoint: mePlans, args: ['service_code?'], render: asList(PLAN_COLUMNS) },
+    { name: 'services', examples: ['subctl me services', 'subctl me services --service-type USAGE_BASED --show-subscribed true'], endpoint: meServices, render: asList(meServices, SERVICE_COLUMNS) },
+    { name: 'plans', examples: ['subctl me plans GPT4'], endpoint: mePlans, args: ['service_code?'], render: asList(mePlans, PLAN_COLUMNS) },
     {
       name: 'access',
       examples: ['subctl me access GPT4 --requested-usage 10'],
@@ -58,9 +61,9 @@ export const meGroup: Group = {
         return 0;
       },
     },
-    { name: 'subscriptions', examples: ['subctl me subscriptions --status active'], endpoint: meSubscriptions, aliases: ['subs'], render: asList(SUBSCRIPTION_COLUMNS) },
+    { name: 'subscriptions', examples: ['subctl me subscriptions --status active'], endpoint: meSubscriptions, aliases: ['subs'], render: asList(meSubscriptions, SUBSCRIPTION_COLUMNS) },
     { name: 'wallet', examples: ['subctl me wallet', 'subctl me wallet -o json'], endpoint: meWallet },
-    { name: 'test-services', examples: ['subctl me test-services'], endpoint: meTestServices, render: asList() },
+    { name: 'test-services', examples: ['subctl me test-services'], endpoint: meTestServices, render: asList(meTestServices) },
     { name: 'buy', examples: ['subctl me buy PRO-M --service-code GPT4 --payment-method WALLET', 'subctl me buy --service-plan-id 3 --payment-method PAYMENT --gateway-name stripe'], endpoint: meBuy, args: ['plan_code?'], summary: 'buy a subscription: --payment-method WALLET|PAYMENT|FREE, the offer by --service-plan-id or --service-code/--plan-code' },
     { name: 'generate-access', examples: ['subctl me generate-access GPT4'], endpoint: meGenerateAccess, args: ['service_code?'] },
     {

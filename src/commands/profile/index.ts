@@ -5,6 +5,7 @@
 import { devicesList, devicesRemove, profileGet, profileUpdate } from '../../api/contract/user-accounts.js';
 import { CliError, UsageError } from '../../api/errors.js';
 import { MASK } from '../../api/redact.js';
+import { listRows } from '../../cli/paging.js';
 import type { Ctx } from '../../cli/context.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printList, printObject } from '../../output/index.js';
@@ -82,7 +83,9 @@ export const devicesGroup: Group = {
       render: async (data: Record<string, unknown>, ctx) => {
         // A session id and a device token are credentials (the session id signs CMS requests):
         // masked, as --verbose and auth login's output keep them out (they were printed whole).
-        const devices = (Array.isArray(data?.devices) ? (data.devices as Record<string, unknown>[]) : []).map((d) => {
+        const found = listRows(ctx, devicesList, data, 'devices');
+        if (!found) return void (await printObject(data, out(ctx)));
+        const devices = found.map((d) => {
           const m = { ...d };
           for (const k of ['session_id', 'device_token']) if (typeof m[k] === 'string' && m[k] !== '') m[k] = MASK;
           return m;

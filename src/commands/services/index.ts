@@ -14,6 +14,7 @@ import {
 import { itemFieldsOf } from '../../api/contract/common.js';
 import { UsageError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
+import { listRows } from '../../cli/paging.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printList, printObject, sparkline } from '../../output/index.js';
 import { out, section } from '../common.js';
@@ -70,7 +71,9 @@ export const servicesGroup: Group = {
       examples: ['subctl services report --service-type USAGE_BASED --include-stats true', 'subctl services report -o csv > services.csv'],
       endpoint: servicesReport,
       render: async (data, ctx) => {
-        await printList(Array.isArray(data) ? data : [], out(ctx, [...SERVICE_COLUMNS, 'today_usage_count'], () => itemFieldsOf(servicesReport, '')));
+        const rows = listRows(ctx, servicesReport, data, '');
+        if (!rows) return void (await printObject(data, out(ctx)));
+        await printList(rows, out(ctx, [...SERVICE_COLUMNS, 'today_usage_count'], () => itemFieldsOf(servicesReport, '')));
       },
     },
     {
