@@ -69,6 +69,10 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
   let pending: { action: Action; raw: Record<string, unknown> } | undefined;
   let globals: GlobalOptions | undefined;
 
+  // Options are read only once the line parses: for Commander's own errors, -o json|ndjson is
+  // looked for in the words, then SUBCTL_OUTPUT, then the profile's output setting.
+  const parseFormat = (): string | undefined => (outputWord(argv) ?? io.env.SUBCTL_OUTPUT ?? profileOutputOf(argv, io.env))?.toLowerCase();
+  let jsonParseErrors = false;
   const program = new Command('subctl');
   program
     .description('Administration CLI and console for the subscription and usage-metering platform')
@@ -77,6 +81,12 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // With JSON errors the message goes out once, as the object (in the catch below).
+      outputError: (s, write) => {
+        const f = parseFormat();
+        jsonParseErrors = f === 'json' || f === 'ndjson';
+        if (!jsonParseErrors) write(s);
+      },
     })
     .showSuggestionAfterError(true)
     .helpCommand(true);
@@ -145,22 +155,22 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
-      // Commander printed its message already; add the hint and map to the usage exit code.
+      // Commander printed its message already, unless JSON errors were asked for (then
+      // outputError kept it back); add the hint and map to the usage exit code.
       const group = program.commands.find((c) => c.name() === first || c.aliases().includes(first ?? ''));
+      let has: string | undefined;
       if (e.code === 'commander.unknownCommand' && group && group.commands.length > 0) {
         // `subctl referrals list`: say what the group has rather than only where help is.
         const verbs = group.commands.filter((c) => c.name() !== 'help').map((c) => c.name());
-        io.stderr.write(`subctl ${group.name()} has: ${verbs.join(', ')}\n`);
+        has = `subctl ${group.name()} has: ${verbs.join(', ')}`;
       }
       // Help for the verb when one was named and built, else for the group, else the root.
       const leaf = group?.commands.find((c) => c.name() === verb || c.aliases().includes(verb ?? ''));
-      io.stderr.write(`run 'subctl ${group ? `${group.name()} ` : ''}${leaf ? `${leaf.name()} ` : ''}--help' for usage\n`);
-      // Options were not read (the line did not parse): -o json|ndjson is looked for in the words,
-      // then SUBCTL_OUTPUT, then the profile's output setting (its other errors are JSON too).
-      const format = outputWord(argv) ?? io.env.SUBCTL_OUTPUT ?? profileOutputOf(argv, io.env);
-      if (format === 'json' || format === 'ndjson') {
-        io.stderr.write(`${JSON.stringify(new UsageError(e.message.replace(/^error: /, '')).toJSON())}\n`);
-      }
+      const usage = `run 'subctl ${group ? `${group.name()} ` : ''}${leaf ? `${leaf.name()} ` : ''}--help' for usage`;
+      if (jsonParseErrors) {
+        const err = new UsageError(e.message.replace(/^error: /, '').trim(), { hint: has ? `${has}; ${usage}` : usage });
+        io.stderr.write(`${JSON.stringify(errorObject(err))}\n`);
+      } else io.stderr.write(`${has ? `${has}\n` : ''}${usage}\n`);
       return 2;
     }
     return reportError(e, io, undefined, argv);
@@ -312,6 +322,11 @@ async function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOption
   const format = globals?.output ?? outputWord(argv)?.toLowerCase() ?? io.env.SUBCTL_OUTPUT?.toLowerCase();
   const jsonErrors = format === 'json' || format === 'ndjson';
   if (e instanceof CliError && !e.hint && e.exitCode !== 130) e.hint = defaultHint(e, argv);
+  if (e instanceof CliError && jsonErrors) {
+    // Scripts asked for JSON: the error is that one object, said once (its hint and note inside).
+    io.stderr.write(`${JSON.stringify(errorObject(e))}\n`);
+    return e.exitCode;
+  }
   if (e instanceof CliError) {
     if (e.exitCode === 130) {
       io.stderr.write(`interrupted\n${e.done ? `note: ${e.done}\n` : ''}`);
@@ -329,18 +344,31 @@ async function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOption
       if (e.hint) io.stderr.write(`hint: ${e.hint}\n`);
       if (e.done) io.stderr.write(`note: ${e.done}\n`);
     }
-    if (jsonErrors) io.stderr.write(`${JSON.stringify(e.toJSON())}\n`);
     return e.exitCode;
   }
   // A failure of the machine (full disk, read-only file system) is not a bug: named, with a hint.
   const local = localError(e);
   if (local) return reportError(local, io, globals, argv);
   const err = e as Error;
+  if (jsonErrors) {
+    const hint = 'this is a bug in subctl; please report it with the command you ran (set SUBCTL_DEBUG=1 for a stack trace)';
+    io.stderr.write(`${JSON.stringify({ error: { type: 'bug', message: err?.message ?? String(e), status: null, code: null, details: null, hint } })}\n`);
+    if (io.env.SUBCTL_DEBUG) io.stderr.write(`${await debugStack(err)}\n`);
+    return 1;
+  }
   io.stderr.write(`error: ${err?.message ?? String(e)}\n`);
   if (io.env.SUBCTL_DEBUG) io.stderr.write(`${await debugStack(err)}\n`);
   io.stderr.write('this is a bug in subctl; please report it with the command you ran (set SUBCTL_DEBUG=1 for a stack trace)\n');
-  if (jsonErrors) io.stderr.write(`${JSON.stringify({ error: { type: 'bug', message: err?.message ?? String(e), status: null, code: null, details: null } })}\n`);
   return 1;
+}
+
+/**
+ * An error as the one JSON object of `-o json|ndjson`: the contract's fields (CliError.toJSON),
+ * with the hint and the note that text output prints on their own lines, when there are any.
+ */
+export function errorObject(e: CliError): Record<string, unknown> {
+  const { error } = e.toJSON();
+  return { error: { ...error, ...(e.hint ? { hint: e.hint } : {}), ...(e.done ? { note: e.done } : {}) } };
 }
 
 /** A bug's stack trace, with positions in the bundle replaced by source positions (cli/stack.ts). */
