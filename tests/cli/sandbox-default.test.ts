@@ -126,7 +126,7 @@ describe('a sandbox profile signed out', () => {
       expect(r.code, cmd).toBe(3);
       expect(r.stdout).toBe('');
       const hint = "profile 'eve' is not signed in: `subctl auth login --sandbox --profile eve`";
-      if (cmd.includes('-o json')) expect(JSON.parse(r.stderr).error.hint).toBe(hint);
+      if (cmd.includes('-o json')) expect(JSON.parse(r.stderr.trim().split('\n').pop()!).error.hint).toBe(hint);
       else expect(r.stderr).toContain(`hint: ${hint}\n`);
     }
     const status = await runCli('auth status --profile eve -o json', { env });
