@@ -25,10 +25,14 @@ export interface GlobalOptions {
   verbose?: boolean;
   noColor?: boolean;
   tokenFile?: string;
+  /** `--jq EXPR`: jq's language over the JSON output (src/output/jq.ts). */
+  jq?: string;
+  /** `--no-pager`. */
+  noPager?: boolean;
 }
 
 /** Names of global options, for conflict checks against contract fields. */
-export const GLOBAL_FLAGS = ['profile', 'base-url', 'sandbox', 'output', 'fields', 'all', 'limit', 'timeout', 'retries', 'yes', 'input', 'quiet', 'verbose', 'color', 'token-file', 'help', 'version'];
+export const GLOBAL_FLAGS = ['profile', 'base-url', 'sandbox', 'output', 'fields', 'all', 'limit', 'timeout', 'retries', 'yes', 'input', 'quiet', 'verbose', 'color', 'token-file', 'help', 'version', 'jq', 'pager'];
 
 export function addGlobalOptions(cmd: Command): Command {
   return cmd
@@ -46,7 +50,9 @@ export function addGlobalOptions(cmd: Command): Command {
     .addOption(new Option('-q, --quiet', 'no progress or notes'))
     .addOption(new Option('--verbose', 'log each request on stderr (secrets masked)'))
     .addOption(new Option('--no-color', 'no colour (also NO_COLOR)'))
-    .addOption(new Option('--token-file <file>', 'read the bearer token from FILE'));
+    .addOption(new Option('--token-file <file>', 'read the bearer token from FILE'))
+    .addOption(new Option('--jq <expr>', "filter JSON output with jq's language (e.g. '.[].service_code')"))
+    .addOption(new Option('--no-pager', 'long output on a terminal is not sent through a pager (env SUBCTL_PAGER, PAGER)'));
 }
 
 function positiveInt(name: string, v: unknown, min = 0): number | undefined {
@@ -73,12 +79,17 @@ export function readGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv
   }
   const fields = raw.fields === undefined ? undefined : String(raw.fields).split(',').map((s) => s.trim()).filter(Boolean);
   if (fields && fields.length === 0) throw new UsageError('--fields needs at least one field name');
+  const jq = raw.jq === undefined ? undefined : String(raw.jq);
+  if (jq !== undefined && (raw.output === 'table' || raw.output === 'csv')) {
+    throw new UsageError(`--jq filters JSON output: leave out -o ${String(raw.output)}, or use -o json (one document) or -o ndjson (one a line)`);
+  }
   return {
     profile: (raw.profile as string | undefined) ?? (env.SUBCTL_PROFILE || undefined),
     baseUrl: (raw.baseUrl as string | undefined) ?? (env.SUBCTL_BASE_URL || undefined),
     sandbox: raw.sandbox === true,
-    output,
-    outputExplicit: outRaw !== undefined,
+    // --jq reads JSON: -o ndjson runs it on each line, anything else is one JSON document.
+    output: jq === undefined ? output : output === 'ndjson' ? 'ndjson' : 'json',
+    outputExplicit: outRaw !== undefined || jq !== undefined,
     fields,
     all: raw.all === true,
     limit: positiveInt('--limit', raw.limit, 1),
@@ -90,5 +101,7 @@ export function readGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv
     verbose: raw.verbose === true,
     noColor: raw.color === false,
     tokenFile: raw.tokenFile as string | undefined,
+    jq,
+    noPager: raw.pager === false,
   };
 }

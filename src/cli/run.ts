@@ -12,6 +12,7 @@ import { ConfigStore } from '../config/store.js';
 import { createContext, type Ctx } from './context.js';
 import { addGlobalOptions, readGlobals, type GlobalOptions } from './globals.js';
 import { groups } from '../commands/index.js';
+import type { StdoutSink } from '../output/stdout.js';
 import { version } from '../../package.json';
 
 /**
@@ -71,7 +72,8 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
 
   // Options are read only once the line parses: for Commander's own errors, -o json|ndjson is
   // looked for in the words, then SUBCTL_OUTPUT, then the profile's output setting.
-  const parseFormat = (): string | undefined => (outputWord(argv) ?? io.env.SUBCTL_OUTPUT ?? profileOutputOf(argv, io.env))?.toLowerCase();
+  const parseFormat = (): string | undefined =>
+    jqWord(argv) ? 'json' : (outputWord(argv) ?? io.env.SUBCTL_OUTPUT ?? profileOutputOf(argv, io.env))?.toLowerCase();
   let jsonParseErrors = false;
   const program = new Command('subctl');
   program
@@ -178,14 +180,28 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
   if (!pending) return 0;
 
   let ctx: Ctx | undefined;
+  let sink: StdoutSink | undefined;
   try {
     globals = readGlobals(pending.raw, io.env);
-    ctx = createContext({ io, globals, signal: deps.signal, dispatcher: deps.dispatcher, now: deps.now });
+    // The console draws on the terminal itself, and --follow never ends: neither is paged.
+    const screen = first === undefined || first === 'console' || first === 'help';
+    const follows = pending.raw.follow === true;
+    if (globals.jq !== undefined) {
+      if (screen || follows) throw new UsageError(`--jq filters a command's JSON output; ${follows ? 'with --follow, pipe -o ndjson into jq instead' : 'the console has none'}`);
+      await (await import('../output/jq.js')).checkJq(globals.jq);
+    }
+    const pager = !globals.noPager && !screen && !follows && io.stdoutIsTTY;
+    if (globals.jq !== undefined || pager) {
+      sink = await (await import('../output/stdout.js')).stdoutSink(io, { jq: globals.jq, compact: globals.output === 'ndjson', pager });
+    }
+    ctx = createContext({ io: sink?.io ?? io, globals, signal: deps.signal, dispatcher: deps.dispatcher, now: deps.now });
     if (!globals.outputExplicit) profileOutput(ctx, globals);
     const code = await pending.action(ctx);
     if (deps.signal.aborted) return 130;
+    await sink?.finish();
     return typeof code === 'number' ? code : 0;
   } catch (e) {
+    await sink?.close().catch(() => {});
     if (deps.signal.aborted && !(e instanceof CliError && e.exitCode !== 130)) {
       // Where an interrupted export can be taken up again, if it knows.
       const interrupted = new InterruptedError();
@@ -194,6 +210,7 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
     }
     return reportError(refusedTokenHint(e, ctx, globals, argv), io, globals, argv);
   } finally {
+    await sink?.close().catch(() => {});
     await ctx?.close().catch(() => {});
   }
 }
@@ -274,6 +291,12 @@ export function outputWord(argv: string[]): string | undefined {
   return out;
 }
 
+/** --jq among the words of a command line (its errors are JSON, as with -o json). */
+function jqWord(argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--jq' || a.startsWith('--jq='));
+}
+
 /** The command as typed, without flags: `services get`. */
 function commandWords(argv: string[]): string {
   const { group, verb } = groupAndVerb(argv, addGlobalOptions(new Command()).options);
@@ -319,7 +342,7 @@ export function defaultHint(e: CliError, argv: string[]): string | undefined {
 
 async function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOptions | undefined, argv: string[] = []): Promise<number> {
   // Without globals (a global option's value was refused), -o is looked for in the words typed.
-  const format = globals?.output ?? outputWord(argv)?.toLowerCase() ?? io.env.SUBCTL_OUTPUT?.toLowerCase();
+  const format = globals?.output ?? (jqWord(argv) ? 'json' : (outputWord(argv)?.toLowerCase() ?? io.env.SUBCTL_OUTPUT?.toLowerCase()));
   const jsonErrors = format === 'json' || format === 'ndjson';
   if (e instanceof CliError && !e.hint && e.exitCode !== 130) e.hint = defaultHint(e, argv);
   if (e instanceof CliError && jsonErrors) {
