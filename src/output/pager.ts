@@ -90,10 +90,13 @@ export class PagerStream extends Writable {
     cb();
   }
 
-  /** Ends the pager's input and waits for the user to leave it (at once when nothing was written). */
+  /**
+   * Ends the pager's input once every write has reached it, and waits for the user to leave the
+   * pager (at once when nothing was written: no pager was started).
+   */
   async close(): Promise<void> {
-    if (!this.#child) return;
-    this.#child.stdin?.end();
+    if (!this.writableEnded && !this.destroyed) await new Promise<void>((resolve) => this.end(() => resolve()));
+    this.#child?.stdin?.end();
     await this.#exited;
   }
 }
