@@ -1,7 +1,7 @@
 /**
  * Errors become exit codes in one place, each with the server's message and a hint naming the
- * next command; with -o json the error is also one JSON object on stderr.
  * next command; with -o json the error is that one JSON object on stderr instead.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fail, startStubServer, type StubServer } from '../support/stub-server.js';
 import { runCli } from '../support/run-cli.js';
