@@ -7,6 +7,7 @@ import type { ApiClient } from '../api/client.js';
 import { itemFieldsOf, type AnyEndpoint } from '../api/contract/common.js';
 import { BadResponseError, CliError } from '../api/errors.js';
 import { printList } from '../output/index.js';
+import { exportProgress } from '../output/progress.js';
 import type { Ctx } from './context.js';
 
 export interface PageInfo {
@@ -240,17 +241,21 @@ export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { col
     onFirst: (d, info) => {
       firstData = d as Record<string, unknown>;
       total = info.totalRecords;
+      progress.total(total);
     },
   });
+  // On a terminal, a progress line (src/output/progress.ts); nothing elsewhere.
+  const progress = exportProgress(ctx.io);
   async function* limited() {
     let n = 0;
     if (n >= limit) return;
     for await (const r of rows) {
       yield r;
+      progress.row();
       if (++n >= limit) break;
     }
   }
-  const printed = await printList(limited(), out);
+  const printed = await printList(limited(), out).finally(() => progress.done());
   await rows.return(undefined);
   if (firstData) await opts.extras?.(firstData, ctx);
   if (g.limit !== undefined && total !== undefined && printed < total && ctx.io.stderrIsTTY && !g.quiet) {

@@ -13,6 +13,7 @@ import { createContext, type Ctx } from './context.js';
 import { addGlobalOptions, readGlobals, type GlobalOptions } from './globals.js';
 import { groups } from '../commands/index.js';
 import type { StdoutSink } from '../output/stdout.js';
+import type { Activity } from '../output/progress.js';
 import { version } from '../../package.json';
 
 /**
@@ -181,6 +182,7 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
 
   let ctx: Ctx | undefined;
   let sink: StdoutSink | undefined;
+  let activity: Activity | undefined;
   try {
     globals = readGlobals(pending.raw, io.env);
     // The console draws on the terminal itself, and --follow never ends: neither is paged.
@@ -196,11 +198,13 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
     }
     ctx = createContext({ io: sink?.io ?? io, globals, signal: deps.signal, dispatcher: deps.dispatcher, now: deps.now });
     if (!globals.outputExplicit) profileOutput(ctx, globals);
+    if (!screen && !follows) activity = await spinnerFor(ctx, globals);
     const code = await pending.action(ctx);
     if (deps.signal.aborted) return 130;
     await sink?.finish();
     return typeof code === 'number' ? code : 0;
   } catch (e) {
+    activity?.close();
     await sink?.close().catch(() => {});
     if (deps.signal.aborted && !(e instanceof CliError && e.exitCode !== 130)) {
       // Where an interrupted export can be taken up again, if it knows.
@@ -210,9 +214,30 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
     }
     return reportError(refusedTokenHint(e, ctx, globals, argv), io, globals, argv);
   } finally {
+    activity?.close();
     await sink?.close().catch(() => {});
     await ctx?.close().catch(() => {});
   }
+}
+
+/**
+ * On a terminal (stderr), the spinner of slow calls and the progress of exports
+ * (src/output/progress.ts): the client's calls are counted as ctx.api() hands it out.
+ */
+async function spinnerFor(ctx: Ctx, globals: GlobalOptions): Promise<Activity | undefined> {
+  if (globals.quiet || !ctx.io.stderrIsTTY) return undefined;
+  const { Activity, trackActivity, watchCalls } = await import('../output/progress.js');
+  if (!Activity.wanted(ctx.io, false)) return undefined;
+  const activity = new Activity(ctx.io);
+  trackActivity(ctx.io, activity);
+  const api = ctx.api.bind(ctx);
+  const watched = new WeakSet<object>();
+  ctx.api = async (opts) => {
+    const client = await api(opts);
+    if (!watched.has(client)) watched.add(watchCalls(client, activity));
+    return client;
+  };
+  return activity;
 }
 
 /**
