@@ -62,6 +62,10 @@ export async function printList(
   if (guard.closed()) return 0;
   if (opts.limit !== undefined) rows = firstOf(rows, opts.limit);
   const fields = fieldsOf(opts);
+  if (fields) {
+    const { checkListFields } = await import('./fields-check.js');
+    rows = await checkListFields(rows, fields, (opts.knownFields ?? opts.emptyHeader)?.() ?? []);
+  }
   const watch = fields ? fieldsWatch(fields, (text) => io.stderr.write(`${text}\n`)) : undefined;
   switch (opts.format) {
     case 'json':
@@ -132,9 +136,8 @@ export async function printObject(obj: unknown, opts: OutputOptions): Promise<vo
   const fields = fieldsOf(opts);
   const record = isPlainObject(obj) ? obj : undefined;
   if (record && fields) {
-    const watch = fieldsWatch(fields, (t) => io.stderr.write(`${t}\n`), 1, true);
-    watch.see(record);
-    watch.end();
+    const { checkObjectFields } = await import('./fields-check.js');
+    checkObjectFields(record, fields, opts.knownFields?.() ?? []);
   }
   let text: string;
   switch (opts.format) {
