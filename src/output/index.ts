@@ -16,6 +16,7 @@ import {
   type OutputOptions,
 } from './format.js';
 import { guardPipe, writeText } from './pipe.js';
+import { checkListFields, checkObjectFields } from './fields-check.js';
 import { keyStyle } from './style.js';
 
 export { OUTPUT_FORMATS, parseOutputFormat, pickFields, getPath, formatCell, escapeControls } from './format.js';
@@ -63,7 +64,6 @@ export async function printList(
   if (opts.limit !== undefined) rows = firstOf(rows, opts.limit);
   const fields = fieldsOf(opts);
   if (fields) {
-    const { checkListFields } = await import('./fields-check.js');
     rows = await checkListFields(rows, fields, (opts.knownFields ?? opts.emptyHeader)?.() ?? []);
   }
   const watch = fields ? fieldsWatch(fields, (text) => io.stderr.write(`${text}\n`)) : undefined;
@@ -136,7 +136,6 @@ export async function printObject(obj: unknown, opts: OutputOptions): Promise<vo
   const fields = fieldsOf(opts);
   const record = isPlainObject(obj) ? obj : undefined;
   if (record && fields) {
-    const { checkObjectFields } = await import('./fields-check.js');
     checkObjectFields(record, fields, opts.knownFields?.() ?? []);
   }
   let text: string;
