@@ -26,6 +26,16 @@ export interface StdoutSink {
   close(): Promise<void>;
 }
 
+const screens = new WeakMap<IO, IO>();
+
+/**
+ * The IO an interactive screen (a form drawn by Ink) draws on: the terminal itself, never the
+ * pager or the --jq buffer a command's printed output goes through.
+ */
+export function screenIO(io: IO): IO {
+  return screens.get(io) ?? io;
+}
+
 export async function stdoutSink(io: IO, plan: StdoutPlan): Promise<StdoutSink> {
   let out: NodeJS.WritableStream = io.stdout;
   let pager: import('./pager.js').PagerStream | undefined;
@@ -43,6 +53,7 @@ export async function stdoutSink(io: IO, plan: StdoutPlan): Promise<StdoutSink> 
     commandOut = capture;
   }
   const shaped: IO = commandOut === io.stdout ? io : { ...io, stdout: commandOut as IO['stdout'] };
+  if (shaped !== io) screens.set(shaped, io);
   const close = async (): Promise<void> => {
     kept = undefined;
     if (pager) {
