@@ -101,8 +101,9 @@ export default defineConfig([
     entry: { subctl: 'src/main.ts' },
     // better-sqlite3's JavaScript is bundled too; its compiled addon is named outright when a
     // database is opened (src/sandbox/db.ts), so its `bindings` lookup never runs.
-    noExternal: [/^(?!react($|\/)|@napi-rs\/keyring$)/],
-    external: ['@napi-rs/keyring', 'react', 'ink-testing-library'],
+    // jq-web loads its jq.wasm from beside its own file (src/output/jq.ts, --jq only).
+    noExternal: [/^(?!react($|\/)|@napi-rs\/keyring$|jq-web$)/],
+    external: ['@napi-rs/keyring', 'react', 'ink-testing-library', 'jq-web'],
     esbuildPlugins: [trimStartup, inkFromLoadUi, undiciApart],
     // The one external import() (transport-undici.cjs) becomes a require: a script run from a
     // code cache has no import() callback on Node 20.

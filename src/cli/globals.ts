@@ -29,13 +29,17 @@ export interface GlobalOptions {
   tokenFile?: string;
   /** `--run-id`: the name of a bulk run (bulk/platform.ts). */
   runId?: string;
+  /** `--jq EXPR`: jq's language over the JSON output (src/output/jq.ts). */
+  jq?: string;
+  /** `--no-pager`. */
+  noPager?: boolean;
 }
 
 /** The help heading the global options are listed under (cli/help.ts). */
 export const GLOBAL_HEADING = 'Global options:';
 
 /** Names of global options, for conflict checks against contract fields. */
-export const GLOBAL_FLAGS = ['profile', 'base-url', 'sandbox', 'output', 'fields', 'all', 'limit', 'timeout', 'retries', 'yes', 'input', 'quiet', 'verbose', 'strict', 'color', 'token-file', 'run-id', 'help', 'version'];
+export const GLOBAL_FLAGS = ['profile', 'base-url', 'sandbox', 'output', 'fields', 'all', 'limit', 'timeout', 'retries', 'yes', 'input', 'quiet', 'verbose', 'strict', 'color', 'token-file', 'run-id', 'help', 'version', 'jq', 'pager'];
 
 export function addGlobalOptions(cmd: Command): Command {
   const options = [
@@ -44,6 +48,7 @@ export function addGlobalOptions(cmd: Command): Command {
     new Option('--sandbox', 'use the embedded local sandbox platform'),
     new Option('-o, --output <format>', 'one of table|json|ndjson|csv (env SUBCTL_OUTPUT; default table)'),
     new Option('--fields <list>', 'fields to print, comma-separated, in order'),
+    new Option('--jq <expr>', "filter JSON output with jq's language (e.g. '.[].service_code')"),
     new Option('--all', 'lists: stream every page'),
     new Option('--limit <n>', 'lists: stop after N rows (integer, at least 1)'),
     new Option('--timeout <ms>', 'per-attempt time-out in milliseconds (integer, at least 1; default 10000)'),
@@ -54,6 +59,7 @@ export function addGlobalOptions(cmd: Command): Command {
     new Option('--verbose', 'log each request on stderr (secrets masked)'),
     new Option('--strict', 'exit 6 when an answer departs from the API contract (env SUBCTL_STRICT=1)'),
     new Option('--no-color', 'no colour (also NO_COLOR)'),
+    new Option('--no-pager', 'long output on a terminal is not sent through a pager (env SUBCTL_PAGER, PAGER)'),
     new Option('--token-file <file>', 'read the bearer token from FILE'),
     new Option('--run-id <name>', 'bulk: name the run (the same name resumes it; a new name applies the file again)'),
   ];
@@ -103,12 +109,17 @@ export function readGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv
   }
   const fields = raw.fields === undefined ? undefined : String(raw.fields).split(',').map((s) => s.trim()).filter(Boolean);
   if (fields && fields.length === 0) throw new UsageError('--fields needs at least one field name');
+  const jq = raw.jq === undefined ? undefined : String(raw.jq);
+  if (jq !== undefined && (raw.output === 'table' || raw.output === 'csv')) {
+    throw new UsageError(`--jq filters JSON output: leave out -o ${String(raw.output)}, or use -o json (one document) or -o ndjson (one a line)`);
+  }
   return {
     profile: (raw.profile as string | undefined) ?? (env.SUBCTL_PROFILE || undefined),
     baseUrl: (raw.baseUrl as string | undefined) ?? (env.SUBCTL_BASE_URL || undefined),
     sandbox: raw.sandbox === true,
-    output,
-    outputExplicit: outRaw !== undefined,
+    // --jq reads JSON: -o ndjson runs it on each line, anything else is one JSON document.
+    output: jq === undefined ? output : output === 'ndjson' ? 'ndjson' : 'json',
+    outputExplicit: outRaw !== undefined || jq !== undefined,
     fields,
     all: raw.all === true,
     limit: positiveInt('--limit', raw.limit, 1),
@@ -122,5 +133,7 @@ export function readGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv
     noColor: raw.color === false,
     tokenFile: raw.tokenFile as string | undefined,
     runId: runIdOf(raw.runId),
+    jq,
+    noPager: raw.pager === false,
   };
 }

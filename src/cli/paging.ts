@@ -9,6 +9,7 @@ import { BadResponseError, CliError, ExitCode } from '../api/errors.js';
 import { readId } from '../api/read-values.js';
 import { findRows, totalsOf } from '../api/rows.js';
 import { printList, printObject } from '../output/index.js';
+import { exportProgress } from '../output/progress.js';
 import type { Ctx } from './context.js';
 
 export interface PageInfo {
@@ -393,18 +394,22 @@ export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { col
     onFirst: (d, info) => {
       firstData = d as Record<string, unknown>;
       total = info.totalRecords;
+      progress.total(total);
     },
     note: (text) => ctx.warn(text),
   });
+  // On a terminal, a progress line (src/output/progress.ts); nothing elsewhere.
+  const progress = exportProgress(ctx.io);
   async function* limited() {
     let n = 0;
     if (n >= limit) return;
     for await (const r of rows) {
       yield r;
+      progress.row();
       if (++n >= limit) break;
     }
   }
-  const printed = await printList(limited(), out);
+  const printed = await printList(limited(), out).finally(() => progress.done());
   await rows.return(undefined);
   if (firstData) await opts.extras?.(firstData, ctx);
   if (g.limit !== undefined && total !== undefined && printed < total && ctx.io.stderrIsTTY && !g.quiet) {

@@ -14,6 +14,8 @@ import { addGlobalOptions, readGlobals, type GlobalOptions } from './globals.js'
 import { groups } from '../commands/index.js';
 import { addGroups, createProgram } from './tree.js';
 import { TOPIC_NAMES } from './topic-names.js';
+import type { StdoutSink } from '../output/stdout.js';
+import type { Activity } from '../output/progress.js';
 import { version } from '../../package.json';
 import { cutMessage, terminalSafeJson, terminalSafeText } from '../output/terminal-safe.js';
 
@@ -72,6 +74,11 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
   let pending: { action: Action; raw: Record<string, unknown> } | undefined;
   let globals: GlobalOptions | undefined;
 
+  // Options are read only once the line parses: for Commander's own errors, -o json|ndjson is
+  // looked for in the words, then SUBCTL_OUTPUT, then the profile's output setting.
+  const parseFormat = (): string | undefined =>
+    jqWord(argv) ? 'json' : (outputWord(argv) ?? io.env.SUBCTL_OUTPUT ?? profileOutputOf(argv, io.env))?.toLowerCase();
+  let jsonParseErrors = false;
   const program = createProgram();
   program
     .version(version, '-V, --version', 'print the version (`subctl version` says more)')
@@ -79,6 +86,12 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // With JSON errors the message goes out once, as the object (in the catch below).
+      outputError: (s, write) => {
+        const f = parseFormat();
+        jsonParseErrors = f === 'json' || f === 'ndjson';
+        if (!jsonParseErrors) write(s);
+      },
     })
     .showSuggestionAfterError(true)
     .helpCommand('help [command]', `help for a command (\`help services list\`) or a topic: ${TOPIC_NAMES.join(', ')}`)
@@ -133,22 +146,22 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
-      // Commander printed its message already; add the hint and map to the usage exit code.
+      // Commander printed its message already, unless JSON errors were asked for (then
+      // outputError kept it back); add the hint and map to the usage exit code.
       const group = program.commands.find((c) => c.name() === first || c.aliases().includes(first ?? ''));
+      let has: string | undefined;
       if (e.code === 'commander.unknownCommand' && group && group.commands.length > 0) {
         // `subctl referrals list`: say what the group has rather than only where help is.
         const verbs = group.commands.filter((c) => c.name() !== 'help').map((c) => c.name());
-        io.stderr.write(`subctl ${group.name()} has: ${verbs.join(', ')}\n`);
+        has = `subctl ${group.name()} has: ${verbs.join(', ')}`;
       }
       // Help for the verb when one was named and built, else for the group, else the root.
       const leaf = group?.commands.find((c) => c.name() === verb || c.aliases().includes(verb ?? ''));
-      io.stderr.write(`run 'subctl ${group ? `${group.name()} ` : ''}${leaf ? `${leaf.name()} ` : ''}--help' for usage\n`);
-      // Options were not read (the line did not parse): -o json|ndjson is looked for in the words,
-      // then SUBCTL_OUTPUT, then the profile's output setting (its other errors are JSON too).
-      const format = outputWord(argv) ?? io.env.SUBCTL_OUTPUT ?? profileOutputOf(argv, io.env);
-      if (format === 'json' || format === 'ndjson') {
-        io.stderr.write(`${JSON.stringify(new UsageError(e.message.replace(/^error: /, '')).toJSON())}\n`);
-      }
+      const usage = `run 'subctl ${group ? `${group.name()} ` : ''}${leaf ? `${leaf.name()} ` : ''}--help' for usage`;
+      if (jsonParseErrors) {
+        const err = new UsageError(e.message.replace(/^error: /, '').trim(), { hint: has ? `${has}; ${usage}` : usage });
+        io.stderr.write(`${JSON.stringify(errorObject(err))}\n`);
+      } else io.stderr.write(`${has ? `${has}\n` : ''}${usage}\n`);
       return 2;
     }
     return reportError(e, io, undefined, argv);
@@ -156,14 +169,31 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
   if (!pending) return 0;
 
   let ctx: Ctx | undefined;
+  let sink: StdoutSink | undefined;
+  let activity: Activity | undefined;
   try {
     globals = readGlobals(pending.raw, io.env);
-    ctx = createContext({ io, globals, signal: deps.signal, dispatcher: deps.dispatcher, now: deps.now });
+    // The console draws on the terminal itself, and --follow never ends: neither is paged.
+    const screen = first === undefined || first === 'console' || first === 'help';
+    const follows = pending.raw.follow === true;
+    if (globals.jq !== undefined) {
+      if (screen || follows) throw new UsageError(`--jq filters a command's JSON output; ${follows ? 'with --follow, pipe -o ndjson into jq instead' : 'the console has none'}`);
+      await (await import('../output/jq.js')).checkJq(globals.jq);
+    }
+    const pager = !globals.noPager && !screen && !follows && io.stdoutIsTTY;
+    if (globals.jq !== undefined || pager) {
+      sink = await (await import('../output/stdout.js')).stdoutSink(io, { jq: globals.jq, compact: globals.output === 'ndjson', pager });
+    }
+    ctx = createContext({ io: sink?.io ?? io, globals, signal: deps.signal, dispatcher: deps.dispatcher, now: deps.now });
     if (!globals.outputExplicit) profileOutput(ctx, globals);
+    if (!screen && !follows) activity = await spinnerFor(ctx, globals);
     const code = await pending.action(ctx);
     if (deps.signal.aborted) return 130;
+    await sink?.finish();
     return typeof code === 'number' ? code : 0;
   } catch (e) {
+    activity?.close();
+    await sink?.close().catch(() => {});
     if (deps.signal.aborted && !(e instanceof CliError && e.exitCode !== 130)) {
       // Where an interrupted export can be taken up again, if it knows.
       const interrupted = new InterruptedError();
@@ -172,6 +202,8 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
     }
     return reportError(refusedTokenHint(e, ctx, globals, argv), io, globals, argv);
   } finally {
+    activity?.close();
+    await sink?.close().catch(() => {});
     await ctx?.close().catch(() => {});
   }
 }
@@ -188,6 +220,26 @@ async function helpOf(argv: string[], at: number, deps: MainDeps): Promise<numbe
     return 0;
   }
   return runCli([...argv.slice(0, at), ...words, '--help'], deps);
+}
+
+/**
+ * On a terminal (stderr), the spinner of slow calls and the progress of exports
+ * (src/output/progress.ts): the client's calls are counted as ctx.api() hands it out.
+ */
+async function spinnerFor(ctx: Ctx, globals: GlobalOptions): Promise<Activity | undefined> {
+  if (globals.quiet || !ctx.io.stderrIsTTY) return undefined;
+  const { Activity, trackActivity, watchCalls } = await import('../output/progress.js');
+  if (!Activity.wanted(ctx.io, false)) return undefined;
+  const activity = new Activity(ctx.io);
+  trackActivity(ctx.io, activity);
+  const api = ctx.api.bind(ctx);
+  const watched = new WeakSet<object>();
+  ctx.api = async (opts) => {
+    const client = await api(opts);
+    if (!watched.has(client)) watched.add(watchCalls(client, activity));
+    return client;
+  };
+  return activity;
 }
 
 /**
@@ -266,6 +318,12 @@ export function outputWord(argv: string[]): string | undefined {
   return out;
 }
 
+/** --jq among the words of a command line (its errors are JSON, as with -o json). */
+function jqWord(argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--jq' || a.startsWith('--jq='));
+}
+
 /** The command as typed, without flags: `services get`. */
 function commandWords(argv: string[]): string {
   const { group, verb } = groupAndVerb(argv, addGlobalOptions(new Command()).options);
@@ -311,12 +369,17 @@ export function defaultHint(e: CliError, argv: string[]): string | undefined {
 
 async function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOptions | undefined, argv: string[] = []): Promise<number> {
   // Without globals (a global option's value was refused), -o is looked for in the words typed.
-  const format = globals?.output ?? outputWord(argv)?.toLowerCase() ?? io.env.SUBCTL_OUTPUT?.toLowerCase();
+  const format = globals?.output ?? (jqWord(argv) ? 'json' : (outputWord(argv)?.toLowerCase() ?? io.env.SUBCTL_OUTPUT?.toLowerCase()));
   const jsonErrors = format === 'json' || format === 'ndjson';
   if (e instanceof CliError && !e.hint && e.exitCode !== 130) e.hint = defaultHint(e, argv);
   // Messages may carry a server's text: never raw to a terminal (or a log read on one), and cut
   // to a sane length unless --verbose (terminal-safe.ts).
   const safe = (t: string) => terminalSafeText(t);
+  if (e instanceof CliError && jsonErrors) {
+    // Scripts asked for JSON: the error is that one object, said once (its hint and note inside).
+    io.stderr.write(`${terminalSafeJson(JSON.stringify(errorObject(e)))}\n`);
+    return e.exitCode;
+  }
   if (e instanceof CliError) {
     if (e.exitCode === 130) {
       io.stderr.write(`interrupted\n${e.done ? `note: ${safe(e.done)}\n` : ''}`);
@@ -336,18 +399,31 @@ async function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOption
       if (e.hint) io.stderr.write(`hint: ${safe(e.hint)}\n`);
       if (e.done) io.stderr.write(`note: ${safe(e.done)}\n`);
     }
-    if (jsonErrors) io.stderr.write(`${terminalSafeJson(JSON.stringify(e.toJSON()))}\n`);
     return e.exitCode;
   }
   // A failure of the machine (full disk, read-only file system) is not a bug: named, with a hint.
   const local = localError(e);
   if (local) return reportError(local, io, globals, argv);
   const err = e as Error;
+  if (jsonErrors) {
+    const hint = 'this is a bug in subctl; please report it with the command you ran (set SUBCTL_DEBUG=1 for a stack trace)';
+    io.stderr.write(`${terminalSafeJson(JSON.stringify({ error: { type: 'bug', message: err?.message ?? String(e), status: null, code: null, details: null, hint } }))}\n`);
+    if (io.env.SUBCTL_DEBUG) io.stderr.write(`${await debugStack(err)}\n`);
+    return 1;
+  }
   io.stderr.write(`error: ${safe(err?.message ?? String(e))}\n`);
   if (io.env.SUBCTL_DEBUG) io.stderr.write(`${await debugStack(err)}\n`);
   io.stderr.write('this is a bug in subctl; please report it with the command you ran (set SUBCTL_DEBUG=1 for a stack trace)\n');
-  if (jsonErrors) io.stderr.write(`${JSON.stringify({ error: { type: 'bug', message: err?.message ?? String(e), status: null, code: null, details: null } })}\n`);
   return 1;
+}
+
+/**
+ * An error as the one JSON object of `-o json|ndjson`: the contract's fields (CliError.toJSON),
+ * with the hint and the note that text output prints on their own lines, when there are any.
+ */
+export function errorObject(e: CliError): Record<string, unknown> {
+  const { error } = e.toJSON();
+  return { error: { ...error, ...(e.hint ? { hint: e.hint } : {}), ...(e.done ? { note: e.done } : {}) } };
 }
 
 /** A bug's stack trace, with positions in the bundle replaced by source positions (cli/stack.ts). */

@@ -399,7 +399,8 @@ async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'act
     // On a terminal, a create/update run without its required flags opens a form (CLI.md).
     if (kind !== 'action' || !ctx.interactive() || !onlyMissingBody(e, ep, input.body)) throw e;
     const { openVerbForm } = await (await import('../ui/load.js')).loadUi();
-    const body = await openVerbForm(ctx.io, ep, input.body, { hide: [...(spec.hide ?? []), ...Object.keys(spec.fixed?.body ?? {})] });
+    const { screenIO } = await import('../output/stdout.js');
+    const body = await openVerbForm(screenIO(ctx.io), ep, input.body, { hide: [...(spec.hide ?? []), ...Object.keys(spec.fixed?.body ?? {})] });
     if (!body) throw new RefusedError('cancelled: nothing was sent');
     input.body = call.body = body;
     validateInput(ep, call);

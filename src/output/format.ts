@@ -24,6 +24,8 @@ export interface OutputOptions {
   noColor?: boolean;
   /** csv of a list with no rows and no columns given: the header's fields (the contract's item fields). */
   emptyHeader?: () => string[] | undefined;
+  /** The contract's fields of the rows (or the object): `--fields` may name them even where the answer lacks them. */
+  knownFields?: () => string[] | undefined;
   /** `--limit N` of a list the server does not page (it answers every row at once): the first N. */
   limit?: number;
   io: IO;

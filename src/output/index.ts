@@ -17,6 +17,7 @@ import {
   type OutputOptions,
 } from './format.js';
 import { guardPipe, writeText } from './pipe.js';
+import { checkListFields, checkObjectFields } from './fields-check.js';
 import { keyStyle } from './style.js';
 
 export { OUTPUT_FORMATS, parseOutputFormat, pickFields, getPath, formatCell, escapeControls } from './format.js';
@@ -64,6 +65,9 @@ export async function printList(
   if (guard.closed()) return 0;
   if (opts.limit !== undefined) rows = firstOf(rows, opts.limit);
   const fields = fieldsOf(opts);
+  if (fields) {
+    rows = await checkListFields(rows, fields, (opts.knownFields ?? opts.emptyHeader)?.() ?? []);
+  }
   const watch = fields ? fieldsWatch(fields, (text) => io.stderr.write(`${text}\n`)) : undefined;
   switch (opts.format) {
     case 'json':
@@ -144,9 +148,7 @@ export async function printObject(obj: unknown, opts: OutputOptions): Promise<vo
   const fields = fieldsOf(opts);
   const record = isPlainObject(obj) ? obj : undefined;
   if (record && fields) {
-    const watch = fieldsWatch(fields, (t) => io.stderr.write(`${t}\n`), 1, true);
-    watch.see(record);
-    watch.end();
+    checkObjectFields(record, fields, opts.knownFields?.() ?? []);
   }
   let text: string;
   switch (opts.format) {

@@ -325,8 +325,9 @@ describe('running', () => {
     const without = rows(5).split('\n').filter((l) => !l.startsWith('102,')).join('\n');
     const again = await runCli(['subscriptions', 'manage', '--from-csv', file('fix.csv', without), '--yes', '-o', 'json'], { env });
     expect(again.code).toBe(2);
-    expect(again.stderr).toMatch(/^error: 4 of these 4 rows were already sent to this platform by an earlier run of subscriptions manage with another input \(started [0-9T:.-]+Z\): line 2 \(id=100\), line 3 \(id=101\), line 4 \(id=103\), line 5 \(id=104\); nothing was sent$/m);
-    expect(again.stderr).toContain('hint: --skip-applied sends only the rows no earlier run sent; --run-id NAME starts a new run that sends every row; --restart sends every row again');
+    const refused = JSON.parse(again.stderr).error;
+    expect(refused.message).toMatch(/^4 of these 4 rows were already sent to this platform by an earlier run of subscriptions manage with another input \(started [0-9T:.-]+Z\): line 2 \(id=100\), line 3 \(id=101\), line 4 \(id=103\), line 5 \(id=104\); nothing was sent$/);
+    expect(refused.hint).toBe('--skip-applied sends only the rows no earlier run sent; --run-id NAME starts a new run that sends every row; --restart sends every row again');
     expect(sent()).toHaveLength(5);
     // The row fixed, one row added: --skip-applied sends those two only; the report accounts for all.
     const fixed = `${without}105,extend,ticket 5,30\n102,extend,ticket 2 fixed,30\n`;

@@ -121,16 +121,18 @@ describe('the command line as users type it', () => {
     expect(r.stderr).toBe("error: unknown command 'maintenance'\nrun 'subctl --help' for usage\n");
     const near = await runCli('-o json servics list --all --bogus', { env });
     expect(near.code).toBe(2);
-    expect(near.stderr).toContain("error: unknown command 'servics'\n(Did you mean services?)\n");
+    // -o json: the one JSON error object, Commander's message and suggestion inside it.
+    expect(JSON.parse(near.stderr).error).toMatchObject({ type: 'usage', message: "unknown command 'servics'\n(Did you mean services?)" });
   });
 
-  it('with -o json|ndjson a command line that does not parse also ends with one JSON error object on stderr', async () => {
+  it('with -o json|ndjson a command line that does not parse is one JSON error object on stderr, and nothing else', async () => {
     for (const line of ['-o json maintenance cleanup', 'services list --bogus -o ndjson', '--output=json services lst']) {
       const r = await runCli(line, { env });
       expect(r.code, line).toBe(2);
       expect(r.stdout, line).toBe('');
-      const last = r.stderr.trim().split('\n').pop()!;
-      const e = JSON.parse(last) as { error: { type: string; message: string } };
+      expect(r.stderr.endsWith('}\n') && r.stderr.indexOf('\n') === r.stderr.length - 1, line).toBe(true);
+      const e = JSON.parse(r.stderr) as { error: { type: string; message: string; hint: string } };
+      expect(e.error.hint, line).toMatch(/--help' for usage$/);
       expect(e.error.type, line).toBe('usage');
       expect(e.error.message, line).toMatch(/^unknown (command|option) /);
     }

@@ -1,6 +1,6 @@
 /**
  * Errors become exit codes in one place, each with the server's message and a hint naming the
- * next command; with -o json the error is also one JSON object on stderr.
+ * next command; with -o json the error is that one JSON object on stderr instead.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fail, startStubServer, type StubServer } from '../support/stub-server.js';
@@ -33,10 +33,11 @@ describe('every user-facing error has a message, an exit code and a hint', () =>
     server.setHandler(() => fail(status, `the server says ${status}`));
     const r = await runCli('services get --service-code X -o json --retries 0', { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' } });
     expect(r.code).toBe(code);
-    expect(r.stderr).toContain(`error: the server says ${status} (HTTP ${status})`);
-    expect(r.stderr).toMatch(hint);
-    const last = JSON.parse(r.stderr.trim().split('\n').pop()!);
+    // -o json: the error is said once, as one JSON object (its hint inside), with no text lines.
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    const last = JSON.parse(r.stderr);
     expect(last.error).toMatchObject({ type, message: `the server says ${status}`, status });
+    expect(`hint: ${last.error.hint}`).toMatch(hint);
   });
 
   it('network failure -> exit 7 with a hint to run doctor', async () => {

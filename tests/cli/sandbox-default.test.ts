@@ -84,8 +84,10 @@ describe('the embedded sandbox', () => {
     await runCli('config set output json --profile staging', { env: { SUBCTL_CONFIG_DIR: cfg } });
     const bare = await runCli('services list --profile staging', { env: { SUBCTL_CONFIG_DIR: cfg } });
     expect(bare.code).toBe(2);
-    expect(bare.stderr).toMatch(/profile 'staging' has no base address/);
-    expect(bare.stderr).toMatch(/hint: .*subctl config set base-url/);
+    // The profile's output is json: the error is its one JSON object.
+    const bareError = JSON.parse(bare.stderr).error;
+    expect(bareError.message).toMatch(/profile 'staging' has no base address/);
+    expect(bareError.hint).toMatch(/subctl config set base-url/);
     const sb = await runCli('services list --sandbox -q -o json', { env: { SUBCTL_CONFIG_DIR: cfg } });
     expect(sb.code).toBe(0);
   });
@@ -123,7 +125,9 @@ describe('a sandbox profile signed out', () => {
       const r = await runCli(cmd, { env });
       expect(r.code, cmd).toBe(3);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toContain("hint: profile 'eve' is not signed in: `subctl auth login --sandbox --profile eve`");
+      const hint = "profile 'eve' is not signed in: `subctl auth login --sandbox --profile eve`";
+      if (cmd.includes('-o json')) expect(JSON.parse(r.stderr.trim().split('\n').pop()!).error.hint).toBe(hint);
+      else expect(r.stderr).toContain(`hint: ${hint}\n`);
     }
     const status = await runCli('auth status --profile eve -o json', { env });
     expect(status.code).toBe(3);
@@ -151,7 +155,8 @@ describe('a sandbox profile signed out', () => {
       const r = await runCli(cmd, { env: e });
       expect(r.code, cmd).toBe(2);
       expect(r.stdout, cmd).toBe('');
-      expect(r.stderr, cmd).toContain('error: no profile named "prd"\n');
+      if (cmd.includes('-o json')) expect(JSON.parse(r.stderr).error.message, cmd).toBe('no profile named "prd"');
+      else expect(r.stderr, cmd).toContain('error: no profile named "prd"\n');
       expect(r.stderr, cmd).not.toContain('[sandbox]');
     }
     // Without --profile, a newcomer's first command on a terminal still runs on the sandbox.

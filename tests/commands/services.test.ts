@@ -284,7 +284,7 @@ describe('services create / update / delete', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('a 409 shows the server message and field errors, exit 5; -o json adds one JSON error object on stderr', async () => {
+  it('a 409 shows the server message and field errors, exit 5; -o json says it once, as one JSON error object on stderr', async () => {
     server.setHandler(() => fail(409, 'service code GPT4 already exists', { code: 'CONFLICT', fields: [{ field: 'service_code', message: 'taken' }] }));
     const r = await runCli(
       'services create --service-code GPT4 --service-name X --service-type HYBRID --provider-name P --base-service-url https://x --access-pattern "/*" --credit-reset-cycle daily -o json',
@@ -292,12 +292,26 @@ describe('services create / update / delete', () => {
     );
     expect(r.code).toBe(5);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('service code GPT4 already exists');
-    expect(r.stderr).toContain('service_code: taken');
-    const jsonLine = r.stderr.trim().split('\n').pop()!;
-    expect(JSON.parse(jsonLine)).toEqual({
-      error: { type: 'rejected', message: 'service code GPT4 already exists', status: 409, code: 'CONFLICT', details: { code: 'CONFLICT', fields: [{ field: 'service_code', message: 'taken' }] } },
+    expect(JSON.parse(r.stderr)).toEqual({
+      error: {
+        type: 'rejected',
+        message: 'service code GPT4 already exists',
+        status: 409,
+        code: 'CONFLICT',
+        details: { code: 'CONFLICT', fields: [{ field: 'service_code', message: 'taken' }] },
+        hint: 'the server refused the request as sent; `subctl services create --help` lists the fields and their rules',
+      },
     });
+    expect(r.stderr.split('\n')).toEqual([expect.stringMatching(/^\{/), '']);
+    // As text (no -o json): the message, the field errors and the hint, each on its line.
+    const text = await runCli(
+      'services create --service-code GPT4 --service-name X --service-type HYBRID --provider-name P --base-service-url https://x --access-pattern "/*" --credit-reset-cycle daily',
+      { env: env() },
+    );
+    expect(text.code).toBe(5);
+    expect(text.stderr).toBe(
+      'error: service code GPT4 already exists (HTTP 409)\n  service_code: taken\nhint: the server refused the request as sent; `subctl services create --help` lists the fields and their rules\n',
+    );
   });
 
   it('401 and 403 exit 3 with a hint', async () => {

@@ -149,9 +149,15 @@ describe('a support engineer follows a new user from sign-up to the daily limit'
     expect(used).toEqual([4, 3, 2, 1, 0]);
     expect(last.code).toBe(5);
     expect(last.stdout).toBe('');
-    expect(last.stderr).toMatch(/^error: daily usage limit reached \(HTTP 400\)\nhint: the plan allows 5 a day and 5 were used today; `subctl me access GPT4` shows what remains\n/);
-    const err = JSON.parse(last.stderr.trim().split('\n').pop()!);
-    expect(err.error).toMatchObject({ type: 'rejected', status: 400, code: 'DAILY_LIMIT_REACHED' });
+    // -o json: one JSON object on stderr, the hint inside.
+    const err = JSON.parse(last.stderr);
+    expect(err.error).toMatchObject({
+      type: 'rejected',
+      message: 'daily usage limit reached',
+      status: 400,
+      code: 'DAILY_LIMIT_REACHED',
+      hint: 'the plan allows 5 a day and 5 were used today; `subctl me access GPT4` shows what remains',
+    });
     const access = await run('me access GPT4 --profile alice -o json');
     expect(access.code).toBe(5);
     expect(JSON.parse(access.stdout)).toMatchObject({ has_access: false, access_reason: 'DAILY_LIMIT_REACHED', remaining_credits: S.credits + 1000 - 5 });

@@ -166,9 +166,15 @@ function expectClearFailure(r: RunResult, allowed: number[]): void {
   expect(r.stderr, why).not.toContain('\u001b');
   if (r.code !== 0) {
     const lines = r.stderr.split('\n').filter((l) => l.trim() !== '');
+    if (lines[0]?.startsWith('{')) {
+      // -o json|ndjson: the error is said once, as one JSON object, and nothing else.
+      expect(lines, why).toHaveLength(1);
+      expect(JSON.parse(lines[0]).error.message, why).toMatch(/^\S/);
+      return;
+    }
     expect(lines[0], why).toMatch(/^error: \S/);
-    // Every line is the error, a field error, a hint, a note, or the JSON error object.
-    for (const l of lines.slice(1)) expect(l, why).toMatch(/^( {2}\S|hint: |\{"error":|[a-z[])/);
+    // Every line is the error, a field error, a hint, a note, or a progress line.
+    for (const l of lines.slice(1)) expect(l, why).toMatch(/^( {2}\S|hint: |[a-z[])/);
   }
 }
 

@@ -212,11 +212,17 @@ describe('table on a terminal', () => {
 });
 
 describe('--fields naming a field no row has (a typo)', () => {
-  test.each(['json', 'ndjson', 'csv', 'table'] as const)('%s: named once on stderr with the fields the rows have; the output is as before', async (format) => {
+  test.each(['json', 'ndjson', 'csv', 'table'] as const)('%s: refused (exit 2) with the fields there are, nothing printed', async (format) => {
     const io = fakeIO();
-    const count = await printList(asyncRows(rows), { format, io, fields: ['name', 'nmae', 'created_by.username', 'created_by.email'] });
-    expect(count).toBe(3);
-    expect(io.err()).toBe("warning: --fields: no row has 'nmae', 'created_by.email'; the rows have id, name, active, price, created_by\n");
+    const refused = printList(asyncRows(rows), { format, io, fields: ['name', 'nmae', 'created_by.username', 'created_by.email'] });
+    await expect(refused).rejects.toMatchObject({
+      exitCode: 2,
+      message: "--fields: 'nmae', 'created_by.email' are neither in the answer nor in the contract; the fields are: id, name, active, price, created_by",
+    });
+    expect(io.out()).toBe('');
+    // A field of the contract is no typo, whether or not the rows have it.
+    const contract = fakeIO();
+    expect(await printList(asyncRows(rows), { format, io: contract, fields: ['name', 'nmae'], knownFields: () => ['id', 'name', 'nmae'] })).toBe(3);
     const quiet = fakeIO();
     await printList(asyncRows(rows), { format, io: quiet, fields: ['name', 'created_by.username'] });
     expect(quiet.err()).toBe('');
@@ -231,7 +237,12 @@ describe('--fields naming a field no row has (a typo)', () => {
     expect(empty.err()).toBe('');
     const many = Array.from({ length: 1500 }, (_, i) => (i === 1200 ? { id: i, late: 1 } : { id: i }));
     const late = fakeIO();
-    await printList(many, { format: 'ndjson', io: late, fields: ['id', 'late'] });
-    expect(late.err()).toBe("warning: --fields: no row has 'late'; the rows have id\n");
+    await expect(printList(many, { format: 'ndjson', io: late, fields: ['id', 'late'] })).rejects.toMatchObject({ exitCode: 2 });
+    expect(late.out()).toBe('');
+    // Found within the first 1,000 rows: every row printed, in order.
+    const found = fakeIO();
+    const sparse = Array.from({ length: 1500 }, (_, i) => (i === 900 ? { id: i, late: 1 } : { id: i }));
+    expect(await printList(asyncRows(sparse), { format: 'ndjson', io: found, fields: ['id', 'late'] })).toBe(1500);
+    expect(found.out().split('\n')[900]).toBe('{"id":900,"late":1}');
   });
 });

@@ -25,9 +25,16 @@ describe('printObject json / ndjson', () => {
 
   test('json with --fields: those keys, in order', async () => {
     const io = fakeIO();
-    await printObject(service, { format: 'json', fields: ['service_code', 'created_by.username', 'missing'], io });
+    await printObject(service, { format: 'json', fields: ['service_code', 'created_by.username', 'missing'], io, knownFields: () => ['missing'] });
     expect(io.out()).toBe('{\n  "service_code": "GPT4",\n  "created_by.username": "ana",\n  "missing": null\n}\n');
-    expect(io.err()).toBe(`warning: --fields: the answer has no 'missing'; it has ${Object.keys(service).join(', ')}\n`);
+    expect(io.err()).toBe('');
+    // Neither in the answer nor in the contract: refused with the fields there are, nothing printed.
+    const typo = fakeIO();
+    await expect(printObject(service, { format: 'json', fields: ['service_code', 'servce_name'], io: typo })).rejects.toMatchObject({
+      exitCode: 2,
+      message: `--fields: 'servce_name' is neither in the answer nor in the contract; the fields are: ${Object.keys(service).join(', ')}`,
+    });
+    expect(typo.out()).toBe('');
   });
 
   test('ndjson: one line', async () => {

@@ -14,7 +14,7 @@ import { tempDir } from '../support/tmp.js';
 
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 const env = () => ({ PATH: process.env.PATH, HOME: tempDir('subctl-home-'), SUBCTL_CONFIG_DIR: tempDir('subctl-cfg-') });
-const lastJson = (stderr: string) => JSON.parse(stderr.trim().split('\n').pop()!) as { error: { type: string; code: string | null; message: string } };
+const lastJson = (stderr: string) => JSON.parse(stderr.trim().split('\n').pop()!) as { error: { type: string; code: string | null; message: string; hint?: string } };
 
 /** Files that are not a sandbox's, each as a user might name one by mistake. */
 function strangers(dir: string): Record<string, string> {
@@ -87,7 +87,7 @@ describe('a damaged data file', () => {
     const cut = await run(['--sandbox', 'services', 'list', '-o', 'json'], e);
     expect(cut.code, cut.stderr).toBe(1);
     expect(lastJson(cut.stderr).error).toMatchObject({ type: 'local', code: 'SQLITE_CORRUPT', message: `the sandbox data file ${file} is damaged (database disk image is malformed)` });
-    expect(cut.stderr).toContain("hint: `subctl sandbox reset` deletes it and seeds a new one (the sandbox's data only)");
+    expect(lastJson(cut.stderr).error.hint).toBe("`subctl sandbox reset` deletes it and seeds a new one (the sandbox's data only)");
     writeFileSync(file, Buffer.alloc(5000, 7));
     const garbage = await run(['--sandbox', 'services', 'list'], e);
     expect(garbage.code).toBe(1);

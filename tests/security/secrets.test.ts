@@ -246,7 +246,7 @@ describe('8 and 9. the sandbox over TLS: NODE_EXTRA_CA_CERTS in the real process
     const without = await runBinary(['services', 'list', '-o', 'json'], childEnv());
     expect(without.code).toBe(7);
     expect(without.stderr).toMatch(/TLS connection to 127\.0\.0\.1:\d+ failed/);
-    expect(without.stderr).toMatch(/hint: .*NODE_EXTRA_CA_CERTS/);
+    expect(JSON.parse(without.stderr).error.hint).toMatch(/NODE_EXTRA_CA_CERTS/);
     expect(handshakes).toBe(before); // certificate errors are not retried (and never completed)
     const withCa = await runBinary(['services', 'list', '-o', 'json'], childEnv({ NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem') }));
     expect(withCa.code, withCa.stderr).toBe(0);

@@ -1,6 +1,6 @@
 /**
  * `subctl api METHOD PATH [-f key=value ...] [--input FILE|-]`: any call with the shared client
- * rules; `subctl api endpoints`: the whole contract.
+ * rules; `subctl api endpoints`: the whole contract; `subctl api openapi`: it as OpenAPI 3.1.
  */
 import { readFileSync } from 'node:fs';
 import { Option } from 'commander';
@@ -116,20 +116,39 @@ async function listEndpoints(ctx: Ctx) {
   return 0;
 }
 
+/** `api openapi`: the contract as an OpenAPI 3.1 document, JSON (one line with -o ndjson). */
+async function printOpenApi(ctx: Ctx) {
+  const { endpoints } = await import('../../api/contract/index.js');
+  const { openApiDocument } = await import('./openapi.js');
+  const doc = openApiDocument(endpoints, await commandsOfEndpoints());
+  await printObject(doc, { format: ctx.globals.output === 'ndjson' ? 'ndjson' : 'json', io: ctx.io });
+  return 0;
+}
+
+/** Examples shown in help: whole command lines, starting with `subctl `. */
+export const apiExamples = [
+  'subctl api GET /admin/services -f service_type=HYBRID',
+  'subctl api endpoints --fields method,path,command',
+  'subctl api openapi > subctl-openapi.json',
+  "subctl api openapi --jq '.paths | keys | length'",
+];
+
 export const apiGroup: Group = {
   name: 'api',
   build(cmd, bind) {
     cmd
-      .argument('<method>', 'GET, POST, PUT, DELETE (or `endpoints`)')
+      .argument('<method>', 'GET, POST, PUT, DELETE (or `endpoints`, or `openapi`)')
       .argument('[path]', 'path under the base address, e.g. /admin/services')
       .addOption(new Option('-f, --field <key=value>', 'a query (GET) or body field; repeatable; key:=JSON for raw JSON').argParser((v, prev: string[] = []) => [...prev, v]))
       .addOption(new Option('--input <file>', 'JSON body from FILE, or - for stdin'))
       .addOption(new Option('-H, --header <name:value>', 'an extra request header; repeatable').argParser((v, prev: string[] = []) => [...prev, v]));
     addGlobalOptions(cmd);
+    cmd.addHelpText('after', `\nExamples:\n${apiExamples.map((e) => `  ${e}`).join('\n')}\n`);
     cmd.action((method: string, path: string | undefined, _o, command) => {
       const opts = command.optsWithGlobals() as Record<string, unknown>;
       bind(async (ctx) => {
         if (method === 'endpoints') return listEndpoints(ctx);
+        if (method === 'openapi') return printOpenApi(ctx);
         const m = method.toUpperCase();
         if (!['GET', 'POST', 'PUT', 'DELETE', 'PATCH'].includes(m)) throw new UsageError(`unknown method '${method}': use GET, POST, PUT or DELETE`);
         if (!path) throw new UsageError('missing the PATH argument, e.g. subctl api GET /admin/services');
