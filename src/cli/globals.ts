@@ -6,6 +6,7 @@
 import { Command, Option } from 'commander';
 import { UsageError } from '../api/errors.js';
 import type { OutputFormat } from '../output/index.js';
+import { utcFromEnv } from '../output/time.js';
 
 export interface GlobalOptions {
   profile?: string;
@@ -25,17 +26,21 @@ export interface GlobalOptions {
   verbose?: boolean;
   noColor?: boolean;
   tokenFile?: string;
+  /** `-o wide`: a table with every column, nothing cut (cells wrap on a terminal); `output` is then 'table'. */
+  wide?: boolean;
+  /** `--utc` or SUBCTL_TZ=UTC: terminal times in UTC rather than the local zone. */
+  utc?: boolean;
 }
 
 /** Names of global options, for conflict checks against contract fields. */
-export const GLOBAL_FLAGS = ['profile', 'base-url', 'sandbox', 'output', 'fields', 'all', 'limit', 'timeout', 'retries', 'yes', 'input', 'quiet', 'verbose', 'color', 'token-file', 'help', 'version'];
+export const GLOBAL_FLAGS = ['profile', 'base-url', 'sandbox', 'output', 'fields', 'all', 'limit', 'timeout', 'retries', 'yes', 'input', 'quiet', 'verbose', 'color', 'token-file', 'utc', 'help', 'version'];
 
 export function addGlobalOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--profile <name>', 'saved profile to use (env SUBCTL_PROFILE)'))
     .addOption(new Option('--base-url <url>', 'API base address (env SUBCTL_BASE_URL)'))
     .addOption(new Option('--sandbox', 'use the embedded local sandbox platform'))
-    .addOption(new Option('-o, --output <format>', 'table|json|ndjson|csv (env SUBCTL_OUTPUT)'))
+    .addOption(new Option('-o, --output <format>', 'table|wide|json|ndjson|csv (env SUBCTL_OUTPUT)'))
     .addOption(new Option('--fields <list>', 'fields to print, comma-separated, in order'))
     .addOption(new Option('--all', 'lists: stream every page'))
     .addOption(new Option('--limit <n>', 'lists: stop after N rows'))
@@ -46,7 +51,8 @@ export function addGlobalOptions(cmd: Command): Command {
     .addOption(new Option('-q, --quiet', 'no progress or notes'))
     .addOption(new Option('--verbose', 'log each request on stderr (secrets masked)'))
     .addOption(new Option('--no-color', 'no colour (also NO_COLOR)'))
-    .addOption(new Option('--token-file <file>', 'read the bearer token from FILE'));
+    .addOption(new Option('--token-file <file>', 'read the bearer token from FILE'))
+    .addOption(new Option('--utc', 'times on a terminal in UTC, not the local zone (env SUBCTL_TZ=UTC)'));
 }
 
 function positiveInt(name: string, v: unknown, min = 0): number | undefined {
@@ -66,11 +72,16 @@ function retriesOf(v: unknown): number | undefined {
 /** Reads the merged raw Commander options into typed globals, checking each (exit 2 on a bad one). */
 export function readGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): GlobalOptions {
   const outRaw = (raw.output as string | undefined) ?? env.SUBCTL_OUTPUT;
-  const output = (outRaw ?? 'table') as OutputFormat;
-  if (!['table', 'json', 'ndjson', 'csv'].includes(output)) {
+  const chosen = outRaw ?? 'table';
+  if (!['table', 'wide', 'json', 'ndjson', 'csv'].includes(chosen)) {
     // Named as it was given: SUBCTL_OUTPUT is not a flag the user typed.
-    throw new UsageError(`${raw.output === undefined ? 'SUBCTL_OUTPUT' : '--output'} must be one of table, json, ndjson, csv; got '${outRaw}'`);
+    throw new UsageError(`${raw.output === undefined ? 'SUBCTL_OUTPUT' : '--output'} must be one of table, wide, json, ndjson, csv; got '${outRaw}'`);
   }
+  // `wide` is a table with every column whole: the commands that print a table print it.
+  const wide = chosen === 'wide';
+  const output = (wide ? 'table' : chosen) as OutputFormat;
+  const tz = utcFromEnv(env.SUBCTL_TZ);
+  if (tz === undefined) throw new UsageError(`SUBCTL_TZ must be UTC or local, got '${String(env.SUBCTL_TZ)}'`, { hint: 'unset SUBCTL_TZ for the local zone (TZ decides it), or set SUBCTL_TZ=UTC' });
   const fields = raw.fields === undefined ? undefined : String(raw.fields).split(',').map((s) => s.trim()).filter(Boolean);
   if (fields && fields.length === 0) throw new UsageError('--fields needs at least one field name');
   return {
@@ -90,5 +101,7 @@ export function readGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv
     verbose: raw.verbose === true,
     noColor: raw.color === false,
     tokenFile: raw.tokenFile as string | undefined,
+    wide,
+    utc: raw.utc === true || tz,
   };
 }

@@ -11,6 +11,7 @@ import { resolvePaths } from '../config/paths.js';
 import { ConfigStore } from '../config/store.js';
 import { createContext, type Ctx } from './context.js';
 import { addGlobalOptions, readGlobals, type GlobalOptions } from './globals.js';
+import { setUtcTimes } from '../output/time.js';
 import { groups } from '../commands/index.js';
 import { version } from '../../package.json';
 
@@ -170,6 +171,7 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
   let ctx: Ctx | undefined;
   try {
     globals = readGlobals(pending.raw, io.env);
+    setUtcTimes(globals.utc === true);
     ctx = createContext({ io, globals, signal: deps.signal, dispatcher: deps.dispatcher, now: deps.now });
     if (!globals.outputExplicit) profileOutput(ctx, globals);
     const code = await pending.action(ctx);

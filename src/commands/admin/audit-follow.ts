@@ -9,7 +9,8 @@ import { CliError, ExitCode, UsageError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import type { VerbInput } from '../../cli/verbs.js';
 import { itemsOf } from '../../cli/paging.js';
-import { escapeControls, localSecond } from '../../output/format.js';
+import { escapeControls } from '../../output/format.js';
+import { terminalTime } from '../../output/time.js';
 import { printList } from '../../output/index.js';
 
 type Entry = Record<string, unknown>;
@@ -32,7 +33,7 @@ export function auditLine(e: Entry, width?: number, tty = width !== undefined): 
   const details = typeof e.details === 'string' ? e.details : e.details === undefined || e.details === null ? '' : JSON.stringify(e.details);
   const at = String(e.created_at ?? '');
   const d = tty ? new Date(at) : undefined;
-  const time = d && !Number.isNaN(d.getTime()) ? localSecond(d) : at;
+  const time = d && !Number.isNaN(d.getTime()) ? terminalTime(d) : at;
   // Server data must not drive the terminal: control characters (ESC included) as `\xHH`.
   const line = escapeControls(`${time}  ${String(e.username ?? e.user_id ?? '-')}  ${String(e.module ?? '')}.${String(e.action ?? '')}  ${details.replace(/\s+/g, ' ')}`);
   return width && line.length > width ? `${line.slice(0, width - 1)}…` : line;
