@@ -185,7 +185,7 @@ export async function* walkPages(
   }
 }
 
-export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { columns?: string[]; extras?: ListExtras }): Promise<number> {
+export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { columns?: string[]; extras?: ListExtras; view?: (row: Record<string, unknown>) => Record<string, unknown> }): Promise<number> {
   const api = await ctx.api();
   const g = ctx.globals;
   const paging = ep.paging!;
@@ -200,13 +200,16 @@ export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { col
     emptyHeader: () => itemFieldsOf(ep, paging.items ?? ''),
     io: ctx.io,
     noColor: g.noColor,
+    wide: g.wide,
   };
   const givenPage = call.query?.[paging.page] as number | undefined;
   const givenSize = call.query?.[paging.size] as number | undefined;
 
   if (!g.all && g.limit === undefined) {
     const data = (await api.call(ep, call as never, { signal: ctx.signal })) as Record<string, unknown>;
-    const items = itemsOf(ep, data);
+    let items = itemsOf(ep, data);
+    // A table may read a row its own way (the audit log's target and change); scripts get it as sent.
+    if (opts.view && g.output === 'table') items = items.map(opts.view);
     const page = givenPage ?? 1;
     const info = pageInfoOf(ep, data, page, givenSize ?? paging.defaultSize);
     await printList(items, out);
@@ -245,8 +248,9 @@ export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { col
   async function* limited() {
     let n = 0;
     if (n >= limit) return;
+    const view = opts.view && g.output === 'table' ? opts.view : undefined;
     for await (const r of rows) {
-      yield r;
+      yield view ? view(r) : r;
       if (++n >= limit) break;
     }
   }

@@ -22,6 +22,8 @@ export interface OutputOptions {
   lead?: string[];
   /** `--no-color`. */
   noColor?: boolean;
+  /** `-o wide` (format 'table'): every field, the columns first, nothing cut (src/output/wide.ts). */
+  wide?: boolean;
   /** csv of a list with no rows and no columns given: the header's fields (the contract's item fields). */
   emptyHeader?: () => string[] | undefined;
   /** `--limit N` of a list the server does not page (it answers every row at once): the first N. */

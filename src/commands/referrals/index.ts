@@ -27,6 +27,7 @@ import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printSummary } from '../common.js';
 import { printAnswer } from '../auth/index.js';
 import type { Group } from '../types.js';
+import { userArg } from '../users/lookup.js';
 
 const summary = (data: Record<string, unknown>, ctx: Ctx) => printSummary(ctx, 'Summary', data.summary);
 
@@ -69,7 +70,7 @@ export const referralsGroup: Group = {
     },
     { name: 'mine', endpoint: referralsMine, summary: "the signed-in account's codes (--include-inactive, --search-keyword)", extras: summary },
     { name: 'stats', endpoint: referralsStats, summary: "the signed-in account's referral statistics" },
-    { name: 'info', endpoint: referralsInfo, args: ['user_id'] },
+    { name: 'info', endpoint: referralsInfo, args: ['user_id'], names: ['user_id'], prepare: userArg('user_id') },
     { name: 'referred', endpoint: referralsReferred, summary: 'the users the signed-in account referred', extras: summary },
     { name: 'search', endpoint: referralsSearch, summary: 'search usable referral codes (staff)' },
     { name: 'admin-search', endpoint: referralsAdminSearch, summary: 'admin: search every referral code' },
@@ -79,12 +80,13 @@ export const referralsGroup: Group = {
       name: 'user-referred',
       endpoint: referralsAdminUserReferred,
       args: ['user_id'],
+      names: ['user_id'], prepare: userArg('user_id'),
       summary: 'admin: the users one user referred',
       extras: async (data, ctx) => {
         await printSummary(ctx, 'User', data.user_details);
         await printSummary(ctx, 'Summary', data.summary);
       },
     },
-    { name: 'user-stats', endpoint: referralsAdminUserStats, args: ['user_id'], summary: "admin: one user's referral statistics over --stats-period days (30)" },
+    { name: 'user-stats', endpoint: referralsAdminUserStats, args: ['user_id'], names: ['user_id'], prepare: userArg('user_id'), summary: "admin: one user's referral statistics over --stats-period days (30)" },
   ]),
 };
