@@ -5,7 +5,6 @@
  */
 import type { Ctx } from '../../cli/context.js';
 import type { VerbInput } from '../../cli/verbs.js';
-import { resolveUser } from '../../resources/users.js';
 
 type Prepare = (input: VerbInput, ctx: Ctx, opts: Record<string, unknown>) => void | Promise<void>;
 
@@ -15,6 +14,8 @@ export function userArg(field: string, then?: Prepare): Prepare {
     const place = input.params[field] !== undefined ? input.params : input.body[field] !== undefined ? input.body : input.query[field] !== undefined ? input.query : undefined;
     const given = place?.[field];
     if (place && typeof given === 'string' && !/^\s*\d+\s*$/.test(given) && given.trim() !== '') {
+      // Loaded only for a name: the look-up's contracts are not every verb's.
+      const { resolveUser } = await import('../../resources/users.js');
       place[field] = (await resolveUser(await ctx.api(), given, ctx.signal)).id;
     }
     await then?.(input, ctx, opts);
