@@ -90,9 +90,9 @@ describe('users show', () => {
     expect(r.stdout).toMatch(/created_date +\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+00:00/);
     // An entry wider than the terminal goes on under it, indented: joined again here.
     const flat = r.stdout.replace(/\n {8}/g, ' ');
-    expect(flat).toMatch(/zoe\.support  user\.topup  transaction \d+  amount=120 /);
-    expect(flat).toMatch(/zoe\.support  user\.activate_code  subscription \d+/);
-    expect(flat).toMatch(new RegExp(`admin  subscriptions\\.manage  subscription ${S.subscriptionId}\\s+extend reason=ticket 4711 extend_days=30`));
+    expect(flat).toMatch(/zoe\.support +user\.topup +transaction \d+ +amount=120 /);
+    expect(flat).toMatch(/zoe\.support +user\.activate_code +subscription \d+/);
+    expect(flat).toMatch(new RegExp(`admin +subscriptions\\.manage +subscription ${S.subscriptionId}\\s+extend reason=ticket 4711 extend_days=30`));
     expect(r.stderr).toMatch(/unavailable to this account: devices/);
   });
 
