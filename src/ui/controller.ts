@@ -790,7 +790,12 @@ export class ConsoleController {
     // action, by the rules the sandbox has: a platform's may differ, so every row is still sent).
     const refusal = (r: Row | undefined) => (r ? def.refusal?.(r) : undefined);
     if (rows.length > 1) {
-      lines.push(`${def.label} ${rows.length} ${resource}:`);
+      // Marks are kept across pages (a filter or sort change clears them): say how many of the
+      // rows are not on the page in view, so that nothing is acted on unseen.
+      const c = this.current();
+      const onPage = new Set((c?.rows ?? []).map((r) => rowKey(c!.r, r)));
+      const elsewhere = c ? rows.filter((r) => !onPage.has(rowKey(c.r, r))).length : 0;
+      lines.push(`${def.label} ${rows.length} ${resource}:${elsewhere ? ` ${elsewhere} of them marked on other pages, all listed here` : ''}`);
       // Every row, not the first few: the list scrolls when the screen cannot hold it.
       rows.forEach((r, i) => {
         const why = refusal(r);

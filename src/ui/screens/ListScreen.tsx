@@ -42,14 +42,16 @@ export function ListScreen({ cache, resource: r, list: ls, width, height, shown 
 
   const sort = sortInfo(r);
   const nMarked = Object.keys(ls.marked).length;
+  // What must stay in view at 80 columns comes first (marks and loading: what an action key will
+  // act on, and whether the rows are current); the rest is cut at the end of the line if need be.
   const facts = [
+    nMarked ? `${nMarked} marked` : undefined,
+    q.loading ? 'loading…' : undefined,
     !page ? `page ${ls.page}` : page.totalRecords === 0 || page.totalPages === 0 ? 'no rows' : `page ${ls.page} of ${page.totalPages ?? '?'}${page.totalRecords !== undefined ? `, total ${page.totalRecords}` : ''}`,
-    // Early in the line: on a narrow terminal (the reason for it) the end of the line is cut.
     layout.hidden.length ? `${layout.hidden.length} column${layout.hidden.length > 1 ? 's' : ''} hidden` : undefined,
     sort ? `sort ${ls.sortBy ?? sort.defaultBy} ${ls.sortOrder ?? sort.defaultOrder}` : undefined,
     Object.keys(ls.filters).length ? `filter ${filtersText(ls.filters)}` : undefined,
-    nMarked ? `${nMarked} marked` : undefined,
-    q.loading ? 'loading…' : undefined,
+    layout.zone ? `times ${layout.zone}` : undefined,
   ].filter(Boolean);
   return (
     <Box flexDirection="column">

@@ -102,6 +102,11 @@ export function repaged(ls: ListState, size: number): ListState {
   return { ...ls, size, page: Math.floor(index / size) + 1, selected: index % size };
 }
 
+/** Another filter or sort: the rows the list shows are not the same rows. */
+function listingChanged(a: ListState, b: ListState): boolean {
+  return a.sortBy !== b.sortBy || a.sortOrder !== b.sortOrder || JSON.stringify(a.filters) !== JSON.stringify(b.filters);
+}
+
 export function consoleReducer(s: ConsoleState, a: ConsoleAction): ConsoleState {
   switch (a.type) {
     // Going to another screen clears the status line: it says what just happened, and what
@@ -121,7 +126,11 @@ export function consoleReducer(s: ConsoleState, a: ConsoleAction): ConsoleState 
     case 'update-list': {
       const cur = currentList(s);
       if (!cur) return s;
-      return { ...s, lists: { ...s.lists, [cur.resource]: { ...cur, ...a.patch } } };
+      const next = { ...cur, ...a.patch };
+      // Marks belong to the rows a filter and a sort show: another filter or sort clears them, so
+      // that an action key never acts on a marked row the list no longer shows.
+      if (!('marked' in a.patch) && listingChanged(cur, next)) next.marked = {};
+      return { ...s, lists: { ...s.lists, [cur.resource]: next } };
     }
     case 'detail':
       if (!s.resource) return s;
