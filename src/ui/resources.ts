@@ -16,8 +16,8 @@ import { describeField, describeObject, type AnyEndpoint, type FieldInfo } from 
 import { rolesAssignments, rolesList, usersGet, usersList, usersSearch } from '../api/contract/user-accounts.js';
 import { ACCOUNT_FIELDS, userDetail } from '../resources/users.js';
 import { referralsAdminList, referralsAdminReferred, referralsAdminSearch } from '../api/contract/user-referrals.js';
-import { AUDIT_COLUMNS, CODE_COLUMNS, PLAN_COLUMNS, SERVICE_PLAN_COLUMNS, SUBSCRIPTION_COLUMNS, WALLET_COLUMNS } from '../commands/admin/common.js';
-import { SERVICE_COLUMNS } from '../commands/services/index.js';
+import { AUDIT_COLUMNS, CODE_COLUMNS, PLAN_COLUMNS, SERVICE_COLUMNS, SERVICE_PLAN_COLUMNS, SUBSCRIPTION_COLUMNS, WALLET_COLUMNS } from '../resources/columns.js';
+import { readableAudit } from '../resources/audit.js';
 
 export type Row = Record<string, unknown>;
 
@@ -54,6 +54,8 @@ export interface ResourceDef {
   idField?: string;
   /** A richer view than the row, fetched on Enter. */
   detail?: DetailDef;
+  /** A row as the table draws it (the audit log's target and change); actions and exports use the row as sent. */
+  view?: (row: Row) => Row;
 }
 
 const asRows = (v: unknown): Row[] => (Array.isArray(v) ? (v.filter((r) => r && typeof r === 'object') as Row[]) : []);
@@ -120,7 +122,7 @@ export const RESOURCES: readonly ResourceDef[] = [
   { name: 'subscriptions', aliases: ['subs'], endpoint: subscriptionsList, columns: SUBSCRIPTION_COLUMNS, idField: 'subscription_id' },
   { name: 'usage-codes', aliases: ['codes'], endpoint: usageCodesList, columns: CODE_COLUMNS, idField: 'code_id' },
   { name: 'wallet', endpoint: walletList, columns: WALLET_COLUMNS, idField: 'transaction_id' },
-  { name: 'audit', endpoint: auditList, columns: AUDIT_COLUMNS, idField: 'id' },
+  { name: 'audit', endpoint: auditList, columns: AUDIT_COLUMNS, idField: 'id', view: readableAudit },
   { name: 'users', endpoint: usersList, columns: ['user_id', 'username', 'full_name', 'email', 'role', 'status', 'last_login_date'], idField: 'user_id', detail: userAccountDetail },
   { name: 'users-search', endpoint: usersSearch, columns: ['user_id', 'username', 'full_name', 'status', 'activity_status', 'referral_count', 'last_login_date'], idField: 'user_id', detail: userAccountDetail },
   { name: 'roles', endpoint: rolesList, columns: ['role_id', 'role_name', 'display_name', 'priority', 'user_count', 'permission_count', 'is_active'], idField: 'role_id' },

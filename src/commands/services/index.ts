@@ -1,6 +1,7 @@
 /**
  * `subctl services`: /admin/services* (spec/admin-area.md point 7, "Services").
  */
+import { SERVICE_COLUMNS } from '../../resources/columns.js';
 import {
   servicesCreate,
   servicesDelete,
@@ -18,7 +19,7 @@ import { printList, printObject, sparkline } from '../../output/index.js';
 import { out, section } from '../common.js';
 import type { Group } from '../types.js';
 
-export const SERVICE_COLUMNS = ['service_id', 'service_code', 'service_name', 'service_type', 'is_active', 'active_subscriptions_count'];
+export { SERVICE_COLUMNS };
 
 function needsIdentifier(where: Record<string, unknown>, what: string) {
   if (where.service_id === undefined && where.service_code === undefined) {

@@ -30,8 +30,10 @@ export function ListScreen({ cache, resource: r, list: ls, width, height, shown 
   const q = useQueryCache(cache, spec);
   const page = useMemo(() => (shown ? pageOf(r, shown.list, shown.data) : undefined), [r, shown?.data]); // eslint-disable-line react-hooks/exhaustive-deps
   const rows = page?.rows;
-  const columns = useMemo(() => columnsFor(rows ?? [], r.columns), [rows, r.columns]);
-  const layout = useMemo(() => layoutTable(rows ?? [], columns, width - 2, r.labels), [rows, columns, width, r.labels]);
+  // Drawn as the resource reads its rows (the audit log's target and change); keys act on `rows`.
+  const drawn = useMemo(() => (rows && r.view ? rows.map(r.view) : rows), [rows, r]);
+  const columns = useMemo(() => columnsFor(drawn ?? [], r.columns), [drawn, r.columns]);
+  const layout = useMemo(() => layoutTable(drawn ?? [], columns, width - 2, r.labels), [drawn, columns, width, r.labels]);
   const markedIdx = useMemo(() => {
     const set = new Set<number>();
     rows?.forEach((row, i) => {
