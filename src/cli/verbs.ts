@@ -64,10 +64,8 @@ export interface VerbSpec {
   bulk?: false | Pick<BulkVerb, 'aliases' | 'preview' | 'verify'>;
   /** Lists: blocks printed besides the rows (summaries). */
   extras?: ListExtras;
-  /** Positional ids that also take a name (a user's username or email), which `prepare` resolves to the id. */
-  names?: string[];
-  /** Lists: a row as a table shows it (json, ndjson and csv print rows as sent). */
-  view?: (row: Record<string, unknown>) => Record<string, unknown>;
+  /** Positional ids that also take a name (`users show emma.zak`), which `prepare` resolves to the id. */ names?: string[];
+  /** Lists: a row as a table shows it (json, ndjson and csv print rows as sent). */ view?: (row: Record<string, unknown>) => Record<string, unknown>;
 }
 
 interface FieldPlace {
@@ -242,7 +240,6 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
         const field = p.alt !== undefined && !/^\d+$/.test(value) ? p.alt : p.field;
         const fp = placeOf(field);
         if (!fp) throw new Error(`verb ${spec.name}: positional ${field} is not a field of ${ep.name}`);
-        // A user named by username or email (`users show emma.zak`) is resolved in `prepare`.
         const named = spec.names?.includes(field) && !/^\s*[-+]?\d/.test(value);
         const bad = named ? undefined : badNumberText(value, fp.info);
         if (bad) throw new ValidationError([{ field, flag: 'argument', message: bad }]);
