@@ -6,6 +6,7 @@
 import { Command, Option } from 'commander';
 import { UsageError } from '../api/errors.js';
 import type { OutputFormat } from '../output/index.js';
+import { utcFromEnv } from '../output/time.js';
 
 export interface GlobalOptions {
   profile?: string;
@@ -33,20 +34,24 @@ export interface GlobalOptions {
   jq?: string;
   /** `--no-pager`. */
   noPager?: boolean;
+  /** `-o wide`: a table with every column, nothing cut (cells wrap on a terminal); `output` is then 'table'. */
+  wide?: boolean;
+  /** `--utc` or SUBCTL_TZ=UTC: terminal times in UTC rather than the local zone. */
+  utc?: boolean;
 }
 
 /** The help heading the global options are listed under (cli/help.ts). */
 export const GLOBAL_HEADING = 'Global options:';
 
 /** Names of global options, for conflict checks against contract fields. */
-export const GLOBAL_FLAGS = ['profile', 'base-url', 'sandbox', 'output', 'fields', 'all', 'limit', 'timeout', 'retries', 'yes', 'input', 'quiet', 'verbose', 'strict', 'color', 'token-file', 'run-id', 'help', 'version', 'jq', 'pager'];
+export const GLOBAL_FLAGS = ['profile', 'base-url', 'sandbox', 'output', 'fields', 'all', 'limit', 'timeout', 'retries', 'yes', 'input', 'quiet', 'verbose', 'strict', 'color', 'token-file', 'run-id', 'utc', 'help', 'version', 'jq', 'pager'];
 
 export function addGlobalOptions(cmd: Command): Command {
   const options = [
     new Option('--profile <name>', 'saved profile to use (env SUBCTL_PROFILE)'),
     new Option('--base-url <url>', 'API base address, an http(s) URL (env SUBCTL_BASE_URL)'),
     new Option('--sandbox', 'use the embedded local sandbox platform'),
-    new Option('-o, --output <format>', 'one of table|json|ndjson|csv (env SUBCTL_OUTPUT; default table)'),
+    new Option('-o, --output <format>', 'one of table|wide|json|ndjson|csv (env SUBCTL_OUTPUT; default table)'),
     new Option('--fields <list>', 'fields to print, comma-separated, in order'),
     new Option('--jq <expr>', "filter JSON output with jq's language (e.g. '.[].service_code')"),
     new Option('--all', 'lists: stream every page'),
@@ -61,6 +66,7 @@ export function addGlobalOptions(cmd: Command): Command {
     new Option('--no-color', 'no colour (also NO_COLOR)'),
     new Option('--no-pager', 'long output on a terminal is not sent through a pager (env SUBCTL_PAGER, PAGER)'),
     new Option('--token-file <file>', 'read the bearer token from FILE'),
+    new Option('--utc', 'times on a terminal in UTC, not the local zone (env SUBCTL_TZ=UTC)'),
     new Option('--run-id <name>', 'bulk: name the run (the same name resumes it; a new name applies the file again)'),
   ];
   // Listed once, under their own heading after the command's own flags (cli/help.ts).
@@ -102,11 +108,16 @@ function runIdOf(v: unknown): string | undefined {
 /** Reads the merged raw Commander options into typed globals, checking each (exit 2 on a bad one). */
 export function readGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): GlobalOptions {
   const outRaw = (raw.output as string | undefined) ?? env.SUBCTL_OUTPUT;
-  const output = (outRaw ?? 'table') as OutputFormat;
-  if (!['table', 'json', 'ndjson', 'csv'].includes(output)) {
+  const chosen = outRaw ?? 'table';
+  if (!['table', 'wide', 'json', 'ndjson', 'csv'].includes(chosen)) {
     // Named as it was given: SUBCTL_OUTPUT is not a flag the user typed.
-    throw new UsageError(`${raw.output === undefined ? 'SUBCTL_OUTPUT' : '--output'} must be one of table, json, ndjson, csv; got '${outRaw}'`);
+    throw new UsageError(`${raw.output === undefined ? 'SUBCTL_OUTPUT' : '--output'} must be one of table, wide, json, ndjson, csv; got '${outRaw}'`);
   }
+  // `wide` is a table with every column whole: the commands that print a table print it.
+  const wide = chosen === 'wide';
+  const output = (wide ? 'table' : chosen) as OutputFormat;
+  const tz = utcFromEnv(env.SUBCTL_TZ);
+  if (tz === undefined) throw new UsageError(`SUBCTL_TZ must be UTC or local, got '${String(env.SUBCTL_TZ)}'`, { hint: 'unset SUBCTL_TZ for the local zone (TZ decides it), or set SUBCTL_TZ=UTC' });
   const fields = raw.fields === undefined ? undefined : String(raw.fields).split(',').map((s) => s.trim()).filter(Boolean);
   if (fields && fields.length === 0) throw new UsageError('--fields needs at least one field name');
   const jq = raw.jq === undefined ? undefined : String(raw.jq);
@@ -135,5 +146,7 @@ export function readGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv
     runId: runIdOf(raw.runId),
     jq,
     noPager: raw.pager === false,
+    wide,
+    utc: raw.utc === true || tz,
   };
 }

@@ -331,7 +331,7 @@ async function* walkPass(
   return result;
 }
 
-export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { columns?: string[]; extras?: ListExtras }): Promise<number> {
+export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { columns?: string[]; extras?: ListExtras; view?: (row: Record<string, unknown>) => Record<string, unknown> }): Promise<number> {
   const api = await ctx.api();
   const g = ctx.globals;
   const paging = ep.paging!;
@@ -346,18 +346,21 @@ export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { col
     emptyHeader: () => itemFieldsOf(ep, paging.items ?? ''),
     io: ctx.io,
     noColor: g.noColor,
+    wide: g.wide,
   };
   const givenPage = call.query?.[paging.page] as number | undefined;
   const givenSize = call.query?.[paging.size] as number | undefined;
 
   if (!g.all && g.limit === undefined) {
     const data = (await api.call(ep, call as never, { signal: ctx.signal })) as Record<string, unknown>;
-    const items = listRows(ctx, ep, data);
+    let items = listRows(ctx, ep, data);
     if (!items) {
       // Rows the reader could not find are not an empty list: the answer is printed as received.
       await printObject(data, { format: g.output, io: ctx.io, noColor: g.noColor });
       return 0;
     }
+    // A table may read a row its own way (the audit log's target and change); scripts get it as sent.
+    if (opts.view && g.output === 'table') items = items.map(opts.view);
     const page = givenPage ?? 1;
     const info = pageInfoOf(ep, data, page, givenSize ?? paging.defaultSize);
     await printList(items, out);
@@ -403,8 +406,9 @@ export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { col
   async function* limited() {
     let n = 0;
     if (n >= limit) return;
+    const view = opts.view && g.output === 'table' ? opts.view : undefined;
     for await (const r of rows) {
-      yield r;
+      yield view ? view(r) : r;
       progress.row();
       if (++n >= limit) break;
     }

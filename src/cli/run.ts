@@ -11,6 +11,7 @@ import { resolvePaths } from '../config/paths.js';
 import { ConfigStore } from '../config/store.js';
 import { createContext, type Ctx } from './context.js';
 import { addGlobalOptions, readGlobals, type GlobalOptions } from './globals.js';
+import { setUtcTimes } from '../output/time.js';
 import { groups } from '../commands/index.js';
 import { addGroups, createProgram } from './tree.js';
 import { TOPIC_NAMES } from './topic-names.js';
@@ -173,6 +174,7 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
   let activity: Activity | undefined;
   try {
     globals = readGlobals(pending.raw, io.env);
+    setUtcTimes(globals.utc === true);
     // The console draws on the terminal itself, and --follow never ends: neither is paged.
     const screen = first === undefined || first === 'console' || first === 'help';
     const follows = pending.raw.follow === true;

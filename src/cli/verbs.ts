@@ -66,6 +66,8 @@ export interface VerbSpec {
   bulk?: false | Pick<BulkVerb, 'aliases' | 'preview' | 'readState' | 'after' | 'settle' | 'created'>;
   /** Lists: blocks printed besides the rows (summaries). */
   extras?: ListExtras;
+  /** Positional ids that also take a name (`users show emma.zak`), which `prepare` resolves to the id. */ names?: string[];
+  /** Lists: a row as a table shows it (json, ndjson and csv print rows as sent). */ view?: (row: Record<string, unknown>) => Record<string, unknown>;
 }
 
 interface FieldPlace {
@@ -226,9 +228,10 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
         const field = p.alt !== undefined && !/^\d+$/.test(value) ? p.alt : p.field;
         const fp = placeOf(field);
         if (!fp) throw new Error(`verb ${spec.name}: positional ${field} is not a field of ${ep.name}`);
-        const bad = badNumberText(value, fp.info);
+        const named = spec.names?.includes(field) && !/^\s*[-+]?\d/.test(value);
+        const bad = named ? undefined : badNumberText(value, fp.info);
         if (bad) throw new ValidationError([{ field, flag: 'argument', message: bad }]);
-        input[fp.place][field] = convertValue(value, fp.info);
+        input[fp.place][field] = named ? value : convertValue(value, fp.info);
         typed.set(field, { text: value, from: 'argument', info: fp.info });
         // A path id that the body repeats (plans.update's plan_id) is filled from the path.
       });
@@ -415,7 +418,7 @@ async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'act
     if (code !== undefined) return code;
   }
   if (kind === 'list') {
-    return runList(ctx, ep, call, { columns: spec.columns, extras: spec.extras });
+    return runList(ctx, ep, call, { columns: spec.columns, extras: spec.extras, view: spec.view });
   }
   const api = await ctx.api();
   if (spec.destructive) {
@@ -431,7 +434,7 @@ async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'act
   const data = res.data === null || res.data === undefined ? { message: res.message ?? 'done' } : res.data;
   if (kind === 'action' && res.message && ctx.globals.output === 'table' && ctx.io.stdoutIsTTY) ctx.note(res.message);
   // A list the server answers whole (not paged): --limit takes its first rows here.
-  await printObject(data, { format: ctx.globals.output, fields: ctx.globals.fields, io: ctx.io, noColor: ctx.globals.noColor, limit: ctx.globals.limit });
+  await printObject(data, { format: ctx.globals.output, fields: ctx.globals.fields, io: ctx.io, noColor: ctx.globals.noColor, limit: ctx.globals.limit, wide: ctx.globals.wide });
   return 0;
 }
 

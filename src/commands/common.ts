@@ -25,6 +25,7 @@ export const out = (ctx: Ctx, columns?: string[], itemFields?: () => string[] | 
     limit: ctx.globals.limit,
     io: ctx.io,
     noColor: ctx.globals.noColor,
+    wide: ctx.globals.wide,
   };
 };
 

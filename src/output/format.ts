@@ -5,6 +5,7 @@
 import type { IO } from '../io.js';
 import { UsageError } from '../api/errors.js';
 import { terminalSafe } from './terminal-safe.js';
+import { terminalTime } from './time.js';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -22,6 +23,8 @@ export interface OutputOptions {
   lead?: string[];
   /** `--no-color`. */
   noColor?: boolean;
+  /** `-o wide` (format 'table'): every field, the columns first, nothing cut (src/output/wide.ts). */
+  wide?: boolean;
   /** csv of a list with no rows and no columns given: the header's fields (the contract's item fields). */
   emptyHeader?: () => string[] | undefined;
   /** The contract's fields of the rows (or the object): `--fields` may name them even where the answer lacks them. */
@@ -79,19 +82,6 @@ export function pickFields(row: Record<string, unknown>, fields: string[]): Reco
 // Full timestamps only: a bare date ('2026-01-01') is shown as-is (turning it into local time could move the day).
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$/;
 
-function two(n: number): string {
-  return n < 10 ? `0${n}` : String(n);
-}
-
-/** Local 'YYYY-MM-DD HH:mm' of a date. */
-export function localMinute(d: Date): string {
-  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
-}
-
-/** Local 'YYYY-MM-DD HH:mm:ss' of a date (one line of `audit --follow`). */
-export function localSecond(d: Date): string {
-  return `${localMinute(d)}:${two(d.getSeconds())}`;
-}
 
 function compactJson(v: unknown): string {
   try {
@@ -104,7 +94,8 @@ function compactJson(v: unknown): string {
 /**
  * One value as table text. null/undefined -> '', booleans 'true'/'false', numbers exact (no
  * thousands separators anywhere: scripts read tables too), arrays and objects compact JSON.
- * Timestamps: ISO strings kept as-is off a terminal, local 'YYYY-MM-DD HH:mm' on one.
+ * Timestamps: ISO strings kept as-is off a terminal; on one, `2026-03-01 18:30:00 +09:00`
+ * (src/output/time.ts: seconds and zone, local or `--utc`).
  * `formatCell('2026-03-01T09:30:00Z', { tty: false }) === '2026-03-01T09:30:00Z'`.
  */
 export function formatCell(value: unknown, opts: { tty: boolean }): string {
@@ -113,7 +104,7 @@ export function formatCell(value: unknown, opts: { tty: boolean }): string {
     case 'string':
       if (opts.tty && value.length <= 35 && ISO_TIMESTAMP.test(value)) {
         const d = new Date(value.replace(' ', 'T'));
-        if (!Number.isNaN(d.getTime())) return localMinute(d);
+        if (!Number.isNaN(d.getTime())) return terminalTime(d);
       }
       return value;
     case 'number':
@@ -125,7 +116,7 @@ export function formatCell(value: unknown, opts: { tty: boolean }): string {
     case 'object':
       if (value instanceof Date) {
         if (Number.isNaN(value.getTime())) return '';
-        return opts.tty ? localMinute(value) : value.toISOString();
+        return opts.tty ? terminalTime(value) : value.toISOString();
       }
       return compactJson(value);
     default:

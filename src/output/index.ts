@@ -80,6 +80,10 @@ export async function printList(
     }
     case 'table': {
       const color = useColor(io, 'stdout', opts.noColor ?? false);
+      if (opts.wide) {
+        const { WideEncoder } = await import('./wide.js');
+        return pump(rows, new WideEncoder(fieldsOf(opts), opts.columns ?? opts.lead, io.stdoutIsTTY, terminalWidth(io), color), stream, guard, watch);
+      }
       const columns = resolveColumns(opts, undefined);
       if (!io.stdoutIsTTY) return pump(rows, new TsvEncoder(columns, color), stream, guard, watch);
       const { TtyTableEncoder } = await import('./table.js');

@@ -493,6 +493,14 @@ export const seedAdmin: Seeder = (db: DB, { scale, rng, now }) => {
     );
     s.id = Number(r.lastInsertRowid);
   }
+  // The end users' purchases, code activations and service use, as the audit log records them.
+  const endUserAudit: AuditSeed[] = [];
+  const serviceCodes = new Map([...serviceIds].map(([code, id]) => [id, code]));
+  for (const s of subs) {
+    const target = { subscription_id: s.id, service_code: serviceCodes.get(s.link.serviceId) ?? null, plan_code: s.link.plan.code };
+    if (s.code) endUserAudit.push(endUserEntry(s.created, s.user, 'activate_code', { code: s.code, ...target, credits_added: s.link.plan.credits, created_subscription: true }));
+    else endUserAudit.push(endUserEntry(s.created, s.user, 'buy', { payment_method: 'WALLET', ...target, amount: s.link.plan.price }));
+  }
   const insCode = db.prepare(
     `INSERT INTO usage_codes (code_value, batch_id, service_plan_id, credit_amount, price, is_used, used_by, used_date, used_in_subscription,
        expiry_date, created_by, created_date) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -517,7 +525,10 @@ export const seedAdmin: Seeder = (db: DB, { scale, rng, now }) => {
     'INSERT INTO usage_logs (user_id, subscription_id, service_id, usage_amount, usage_type, response_time, used_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
   uses.sort((a, b) => a.at - b.at);
-  for (const u of uses) insUse.run(u.user, subs[u.sub].id, u.service, u.amount, u.type, u.rt, iso(u.at));
+  for (const u of uses) {
+    insUse.run(u.user, subs[u.sub].id, u.service, u.amount, u.type, u.rt, iso(u.at));
+    endUserAudit.push(endUserEntry(u.at, u.user, 'use', { service_code: serviceCodes.get(u.service) ?? null, subscription_id: subs[u.sub].id, usage_amount: u.amount, usage_type: u.type }));
+  }
 
   // --- wallet transactions: chronological, balances consistent and never negative ----------
   const insTx = db.prepare(
@@ -571,7 +582,13 @@ export const seedAdmin: Seeder = (db: DB, { scale, rng, now }) => {
       if (us && us.length) related = subs[us[Math.floor(rng() * us.length)]].id;
     }
     const when = iso(at);
-    txBatch.push(user, type, amount, before, after, pick(methods), status, pick(TX_DESCRIPTIONS[type]), ref(), related, when, when);
+    // Drawn in this order (method, description, reference): the seed stays what it was.
+    const method = pick(methods);
+    const description = pick(TX_DESCRIPTIONS[type]);
+    const reference = ref();
+    txBatch.push(user, type, amount, before, after, method, status, description, reference, related, when, when);
+    if (status === 'completed' && type === 'topup') endUserAudit.push(endUserEntry(at, user, 'topup', { amount, payment_method: method, transaction_reference: reference }));
+    if (status === 'completed' && type === 'auto_renewal') endUserAudit.push(endUserEntry(at, user, 'auto_renewal', { subscription_id: related, amount }));
     if (txBatch.length === TX_BATCH * 12) {
       insTxBatch.run(txBatch);
       txBatch.length = 0;
@@ -616,6 +633,8 @@ export const seedAdmin: Seeder = (db: DB, { scale, rng, now }) => {
     (db.prepare('SELECT user_id, username FROM users').all() as Array<{ user_id: number; username: string }>).map((r) => [r.user_id, r.username]),
   );
   const nAudit = n(1000);
+  // Staff history and the end users' own actions, inserted in time order (the log pages by id).
+  const entries: AuditSeed[] = endUserAudit;
   const auditStep = (TWO_YEARS - DAY) / nAudit;
   const actions = ['extend', 'pause', 'resume', 'cancel', 'add_credits'];
   const subIdsSample = () => subs[Math.floor(rng() * subs.length)].id;
@@ -649,9 +668,43 @@ export const seedAdmin: Seeder = (db: DB, { scale, rng, now }) => {
       default:
         details = { note: pick(NOTES) };
     }
-    insAudit.run(actor, names.get(actor) ?? null, module, action, JSON.stringify(details), `10.0.${int(0, 9)}.${int(2, 250)}`, pick(USER_AGENTS), iso(at));
+    entries.push({ at, actor, module, action, details, ip: `10.0.${int(0, 9)}.${int(2, 250)}`, agent: pick(USER_AGENTS) });
   }
+  entries.sort((a, b) => a.at - b.at);
+  // Tens of thousands of rows: one statement per 100 rows, as the wallet transactions.
+  const AUDIT_BATCH = 100;
+  const insAuditBatch = db.prepare(
+    `INSERT INTO audit_logs (user_id, username, module, action, details, ip_address, user_agent, created_at) VALUES ${Array.from({ length: AUDIT_BATCH }, () => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+  );
+  const batch: unknown[] = [];
+  for (const e of entries) {
+    batch.push(e.actor, names.get(e.actor) ?? null, e.module, e.action, JSON.stringify(e.details), e.ip, e.agent, iso(e.at));
+    if (batch.length === AUDIT_BATCH * 8) {
+      insAuditBatch.run(batch);
+      batch.length = 0;
+    }
+  }
+  for (let k = 0; k < batch.length; k += 8) insAudit.run(batch.slice(k, k + 8));
 };
+
+/** One seeded audit entry before insertion. */
+interface AuditSeed {
+  at: number;
+  actor: number;
+  module: string;
+  action: string;
+  details: unknown;
+  ip: string;
+  agent: string;
+}
+
+/**
+ * An end user's own action as the running sandbox records it (src/sandbox/handlers/user-enduser.ts):
+ * module `user`, the end user as the actor. No random draw: the rest of the seed stays as it was.
+ */
+function endUserEntry(at: number, actor: number, action: string, details: Record<string, unknown>): AuditSeed {
+  return { at, actor, module: 'user', action, details, ip: `10.1.${(actor >> 8) & 255}.${actor & 255}`, agent: 'SubscriptionApp/2.4 (Android 14)' };
+}
 
 /**
  * The well-known accounts plus a few hundred customers, when the users table is empty (the

@@ -67,6 +67,8 @@ type Json = Record<string, unknown>;
 type FieldError = { field: string; message: string };
 
 const MAX_BODY = 10 * 1024 * 1024;
+/** POSTs that only read (validating a session changes nothing): never audited, as no GET is. */
+const UNAUDITED = new Set(['auth.validate-session']);
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 
 /** Per endpoint, what the framework needs beyond the contract: list-valued query fields. */
@@ -459,7 +461,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     } else {
       // Every successful mutation is audited: by the handler, else here.
       const finish = (r: HandlerResult): HandlerResult => {
-        if (!audited) {
+        if (!audited && !UNAUDITED.has(e.name)) {
           const { module, action } = auditNames(e);
           ctx.audit(module, action, maskSecrets({ endpoint: e.name, ...(Object.keys(params).length ? { params } : {}), ...(Object.keys(body).length ? { body } : {}) }));
         }

@@ -16,6 +16,7 @@ import { formFields, formKey, formValues, missingRequired, newForm, problemsByFi
 import { editLine, printable, type KeyPress } from './keys.js';
 import { queryKey, type QueryCache, type QuerySpec } from './query-cache.js';
 import { completeResource, HOME, resourceByName, rowKey, sortInfo, type CallSpec, type ResourceDef, type Row } from './resources.js';
+import { jumpFor } from './jumps.js';
 import { currentList, type ConsoleAction, type ConsoleState, type ListState, type Overlay, type Status } from './state/console-state.js';
 import type { Store } from './state/store.js';
 import { columnsFor } from './table-layout.js';
@@ -552,8 +553,11 @@ export class ConsoleController {
         this.#dispatch({ type: 'update-list', patch: { marked: {} } });
         return this.#status('info', 'marks cleared');
       }
+      // After a jump (a user's subscriptions), back to where it was made.
+      if (this.state.trail?.length) return this.#dispatch({ type: 'back' });
       return this.openHome();
     }
+    if (this.#jumpKey(k, this.#selectedRow())) return;
     if (k.input === '/') return this.#overlay({ kind: 'filter', text: filtersText(ls.filters), errors: [] });
     if (k.input === 's') return this.#cycleSort(r, ls);
     if (k.ret) {
@@ -577,6 +581,28 @@ export class ConsoleController {
     if (action) this.startAction(action);
   }
 
+  /**
+   * The console follows a user: on a user (a row or its detail) S, W and A open their
+   * subscriptions, wallet and audit (lists on the server, kept to the user); on a row that
+   * names a user (a subscription, a transaction, an audit entry) U opens that user. Esc comes back.
+   */
+  #jumpKey(k: KeyPress, row: Row | undefined): boolean {
+    const resource = this.state.detail?.resource ?? this.state.resource;
+    const jump = jumpFor(resource, k.input, row);
+    if (!jump) return false;
+    if ('unavailable' in jump) {
+      this.#status('info', jump.unavailable);
+      return true;
+    }
+    if (jump.kind === 'detail') this.#dispatch({ type: 'jump-detail', resource: jump.resource, row: jump.row });
+    else {
+      const r = resourceByName(jump.resource);
+      if (!r) return false;
+      this.#dispatch({ type: 'jump-list', resource: r.name, size: pageSizeFor(r, this.#viewport, this.#d.pageSize), filters: jump.filters });
+    }
+    return true;
+  }
+
   #cycleSort(r: ResourceDef, ls: ListState): void {
     const info = sortInfo(r);
     if (!info) return this.#status('info', `${r.name} cannot be sorted on the server`);
@@ -597,6 +623,7 @@ export class ConsoleController {
     const page = this.tableHeight();
     const to = (n: number) => this.#dispatch({ type: 'detail-scroll', scroll: Math.max(0, Math.min(this.detailMaxScroll, n)) });
     if (k.escape || k.backspace || k.left) return this.#dispatch({ type: 'back' });
+    if (this.#jumpKey(k, d.row)) return;
     if (k.up || k.input === 'k') return to(d.scroll - 1);
     if (k.down || k.input === 'j') return to(d.scroll + 1);
     if (k.pageDown || k.input === ' ') return to(d.scroll + page);
@@ -790,7 +817,12 @@ export class ConsoleController {
     // action, by the rules the sandbox has: a platform's may differ, so every row is still sent).
     const refusal = (r: Row | undefined) => (r ? def.refusal?.(r) : undefined);
     if (rows.length > 1) {
-      lines.push(`${def.label} ${rows.length} ${resource}:`);
+      // Marks are kept across pages (a filter or sort change clears them): say how many of the
+      // rows are not on the page in view, so that nothing is acted on unseen.
+      const c = this.current();
+      const onPage = new Set((c?.rows ?? []).map((r) => rowKey(c!.r, r)));
+      const elsewhere = c ? rows.filter((r) => !onPage.has(rowKey(c.r, r))).length : 0;
+      lines.push(`${def.label} ${rows.length} ${resource}:${elsewhere ? ` ${elsewhere} of them marked on other pages, all listed here` : ''}`);
       // Every row, not the first few: the list scrolls when the screen cannot hold it.
       rows.forEach((r, i) => {
         const why = refusal(r);

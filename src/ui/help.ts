@@ -3,6 +3,7 @@
  */
 import { displayWidth } from '../output/width.js';
 import { actionsFor } from './actions.js';
+import { jumpHints } from './jumps.js';
 import { resourceByName, sortInfo } from './resources.js';
 import type { ConsoleState } from './state/console-state.js';
 
@@ -28,14 +29,18 @@ export const LIST_KEYS: Array<[string, string]> = [
   ['/', 'filter: field=value pairs (server-side; empty clears)'],
   ['s', 'cycle the sort field; the order flips when it wraps'],
   ['Enter', 'open the selected row'],
-  ['Space', 'mark / unmark the row (actions run on every marked row)'],
+  ['Space', 'mark / unmark the row (actions run on every marked row; a filter or sort change clears the marks)'],
+  ['S W A', "on a user: their subscriptions, wallet transactions, audit entries (Esc comes back)"],
+  ['U', 'on a subscription, transaction, audit entry or code: the user it names'],
   ['Ctrl-S', 'export the rows of this page to a CSV file in the current directory (-2, -3 … added when the name is taken)'],
-  ['Esc', 'clear the marks, else back to the dashboard'],
+  ['Esc', 'clear the marks, else back to where a jump came from, else to the dashboard'],
 ];
 
 export const DETAIL_KEYS: Array<[string, string]> = [
   ['↑ ↓, PgUp PgDn', 'scroll'],
-  ['Esc', 'back to the table'],
+  ['S W A', "on a user: their subscriptions, wallet transactions, audit entries"],
+  ['U', 'on a row naming a user: that user'],
+  ['Esc', 'back to the table (or where a jump came from)'],
 ];
 
 export const FORM_KEYS: Array<[string, string]> = [
@@ -103,12 +108,13 @@ export function footerKeys(s: ConsoleState, width = Infinity, opts: { error?: bo
   const err: Hint[] = opts.error ? [['! error', 1]] : [];
   const nav: Hint[] = [...err, [': switch', 2], ['? help', 0], ['q quit', 0]];
   if (s.view === 'home') return fit([['↑↓ PgUp/PgDn scroll', 2], [`a auto-refresh ${s.autoRefresh ? 'off' : 'on'}`, 2], ['r refresh', 1]], nav);
-  if (s.view === 'detail') return fit([['↑↓ PgUp/PgDn scroll', 2], ['Esc back', 1], ['r refresh', 1]], nav);
+  const jumps = (resource: string | undefined): Hint[] => jumpHints(resource).map((h) => [h, 2]);
+  if (s.view === 'detail') return fit([['↑↓ PgUp/PgDn scroll', 2], ['Esc back', 1], ['r refresh', 1], ...jumps(s.detail?.resource)], nav);
   const acts: Hint[] = s.readOnly ? [['(read-only)', 1]] : actionsFor(s.resource).map((a) => [`${a.key} ${a.label}`, 3]);
   const r = s.resource ? resourceByName(s.resource) : undefined;
   return fit(
     // `r refresh` first: at 80 columns the last actions give way, not it.
-    [['r refresh', 1], ['Enter open', 2], ['Space mark', 2], ...acts],
+    [['r refresh', 1], ['Enter open', 2], ['Space mark', 2], ...acts, ...jumps(s.resource)],
     // `s` only where the server sorts (audit does not).
     // Moving with the arrows goes without saying: it gives way first.
     [['↑↓ move', 4], ['PgUp/PgDn page', 2], ['g/G first/last', 4], ['/ filter', 3], ...(r && sortInfo(r) ? ([['s sort', 3]] as Hint[]) : []), ['^S csv', 3], ...nav],

@@ -13,10 +13,11 @@ import { servicePlansDetail, servicePlansList } from '../api/contract/admin-serv
 import { servicesDetail, servicesList } from '../api/contract/admin-services.js';
 import { subscriptionsList } from '../api/contract/admin-subscriptions.js';
 import { describeField, describeObject, type AnyEndpoint, type FieldInfo } from '../api/contract/common.js';
-import { rolesAssignments, rolesList, usersList, usersSearch } from '../api/contract/user-accounts.js';
+import { rolesAssignments, rolesList, usersGet, usersList, usersSearch } from '../api/contract/user-accounts.js';
+import { ACCOUNT_FIELDS, userDetail } from '../resources/users.js';
 import { referralsAdminList, referralsAdminReferred, referralsAdminSearch } from '../api/contract/user-referrals.js';
-import { AUDIT_COLUMNS, CODE_COLUMNS, PLAN_COLUMNS, SERVICE_PLAN_COLUMNS, SUBSCRIPTION_COLUMNS, WALLET_COLUMNS } from '../commands/admin/common.js';
-import { SERVICE_COLUMNS } from '../commands/services/index.js';
+import { AUDIT_COLUMNS, CODE_COLUMNS, PLAN_COLUMNS, SERVICE_COLUMNS, SERVICE_PLAN_COLUMNS, SUBSCRIPTION_COLUMNS, WALLET_COLUMNS } from '../resources/columns.js';
+import { readableAudit } from '../resources/audit.js';
 
 export type Row = Record<string, unknown>;
 
@@ -53,6 +54,8 @@ export interface ResourceDef {
   idField?: string;
   /** A richer view than the row, fetched on Enter. */
   detail?: DetailDef;
+  /** A row as the table draws it (the audit log's target and change); actions and exports use the row as sent. */
+  view?: (row: Row) => Row;
 }
 
 const asRows = (v: unknown): Row[] => (Array.isArray(v) ? (v.filter((r) => r && typeof r === 'object') as Row[]) : []);
@@ -95,6 +98,22 @@ const servicePlanDetail: DetailDef = {
   record: (data) => asObject(asObject(data).service_plan_info),
 };
 
+/** A user's account (GET /users/{id}); S W A from here open their subscriptions, wallet and audit (src/ui/jumps.ts). */
+const userAccountDetail: DetailDef = {
+  endpoint: usersGet,
+  input: (row) => (row.user_id !== undefined && row.user_id !== null ? { params: { id: Number(row.user_id) } } : undefined),
+  sections: (data) => {
+    const u = userDetail(asObject(data));
+    const ordered: Row = {};
+    for (const k of ACCOUNT_FIELDS) if (k in u) ordered[k] = u[k];
+    return [
+      { kind: 'kv', title: 'Account', value: { ...ordered, ...u } },
+      { kind: 'lines', title: 'What is theirs', lines: ['S subscriptions   W wallet transactions   A audit entries by them   (Esc comes back)'] },
+    ];
+  },
+  record: (data) => userDetail(asObject(data)),
+};
+
 /** Every resource, in the order the switcher lists them. */
 export const RESOURCES: readonly ResourceDef[] = [
   { name: 'services', endpoint: servicesList, columns: SERVICE_COLUMNS, idField: 'service_id', detail: serviceDetail },
@@ -103,9 +122,9 @@ export const RESOURCES: readonly ResourceDef[] = [
   { name: 'subscriptions', aliases: ['subs'], endpoint: subscriptionsList, columns: SUBSCRIPTION_COLUMNS, idField: 'subscription_id' },
   { name: 'usage-codes', aliases: ['codes'], endpoint: usageCodesList, columns: CODE_COLUMNS, idField: 'code_id' },
   { name: 'wallet', endpoint: walletList, columns: WALLET_COLUMNS, idField: 'transaction_id' },
-  { name: 'audit', endpoint: auditList, columns: AUDIT_COLUMNS, idField: 'id' },
-  { name: 'users', endpoint: usersList, columns: ['user_id', 'username', 'full_name', 'email', 'role', 'status', 'last_login_date'], idField: 'user_id' },
-  { name: 'users-search', endpoint: usersSearch, columns: ['user_id', 'username', 'full_name', 'status', 'activity_status', 'referral_count', 'last_login_date'], idField: 'user_id' },
+  { name: 'audit', endpoint: auditList, columns: AUDIT_COLUMNS, idField: 'id', view: readableAudit },
+  { name: 'users', endpoint: usersList, columns: ['user_id', 'username', 'full_name', 'email', 'role', 'status', 'last_login_date'], idField: 'user_id', detail: userAccountDetail },
+  { name: 'users-search', endpoint: usersSearch, columns: ['user_id', 'username', 'full_name', 'status', 'activity_status', 'referral_count', 'last_login_date'], idField: 'user_id', detail: userAccountDetail },
   { name: 'roles', endpoint: rolesList, columns: ['role_id', 'role_name', 'display_name', 'priority', 'user_count', 'permission_count', 'is_active'], idField: 'role_id' },
   // The id and the name first (a narrow terminal hides columns from the right), and headers
   // that still differ when cut down: without them, the first row's keys were the columns, and

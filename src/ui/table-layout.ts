@@ -1,6 +1,7 @@
 /**
  * Tables fitted to the terminal for the console: cells formatted like the terminal printer
- * (local times, escaped control characters), the widest text columns shrunk and cut with '…',
+ * (times to the second, src/output/time.ts, their zone said once by the screen when all share
+ * it; control characters escaped), the widest text columns shrunk and cut with '…',
  * and the rightmost columns dropped when even that does not fit. Numbers and dates are never
  * cut: `35065…` would read as another number. Pure functions, so a page is laid
  * out once (memoized by the screen) and only the visible rows are drawn.
@@ -21,6 +22,8 @@ export interface TableLayout {
   header: string;
   /** One line per row, every row of the page (no trailing spaces). */
   lines: string[];
+  /** The zone of every time in the table (`+09:00`), said once by the screen; undefined when none or several. */
+  zone?: string;
 }
 
 /** Columns to show: the resource's, else the first row's keys. */
@@ -76,6 +79,20 @@ export function fitTable(natural: number[], content: number[], whole: boolean[],
   return { widths: capWidths(upper, lower, available - GAP * (shown - 1)), shown };
 }
 
+const TIME_WITH_ZONE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} ([+-]\d{2}:\d{2})$/;
+
+/** The zone (`+09:00`) every time of a column is in, when each non-empty cell is such a time. */
+function sharedZone(column: string[]): string | undefined {
+  let zone: string | undefined;
+  for (const c of column) {
+    if (c === '') continue;
+    const m = TIME_WITH_ZONE.exec(c);
+    if (!m || (zone !== undefined && m[1] !== zone)) return undefined;
+    zone = m[1];
+  }
+  return zone;
+}
+
 /**
  * Lays out a page of rows in `width` columns; `labels` are shorter headers for some columns
  * (`referrer_username` as `referrer`: cut down to six columns, three `referral_*` headers all
@@ -84,6 +101,12 @@ export function fitTable(natural: number[], content: number[], whole: boolean[],
  */
 export function layoutTable(rows: Row[], columns: string[], width: number, labels: Record<string, string> = {}): TableLayout {
   const cells = rows.map((r) => columns.map((c) => cellText(r, c)));
+  // Times all in one zone: the zone is said once (the list's title line, `times +09:00`), the
+  // cells keep the seconds. Times in several zones (summer time) keep their zone each.
+  const zones = columns.map((_c, i) => sharedZone(cells.map((r) => r[i])));
+  const named = [...new Set(zones.filter((z): z is string => z !== undefined))];
+  const zone = named.length === 1 ? named[0] : undefined;
+  if (zone) for (const r of cells) zones.forEach((z, i) => z && r[i] !== '' && (r[i] = r[i].slice(0, -z.length - 1)));
   const content = columns.map((_c, i) => {
     let w = 0;
     for (const r of cells) {
@@ -103,5 +126,6 @@ export function layoutTable(rows: Row[], columns: string[], width: number, label
     widths: fit.widths,
     header: joinCells(heads.slice(0, fit.shown), fit.widths),
     lines: cells.map((r) => joinCells(r, fit.widths)),
+    zone,
   };
 }

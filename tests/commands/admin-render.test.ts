@@ -88,7 +88,8 @@ describe('dashboard and service detail', () => {
     // Ids are never grouped with separators (an id is copied as it is); other numbers are, on a terminal.
     expect(tty.stdout).toMatch(/\bid: \d{4,}/);
     // Times as every time on a terminal: local YYYY-MM-DD HH:mm:ss, not the locale's "11/23/2026, 4:54:17 AM".
-    expect(tty.stdout).toMatch(/^generated_at: \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/m);
+    // A time on a terminal: to the second, with its zone (src/output/time.ts).
+    expect(tty.stdout).toMatch(/^generated_at: \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [+-]\d{2}:\d{2}$/m);
     expect(tty.stdout).not.toMatch(/\bid: \d{1,3},\d{3}/);
   });
 

@@ -80,7 +80,7 @@ describe('__complete: the command tree', () => {
 
   it('completes enum values after an enum flag, -o, and subscriptions manage --action', async () => {
     expect((await complete(['subctl', 'services', 'list', '--service-type', ''])).lines).toEqual(['TIME_BASED', 'USAGE_BASED', 'HYBRID']);
-    expect((await complete(['subctl', 'services', 'list', '-o', ''])).lines).toEqual(['table', 'json', 'ndjson', 'csv']);
+    expect((await complete(['subctl', 'services', 'list', '-o', ''])).lines).toEqual(['table', 'wide', 'json', 'ndjson', 'csv']);
     expect((await complete(['subctl', 'subscriptions', 'manage', '42', '--action', ''])).lines).toEqual(['extend', 'pause', 'resume', 'cancel', 'add_credits']);
     expect((await complete(['subctl', 'services', 'list', '--service-type', 'HY'])).lines).toEqual(['HYBRID']);
     expect((await complete(['subctl', 'services', 'list', '--service-type=U'])).lines).toEqual(['--service-type=USAGE_BASED']);

@@ -189,8 +189,9 @@ describe('a support engineer follows a new user from sign-up to the daily limit'
     expect(reg.some((e: { details: { user_id?: number; referral_code?: string } }) => e.details?.user_id === S.aliceId && e.details?.referral_code === S.referralCode)).toBe(true);
     const table = await run(`audit list --profile admin --user-id ${S.aliceId} --action buy`);
     expect(table.code).toBe(0);
-    expect(table.stdout.split('\n')[0]).toBe('id\tcreated_at\tusername\tmodule\taction\tdetails');
-    expect(table.stdout).toMatch(/\talice\tuser\tbuy\t/);
+    // A table reads each entry: module.action, the target and the change from its details.
+    expect(table.stdout.split('\n')[0]).toBe('id\tcreated_at\tusername\taction\ttarget\tchange');
+    expect(table.stdout).toMatch(/\talice\tuser\.buy\tsubscription \d+ \(GPT4 SCN-DAILY\)\tpayment_method=WALLET /);
   });
 
   it('as admin: the wallet transactions of alice, with their summary', async () => {

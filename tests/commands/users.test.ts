@@ -86,7 +86,7 @@ describe('users get', () => {
   });
 
   it('a non-integer id exits 2; an unknown one exits 4', async () => {
-    const r = await runCli('users get abc', { env: env() });
+    const r = await runCli('users get 1.5', { env: env() });
     expect(r.code).toBe(2);
     expect(server.requests).toHaveLength(0);
     server.setHandler(() => fail(404, 'user 99 not found'));
@@ -161,9 +161,9 @@ describe('users update', () => {
   });
 
   it('a non-integer id exits 2 and sends nothing', async () => {
-    const r = await runCli('users update seven --status Active', { env: env() });
+    const r = await runCli('users update 7x --status Active', { env: env() });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("error: invalid input: id (argument): expected a whole number, got 'seven'");
+    expect(r.stderr).toContain("error: invalid input: id (argument): expected a whole number, got '7x'");
     expect(server.requests).toHaveLength(0);
   });
 });
@@ -287,7 +287,7 @@ describe('users set-password (superadmin)', () => {
     const r = await runCli('users set-password 17 --password-stdin', { env: env(), stdin: 'short\n' });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/new password: Too small/);
-    const r2 = await runCli('users set-password x17', { env: env(), tty: true, answers: ['whatever-1', 'whatever-1'] });
+    const r2 = await runCli('users set-password 17x', { env: env(), tty: true, answers: ['whatever-1', 'whatever-1'] });
     expect(r2.code).toBe(2);
     expect(r2.stderr).not.toMatch(/New password/);
     expect(server.requests).toHaveLength(0);

@@ -90,7 +90,7 @@ const adminRules: Array<[string, string, string]> = [
   ['plan list credit_unit filter has no hours', 'plans list --credit-unit hours', 'credit_unit'],
   ['service report type filter', 'services report --service-type HYBRID', 'service_type'],
   ['audit start_date YYYY-MM-DD', 'audit list --start-date 01-11-2026', 'start_date'],
-  ['audit user id integer', 'audit user me', 'id'],
+  ['audit user id integer', 'audit user 1.5', 'id'],
 ];
 
 const api = (method: string, path: string, fields: Record<string, string | number | boolean>) =>

@@ -165,9 +165,9 @@ describe('global options named as given', () => {
   it('SUBCTL_OUTPUT=yaml is named as SUBCTL_OUTPUT; --retries is 0-10 as config set has it', async () => {
     const out = await runCli(['services', 'list'], { env: { ...env, SUBCTL_OUTPUT: 'yaml' } });
     expect(out.code).toBe(2);
-    expect(out.stderr).toContain("error: SUBCTL_OUTPUT must be one of table, json, ndjson, csv; got 'yaml'");
+    expect(out.stderr).toContain("error: SUBCTL_OUTPUT must be one of table, wide, json, ndjson, csv; got 'yaml'");
     const flag = await runCli(['services', 'list', '-o', 'yaml'], { env });
-    expect(flag.stderr).toContain("error: --output must be one of table, json, ndjson, csv; got 'yaml'");
+    expect(flag.stderr).toContain("error: --output must be one of table, wide, json, ndjson, csv; got 'yaml'");
     const retries = await runCli(['services', 'list', '--retries', '11'], { env });
     expect(retries.code).toBe(2);
     expect(retries.stderr).toContain("error: --retries expects a whole number from 0 to 10, got '11'");

@@ -9,10 +9,13 @@ import {
 } from '../../src/output/index.js';
 import { UsageError } from '../../src/api/errors.js';
 
-function localMinute(iso: string): string {
+/** The local rendering with seconds and offset, computed independently of src/output/time.ts. */
+function localSecondZone(iso: string): string {
   const d = new Date(iso);
   const p = (n: number): string => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+  const off = -d.getTimezoneOffset();
+  const zone = `${off < 0 ? '-' : '+'}${p(Math.floor(Math.abs(off) / 60))}:${p(Math.abs(off) % 60)}`;
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())} ${zone}`;
 }
 
 describe('parseOutputFormat', () => {
@@ -92,10 +95,10 @@ describe('formatCell', () => {
     expect(formatCell(12345678901234567890n, { tty: false })).toBe('12345678901234567890');
   });
 
-  test('ISO timestamps: kept as-is off a terminal, local YYYY-MM-DD HH:mm on one', () => {
+  test('ISO timestamps: kept as-is off a terminal, local YYYY-MM-DD HH:mm:ss +HH:MM on one', () => {
     for (const iso of ['2026-03-01T09:30:00Z', '2026-03-01T09:30:00.123Z', '2026-03-01T23:59:59+05:30', '2026-03-01T09:30']) {
       expect(formatCell(iso, { tty: false })).toBe(iso);
-      expect(formatCell(iso, { tty: true })).toBe(localMinute(iso));
+      expect(formatCell(iso, { tty: true })).toBe(localSecondZone(iso));
     }
   });
 
@@ -108,7 +111,7 @@ describe('formatCell', () => {
   test('Date objects: ISO off a terminal, local on one', () => {
     const d = new Date('2026-03-01T09:30:00Z');
     expect(formatCell(d, { tty: false })).toBe('2026-03-01T09:30:00.000Z');
-    expect(formatCell(d, { tty: true })).toBe(localMinute('2026-03-01T09:30:00Z'));
+    expect(formatCell(d, { tty: true })).toBe(localSecondZone('2026-03-01T09:30:00Z'));
     expect(formatCell(new Date('nope'), { tty: false })).toBe('');
   });
 

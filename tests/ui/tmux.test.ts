@@ -136,10 +136,12 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
     keys('/');
     await waitFor('filters of subscriptions');
     keys('status=active', 'Enter');
-    s = await waitScreen((x) => x.includes('filter status=active') && /page 1 of \d+/.test(x) && !x.includes('loading…'), 'the filtered table');
+    // The rows of the filtered page, not the page shown while it loads.
+    const rowsOf = (x: string) => x.split('\n').filter((l) => /^[> ][ *]\d+ /.test(l));
+    s = await waitScreen((x) => x.includes('filter status=active') && /page 1 of \d+/.test(x) && !x.includes('loading…') && rowsOf(x).length > 0 && rowsOf(x).every((l) => / active /.test(l)), 'the filtered table');
     const rows = s.split('\n').filter((l) => /^[> ][ *]\d+ /.test(l));
     expect(rows.length).toBeGreaterThan(5);
-    for (const l of rows) expect(l).toMatch(/ active /);
+    for (const l of rows) expect(l, s).toMatch(/ active /);
     const id = Number(/^> (\d+)/m.exec(s)![1]);
     const before = sb.db.prepare('SELECT end_date, status FROM subscriptions WHERE subscription_id = ?').get(id) as { end_date: string; status: string };
     expect(before.status).toBe('active');
@@ -159,6 +161,28 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
     const after = sb.db.prepare('SELECT end_date, status FROM subscriptions WHERE subscription_id = ?').get(id) as { end_date: string; status: string };
     expect(Date.parse(after.end_date) - Date.parse(before.end_date)).toBe(30 * 86_400_000);
     expect(after.status).toBe('active');
+
+    // Marks belong to the filter: the row in view marked, another filter, and the marks are gone.
+    keys('Space');
+    await waitFor('1 marked');
+    keys('/');
+    await waitFor('filters of subscriptions');
+    keys('C-u', 'status=paused', 'Enter');
+    s = await waitScreen((x) => x.includes('filter status=paused') && rowsOf(x).length > 0 && rowsOf(x).every((l) => / paused /.test(l)), 'the paused table');
+    expect(s).not.toContain('marked');
+    // The user of the row in view, their subscriptions (kept to them by the server), and back.
+    keys('U');
+    s = await waitScreen((x) => x.includes('Account') && x.includes('S subscriptions'), "the row's user");
+    const userId = Number(/user_id +(\d+)/.exec(s)![1]);
+    keys('S');
+    // Every row shown is theirs (the sandbox's database says whose each subscription is).
+    const ownersOf = (x: string) =>
+      new Set(rowsOf(x).map((l) => (sb.db.prepare('SELECT user_id FROM subscriptions WHERE subscription_id = ?').get(Number(/^[> ][ *](\d+)/.exec(l)![1])) as { user_id: number }).user_id));
+    s = await waitScreen((x) => x.includes(`filter user_id=${userId}`) && rowsOf(x).length > 0 && [...ownersOf(x)].join() === String(userId), 'their subscriptions');
+    keys('Escape');
+    await waitFor('S subscriptions');
+    keys('Escape');
+    await waitScreen((x) => x.includes('filter status=paused') && /^> \d+/m.test(x), 'the paused table again');
 
     keys('q');
     const deadline = Date.now() + 10_000;

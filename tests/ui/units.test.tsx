@@ -323,3 +323,18 @@ describe('a refused token', () => {
     expect(describeError(e, 'prod', 'token-file')).toContain('the token file was refused: put a valid token in it, then press r');
   });
 });
+
+describe('consoleSafe: server text drawn by the console', () => {
+  it('escapes CSI, OSC 52, OSC title, DCS, C1 and bidi overrides; keeps newlines and text', async () => {
+    const { consoleSafe, drawable } = await import('../../src/ui/drawable.js');
+    expect(drawable('a\u001b[2Jb')).toBe('a\\x1b[2Jb');
+    expect(drawable('\u001b]52;c;SGVsbG8=\u0007')).toBe('\\x1b]52;c;SGVsbG8=\\x07');
+    expect(drawable('\u001b]0;title\u001b\\')).toBe('\\x1b]0;title\\x1b\\');
+    expect(drawable('\u001bPq#0\u001b\\')).toBe('\\x1bPq#0\\x1b\\');
+    expect(drawable('x\u009b31my')).toBe('x\\x9b31my');
+    expect(drawable('user\u202etxt.exe')).toBe('user\\u202etxt.exe');
+    expect(drawable('\u2066iso\u2069')).toBe('\\u2066iso\\u2069');
+    expect(consoleSafe('line 1\nline 2\tend')).toBe('line 1\nline 2\\tend');
+    expect(drawable('Żak, Emma 日本')).toBe('Żak, Emma 日本');
+  });
+});

@@ -1,7 +1,7 @@
 /**
  * `audit list --follow` / `audit user <id> --follow`: polls the newest page and prints only
- * entries not seen before, oldest first, until Ctrl-C. One line per entry, so it reads well
- * over SSH on an 80-column terminal and with TERM=dumb.
+ * entries not seen before, oldest first, until Ctrl-C. One entry a line (wrapped, not cut, on a
+ * narrow terminal), so it reads well over SSH on an 80-column terminal and with TERM=dumb.
  */
 import type { AnyEndpoint } from '../../api/contract/common.js';
 import { hasPart } from '../../api/contract/parts.js';
@@ -9,8 +9,8 @@ import { CliError, ExitCode, UsageError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import type { VerbInput } from '../../cli/verbs.js';
 import { itemsOf } from '../../cli/paging.js';
-import { escapeControls, localSecond } from '../../output/format.js';
 import { printList } from '../../output/index.js';
+import { auditLine } from '../../resources/audit.js';
 
 type Entry = Record<string, unknown>;
 
@@ -22,25 +22,12 @@ function mayPass(e: unknown): boolean {
   return e instanceof CliError && (e.exitCode === ExitCode.network || (e.exitCode === ExitCode.server && e.type === 'server'));
 }
 
-/**
- * One readable line: time, user, module.action, details; cut to the terminal width. The time as
- * the tables show it: on a terminal in local time (here to the second), off one as the server
- * sent it. (It was UTC with the `T` taken out on a terminal too, while `audit list` beside it
- * showed local time: the same entry nine hours apart in Tokyo.)
- */
-export function auditLine(e: Entry, width?: number, tty = width !== undefined): string {
-  const details = typeof e.details === 'string' ? e.details : e.details === undefined || e.details === null ? '' : JSON.stringify(e.details);
-  const at = String(e.created_at ?? '');
-  const d = tty ? new Date(at) : undefined;
-  const time = d && !Number.isNaN(d.getTime()) ? localSecond(d) : at;
-  // Server data must not drive the terminal: control characters (ESC included) as `\xHH`.
-  const line = escapeControls(`${time}  ${String(e.username ?? e.user_id ?? '-')}  ${String(e.module ?? '')}.${String(e.action ?? '')}  ${details.replace(/\s+/g, ' ')}`);
-  return width && line.length > width ? `${line.slice(0, width - 1)}…` : line;
-}
+export { auditLine };
 
-export function auditFollow(ep: AnyEndpoint, columns?: string[]) {
+export function auditFollow(ep: AnyEndpoint, columns?: string[], keep?: (opts: Record<string, unknown>) => ((e: Entry) => boolean) | undefined) {
   return async (input: VerbInput, ctx: Ctx, opts: Record<string, unknown>): Promise<number | undefined> => {
     if (!opts.follow) return undefined;
+    const kept = keep?.(opts);
     const interval = Number(opts.interval ?? 2);
     if (!Number.isFinite(interval) || interval < 0.2) throw new UsageError(`--interval expects seconds (at least 0.2), got '${String(opts.interval)}'`);
     const api = await ctx.api();
@@ -122,7 +109,7 @@ export function auditFollow(ep: AnyEndpoint, columns?: string[]) {
         if (first) fresh = fresh.slice(0, Number(input.query[ep.paging?.size ?? 'page_size'] ?? ep.paging?.defaultSize ?? 20));
         first = false;
         fresh.sort((a, b) => Number(a.id) - Number(b.id));
-        yield* fresh;
+        yield* kept ? fresh.filter(kept) : fresh;
         await pause(interval * 1000);
       }
     }

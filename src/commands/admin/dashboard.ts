@@ -7,7 +7,8 @@ import { dashboardGet } from '../../api/contract/admin-misc.js';
 import { reaches } from '../../cli/verbs.js';
 import type { Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
-import { escapeControls, localSecond } from '../../output/format.js';
+import { escapeControls } from '../../output/format.js';
+import { terminalTime } from '../../output/time.js';
 import { bars, printObject, sparkline } from '../../output/index.js';
 import type { Group } from '../types.js';
 import { out } from '../common.js';
@@ -36,8 +37,8 @@ function fmtScalar(v: unknown, tty: boolean, key?: string): string {
   if (typeof v === 'number') return tty && !isIdKey(key) ? fmtNumber(v) : String(v);
   if (typeof v === 'string' && tty && /^\d{4}-\d{2}-\d{2}T/.test(v)) {
     const d = new Date(v);
-    // As every time on a terminal: local, `YYYY-MM-DD HH:mm:ss` (toLocaleString wrote `11/23/2026, 4:54:17 AM`).
-    if (!Number.isNaN(d.getTime())) return localSecond(d);
+    // As every time on a terminal: `YYYY-MM-DD HH:mm:ss +09:00` (src/output/time.ts).
+    if (!Number.isNaN(d.getTime())) return terminalTime(d);
   }
   if (v === null || v === undefined) return '';
   return typeof v === 'object' ? JSON.stringify(v) : String(v);

@@ -27,6 +27,7 @@ import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printSummary } from '../common.js';
 import { printAnswer } from '../auth/index.js';
 import type { Group } from '../types.js';
+import { userArg } from '../users/lookup.js';
 
 const summary = (data: Record<string, unknown>, ctx: Ctx) => printSummary(ctx, 'Summary', data.summary);
 
@@ -70,7 +71,7 @@ export const referralsGroup: Group = {
     },
     { name: 'mine', examples: ['subctl referrals mine', 'subctl referrals mine --include-inactive true -o json'], endpoint: referralsMine, summary: "the signed-in account's codes (--include-inactive, --search-keyword)", extras: summary },
     { name: 'stats', examples: ['subctl referrals stats'], endpoint: referralsStats, summary: "the signed-in account's referral statistics" },
-    { name: 'info', examples: ['subctl referrals info 17'], endpoint: referralsInfo, args: ['user_id'] },
+    { name: 'info', examples: ['subctl referrals info 17'], endpoint: referralsInfo, args: ['user_id'], names: ['user_id'], prepare: userArg('user_id') },
     { name: 'referred', examples: ['subctl referrals referred --page-size 50'], endpoint: referralsReferred, summary: 'the users the signed-in account referred', extras: summary },
     { name: 'search', examples: ['subctl referrals search --search-keyword SPRING'], endpoint: referralsSearch, summary: 'search usable referral codes (staff)' },
     { name: 'admin-search', examples: ['subctl referrals admin-search --search-keyword partners'], endpoint: referralsAdminSearch, summary: 'admin: search every referral code' },
@@ -81,12 +82,13 @@ export const referralsGroup: Group = {
       examples: ['subctl referrals user-referred 17'],
       endpoint: referralsAdminUserReferred,
       args: ['user_id'],
+      names: ['user_id'], prepare: userArg('user_id'),
       summary: 'admin: the users one user referred',
       extras: async (data, ctx) => {
         await printSummary(ctx, 'User', data.user_details);
         await printSummary(ctx, 'Summary', data.summary);
       },
     },
-    { name: 'user-stats', examples: ['subctl referrals user-stats 17 --stats-period 90'], endpoint: referralsAdminUserStats, args: ['user_id'], summary: "admin: one user's referral statistics over --stats-period days (30)" },
+    { name: 'user-stats', examples: ['subctl referrals user-stats 17 --stats-period 90'], endpoint: referralsAdminUserStats, args: ['user_id'], names: ['user_id'], prepare: userArg('user_id'), summary: "admin: one user's referral statistics over --stats-period days (30)" },
   ]),
 };

@@ -18,6 +18,7 @@ import {
 import { HttpError, UsageError } from '../../api/errors.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';
+import { userArg } from '../users/lookup.js';
 import { out, printSummary, section } from '../common.js';
 import type { Group } from '../types.js';
 
@@ -87,6 +88,7 @@ export const rolesGroup: Group = {
       examples: ['subctl roles of 17'],
       endpoint: rolesOf,
       args: ['user_id'],
+      names: ['user_id'], prepare: userArg('user_id'),
       summary: "one user's roles, level and permissions, and the roles available to them",
       render: async (data: Record<string, unknown>, ctx) => {
         if (ctx.globals.output !== 'table' || !data || typeof data !== 'object') return printObject(data, out(ctx));
@@ -103,21 +105,22 @@ export const rolesGroup: Group = {
       summary: "set a user's roles: --new-roles a,b (replaces the roles held; --new-role is the legacy single form) with --reason and --notes",
       // Both forms with other roles: which one was meant is not the tool's to guess (the
       // sandbox took --new-roles and dropped --new-role without a word).
-      prepare: (i) => {
+      names: ['user_id'], prepare: userArg('user_id', (i) => {
         const many = i.body.new_roles as string[] | undefined;
         const one = i.body.new_role as string | undefined;
         if (many !== undefined && one !== undefined && !(many.length === 1 && many[0] === one)) {
           throw new UsageError(`--new-role ${one} and --new-roles ${many.join(',')} name different roles: give one of them`);
         }
-      },
+      }),
     },
-    { name: 'promote', examples: ['subctl roles promote 17 --new-role admin --reason "team lead"'], endpoint: rolesPromote, args: ['user_id'], summary: 'promote a user to the next role up (or to --new-role)' },
-    { name: 'demote', examples: ['subctl roles demote 17 --new-role user --reason "left the team"'], endpoint: rolesDemote, args: ['user_id'], summary: 'demote a user to the next role down (or to --new-role)' },
+    { name: 'promote', examples: ['subctl roles promote 17 --new-role admin --reason "team lead"'], endpoint: rolesPromote, args: ['user_id'], names: ['user_id'], prepare: userArg('user_id'), summary: 'promote a user to the next role up (or to --new-role)' },
+    { name: 'demote', examples: ['subctl roles demote 17 --new-role user --reason "left the team"'], endpoint: rolesDemote, args: ['user_id'], names: ['user_id'], prepare: userArg('user_id'), summary: 'demote a user to the next role down (or to --new-role)' },
     {
       name: 'remove',
       examples: ['subctl roles remove 17 --reason "account review" --yes'],
       endpoint: rolesRemove,
       args: ['user_id'],
+      names: ['user_id'], prepare: userArg('user_id'),
       summary: "remove a user's roles: they are left with the role user",
       destructive: true,
       describe: (i: VerbInput) => `remove every role of user ${String(i.params.user_id)} (back to the role user)`,

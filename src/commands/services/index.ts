@@ -2,6 +2,7 @@
  * `subctl services`: /admin/services* (spec/admin-area.md point 7, "Services").
  */
 import { settleByCode } from '../../bulk/create-state.js';
+import { SERVICE_COLUMNS } from '../../resources/columns.js';
 import {
   servicesCreate,
   servicesDelete,
@@ -20,7 +21,7 @@ import { printList, printObject, sparkline } from '../../output/index.js';
 import { out, section } from '../common.js';
 import type { Group } from '../types.js';
 
-export const SERVICE_COLUMNS = ['service_id', 'service_code', 'service_name', 'service_type', 'is_active', 'active_subscriptions_count'];
+export { SERVICE_COLUMNS };
 
 function needsIdentifier(where: Record<string, unknown>, what: string) {
   if (where.service_id === undefined && where.service_code === undefined) {

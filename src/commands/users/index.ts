@@ -8,9 +8,12 @@ import { usersCreate, usersDelete, usersGet, usersList, usersSearch, usersUpdate
 import { UsageError } from '../../api/errors.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';
+import { userDetail } from '../../resources/users.js';
 import { out, printSummary } from '../common.js';
 import { argvSecretTraps, checkSecrets, passwordStdinOption, precheck, readNewPassword, refuseArgvSecrets } from '../auth/index.js';
 import type { Group } from '../types.js';
+import { userArg } from './lookup.js';
+import { showVerb } from './show.js';
 
 export const USER_COLUMNS = ['user_id', 'username', 'email', 'full_name', 'role', 'status', 'last_login_date'];
 const SEARCH_COLUMNS = ['user_id', 'username', 'email', 'full_name', 'role_names', 'status', 'activity_status', 'last_login_date', 'referral_count'];
@@ -22,14 +25,7 @@ export function wholeId(value: unknown, name = 'id'): number {
   throw new UsageError(`invalid input: ${name} must be a whole number, got '${String(value)}'`);
 }
 
-/** `users get`: the answer holds the detail under `user` (or flat) and the permissions beside it. */
-export function userDetail(data: Record<string, unknown> | null | undefined): Record<string, unknown> {
-  if (!data || typeof data !== 'object') return {};
-  const inner = data.user && typeof data.user === 'object' ? (data.user as Record<string, unknown>) : undefined;
-  if (!inner) return data;
-  const { user: _u, ...rest } = data;
-  return { ...inner, ...rest, permissions: rest.permissions ?? inner.permissions };
-}
+export { userDetail };
 
 export const usersGroup: Group = {
   name: 'users',
@@ -38,11 +34,13 @@ export const usersGroup: Group = {
     let deleting: string | undefined;
     verbsBuilder(() => [
       { name: 'list', examples: ['subctl users list --role admin --status Active', 'subctl users list --all --fields user_id,username,email -o csv'], endpoint: usersList, columns: USER_COLUMNS, aliases: ['ls'] },
+      showVerb,
       {
         name: 'get',
         examples: ['subctl users get 17', 'subctl users get 17 -o json'],
         endpoint: usersGet,
         args: ['id'],
+        names: ['id'], prepare: userArg('id'),
         render: async (data: Record<string, unknown>, ctx) => {
           // Scripts get the answer as the server sent it; a table shows one flat record.
           if (ctx.globals.output !== 'table') return printObject(data, out(ctx));
@@ -77,9 +75,9 @@ export const usersGroup: Group = {
         args: ['id'],
         hide: ['user_id'],
         // The API wants user_id in the body as well: it is the path id.
-        prepare: (input) => {
+        names: ['id'], prepare: userArg('id', (input) => {
           input.body.user_id = wholeId(input.params.id);
-        },
+        }),
       },
       {
         name: 'delete',
@@ -87,6 +85,7 @@ export const usersGroup: Group = {
         endpoint: usersDelete,
         args: ['id'],
         destructive: true,
+        names: ['id'], prepare: userArg('id'),
         override: async (input, ctx) => {
           // On a terminal, name the account in the question (a 404 ends here, nothing deleted).
           if (ctx.interactive() && !ctx.globals.yes) {
@@ -115,13 +114,13 @@ export const usersGroup: Group = {
         hide: ['new_password'],
         bulk: false,
         extraOptions: [passwordStdinOption('the new password'), ...argvSecretTraps('password', 'new-password')],
-        prepare: async (input, ctx, opts) => {
+        names: ['user_id'], prepare: userArg('user_id', async (input, ctx, opts) => {
           refuseArgvSecrets(opts, 'password', 'new-password');
           const secrets = { new_password: 'new password' };
           await precheck(cmsSuperadminChangePassword, input, secrets);
           input.body.new_password = await readNewPassword(ctx, opts);
           await checkSecrets(cmsSuperadminChangePassword, input, secrets);
-        },
+        }),
       },
     ])(cmd, bind);
   },

@@ -543,6 +543,8 @@ export const endUserHandlers: HandlerTable = {
     ctx.audit('user', 'buy', {
       payment_method: b.payment_method,
       subscription_id: result.id,
+      service_code: result.link.service.service_code,
+      plan_code: result.link.plan.plan_code,
       service_plan_id: result.link.service_plan_id,
       amount: result.price,
       transaction_id: result.txId,

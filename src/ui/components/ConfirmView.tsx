@@ -13,7 +13,8 @@ export function ConfirmView({ parts, typed, text, height }: { parts: ConfirmPart
   return (
     <Box flexDirection="column">
       {parts.lines.map((l, i) => (
-        <Text key={`l${i}`} bold={i === 0} wrap="truncate-end">
+        // The change wraps, never cut: `end_date: 2026-12-0…` hid what would be sent.
+        <Text key={`l${i}`} bold={i === 0} wrap="wrap">
           {drawable(l)}
         </Text>
       ))}

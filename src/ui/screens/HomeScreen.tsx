@@ -6,7 +6,7 @@
 import { Box, Text } from 'ink';
 import { useEffect, useMemo } from 'react';
 import { renderDashboard } from '../../commands/admin/dashboard.js';
-import { localSecond } from '../../output/format.js';
+import { terminalClock } from '../../output/time.js';
 import { dashboardSpec } from '../controller.js';
 import { drawable } from '../drawable.js';
 import { useQueryCache } from '../hooks/useQueryCache.js';
@@ -14,8 +14,8 @@ import type { QueryCache } from '../query-cache.js';
 
 export const AUTO_REFRESH_MS = 30_000;
 
-/** `HH:mm:ss`, local, as the console's other times. */
-const clock = (ms: number) => localSecond(new Date(ms)).slice(11);
+/** `HH:mm:ss` in the zone of the console's other times. */
+const clock = (ms: number) => terminalClock(new Date(ms));
 
 export interface HomeScreenProps {
   cache: QueryCache;

@@ -30,8 +30,10 @@ export function ListScreen({ cache, resource: r, list: ls, width, height, shown 
   const q = useQueryCache(cache, spec);
   const page = useMemo(() => (shown ? pageOf(r, shown.list, shown.data) : undefined), [r, shown?.data]); // eslint-disable-line react-hooks/exhaustive-deps
   const rows = page?.rows;
-  const columns = useMemo(() => columnsFor(rows ?? [], r.columns), [rows, r.columns]);
-  const layout = useMemo(() => layoutTable(rows ?? [], columns, width - 2, r.labels), [rows, columns, width, r.labels]);
+  // Drawn as the resource reads its rows (the audit log's target and change); keys act on `rows`.
+  const drawn = useMemo(() => (rows && r.view ? rows.map(r.view) : rows), [rows, r]);
+  const columns = useMemo(() => columnsFor(drawn ?? [], r.columns), [drawn, r.columns]);
+  const layout = useMemo(() => layoutTable(drawn ?? [], columns, width - 2, r.labels), [drawn, columns, width, r.labels]);
   const markedIdx = useMemo(() => {
     const set = new Set<number>();
     rows?.forEach((row, i) => {
@@ -42,14 +44,16 @@ export function ListScreen({ cache, resource: r, list: ls, width, height, shown 
 
   const sort = sortInfo(r);
   const nMarked = Object.keys(ls.marked).length;
+  // What must stay in view at 80 columns comes first (marks and loading: what an action key will
+  // act on, and whether the rows are current); the rest is cut at the end of the line if need be.
   const facts = [
+    nMarked ? `${nMarked} marked` : undefined,
+    q.loading ? 'loading…' : undefined,
     !page ? `page ${ls.page}` : page.totalRecords === 0 || page.totalPages === 0 ? 'no rows' : `page ${ls.page} of ${page.totalPages ?? '?'}${page.totalRecords !== undefined ? `, total ${page.totalRecords}` : ''}`,
-    // Early in the line: on a narrow terminal (the reason for it) the end of the line is cut.
     layout.hidden.length ? `${layout.hidden.length} column${layout.hidden.length > 1 ? 's' : ''} hidden` : undefined,
     sort ? `sort ${ls.sortBy ?? sort.defaultBy} ${ls.sortOrder ?? sort.defaultOrder}` : undefined,
     Object.keys(ls.filters).length ? `filter ${filtersText(ls.filters)}` : undefined,
-    nMarked ? `${nMarked} marked` : undefined,
-    q.loading ? 'loading…' : undefined,
+    layout.zone ? `times ${layout.zone}` : undefined,
   ].filter(Boolean);
   return (
     <Box flexDirection="column">

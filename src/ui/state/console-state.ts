@@ -68,6 +68,8 @@ export interface ConsoleState {
   readOnly: boolean;
   /** First line of the dashboard on screen (it scrolls when taller than the screen). */
   homeScroll: number;
+  /** Where each jump (a user's subscriptions, a row's user) came from: Esc goes back there. */
+  trail?: Array<Pick<ConsoleState, 'view' | 'resource' | 'detail'> & { list?: ListState }>;
 }
 
 export type ConsoleAction =
@@ -82,7 +84,11 @@ export type ConsoleAction =
   | { type: 'back' }
   | { type: 'overlay'; overlay?: Overlay }
   | { type: 'status'; status?: Status }
-  | { type: 'toggle-auto' };
+  | { type: 'toggle-auto' }
+  /** A list kept to `filters` (a user's subscriptions, wallet, audit), from the screen in view. */
+  | { type: 'jump-list'; resource: string; size: number; filters: Record<string, unknown> }
+  /** A row's detail on another resource (a subscription's user), from the screen in view. */
+  | { type: 'jump-detail'; resource: string; row: Row };
 
 export function initialState(opts: { readOnly: boolean; autoRefresh?: boolean }): ConsoleState {
   return { view: 'home', lists: {}, autoRefresh: opts.autoRefresh ?? true, readOnly: opts.readOnly, homeScroll: 0 };
@@ -102,12 +108,17 @@ export function repaged(ls: ListState, size: number): ListState {
   return { ...ls, size, page: Math.floor(index / size) + 1, selected: index % size };
 }
 
+/** Another filter or sort: the rows the list shows are not the same rows. */
+function listingChanged(a: ListState, b: ListState): boolean {
+  return a.sortBy !== b.sortBy || a.sortOrder !== b.sortOrder || JSON.stringify(a.filters) !== JSON.stringify(b.filters);
+}
+
 export function consoleReducer(s: ConsoleState, a: ConsoleAction): ConsoleState {
   switch (a.type) {
     // Going to another screen clears the status line: it says what just happened, and what
     // happened on the last screen is not about this one.
     case 'home':
-      return { ...s, view: 'home', overlay: undefined, detail: undefined, status: undefined };
+      return { ...s, view: 'home', overlay: undefined, detail: undefined, status: undefined, trail: undefined };
     case 'list': {
       const existing = s.lists[a.resource];
       const list: ListState = existing ? repaged(existing, a.size) : { resource: a.resource, page: 1, size: a.size, filters: {}, selected: 0, marked: {} };
@@ -121,7 +132,11 @@ export function consoleReducer(s: ConsoleState, a: ConsoleAction): ConsoleState 
     case 'update-list': {
       const cur = currentList(s);
       if (!cur) return s;
-      return { ...s, lists: { ...s.lists, [cur.resource]: { ...cur, ...a.patch } } };
+      const next = { ...cur, ...a.patch };
+      // Marks belong to the rows a filter and a sort show: another filter or sort clears them, so
+      // that an action key never acts on a marked row the list no longer shows.
+      if (!('marked' in a.patch) && listingChanged(cur, next)) next.marked = {};
+      return { ...s, lists: { ...s.lists, [cur.resource]: next } };
     }
     case 'detail':
       if (!s.resource) return s;
@@ -130,7 +145,23 @@ export function consoleReducer(s: ConsoleState, a: ConsoleAction): ConsoleState 
       return s.detail ? { ...s, detail: { ...s.detail, scroll: Math.max(0, a.scroll) } } : s;
     case 'home-scroll':
       return { ...s, homeScroll: Math.max(0, a.scroll) };
+    case 'jump-list': {
+      const trail = [...(s.trail ?? []), { view: s.view, resource: s.resource, detail: s.detail, list: currentList(s) }];
+      const existing = s.lists[a.resource];
+      const list: ListState = { resource: a.resource, page: 1, size: existing?.size ?? a.size, filters: a.filters, selected: 0, marked: {} };
+      return { ...s, view: 'list', resource: a.resource, lists: { ...s.lists, [a.resource]: list }, overlay: undefined, detail: undefined, status: undefined, trail };
+    }
+    case 'jump-detail': {
+      const trail = [...(s.trail ?? []), { view: s.view, resource: s.resource, detail: s.detail, list: currentList(s) }];
+      return { ...s, view: 'detail', resource: a.resource, detail: { resource: a.resource, row: a.row, scroll: 0 }, overlay: undefined, status: undefined, trail };
+    }
     case 'back':
+      if (s.trail?.length) {
+        // The screen as it was, its list too (a jump to the same resource replaced it).
+        const { list, ...from } = s.trail[s.trail.length - 1];
+        const lists = list ? { ...s.lists, [list.resource]: list } : s.lists;
+        return { ...s, ...from, lists, trail: s.trail.slice(0, -1), overlay: undefined, status: undefined };
+      }
       if (s.view === 'detail') return { ...s, view: 'list', detail: undefined, status: undefined };
       if (s.view === 'list') return { ...s, view: 'home', status: undefined };
       return s;
