@@ -187,8 +187,11 @@ describe('table on a terminal', () => {
     await printList([{ at: '2026-03-01T09:30:00Z', text: '\u001b[2Jboom\r\n' }], { format: 'table', io });
     const d = new Date('2026-03-01T09:30:00Z');
     const p = (n: number): string => String(n).padStart(2, '0');
-    const local = `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
-    expect(io.out()).toBe(`at                text\n${local}  \\x1b[2Jboom\\r\\n\n`);
+    const off = -d.getTimezoneOffset();
+    const zone = `${off < 0 ? '-' : '+'}${p(Math.floor(Math.abs(off) / 60))}:${p(Math.abs(off) % 60)}`;
+    // To the second, with the zone (src/output/time.ts).
+    const local = `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:00 ${zone}`;
+    expect(io.out()).toBe(`at                          text\n${local}  \\x1b[2Jboom\\r\\n\n`);
   });
 
   test('more rows than one layout page: widths from the first page, later rows cut to them, one line each', async () => {
