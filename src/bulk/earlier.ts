@@ -45,7 +45,9 @@ export function writeRowsFile(journalPath: string, head: RowsHead, rows: Array<[
   const path = rowsPath(journalPath);
   const tmp = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(tmp, `${JSON.stringify(file)}\n`, { mode: 0o600 });
+    // Never through a symlink planted at the temporary name (safe-files.ts).
+    rmSync(tmp, { force: true });
+    writeFileSync(tmp, `${JSON.stringify(file)}\n`, { mode: 0o600, flag: 'wx' });
     renameSync(tmp, path);
   } catch (e) {
     rmSync(tmp, { force: true });

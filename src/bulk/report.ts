@@ -3,6 +3,7 @@
  * stderr, and the exit code: 0 when every row was applied, 8 when some failed, are unknown or
  * were not run, 130 after Ctrl-C.
  */
+import { openNoFollow } from '../config/safe-files.js';
 import { createWriteStream } from 'node:fs';
 import { finished as streamFinished } from 'node:stream/promises';
 import { CliError, LocalError, localError, UsageError } from '../api/errors.js';
@@ -40,7 +41,8 @@ function reportRow(p: PlannedRow, rec: RowRecord | undefined) {
 
 async function writeReport(ctx: Ctx, file: string, report: Array<Record<string, unknown>>): Promise<unknown> {
   const toFile = file !== '-';
-  const stream = toFile ? createWriteStream(file, { mode: 0o600 }) : ctx.io.stdout;
+  // Opened without following a symlink planted in its place (safe-files.ts).
+  const stream = toFile ? createWriteStream(file, { fd: openNoFollow(file, 'w', 0o600) }) : ctx.io.stdout;
   try {
     await printList(report, { format: 'csv', columns: REPORT_COLUMNS, io: { ...ctx.io, stdout: stream as never, stdoutIsTTY: false } });
     if (toFile) {

@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeRowsFile } from '../../src/bulk/earlier.js';
 import { Journal } from '../../src/bulk/journal.js';
 import { acquireLock } from '../../src/config/lock.js';
 import { writeFileAtomic } from '../../src/config/paths.js';
@@ -90,6 +91,15 @@ describe('a symlink planted in place of', () => {
     expect(r.stderr).toContain(refused(p.link));
     expect(server.requests).toHaveLength(0);
     untouched(p);
+  });
+
+  it("the bulk journal's row file: a link at its temporary name is replaced, never written through", () => {
+    const p = plant(`run.journal.rows.${process.pid}.tmp`);
+    const journal = join(p.dir, 'run.journal');
+    writeRowsFile(journal, { command: 'subscriptions manage', endpoint: 'POST /admin/subscriptions/{id}/manage', platform: 'http://127.0.0.1:1' } as never, [[2, 'x']]);
+    expect(fs.readFileSync(p.target, 'utf8')).toBe(p.before);
+    expect(fs.statSync(p.target).mode & 0o777).toBe(0o644);
+    expect(JSON.parse(fs.readFileSync(`${journal}.rows`, 'utf8')).rows).toEqual([[2, 'x']]);
   });
 
   it('a cache file written atomically (completion cache): refused', () => {
