@@ -38,6 +38,9 @@ function serve(rows: Row[], hook: (page: number, n: number) => StubReply | void 
   });
 }
 
+/** The error of a run under -o ndjson: one JSON object on stderr (its hint and note inside). */
+const errorOf = (stderr: string) => (JSON.parse(stderr.trim().split('\n').pop()!) as { error: { message: string; hint?: string; note?: string } }).error;
+
 const list = (extra = '') => runCli(`subscriptions list --all -o ndjson --page-size 10 --retries 0 ${extra}`, { env: env() });
 
 describe('pages that shift under the export', () => {
@@ -72,8 +75,9 @@ describe('pages that shift under the export', () => {
     const got = ids(r.stdout);
     expect(got.length).toBeGreaterThan(0);
     expect(new Set(got).size).toBe(got.length);
-    expect(r.stderr).toMatch(/error: the list kept changing during 5 passes over it: up to \d+ rows that existed may be missing \(\d+ printed\)\n/);
-    expect(r.stderr).toContain('hint: run the same command again when the platform is quieter and merge the two outputs by subscription_id');
+    const e = errorOf(r.stderr);
+    expect(e.message).toMatch(/^the list kept changing during 5 passes over it: up to \d+ rows that existed may be missing \(\d+ printed\)$/);
+    expect(e.hint).toContain('run the same command again when the platform is quieter and merge the two outputs by subscription_id');
   });
 });
 
@@ -89,9 +93,10 @@ describe('pages that break the announcement: exit 6 naming the page, the rows be
     serve(rows, (page) => (page === 4 ? reply : undefined));
     const r = await list();
     expect(r.code).toBe(6);
-    expect(r.stderr).toMatch(message);
-    expect(r.stderr).toContain('the export is incomplete: 30 rows printed');
-    expect(r.stderr).toContain('note: pages 1-3 were printed whole; to go on from page 4, run the same command with --page-number 4 --page-size 10\n');
+    const e = errorOf(r.stderr);
+    expect(e.message).toMatch(message);
+    expect(e.message).toContain('the export is incomplete: 30 rows printed');
+    expect(e.note).toBe('pages 1-3 were printed whole; to go on from page 4, run the same command with --page-number 4 --page-size 10');
     expect(ids(r.stdout)).toEqual(rows.slice(0, 30).map((x) => x.subscription_id));
   });
 
@@ -115,7 +120,7 @@ describe('a platform that repeats itself', () => {
     const r = await list();
     expect(r.code).toBe(6);
     expect(ids(r.stdout)).toEqual(rows.map((x) => x.subscription_id));
-    expect(r.stderr).toMatch(/error: pages 2-9 of GET \/admin\/subscriptions brought no row not already printed: the platform repeats its pages/);
+    expect(errorOf(r.stderr).message).toMatch(/^pages 2-9 of GET \/admin\/subscriptions brought no row not already printed: the platform repeats its pages/);
     expect(server.requests.length).toBeLessThan(20);
   });
 
