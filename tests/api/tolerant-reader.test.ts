@@ -134,10 +134,12 @@ describe('rows are found, never silently lost', () => {
 describe('errors the same way', () => {
   it('HTTP 200 with status false: the server message, (HTTP 200, status false), exit 5; the error code as received', async () => {
     server.setHandler(() => ({ status: 200, json: { status: false, message: 'Service is locked', data: null, error: { code: 42 } } }));
+    const text = await run('services list');
+    expect(text.code).toBe(5);
+    expect(text.stderr).toContain('error: Service is locked (HTTP 200, status false)\n');
     const r = await run('services list -o json');
     expect(r.code).toBe(5);
-    expect(r.stderr).toContain('error: Service is locked (HTTP 200, status false)\n');
     const last = JSON.parse(r.stderr.trim().split('\n').pop()!);
-    expect(last.error).toMatchObject({ type: 'rejected', status: 200, code: '42' });
+    expect(last.error).toMatchObject({ type: 'rejected', message: 'Service is locked (HTTP 200, status false)', status: 200, code: '42' });
   });
 });
