@@ -69,12 +69,15 @@ describe('profile update', () => {
 
   it('without --full-name (the API requires it): refused before any request, exit 2', async () => {
     server.setHandler((req) => (req.method === 'GET' ? ok(profile) : ok(null, 'profile updated')));
-    for (const cmd of ['profile update --country France', 'profile update --country France --dry-run -o json']) {
-      const r = await runCli(cmd, { env: env() });
-      expect(r.code, cmd).toBe(2);
-      expect(r.stderr, cmd).toContain('error: invalid input: full_name (--full-name): required');
-      expect(r.stderr, cmd).toContain('hint: `subctl profile get` shows the current full name');
-    }
+    const r = await runCli('profile update --country France', { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('error: invalid input: full_name (--full-name): required');
+    expect(r.stderr).toContain('hint: `subctl profile get` shows the current full name');
+    const j = await runCli('profile update --country France --dry-run -o json', { env: env() });
+    expect(j.code).toBe(2);
+    const e = JSON.parse(j.stderr).error;
+    expect(e).toMatchObject({ type: 'validation', details: [{ field: 'full_name' }] });
+    expect(e.hint).toContain('`subctl profile get` shows the current full name');
     expect(server.requests).toHaveLength(0);
   });
 
