@@ -55,6 +55,10 @@ function fieldsOf(opts: OutputOptions): string[] | undefined {
  * - table: on a terminal, aligned and fitted to its width (sized on the first 1000 rows); off a
  *   terminal, the same columns tab-separated, nothing cut, one line a row.
  */
+async function* asRecords(rows: AsyncIterable<unknown> | Iterable<unknown>): AsyncGenerator<Record<string, unknown>> {
+  for await (const r of rows) yield r !== null && typeof r === 'object' && !Array.isArray(r) ? (r as Record<string, unknown>) : { value: r };
+}
+
 export async function printList(
   rows: AsyncIterable<Record<string, unknown>> | Iterable<Record<string, unknown>>,
   opts: OutputOptions,
@@ -69,6 +73,9 @@ export async function printList(
     rows = await checkListFields(rows, fields, (opts.knownFields ?? opts.emptyHeader)?.() ?? []);
   }
   const watch = fields ? fieldsWatch(fields, (text) => io.stderr.write(`${text}\n`)) : undefined;
+  // A row that is not an object (null, text, a number: another platform's answer) has no columns
+  // of its own: table and csv show it as one `value` cell; json and ndjson print it as received.
+  if (opts.format === 'csv' || opts.format === 'table') rows = asRecords(rows);
   switch (opts.format) {
     case 'json':
       return pump(rows, forTerminal(io, new JsonArrayEncoder(fields), terminalSafeJson), stream, guard, watch);

@@ -54,7 +54,7 @@ describe.each(CLASSES)('%s', (_name, planted, shown) => {
     expect(r.code).toBe(5);
     expect(r.stderr).not.toMatch(RAW);
     // The client already drops control characters from a server's message; what is left is escaped.
-    expect(r.stderr).toMatch(/^error: refused: a.*b/m);
+    expect(r.stderr).toMatch(/^\{"error":\{"type":"rejected","message":"refused: a[^"]*b[^"]*"/m);
     expect(r.stderr).toMatch(/^< 400 GET .*/m);
   });
 
