@@ -46,8 +46,10 @@ export function groupAndVerb(argv: string[], globalOptions: readonly Option[]): 
       if (takesValue.has(a)) i++;
       continue;
     }
-    if (group === undefined) (group = a), (at = i);
-    else return { group, verb: a, at };
+    if (group === undefined) {
+      group = a;
+      at = i;
+    } else return { group, verb: a, at };
   }
   return { group, at };
 }

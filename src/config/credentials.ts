@@ -279,7 +279,7 @@ export function resolveToken(
 
 function readTokenFile(file: string, warn: (msg: string) => void): string {
   let text: string;
-  let mode = 0;
+  let mode: number;
   try {
     const fd = fs.openSync(file, 'r');
     try {

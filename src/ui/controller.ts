@@ -73,7 +73,7 @@ export function listSpec(r: ResourceDef, ls: ListState): QuerySpec {
 
 /** Rows and page facts of a list answer; undefined rows when the answer is not a list. */
 export function pageOf(r: ResourceDef, ls: ListState, data: unknown): { rows: Row[]; totalPages?: number; totalRecords?: number } {
-  let rows: Row[] = [];
+  let rows: Row[];
   try {
     rows = itemsOf(r.endpoint, data);
   } catch {

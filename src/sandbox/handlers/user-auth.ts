@@ -180,7 +180,7 @@ export const authHandlers: HandlerTable = {
     const at = nowIso(ctx);
     const target = ctx.body.token as string | undefined;
     const targetUser = ctx.body.user_id as number | undefined;
-    let revoked = 0;
+    let revoked: number;
     if (target && target !== me.token) {
       const t = ctx.db.prepare('SELECT user_id FROM tokens WHERE token = ?').get(target) as { user_id: number } | undefined;
       if (!t) throw new SandboxError(404, 'token not found', 'TOKEN_NOT_FOUND');

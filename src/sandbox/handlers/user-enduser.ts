@@ -8,7 +8,7 @@
  */
 import { builtin } from '../../builtin.js';
 import { addCredits, addMoney, dateAfter, MAX_BALANCE, MAX_CREDITS, type Refusal } from '../limits.js';
-import { SandboxError, type DB, type HandlerContext, type HandlerTable } from '../types.js';
+import { SandboxError, type DB, type HandlerTable } from '../types.js';
 import { bool, caller, DAY_MS, nowIso } from './user-common.js';
 
 type RunningSub = ReturnType<typeof runningSubs>[number];
