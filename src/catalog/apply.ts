@@ -19,7 +19,7 @@ import { canonical } from './step.js';
 import type { Catalog, Kind } from './model.js';
 import { readPlatform } from './read.js';
 
-export type Outcome = 'applied' | 'applied-earlier' | 'verified' | 'failed' | 'skipped';
+type Outcome = 'applied' | 'applied-earlier' | 'verified' | 'failed' | 'skipped';
 
 export interface ReportRow {
   kind: Kind;
@@ -46,7 +46,7 @@ export interface ApplyResult {
 }
 
 /** The step's name in the journal: the change and the values it sets. */
-export function stepName(c: Change): string {
+function stepName(c: Change): string {
   return `${c.kind} ${c.op} ${c.key}${c.op === 'delete' ? '' : ` ${canonical(c.entry)}`}`;
 }
 

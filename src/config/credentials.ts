@@ -31,7 +31,7 @@ export interface KeyringLike {
   delete(service: string, account: string): void;
 }
 
-export const KEYRING_SERVICE = 'subctl';
+const KEYRING_SERVICE = 'subctl';
 
 function defaultWarn(msg: string): void {
   process.stderr.write(msg.endsWith('\n') ? msg : msg + '\n');

@@ -47,7 +47,7 @@ export function terminalSafeJson(text: string): string {
 }
 
 /** How much of a server's message an error shows (the whole of it under --verbose). */
-export const MESSAGE_MAX = 500;
+const MESSAGE_MAX = 500;
 
 /** A server's message cut to MESSAGE_MAX characters, saying how much was left out and where to see it. */
 export function cutMessage(s: string, max = MESSAGE_MAX): string {

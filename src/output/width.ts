@@ -55,7 +55,7 @@ function graphemeWidth(g: string): number {
   return isWide(g.codePointAt(0) ?? 0) ? 2 : 1;
 }
 
-export function stripAnsi(s: string): string {
+function stripAnsi(s: string): string {
   return s.replace(ANSI, '');
 }
 

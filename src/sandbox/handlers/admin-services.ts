@@ -41,7 +41,7 @@ const SERVICE_ITEM = `s.service_id, s.service_code, s.service_name, s.service_ty
 
 const SERVICE_BOOLS = ['is_active', 'requires_auth'] as const;
 
-export interface ServiceRow {
+interface ServiceRow {
   service_id: number;
   service_code: string;
   service_name: string;
@@ -61,7 +61,7 @@ export interface ServiceRow {
 }
 
 /** The service named by id or code: 400 when neither, 404 when unknown, 400 when they disagree. */
-export function findService(ctx: HandlerContext, id: number | undefined, code: string | undefined): ServiceRow {
+function findService(ctx: HandlerContext, id: number | undefined, code: string | undefined): ServiceRow {
   if (id === undefined && (code === undefined || code === '')) throw badRequest('give service_id or service_code', 'service_id');
   const db = ctx.db;
   const row = (
@@ -74,7 +74,7 @@ export function findService(ctx: HandlerContext, id: number | undefined, code: s
   return row;
 }
 
-export function serviceItem(ctx: HandlerContext, id: number) {
+function serviceItem(ctx: HandlerContext, id: number) {
   return boolifyOne(prep(ctx.db, `SELECT ${SERVICE_ITEM} FROM services s WHERE s.service_id = ?`).get(id) as Record<string, unknown> | undefined, SERVICE_BOOLS);
 }
 

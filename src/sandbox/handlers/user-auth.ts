@@ -8,8 +8,8 @@ import { SandboxError, type DB, type HandlerContext, type HandlerTable } from '.
 import { caller, DAY_MS, getUser, isAdminRole, nowIso, permissionsOf, revokeAllTokens, setRoles, type UserRow } from './user-common.js';
 
 /** Reset tokens live one hour; verification codes ten minutes. */
-export const RESET_TTL_MS = 3_600_000;
-export const VERIFICATION_TTL_MS = 10 * 60_000;
+const RESET_TTL_MS = 3_600_000;
+const VERIFICATION_TTL_MS = 10 * 60_000;
 
 function header(ctx: HandlerContext, name: string): string | undefined {
   const v = ctx.headers[name];

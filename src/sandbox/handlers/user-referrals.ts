@@ -26,7 +26,7 @@ interface CodeRow {
 }
 
 /** active, inactive (deactivated), expired or exhausted (no uses left). */
-export function codeStatus(c: CodeRow, at: string): 'active' | 'inactive' | 'expired' | 'exhausted' {
+function codeStatus(c: CodeRow, at: string): 'active' | 'inactive' | 'expired' | 'exhausted' {
   if (!c.is_active) return 'inactive';
   if (c.expiry_date && c.expiry_date <= at) return 'expired';
   if (c.used_count >= c.usage_limit) return 'exhausted';

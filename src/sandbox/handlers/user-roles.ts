@@ -26,7 +26,7 @@ import {
 /** Role names travel in paths (/cms/roles/{role}/users): letters, digits, '.', '_' and '-'. */
 const ROLE_NAME = /^[A-Za-z][A-Za-z0-9._-]*$/;
 /** Priority of a new role when none is given: just above `user`. */
-export const DEFAULT_ROLE_PRIORITY = 15;
+const DEFAULT_ROLE_PRIORITY = 15;
 
 function roleItem(ctx: HandlerContext, r: RoleRow & Record<string, any>) {
   const names = ctx.db.prepare('SELECT user_id, username FROM users WHERE user_id IN (?, ?)').all(r.created_by_user ?? -1, r.modified_by_user ?? -1) as Array<{
