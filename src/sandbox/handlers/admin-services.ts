@@ -120,7 +120,7 @@ function detail(ctx: HandlerContext) {
        uu.user_id AS ub_id, uu.username AS ub_username, uu.full_name AS ub_full_name
      FROM services s LEFT JOIN users cu ON cu.user_id = s.created_by LEFT JOIN users uu ON uu.user_id = s.updated_by
      WHERE s.service_id = ?`,
-  ).get(s.service_id) as Record<string, any>;
+  ).get(s.service_id) as Record<string, unknown> & { total_codes_generated: number; used_codes_count: number };
   const { cb_id, cb_username, cb_full_name, ub_id, ub_username, ub_full_name, ...rest } = info;
   const service_info = {
     ...boolifyOne(rest, SERVICE_BOOLS),
