@@ -12,7 +12,6 @@ import { displayWidth, padEndWidth } from './width.js';
 import { capWidths, GAP, lineWidth, LAYOUT_ROWS } from './table.js';
 import { wrapWidth } from './wrap.js';
 
-
 /** A column is not made narrower than this when the terminal is shared out. */
 const MIN_WIDE_COLUMN = 8;
 
