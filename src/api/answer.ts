@@ -148,7 +148,7 @@ export function classifyAnswer(status: number, headers: ResponseHeaders, text: s
 }
 
 /** How a value was received, for a deviation line: its type, and a short text of a scalar. */
-export function describeReceived(v: unknown): string {
+function describeReceived(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'a list';
   if (typeof v === 'object') return 'an object';

@@ -31,10 +31,10 @@ export type { CallInput, CallOptions, ClientOptions, FullResponse, RawRequestIni
 export { isLoopbackHost, proxyPeer } from './address.js';
 export { RedirectError, type ResponseHeaders } from './answer.js';
 export { fillPath, requestTarget, validateInput } from './input.js';
-export { backoffDelay, DEFAULT_RETRIES, parseRetryAfter } from './retry.js';
+export { backoffDelay, parseRetryAfter } from './retry.js';
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
-export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 10_000;
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** One outgoing request; `url` (for messages and the log) is parsed only when read. */
 class Outgoing {

@@ -106,7 +106,7 @@ export class StatusFalseError extends HttpError {
   }
 }
 
-export function classifyStatus(status: number): [string, number] {
+function classifyStatus(status: number): [string, number] {
   if (status === 401) return ['unauthenticated', ExitCode.auth];
   if (status === 403) return ['forbidden', ExitCode.auth];
   if (status === 404) return ['not_found', ExitCode.notFound];
@@ -205,8 +205,4 @@ export function localError(e: unknown, what?: string): LocalError | undefined {
   const reason = `${REASONS[code] ?? String((e as Error).message)} (${code})`;
   if (what !== undefined) return new LocalError(`cannot write ${what}: ${reason}`, code, e);
   return new LocalError(typeof path === 'string' ? `${reason}: ${path}` : reason, code, e);
-}
-
-export function isCliError(e: unknown): e is CliError {
-  return e instanceof CliError;
 }

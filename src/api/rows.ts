@@ -7,7 +7,7 @@
 import type { AnyEndpoint } from './contract/common.js';
 import { readWhole } from './read-values.js';
 
-export type Row = Record<string, unknown>;
+type Row = Record<string, unknown>;
 
 export interface FoundRows {
   /** The rows; undefined when none could be found in a `data` that is not empty. */

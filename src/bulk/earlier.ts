@@ -31,7 +31,7 @@ interface RowsFile extends RowsHead {
 }
 
 /** `<journal>.rows`, beside the journal. */
-export function rowsPath(journalPath: string): string {
+function rowsPath(journalPath: string): string {
   return `${journalPath}.rows`;
 }
 

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { localError } from '../api/errors.js';
 import { ensurePrivateDir } from '../config/paths.js';
 
-export type RowState = 'sent' | 'done' | 'failed' | 'unknown';
+type RowState = 'sent' | 'done' | 'failed' | 'unknown';
 
 export interface JournalEvent {
   /** The row's identity within its run (plan.ts): endpoint, target, action, occurrence. */
@@ -68,7 +68,7 @@ export function fingerprintOf(input: unknown): string {
  * `JSON.stringify(value)` with every object's keys in code-unit order: the same text for the
  * same value, however it was built.
  */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   return JSON.stringify(sortedCopy(value));
 }
 
@@ -83,7 +83,7 @@ function sortedCopy(v: unknown): unknown {
 }
 
 /** One journal line, ended by a newline. */
-export function journalLine(e: JournalEvent): string {
+function journalLine(e: JournalEvent): string {
   return `${JSON.stringify(e)}\n`;
 }
 

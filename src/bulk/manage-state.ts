@@ -12,7 +12,7 @@ import { walkPages } from '../cli/paging.js';
 import type { PlannedRow, Settled, StateReader } from './types.js';
 
 /** What a manage row can change, as read from the list (values as the platform gave them). */
-export interface SubState {
+interface SubState {
   status: string;
   end_date: string;
   total_credits: number;
@@ -98,7 +98,7 @@ export function manageAfter(before: unknown, row: PlannedRow): unknown {
 }
 
 /** Applied, not applied, or undecidable: the subscription now against the record before the row and what the row does. */
-export function judge(before: SubState | undefined, now: SubState | undefined, row: PlannedRow): Settled['result'] {
+function judge(before: SubState | undefined, now: SubState | undefined, row: PlannedRow): Settled['result'] {
   if (!before || !now) return 'unknown';
   const body = row.input.body;
   if (body.action === 'extend') {

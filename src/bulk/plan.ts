@@ -22,7 +22,7 @@ function isKeyField(k: string): boolean {
 }
 
 /** What the report calls a row: its path parameters, else its identifying fields (at most 3). */
-export function keyOf(input: BulkInput): string {
+function keyOf(input: BulkInput): string {
   let key = '';
   let n = 0;
   for (const k in input.params) {
@@ -48,7 +48,7 @@ function targetOf(endpoint: string, key: string, input: BulkInput): string {
 }
 
 /** Gives each row its target and identity: the n-th row of one target and action is occurrence n. */
-export function identify(endpoint: string, rows: Array<Omit<PlannedRow, 'identity' | 'target'> & Partial<PlannedRow>>): void {
+function identify(endpoint: string, rows: Array<Omit<PlannedRow, 'identity' | 'target'> & Partial<PlannedRow>>): void {
   const seen = new Map<string, number>();
   for (const r of rows) {
     const target = targetOf(endpoint, r.key, r.input);

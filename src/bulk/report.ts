@@ -12,7 +12,7 @@ import { printList } from '../output/index.js';
 import type { RowRecord } from './journal.js';
 import type { PlannedRow } from './types.js';
 
-export const REPORT_COLUMNS = ['line', 'key', 'outcome', 'attempt', 'http_status', 'message', 'created_id'];
+const REPORT_COLUMNS = ['line', 'key', 'outcome', 'attempt', 'http_status', 'message', 'created_id'];
 
 export interface RunEnd {
   command: string;

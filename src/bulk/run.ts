@@ -30,8 +30,7 @@ import { sendRows } from './send.js';
 import { checkCommand, settleRows, type Unanswered } from './settle.js';
 import type { BulkInput, BulkOptions, BulkVerb, PlannedRow } from './types.js';
 
-export type { BulkInput, BulkOptions, BulkVerb, PlannedRow, Settled, StateReader, VerifyResult } from './types.js';
-export { planRows } from './plan.js';
+export type { BulkInput, BulkOptions, BulkVerb, PlannedRow } from './types.js';
 
 /** The run's journal on the context's platform, and what its row file says of it. */
 export function runOf(ctx: Ctx, verb: BulkVerb, planned: PlannedRow[], opts: Pick<BulkOptions, 'runId'>) {

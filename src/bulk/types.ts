@@ -12,7 +12,7 @@ export interface BulkInput {
 }
 
 /** What a check of an unanswered row found: applied, not applied, or undecidable. */
-export type VerifyResult = 'applied' | 'absent' | 'unknown';
+type VerifyResult = 'applied' | 'absent' | 'unknown';
 
 /** A settled row, with the id the platform gave what it created, where it says. */
 export interface Settled {

@@ -6,7 +6,7 @@
  * After the plan, the platform is read again and what is still different is applied (a role
  * created inactive needs its create, then an update), never a change already tried in this run.
  */
-import type { ApiClient } from '../api/client.js';
+import type { ApiClient, CallInput } from '../api/client.js';
 import { servicesCreate, servicesDelete, servicesUpdate } from '../api/contract/admin-services.js';
 import { plansCreate, plansDelete, plansUpdate } from '../api/contract/admin-plans.js';
 import { servicePlansCreate, servicePlansDelete, servicePlansManage } from '../api/contract/admin-service-plans.js';
@@ -19,7 +19,7 @@ import { canonical } from './step.js';
 import type { Catalog, Kind } from './model.js';
 import { readPlatform } from './read.js';
 
-export type Outcome = 'applied' | 'applied-earlier' | 'verified' | 'failed' | 'skipped';
+type Outcome = 'applied' | 'applied-earlier' | 'verified' | 'failed' | 'skipped';
 
 export interface ReportRow {
   kind: Kind;
@@ -46,7 +46,7 @@ export interface ApplyResult {
 }
 
 /** The step's name in the journal: the change and the values it sets. */
-export function stepName(c: Change): string {
+function stepName(c: Change): string {
   return `${c.kind} ${c.op} ${c.key}${c.op === 'delete' ? '' : ` ${canonical(c.entry)}`}`;
 }
 
@@ -54,22 +54,22 @@ export function stepName(c: Change): string {
 async function send(api: ApiClient, c: Change, forceDelete: boolean, signal: AbortSignal): Promise<void> {
   const o = { signal };
   const force = forceDelete ? { force_delete: true } : {};
-  const e = c.entry as Record<string, any>;
+  const e = c.entry as Record<string, unknown>;
   switch (`${c.kind}:${c.op}`) {
     case 'services:create':
-      return void (await api.call(servicesCreate, { body: e as any }, o));
+      return void (await api.call(servicesCreate, { body: e as CallInput<typeof servicesCreate>['body'] }, o));
     case 'services:update':
       return void (await api.call(servicesUpdate, { params: { id: c.id! }, body: e }, o));
     case 'services:delete':
       return void (await api.call(servicesDelete, { body: { service_code: String(c.names.service_code), ...force } }, o));
     case 'plans:create':
-      return void (await api.call(plansCreate, { body: e as any }, o));
+      return void (await api.call(plansCreate, { body: e as CallInput<typeof plansCreate>['body'] }, o));
     case 'plans:update':
       return void (await api.call(plansUpdate, { params: { id: c.id! }, body: { plan_id: c.id!, ...e } }, o));
     case 'plans:delete':
       return void (await api.call(plansDelete, { body: { plan_code: String(c.names.plan_code), ...force } }, o));
     case 'links:create':
-      return void (await api.call(servicePlansCreate, { body: e as any }, o));
+      return void (await api.call(servicePlansCreate, { body: e as CallInput<typeof servicePlansCreate>['body'] }, o));
     case 'links:update': {
       const body = { action: e.is_available === false ? 'deactivate' : 'activate', service_code: String(c.names.service_code), plan_code: String(c.names.plan_code) } as const;
       return void (await api.call(servicePlansManage, { body }, o));
@@ -78,7 +78,7 @@ async function send(api: ApiClient, c: Change, forceDelete: boolean, signal: Abo
       return void (await api.call(servicePlansDelete, { body: { service_plan_id: c.id!, ...force } }, o));
     case 'roles:create': {
       const { is_active: _active, ...body } = e;
-      return void (await api.call(rolesCreate, { body: body as any }, o));
+      return void (await api.call(rolesCreate, { body: body as CallInput<typeof rolesCreate>['body'] }, o));
     }
     case 'roles:update':
       return void (await api.call(rolesUpdate, { params: { role_id: c.id! }, body: e }, o));

@@ -9,7 +9,7 @@
 import { KINDS, keyOf, labelOf, sameValue, SPECS, type Catalog, type Entry, type Kind } from './model.js';
 import type { PlatformState } from './read.js';
 
-export interface FieldChange {
+interface FieldChange {
   field: string;
   from: unknown;
   to: unknown;

@@ -6,9 +6,9 @@ import { stringify } from 'yaml';
 import { sortedCatalog, type Catalog, type Kind } from './model.js';
 
 /** The header's first line; the round trip compares exports without it. */
-export const HEADER_PREFIX = '# subctl catalog export:';
+const HEADER_PREFIX = '# subctl catalog export:';
 
-export function catalogDocument(c: Catalog, kinds: readonly Kind[]): Record<string, unknown> {
+function catalogDocument(c: Catalog, kinds: readonly Kind[]): Record<string, unknown> {
   const sorted = sortedCatalog(c);
   const doc: Record<string, unknown> = {};
   for (const k of [...kinds].sort()) doc[k] = sorted[k];

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { localError } from '../api/errors.js';
 import { ensurePrivateDir } from '../config/paths.js';
 
-export type StepState = 'sent' | 'done' | 'failed' | 'verified' | 'absent';
+type StepState = 'sent' | 'done' | 'failed' | 'verified' | 'absent';
 
 export interface StepEvent {
   step: string;

@@ -9,7 +9,7 @@ export type Kind = 'services' | 'plans' | 'links' | 'roles';
 /** In dependency order: links name services and plans. Prunes run in the reverse order. */
 export const KINDS: readonly Kind[] = ['services', 'plans', 'roles', 'links'];
 
-export type FieldType = 'string' | 'number' | 'integer' | 'boolean';
+type FieldType = 'string' | 'number' | 'integer' | 'boolean';
 
 export interface KindSpec {
   /** The fields of one entry, in no particular order (the file sorts its keys). */
@@ -84,7 +84,7 @@ export function emptyCatalog(): Catalog {
  * come as text become numbers, flags that come as 0/1 or text become booleans; anything that
  * does not convert is kept as given, so the file check names it.
  */
-export function normalise(value: unknown, type: FieldType): string | number | boolean | undefined {
+function normalise(value: unknown, type: FieldType): string | number | boolean | undefined {
   if (value === undefined || value === null) return undefined;
   switch (type) {
     case 'number':

@@ -11,7 +11,7 @@ import { rolesList } from '../api/contract/user-accounts.js';
 import { emptyCatalog, keyOf, pick, type Catalog, type Kind } from './model.js';
 
 /** What the platform says about one entry beyond its fields. */
-export interface PlatformFacts {
+interface PlatformFacts {
   id?: number;
   /** Active subscriptions of the service, plan or link. */
   active?: number;

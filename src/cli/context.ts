@@ -15,7 +15,7 @@ import { useColor } from '../io.js';
 import type { GlobalOptions } from './globals.js';
 import { terminalSafeText } from '../output/terminal-safe.js';
 
-export interface Target {
+interface Target {
   profile: string;
   baseUrl: string;
   /** Embedded sandbox in this process. */
@@ -117,12 +117,12 @@ export function noSuchProfile(name: string, known: string[]): UsageError {
  * Whether a person may be at the keyboard: stdin or stderr is a terminal (stdout alone may be
  * piped into another program). Cron, CI and `env -i` runs have neither.
  */
-export function onTerminal(io: IO): boolean {
+function onTerminal(io: IO): boolean {
   return io.stdinIsTTY || io.stderrIsTTY;
 }
 
 /** Off a terminal with no platform configured: the two ways out. Exit 2, before anything is made. */
-export function noPlatform(configDir: string): UsageError {
+function noPlatform(configDir: string): UsageError {
   return new UsageError(`no platform configured: no profile in ${configDir} points at one, and neither --base-url nor SUBCTL_BASE_URL is set`, {
     code: 'no_platform',
     hint: 'configure one (`subctl config set base-url https://... --profile NAME`, then --profile NAME or SUBCTL_PROFILE=NAME), or pass --sandbox to run on the local sandbox',

@@ -22,7 +22,7 @@ export function withExamples<C extends Command>(cmd: C, lines: readonly string[]
 }
 
 /** The words of a command below the program: `services list`. */
-export function commandPath(cmd: Command): string {
+function commandPath(cmd: Command): string {
   const words: string[] = [];
   for (let c: Command | null = cmd; c?.parent; c = c.parent) words.unshift(c.name());
   return words.join(' ');
@@ -44,7 +44,7 @@ export function listFieldsOf(cmd: Command): string[] | undefined {
 }
 
 /** Words joined by ', ' and wrapped at `width`, each line indented by two spaces. */
-export function wrapWords(words: string[], width: number): string[] {
+function wrapWords(words: string[], width: number): string[] {
   const lines: string[] = [];
   let line = '';
   for (const [i, w] of words.entries()) {

@@ -43,7 +43,7 @@ function noRows(note: string): BadResponseError {
 }
 
 /** Whether a page's answer holds a list at all, wherever findRows would take it from (`data: null`, or an object with no list, does not). */
-export function hasList(_ep: AnyEndpoint, data: unknown): boolean {
+function hasList(_ep: AnyEndpoint, data: unknown): boolean {
   if (Array.isArray(data)) return true;
   return data !== null && typeof data === 'object' && Object.values(data as Record<string, unknown>).some(Array.isArray);
 }
@@ -78,7 +78,7 @@ const ROW_KEYS: Record<string, string> = {
   roles: 'role_id',
 };
 
-export function rowKeyOf(ep: AnyEndpoint): (row: Record<string, unknown>) => unknown {
+function rowKeyOf(ep: AnyEndpoint): (row: Record<string, unknown>) => unknown {
   const field = ROW_KEYS[ep.paging?.items ?? ''];
   // The id read with care (`'42'` and 42 are one row); a row without a readable id is known by its content.
   return field ? (row) => (row !== null && typeof row === 'object' ? readId(row[field]) : undefined) ?? JSON.stringify(row) : (row) => JSON.stringify(row);
@@ -88,7 +88,7 @@ export function rowKeyOf(ep: AnyEndpoint): (row: Record<string, unknown>) => unk
  * A set of whole numbers from 0 to 2^32 - 1 as bits, in blocks of 65,536 made as they are first
  * needed: what an export has printed, by id, in flat memory.
  */
-export class IdBitmap {
+class IdBitmap {
   readonly #blocks = new Map<number, Uint32Array>();
   static fits(k: unknown): k is number {
     return typeof k === 'number' && Number.isInteger(k) && k >= 0 && k <= 0xffffffff;
@@ -108,12 +108,12 @@ export class IdBitmap {
 }
 
 /** Passes over the list at most: the first, and rescans while the list keeps changing under them. */
-export const MAX_PASSES = 5;
+const MAX_PASSES = 5;
 /** Pages in a row that bring no row not printed yet before an export is called a repeating one. */
-export const IDLE_PAGES = 8;
+const IDLE_PAGES = 8;
 
 /** An export that could not account for every row: exit 6, the rows printed so far kept. */
-export function incompleteExport(message: string, hint: string, done?: string): CliError {
+function incompleteExport(message: string, hint: string, done?: string): CliError {
   const e = new CliError('incomplete', ExitCode.server, message, { hint });
   if (done !== undefined) e.done = done;
   return e;

@@ -46,8 +46,10 @@ export function groupAndVerb(argv: string[], globalOptions: readonly Option[]): 
       if (takesValue.has(a)) i++;
       continue;
     }
-    if (group === undefined) (group = a), (at = i);
-    else return { group, verb: a, at };
+    if (group === undefined) {
+      group = a;
+      at = i;
+    } else return { group, verb: a, at };
   }
   return { group, at };
 }
@@ -333,7 +335,7 @@ function commandWords(argv: string[]): string {
 }
 
 /** A hint naming the next command, for errors that came without one. */
-export function defaultHint(e: CliError, argv: string[]): string | undefined {
+function defaultHint(e: CliError, argv: string[]): string | undefined {
   const cmd = commandWords(argv);
   const group = cmd.split(' ')[0];
   switch (e.type) {
@@ -423,7 +425,7 @@ async function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOption
  * An error as the one JSON object of `-o json|ndjson`: the contract's fields (CliError.toJSON),
  * with the hint and the note that text output prints on their own lines, when there are any.
  */
-export function errorObject(e: CliError): Record<string, unknown> {
+function errorObject(e: CliError): Record<string, unknown> {
   const { error } = e.toJSON();
   return { error: { ...error, ...(e.hint ? { hint: e.hint } : {}), ...(e.done ? { note: e.done } : {}) } };
 }

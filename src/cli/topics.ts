@@ -5,7 +5,7 @@
  */
 import type { TopicName } from './topic-names.js';
 
-export type Block = { p: string } | { h: string } | { rows: Array<[string, string]>; head: [string, string] } | { code: string[] };
+type Block = { p: string } | { h: string } | { rows: Array<[string, string]>; head: [string, string] } | { code: string[] };
 
 export interface Topic {
   title: string;

@@ -9,7 +9,7 @@ import { addGlobalOptions } from './globals.js';
 import { helpLayout } from './help.js';
 import type { Action } from './run.js';
 
-export const PROGRAM_SUMMARY = 'Administration CLI and console for the subscription and usage-metering platform';
+const PROGRAM_SUMMARY = 'Administration CLI and console for the subscription and usage-metering platform';
 
 /** The root command: its description, the global options and the help layout (src/cli/help.ts). */
 export function createProgram(): Command {

@@ -59,7 +59,7 @@ export interface VerbSpec {
   /** Fills derived values and checks cross-field rules before validation. */
   prepare?: (input: VerbInput, ctx: Ctx, opts: Record<string, unknown>) => void | Promise<void>;
   /** Custom rendering of the answer's data (default: the shared object printer). */
-  render?: (data: any, ctx: Ctx, input: VerbInput) => Promise<void> | void;
+  render?: (data: Record<string, unknown>, ctx: Ctx, input: VerbInput) => Promise<void> | void;
   /** Takes over the run after validation (e.g. `audit list --follow`); returning undefined falls through. */
   override?: (input: VerbInput, ctx: Ctx, opts: Record<string, unknown>) => Promise<number | undefined>;
   /** Bulk input (`--from-csv`, `--from-ndjson`) on write verbs: on unless false. */
@@ -428,7 +428,7 @@ async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'act
   // A renderer is written for the answer's shape; an answer without data (the contract lets a
   // server omit it) has nothing to render and prints like any other: its message.
   if (spec.render && res.data !== null && res.data !== undefined) {
-    await spec.render(res.data, ctx, input);
+    await spec.render(res.data as Record<string, unknown>, ctx, input);
     return 0;
   }
   const data = res.data === null || res.data === undefined ? { message: res.message ?? 'done' } : res.data;

@@ -13,14 +13,14 @@ import { readGlobals } from '../cli/globals.js';
 import { writeFileAtomic } from '../config/paths.js';
 import type { Candidate, DynamicKind, TargetOptions } from './engine.js';
 
-export const CACHE_TTL_MS = 5 * 60_000;
+const CACHE_TTL_MS = 5 * 60_000;
 /** Per attempt. */
-export const FETCH_TIMEOUT_MS = 2_000;
+const FETCH_TIMEOUT_MS = 2_000;
 /** For the whole fetch (every page). */
 const FETCH_DEADLINE_MS = 3_500;
 const MAX_PAGES = 3;
 
-export interface CacheFile {
+interface CacheFile {
   fetched_at: string;
   /** Where the values came from: the base address, or `sandbox`. */
   target: string;
@@ -73,11 +73,11 @@ export function completionContext(parent: Ctx, opts: TargetOptions): Ctx {
 }
 
 /** `sandbox`, the base address, or undefined when the command line goes nowhere. Mirrors Ctx.api(). */
-export function targetOf(ctx: Ctx): string | undefined {
+function targetOf(ctx: Ctx): string | undefined {
   return ctx.plannedTarget();
 }
 
-export function cacheFile(ctx: Ctx, kind: DynamicKind): string {
+function cacheFile(ctx: Ctx, kind: DynamicKind): string {
   const safe = ctx.profileName().replace(/[^A-Za-z0-9._-]/g, '_');
   return join(ctx.paths().cacheDir, 'completion', `${safe}-${kind}.json`);
 }

@@ -33,7 +33,7 @@ export interface TargetOptions {
 }
 
 /** What the word under the cursor needs. */
-export type Need =
+type Need =
   | { kind: 'static'; candidates: Candidate[] }
   | { kind: 'dynamic'; dynamic: DynamicKind }
   | { kind: 'profiles' };
@@ -133,7 +133,7 @@ function subcommandsOf(cmd: Command): Candidate[] {
 const BOOL_VALUES = ['true', 'false'];
 
 /** `one of TIME_BASED|USAGE_BASED|HYBRID, required` (verbs.ts) or `one of table|json|ndjson|csv (env ...)` -> the values. */
-export function enumValues(o: Option): string[] | undefined {
+function enumValues(o: Option): string[] | undefined {
   if (o.argChoices && o.argChoices.length) return [...o.argChoices];
   const m = /^(?:one of )?([A-Za-z0-9_.-]+(?:\|[A-Za-z0-9_.-]+)+)(?=$|[\s,;)])/.exec(o.description ?? '');
   return m ? m[1].split('|') : undefined;

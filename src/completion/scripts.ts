@@ -9,7 +9,7 @@ export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
 
 /** How to install each script (shown by `subctl completion --help` and in the README). */
-export const INSTALL: Record<Shell, string[]> = {
+const INSTALL: Record<Shell, string[]> = {
   bash: [
     `echo 'eval "$(subctl completion bash)"' >> ~/.bashrc        # this user, every new shell`,
     `subctl completion bash | sudo tee /etc/bash_completion.d/subctl >/dev/null   # every user (bash-completion)`,

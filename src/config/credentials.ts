@@ -31,7 +31,7 @@ export interface KeyringLike {
   delete(service: string, account: string): void;
 }
 
-export const KEYRING_SERVICE = 'subctl';
+const KEYRING_SERVICE = 'subctl';
 
 function defaultWarn(msg: string): void {
   process.stderr.write(msg.endsWith('\n') ? msg : msg + '\n');
@@ -279,7 +279,7 @@ export function resolveToken(
 
 function readTokenFile(file: string, warn: (msg: string) => void): string {
   let text: string;
-  let mode = 0;
+  let mode: number;
   try {
     const fd = fs.openSync(file, 'r');
     try {

@@ -105,7 +105,7 @@ function startTicks(pid: number): string | undefined {
  * When process `pid` started, in ms since the epoch (`/proc/stat`'s btime and the process's start
  * in clock ticks, at Linux's 100 a second); undefined where /proc does not tell.
  */
-export function processStartedAt(pid: number): number | undefined {
+function processStartedAt(pid: number): number | undefined {
   const ticks = startTicks(pid);
   if (ticks === undefined) return undefined;
   try {

@@ -19,7 +19,7 @@ export interface Paths {
   cacheDir: string;
 }
 
-export const APP_NAME = 'subctl';
+const APP_NAME = 'subctl';
 export const DIR_MODE = 0o700;
 export const FILE_MODE = 0o600;
 

@@ -21,7 +21,7 @@ export function symlinkRefused(file: string): UsageError {
 }
 
 /** Whether `file` is itself a symbolic link (a missing file is not). */
-export function isSymlink(file: string): boolean {
+function isSymlink(file: string): boolean {
   try {
     return fs.lstatSync(file).isSymbolicLink();
   } catch {

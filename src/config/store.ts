@@ -60,7 +60,7 @@ export interface ConfigData {
   file_store_warned?: boolean;
 }
 
-export const DEFAULT_PROFILE = 'default';
+const DEFAULT_PROFILE = 'default';
 
 /** Profile names: also keyring account names and JSON keys. */
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -221,7 +221,7 @@ export class ConfigStore {
 // ---------------------------------------------------------------------------------------------
 // `subctl config set|get|unset KEY`
 
-export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
+const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
 
 /** User-facing setting names (kebab-case) and the profile field each maps to. */
 export const SETTINGS: ReadonlyArray<{ key: string; field: keyof Profile; allowed: string }> = [

@@ -8,7 +8,7 @@ import { TOPICS } from '../cli/topics.js';
 import type { FlagDoc, GroupDoc, Reference } from './model.js';
 
 /** Text safe in roff: backslashes, a leading dot or quote, and hyphens said as minus signs in flags. */
-export function roff(text: string): string {
+function roff(text: string): string {
   return text
     .replace(/\\/g, '\\e')
     .replace(/-/g, '\\-')

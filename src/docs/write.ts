@@ -24,7 +24,7 @@ export async function writeDocs(root: string): Promise<string[]> {
     changed.push(path);
   }
   for (const dir of GENERATED_DIRS) {
-    let names: string[] = [];
+    let names: string[];
     try {
       names = readdirSync(join(root, dir));
     } catch {

@@ -22,11 +22,10 @@ import { keyStyle } from './style.js';
 
 export { OUTPUT_FORMATS, parseOutputFormat, pickFields, getPath, formatCell, escapeControls } from './format.js';
 export type { OutputFormat, OutputOptions } from './format.js';
-export { guardPipe, type PipeGuard } from './pipe.js';
+export { guardPipe } from './pipe.js';
 export { note, warn } from './messages.js';
 export { sparkline, bars } from './charts.js';
 export { displayWidth, truncateWidth } from './width.js';
-export { terminalSafe, terminalSafeText, terminalSafeJson, cutMessage } from './terminal-safe.js';
 
 /** Terminal width when the IO does not say. */
 const DEFAULT_COLUMNS = 80;

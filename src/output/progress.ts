@@ -11,7 +11,7 @@
 import type { IO } from '../io.js';
 
 /** A call answered sooner than this shows nothing. */
-export const SPIN_AFTER_MS = 300;
+const SPIN_AFTER_MS = 300;
 
 interface Spinner {
   text: string;

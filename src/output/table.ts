@@ -149,7 +149,7 @@ function drawChunk(header: string[] | undefined, rows: string[][], widths: numbe
  * Draws rows (already escaped, one line each) with cli-table3 at fixed widths; cells wider than
  * their column are cut with '…'. Lines carry no trailing spaces. No trailing newline.
  */
-export function drawTable(header: string[] | undefined, rows: string[][], widths: number[], color: boolean): string {
+function drawTable(header: string[] | undefined, rows: string[][], widths: number[], color: boolean): string {
   if (widths.length === 0) return '';
   if (rows.length <= DRAW_CHUNK) return drawChunk(header, rows, widths, color).join('\n');
   const lines: string[] = [];
@@ -173,7 +173,7 @@ function fitTable(header: string[], rows: string[][], available: number): Fit {
 }
 
 /** One row's cells as terminal text: formatted for a terminal, control characters escaped. */
-export function ttyCells(row: unknown, columns: string[]): string[] {
+function ttyCells(row: unknown, columns: string[]): string[] {
   const cells = new Array<string>(columns.length);
   for (let i = 0; i < columns.length; i++) cells[i] = escapeControls(formatCell(getPath(row, columns[i]), { tty: true }));
   return cells;

@@ -11,11 +11,8 @@
  * them); only the printers that write to a terminal call these.
  */
 
-// eslint-disable-next-line no-control-regex
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-// eslint-disable-next-line no-control-regex
 const UNSAFE_TEST = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
-// eslint-disable-next-line no-control-regex
 const UNSAFE_BUT_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 /** What JSON.stringify leaves raw and a terminal acts on: DEL, C1 controls, bidi overrides. */
 const UNSAFE_IN_JSON = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
@@ -50,7 +47,7 @@ export function terminalSafeJson(text: string): string {
 }
 
 /** How much of a server's message an error shows (the whole of it under --verbose). */
-export const MESSAGE_MAX = 500;
+const MESSAGE_MAX = 500;
 
 /** A server's message cut to MESSAGE_MAX characters, saying how much was left out and where to see it. */
 export function cutMessage(s: string, max = MESSAGE_MAX): string {

@@ -13,11 +13,6 @@ export function setUtcTimes(on: boolean): void {
   utc = on;
 }
 
-/** True when terminal times are shown in UTC. */
-export function utcTimes(): boolean {
-  return utc;
-}
-
 function two(n: number): string {
   return n < 10 ? `0${n}` : String(n);
 }
@@ -32,7 +27,7 @@ function offsetOf(d: Date): string {
 }
 
 /** `YYYY-MM-DD` of a date in the chosen zone. */
-export function terminalDay(d: Date): string {
+function terminalDay(d: Date): string {
   return utc
     ? `${d.getUTCFullYear()}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())}`
     : `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}`;

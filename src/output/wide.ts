@@ -12,13 +12,11 @@ import { displayWidth, padEndWidth } from './width.js';
 import { capWidths, GAP, lineWidth, LAYOUT_ROWS } from './table.js';
 import { wrapWidth } from './wrap.js';
 
-export { wrapWidth } from './wrap.js';
-
 /** A column is not made narrower than this when the terminal is shared out. */
 const MIN_WIDE_COLUMN = 8;
 
 /** The wide columns: the given ones first, then every other key of `rows`, in order of first appearance. */
-export function wideColumns(lead: string[] | undefined, rows: Row[]): string[] {
+function wideColumns(lead: string[] | undefined, rows: Row[]): string[] {
   const seen = new Set(lead ?? []);
   const out = [...seen];
   for (const r of rows) {

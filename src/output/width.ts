@@ -3,7 +3,6 @@
  * combining marks none). Used to fit tables to the terminal and to cut cells with '…'.
  */
 
-// eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
 const ASCII_PRINTABLE = /^[\x20-\x7e]*$/;
 // The Unicode property classes cost about 2 ms to build: made on first use, which an all-ASCII
@@ -56,7 +55,7 @@ function graphemeWidth(g: string): number {
   return isWide(g.codePointAt(0) ?? 0) ? 2 : 1;
 }
 
-export function stripAnsi(s: string): string {
+function stripAnsi(s: string): string {
   return s.replace(ANSI, '');
 }
 

@@ -16,7 +16,7 @@ type Entry = Record<string, unknown>;
 export const AUDIT_COLUMNS = ['id', 'created_at', 'username', 'action', 'target', 'change'];
 
 /** An entry's details as an object: the platform sends an object, a JSON string, or text. */
-export function detailsOf(entry: Entry): Record<string, unknown> | string | undefined {
+function detailsOf(entry: Entry): Record<string, unknown> | string | undefined {
   const d = entry.details;
   if (d === null || d === undefined || d === '') return undefined;
   if (typeof d === 'object' && !Array.isArray(d)) return d as Record<string, unknown>;
@@ -68,7 +68,7 @@ function scalar(v: unknown): string {
  * What an entry was done to: `subscription 1037 (EMBED-V3)`, `service GPT4`, `user 188 (ana)`.
  * The actor is not a target: a user's own login names no target.
  */
-export function auditTarget(entry: Entry): { text: string; keys: string[] } {
+function auditTarget(entry: Entry): { text: string; keys: string[] } {
   const d = detailsOf(entry);
   if (!d || typeof d === 'string') return { text: '', keys: [] };
   for (const [key, label] of TARGETS) {
@@ -98,7 +98,7 @@ function pairs(obj: Record<string, unknown>, prefix = ''): string[] {
  * The change an entry records: the details not used by the target, as `key=value` pairs, the
  * manage action first: `extend extend_days=30 reason=customer asked`. Text details as they are.
  */
-export function auditChange(entry: Entry, targetKeys: string[] = auditTarget(entry).keys): string {
+function auditChange(entry: Entry, targetKeys: string[] = auditTarget(entry).keys): string {
   const d = detailsOf(entry);
   if (d === undefined) return '';
   if (typeof d === 'string') return d.replace(/\s+/g, ' ');
@@ -110,7 +110,7 @@ export function auditChange(entry: Entry, targetKeys: string[] = auditTarget(ent
 }
 
 /** `subscriptions.manage`: module and action in one word. */
-export function auditAction(entry: Entry): string {
+function auditAction(entry: Entry): string {
   const m = scalar(entry.module);
   const a = scalar(entry.action);
   return m && a ? `${m}.${a}` : m || a;

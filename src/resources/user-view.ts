@@ -8,11 +8,10 @@ import { isUnavailable, type Unavailable, type UserView } from './users.js';
 
 type Row = Record<string, unknown>;
 
-export const USER_SECTIONS = ['account', 'subscriptions', 'wallet', 'referrals', 'devices', 'audit'] as const;
-export type UserSection = (typeof USER_SECTIONS)[number];
+export type UserSection = 'account' | 'subscriptions' | 'wallet' | 'referrals' | 'devices' | 'audit';
 
 /** Subscriptions under short headings, so that six columns and a whole end date fit 80 columns. */
-export const SUBSCRIPTION_VIEW_COLUMNS: Array<[field: string, label: string]> = [
+const SUBSCRIPTION_VIEW_COLUMNS: Array<[field: string, label: string]> = [
   ['subscription_id', 'id'],
   ['service_code', 'service'],
   ['plan_code', 'plan'],
@@ -20,9 +19,9 @@ export const SUBSCRIPTION_VIEW_COLUMNS: Array<[field: string, label: string]> = 
   ['remaining_credits', 'credits'],
   ['end_date', 'ends'],
 ];
-export const TRANSACTION_VIEW_COLUMNS = ['transaction_id', 'transaction_type', 'amount', 'status', 'transaction_date'];
-export const DEVICE_VIEW_COLUMNS = ['device_id', 'device_name', 'is_active', 'last_used'];
-export const REFERRED_VIEW_COLUMNS = ['user_id', 'username', 'created_date'];
+const TRANSACTION_VIEW_COLUMNS = ['transaction_id', 'transaction_type', 'amount', 'status', 'transaction_date'];
+const DEVICE_VIEW_COLUMNS = ['device_id', 'device_name', 'is_active', 'last_used'];
+const REFERRED_VIEW_COLUMNS = ['user_id', 'username', 'created_date'];
 
 const pick = (row: Row, columns: string[]): Row => {
   const out: Row = {};

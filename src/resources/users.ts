@@ -20,12 +20,12 @@ export interface Caller {
 }
 
 /** Entries of the whole audit log read for those about the user (newest first). */
-export const AUDIT_ABOUT_SCAN = 300;
+const AUDIT_ABOUT_SCAN = 300;
 /** Rows each list section shows at most. */
-export const SECTION_ROWS = { subscriptions: 100, transactions: 10, audit: 20, referred: 20 };
+const SECTION_ROWS = { subscriptions: 100, transactions: 10, audit: 20, referred: 20 };
 
 /** The rows of an answer: under `key`, else the first array in it. */
-export function rowsOf(data: unknown, key: string): Row[] {
+function rowsOf(data: unknown, key: string): Row[] {
   if (Array.isArray(data)) return data as Row[];
   if (!data || typeof data !== 'object') return [];
   const d = data as Row;

@@ -35,7 +35,7 @@ export function decideAfterWrite(opts: ChaosOptions, rng: () => number = Math.ra
   return null;
 }
 
-export type ChaosFault = 'reset' | 'hang' | '5xx' | '429' | null;
+type ChaosFault = 'reset' | 'hang' | '5xx' | '429' | null;
 
 /** What happens to one request: a delay, then at most one fault. */
 export interface ChaosDecision {

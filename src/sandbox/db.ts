@@ -41,7 +41,7 @@ function addonPath(): string {
 }
 
 /** Why a file cannot be opened as the sandbox's data file. */
-export type DataFileProblem = 'no-directory' | 'directory' | 'not-sqlite' | 'foreign' | 'damaged';
+type DataFileProblem = 'no-directory' | 'directory' | 'not-sqlite' | 'foreign' | 'damaged';
 
 /**
  * The file named for the sandbox's data cannot be it, found before anything is written into it:
@@ -49,7 +49,7 @@ export type DataFileProblem = 'no-directory' | 'directory' | 'not-sqlite' | 'for
  * mistake), it is the database of something else, or it is damaged. The message follows the
  * file's name: `is not an SQLite database`.
  */
-export class DataFileError extends Error {
+class DataFileError extends Error {
   constructor(
     readonly file: string,
     readonly problem: DataFileProblem,
@@ -217,7 +217,7 @@ export function openDatabase(file: string): DB {
  * SQL functions the handlers use: `fold(text)` lower-cases every letter (SQLite's own
  * LIKE and lower() fold ASCII only, and names here carry É, Ü, Ñ).
  */
-export function registerFunctions(db: DB): void {
+function registerFunctions(db: DB): void {
   db.function('fold', { deterministic: true }, (v: unknown) => (v === null || v === undefined ? null : String(v).toLowerCase()));
 }
 

@@ -130,7 +130,7 @@ const ERROR_NUMBERS: Record<string, number> = {
 };
 
 /** A code's number: from the table, else a stable number of 2000 and up derived from its text. */
-export function errorNumber(code: string): number {
+function errorNumber(code: string): number {
   const known = ERROR_NUMBERS[code];
   if (known !== undefined) return known;
   let h = 0;

@@ -17,7 +17,7 @@ export interface EmbeddedSandbox {
 }
 
 /** The dialect `SUBCTL_SANDBOX_DIALECT` names in `env` (unset or empty: the default one). */
-export function dialectFromEnv(env: Record<string, string | undefined> | undefined): Dialect {
+function dialectFromEnv(env: Record<string, string | undefined> | undefined): Dialect {
   const v = env?.[DIALECT_ENV];
   if (v === undefined || v === '') return 'default';
   if (!isDialect(v)) throw new UsageError(`${DIALECT_ENV} expects one of ${DIALECTS.join(', ')}, got '${v}'`);

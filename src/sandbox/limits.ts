@@ -19,8 +19,8 @@ import { SandboxError } from './types.js';
 export const DAY_MS = 86_400_000;
 
 /** The earliest and latest instants the sandbox writes or compares with (four-digit years). */
-export const EARLIEST = '0000-01-01T00:00:00.000Z';
-export const LATEST = '9999-12-31T23:59:59.999Z';
+const EARLIEST = '0000-01-01T00:00:00.000Z';
+const LATEST = '9999-12-31T23:59:59.999Z';
 const EARLIEST_MS = Date.parse(EARLIEST);
 const LATEST_MS = Date.parse(LATEST);
 
@@ -52,12 +52,6 @@ function shifted(from: string | number | Date, n: number, unit: DateUnit): numbe
   if (unit === 'months') d.setUTCMonth(d.getUTCMonth() + n);
   else d.setUTCFullYear(d.getUTCFullYear() + n);
   return d.getTime();
-}
-
-/** Does `n` units after `from` fall on or before LATEST? */
-export function fitsAfter(from: string | number | Date, n: number, unit: DateUnit): boolean {
-  const t = shifted(from, n, unit);
-  return Number.isFinite(t) && t <= LATEST_MS;
 }
 
 /** `n` units after `from`, as ISO text; a 400 (`why`: name the field and 9999-12-31) when that falls after LATEST. */

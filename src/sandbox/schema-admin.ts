@@ -14,15 +14,6 @@
  */
 import type { Migration } from './types.js';
 
-export const SERVICE_TYPES = ['TIME_BASED', 'USAGE_BASED', 'HYBRID'] as const;
-export const SUBSCRIPTION_STATUSES = ['active', 'expired', 'cancelled', 'paused'] as const;
-export const PAYMENT_METHODS = ['card', 'bank', 'paypal', 'crypto'] as const;
-export const TRANSACTION_TYPES = ['topup', 'deduct', 'refund', 'auto_renewal'] as const;
-/** Wallet transaction status values (not shown by the specification; the sandbox's choice). */
-export const TRANSACTION_STATUSES = ['completed', 'pending', 'failed'] as const;
-export const SERVICE_REPORT_TYPES = ['api', 'webhook', 'integration', 'external'] as const;
-export const USAGE_TYPES = ['api_call', 'generate', 'analyze'] as const;
-
 export const adminMigrations: Migration[] = [
   {
     id: 'admin-001',

@@ -29,7 +29,7 @@ interface ServiceSeed {
 }
 
 /** The seeded services; codes are stable, tests and docs may name them. */
-export const SEED_SERVICES: ServiceSeed[] = [
+const SEED_SERVICES: ServiceSeed[] = [
   { code: 'GPT4', name: 'GPT-4 Chat', type: 'TIME_BASED', provider: 'OpenAI', cycle: 'monthly', description: 'Chat completions with GPT-4, "turbo" variant, 128k context' },
   { code: 'CLAUDE3', name: 'Claude 3 Opus', type: 'TIME_BASED', provider: 'Anthropic', cycle: 'monthly', description: 'Long-context assistant, fair-use limits apply' },
   { code: 'GEMINI-PRO', name: 'Gemini Pro', type: 'TIME_BASED', provider: 'Google', cycle: 'weekly', description: 'Multimodal chat, text and images' },
@@ -61,7 +61,7 @@ interface PlanSeed {
 }
 
 /** The seeded plans: every duration unit and every credit unit. */
-export const SEED_PLANS: PlanSeed[] = [
+const SEED_PLANS: PlanSeed[] = [
   { code: 'TRIAL-7D', name: 'Free trial, 7 days', price: 0, duration: 7, unit: 'days', credits: 100, creditUnit: 'requests', maxPerDay: 20, autoRenewal: false },
   { code: 'DAY-PASS', name: 'Day pass', price: 2.99, duration: 1, unit: 'days', credits: 200, creditUnit: 'requests', maxPerDay: 200, autoRenewal: false },
   { code: 'WEEK-TOKENS', name: 'Weekly tokens', price: 9.5, duration: 7, unit: 'days', credits: 500_000, creditUnit: 'tokens', maxPerDay: 100_000, autoRenewal: true },
@@ -146,7 +146,7 @@ const USER_AGENTS = [
 ];
 
 /** Adds `n` units of `unit` to a time (months and years on the calendar). */
-export function addDuration(ms: number, n: number, unit: string): number {
+function addDuration(ms: number, n: number, unit: string): number {
   if (unit === 'days') return ms + n * DAY;
   const d = new Date(ms);
   if (unit === 'months') d.setUTCMonth(d.getUTCMonth() + n);

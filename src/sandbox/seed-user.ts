@@ -11,7 +11,7 @@ import { SEEDED_ACCOUNTS } from './schema-core.js';
 import type { DB, Seeder } from './types.js';
 
 /** Password of every seeded account that is not in SEEDED_ACCOUNTS. */
-export const EXTRA_USER_PASSWORD = 'sandbox-user';
+const EXTRA_USER_PASSWORD = 'sandbox-user';
 
 /** Referral code owned by the seeded `enduser` account (active, unexpired, room left). */
 export const ENDUSER_REFERRAL_CODE = 'REF-EVE001';

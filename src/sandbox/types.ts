@@ -46,7 +46,7 @@ export interface HandlerResult {
   data: unknown;
 }
 
-export type Handler = (ctx: HandlerContext) => HandlerResult | Promise<HandlerResult>;
+type Handler = (ctx: HandlerContext) => HandlerResult | Promise<HandlerResult>;
 
 /** Handlers of one area, keyed by the contract endpoint's `name`. */
 export type HandlerTable = Record<string, Handler>;

@@ -86,7 +86,7 @@ function servicePlanManage(key: string, action: 'activate' | 'deactivate'): Acti
 }
 
 /** Actions by resource name, in footer order. */
-export const ACTIONS: Record<string, ActionDef[]> = {
+const ACTIONS: Record<string, ActionDef[]> = {
   subscriptions: [
     manage('e', 'extend', 'extend', ['reason', 'extend_days'], ['extend_days']),
     manage('p', 'pause', 'pause', ['reason']),

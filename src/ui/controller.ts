@@ -39,11 +39,11 @@ export interface Session {
 }
 
 /** Lines of the screen that are not table rows: header, title, table header, status, two lines of keys, one spare (a frame as tall as the terminal makes Ink clear the screen on every draw). */
-export const CHROME_LINES = 7;
+const CHROME_LINES = 7;
 /** Keys kept at most while a page loads (see ConsoleController.#queued). */
-export const MAX_QUEUED_KEYS = 64;
+const MAX_QUEUED_KEYS = 64;
 /** How long the terminal's size must hold before the pages follow it. */
-export const RESIZE_SETTLE_MS = 150;
+const RESIZE_SETTLE_MS = 150;
 
 export const dashboardSpec: QuerySpec = { endpoint: dashboardGet, input: {} };
 
@@ -73,7 +73,7 @@ export function listSpec(r: ResourceDef, ls: ListState): QuerySpec {
 
 /** Rows and page facts of a list answer; undefined rows when the answer is not a list. */
 export function pageOf(r: ResourceDef, ls: ListState, data: unknown): { rows: Row[]; totalPages?: number; totalRecords?: number } {
-  let rows: Row[] = [];
+  let rows: Row[];
   try {
     rows = itemsOf(r.endpoint, data);
   } catch {
@@ -112,7 +112,7 @@ export function describeError(e: unknown, profile: string, tokenFrom?: Session['
 }
 
 /** Rows per server page for a resource: the given size, else what fits the terminal. */
-export function pageSizeFor(r: ResourceDef, viewport: { rows: number }, pageSize?: number): number {
+function pageSizeFor(r: ResourceDef, viewport: { rows: number }, pageSize?: number): number {
   const paging = r.endpoint.paging!;
   return Math.max(1, Math.min(paging.maxSize, pageSize ?? Math.max(5, Math.max(3, viewport.rows - CHROME_LINES))));
 }

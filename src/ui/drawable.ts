@@ -3,7 +3,7 @@
  * displayWidth) gives a zero-width character standing alone (U+200B zero-width space, U+2060,
  * U+FEFF, a soft hyphen…) no column; but it cuts lines to their box with slice-ansi, which
  * gives every such character one. A line holding one then lost its last character on screen
- * (`zw a\u200bb END` drawn as `zw a​b EN`). Those characters draw nothing, so they are left out
+ * (`zw a\u200bb END` drawn as `zw a\u200bb EN`). Those characters draw nothing, so they are left out
  * of what is drawn, and every width the console computes is the width Ink draws.
  * Zero-width characters inside a grapheme (a zero-width joiner in an emoji, combining marks)
  * are kept: they are part of a character both count the same.
@@ -12,7 +12,6 @@ import { displayWidth } from '../output/width.js';
 
 // C0 controls but the newline (ESC included), DEL, C1 controls, and the bidi controls (LRM,
 // RLM, ALM, the embeddings and overrides U+202A-U+202E, the isolates U+2066-U+2069).
-// eslint-disable-next-line no-control-regex
 const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**

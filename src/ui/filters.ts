@@ -15,7 +15,7 @@ import { filterFields, type ResourceDef } from './resources.js';
 export type FilterResult = { ok: true; filters: Record<string, unknown> } | { ok: false; errors: string[] };
 
 /** Splits on blanks; double or single quotes group (`name="GPT 4"`). */
-export function splitWords(text: string): string[] {
+function splitWords(text: string): string[] {
   const out: string[] = [];
   let cur = '';
   let quote: string | null = null;

@@ -34,7 +34,7 @@ export interface FormState {
 }
 
 /** Text of a value for an input: '' for none, lists comma-separated. */
-export function toText(v: unknown): string {
+function toText(v: unknown): string {
   if (v === undefined || v === null) return '';
   if (Array.isArray(v)) return v.join(',');
   if (typeof v === 'object') return JSON.stringify(v);
@@ -129,7 +129,7 @@ export function fieldHint(f: FormField): string {
 }
 
 /** Next value of an enum or boolean field (←/→ and space cycle through them, '' = none). */
-export function cycleChoice(f: FormField, current: string, dir: 1 | -1): string | undefined {
+function cycleChoice(f: FormField, current: string, dir: 1 | -1): string | undefined {
   const choices = f.info.kind === 'enum' ? [...(f.info.values ?? [])] : f.info.kind === 'boolean' ? ['true', 'false'] : undefined;
   if (!choices) return undefined;
   const all = f.required && !f.info.optional ? choices : ['', ...choices];

@@ -7,7 +7,7 @@ import { jumpHints } from './jumps.js';
 import { resourceByName, sortInfo } from './resources.js';
 import type { ConsoleState } from './state/console-state.js';
 
-export const GLOBAL_KEYS: Array<[string, string]> = [
+const GLOBAL_KEYS: Array<[string, string]> = [
   [':', 'switch to a resource (Tab completes, ↑↓ choose, Enter opens; `home` for the dashboard)'],
   ['r', 'refresh what is on screen'],
   ['!', 'the last error in full (the status line cuts it to the width of the terminal)'],
@@ -16,12 +16,12 @@ export const GLOBAL_KEYS: Array<[string, string]> = [
   ['Ctrl-Z', 'suspend to the shell (`fg` brings the console back as it was)'],
 ];
 
-export const HOME_KEYS: Array<[string, string]> = [
+const HOME_KEYS: Array<[string, string]> = [
   ['a', 'auto-refresh of the dashboard on/off (every 30 s)'],
   ['↑ ↓, PgUp PgDn', 'scroll'],
 ];
 
-export const LIST_KEYS: Array<[string, string]> = [
+const LIST_KEYS: Array<[string, string]> = [
   ['↑ ↓, j k', 'move the selection'],
   ['PgDn PgUp, → ←, ] [', 'next / previous page (asked of the server)'],
   ['g G', 'first / last page'],
@@ -36,14 +36,14 @@ export const LIST_KEYS: Array<[string, string]> = [
   ['Esc', 'clear the marks, else back to where a jump came from, else to the dashboard'],
 ];
 
-export const DETAIL_KEYS: Array<[string, string]> = [
+const DETAIL_KEYS: Array<[string, string]> = [
   ['↑ ↓, PgUp PgDn', 'scroll'],
   ['S W A', "on a user: their subscriptions, wallet transactions, audit entries"],
   ['U', 'on a row naming a user: that user'],
   ['Esc', 'back to the table (or where a jump came from)'],
 ];
 
-export const FORM_KEYS: Array<[string, string]> = [
+const FORM_KEYS: Array<[string, string]> = [
   ['Tab ↓ / Shift-Tab ↑', 'next / previous field'],
   ['← →, Space', 'choose a value (lists of values, true/false)'],
   ['Enter', 'check and continue to the confirmation'],
@@ -74,7 +74,7 @@ const SEP = '  ';
  * The hints that fit `width` columns, in their order: while the line is too wide, the least
  * important hint goes (the last of the highest rank). `? help` lists them all.
  */
-export function fitHints(hints: Hint[], width: number): string {
+function fitHints(hints: Hint[], width: number): string {
   let kept = hints;
   const text = () => kept.map(([t]) => t).join(SEP);
   while (kept.length > 1 && displayWidth(text()) > width) {

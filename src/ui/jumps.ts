@@ -6,9 +6,9 @@
 import type { Row } from './resources.js';
 
 /** Resources whose rows are users (their id in `user_id`). */
-export const USER_RESOURCES = ['users', 'users-search', 'role-assignments'];
+const USER_RESOURCES = ['users', 'users-search', 'role-assignments'];
 /** Resources whose rows name a user by `user_id`. */
-export const ROWS_WITH_USER = ['subscriptions', 'wallet', 'audit', 'usage-codes'];
+const ROWS_WITH_USER = ['subscriptions', 'wallet', 'audit', 'usage-codes'];
 
 const LISTS: Record<string, string> = { S: 'subscriptions', W: 'wallet', A: 'audit' };
 

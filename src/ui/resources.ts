@@ -33,7 +33,7 @@ export type DetailSection =
   | { kind: 'table'; title: string; rows: Row[]; columns?: string[] }
   | { kind: 'lines'; title: string; lines: string[] };
 
-export interface DetailDef {
+interface DetailDef {
   endpoint: AnyEndpoint;
   /** The request for a row; undefined when the row lacks the id (then the row itself is shown). */
   input: (row: Row) => CallSpec | undefined;

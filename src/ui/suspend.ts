@@ -42,7 +42,7 @@ export function suspendTerminal(
  * the stream's `_refreshSize()`, which asks the terminal and emits 'resize' when the size
  * changed (Ink and the console then draw at the new size): the same call here.
  */
-export function refreshSize(stdout: NodeJS.WriteStream): void {
+function refreshSize(stdout: NodeJS.WriteStream): void {
   const s = stdout as NodeJS.WriteStream & { _refreshSize?: () => void };
   if (stdout.isTTY && typeof s._refreshSize === 'function') s._refreshSize();
 }

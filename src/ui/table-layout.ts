@@ -34,12 +34,12 @@ export function columnsFor(rows: Row[], preferred?: string[]): string[] {
 }
 
 /** A cell as one terminal line, as drawn. */
-export function cellText(row: Row, column: string): string {
+function cellText(row: Row, column: string): string {
   return drawable(escapeControls(formatCell(getPath(row, column), { tty: true })));
 }
 
 /** Cells cut and padded to their widths, GAP apart, trailing spaces trimmed. */
-export function joinCells(cells: string[], widths: number[]): string {
+function joinCells(cells: string[], widths: number[]): string {
   let out = '';
   for (let i = 0; i < widths.length; i++) {
     const c = truncateWidth(cells[i] ?? '', widths[i]);
@@ -62,7 +62,7 @@ const NUMBER_OR_DATE = /^(?:[-+]?\d[\d,]*(?:\.\d+)?|\d{4}-\d{2}-\d{2}(?:[ T]\d{2
  * dates (`whole`). Columns that cannot have their floors are dropped from the right.
  * `fitTable([2, 40, 16], [2, 40, 16], [true, false, true], 40)` -> `{ widths: [2, 18, 16], shown: 3 }`.
  */
-export function fitTable(natural: number[], content: number[], whole: boolean[], available: number): { widths: number[]; shown: number } {
+function fitTable(natural: number[], content: number[], whole: boolean[], available: number): { widths: number[]; shown: number } {
   const floors = natural.map((w, i) => (whole[i] ? Math.max(content[i], Math.min(w, MIN_COLUMN)) : Math.min(w, MIN_COLUMN)));
   let shown = natural.length;
   while (shown > 1 && lineWidth(floors.slice(0, shown)) > available) shown--;

@@ -98,7 +98,6 @@ const cmsLogin = endpoint({
 
 let stub: StubServer;
 declare global {
-  // eslint-disable-next-line no-var
   var subctlTestThroughput: boolean | undefined;
 }
 

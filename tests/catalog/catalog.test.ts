@@ -124,7 +124,7 @@ describe('a reviewed change', () => {
     edit('plans:\n', 'plans:\n  - credit_amount: 500\n    credit_unit: tokens\n    currency: USD\n    duration: 3\n    duration_unit: months\n    plan_code: QUARTER-T\n    plan_name: Quarter tokens\n    price: 24.5\n');
     edit('links:\n', 'links:\n  - is_available: true\n    plan_code: QUARTER-T\n    service_code: CLAUDE3\n');
     edit('  - is_available: true\n    plan_code: BASIC-M\n    service_code: CLAUDE3\n', '  - is_available: false\n    plan_code: BASIC-M\n    service_code: CLAUDE3\n');
-    text = text.replace(/  - access_pattern: \/old\/\*\n(    .*\n)+?    service_type: USAGE_BASED\n/, '');
+    text = text.replace(/ {2}- access_pattern: \/old\/\*\n( {4}.*\n)+? {4}service_type: USAGE_BASED\n/, '');
     expect(text).not.toContain('OLD-SVC');
     const file = join(dir, 'reviewed.yaml');
     writeFileSync(file, text);
@@ -266,7 +266,7 @@ describe('deletions and failures', () => {
     const cfg = tempConfigDir();
     const exported = await cli(sb, 'catalog export --only services', cfg);
     expect(exported.stdout).not.toContain('\nplans:');
-    const text = exported.stdout.replace(/  - access_pattern: [^\n]*\n(    [^\n]*\n)*?    service_code: CLAUDE3\n(    [^\n]*\n)*?    service_type: [A-Z_]+\n/, '');
+    const text = exported.stdout.replace(/ {2}- access_pattern: [^\n]*\n( {4}[^\n]*\n)*? {4}service_code: CLAUDE3\n( {4}[^\n]*\n)*? {4}service_type: [A-Z_]+\n/, '');
     expect(text).not.toContain('CLAUDE3');
     const file = join(dir, 'prune.yaml');
     writeFileSync(file, text);

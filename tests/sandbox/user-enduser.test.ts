@@ -50,7 +50,7 @@ describe('end-user browsing', () => {
 describe('buying', () => {
   it('WALLET debits the price and creates the subscription and a deduct transaction together', async () => {
     const h = await Harness.create();
-    const f = fixture(h);
+    fixture(h);
     h.db.prepare('UPDATE users SET wallet_balance = 100 WHERE user_id = 6').run();
     const r = await h.call('me.buy', { as: 'enduser', body: { payment_method: 'WALLET', service_code: 'TESTSVC', plan_code: 'TEST-PAID' } });
     expect(r.status).toBe(200);

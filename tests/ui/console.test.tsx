@@ -64,13 +64,13 @@ describe('console: paging on the server', () => {
     expect(h.frame()).toMatch(/^> 21\s+user021/m);
     // 40 rows: pages of 33; the 21st is on page 1, still selected.
     setRows(40);
-    let f = await h.waitFor('page 1 of 3, total 95');
-    f = await h.waitFor('user033');
+    await h.waitFor('page 1 of 3, total 95');
+    let f = await h.waitFor('user033');
     expect(f).toMatch(/^> 21\s+user021/m);
     expect(listed(h).at(-1)!.query).toMatchObject({ page_number: '1', page_size: '33' });
     // 12 rows: pages of 5; the 21st is the first of page 5.
     setRows(12);
-    f = await h.waitFor('page 5 of 19, total 95');
+    await h.waitFor('page 5 of 19, total 95');
     f = await h.waitFor('user025');
     expect(f).toMatch(/^> 21\s+user021/m);
     expect(f).not.toContain('user026');
@@ -87,7 +87,7 @@ describe('console: paging on the server', () => {
     setRows(24);
     await tick(200);
     await h.press(':', 'subscriptions', KEY.enter);
-    f = await h.waitFor('page 2 of 6, total 95');
+    await h.waitFor('page 2 of 6, total 95');
     f = await h.waitFor('user034');
     expect(f).toMatch(/^> 21\s+user021/m);
   });
@@ -225,7 +225,7 @@ describe('console: actions', () => {
 
     const gets = listed(h).length;
     await h.press('y');
-    f = await h.waitFor('extended by 30 day(s)');
+    await h.waitFor('extended by 30 day(s)');
     const puts = h.requests('PUT', '/admin/subscriptions/3/manage');
     expect(puts).toHaveLength(1);
     expect(puts[0].body).toEqual({ action: 'extend', reason: 'support ticket 981', extend_days: 30 });
@@ -572,13 +572,13 @@ describe('console: page keys while a page loads', () => {
     await h.waitFor('page 1 of 8, total 76');
     await h.waitFor((): boolean => !h!.frame().includes('loading'));
     await h.press(KEY.pageDown, KEY.pageDown, KEY.pageDown);
-    let f = await h.waitFor('page 4 of 8, total 76');
-    f = await h.waitFor((): boolean => !h!.frame().includes('loading'));
+    await h.waitFor('page 4 of 8, total 76');
+    let f = await h.waitFor((): boolean => !h!.frame().includes('loading'));
     // The 31st active subscription (every fifth is paused) starts page 4.
     expect(f).toMatch(/^> 38\s+user038/m);
     await h.press(']]]');
     await h.waitFor('page 7 of 8, total 76');
-    f = await h.waitFor((): boolean => !h!.frame().includes('loading'));
+    await h.waitFor((): boolean => !h!.frame().includes('loading'));
     expect(listed(h).at(-1)!.query).toMatchObject({ status: 'active', page_number: '7' });
     // Past the last page, still while loading: it stops there and says so.
     await h.press(KEY.pageDown, KEY.pageDown, KEY.pageDown);
@@ -662,7 +662,7 @@ describe('console: keys typed while a page loads', () => {
     await h.waitFor('user010');
     await h.press(`${KEY.pageDown}jj `);
     expect(h.frame()).toContain('loading');
-    let f = await h.waitFor((): boolean => h!.frame().includes('user020') && !h!.frame().includes('loading'));
+    const f = await h.waitFor((): boolean => h!.frame().includes('user020') && !h!.frame().includes('loading'));
     expect(f).toContain('page 2 of 10, total 95');
     expect(f).toMatch(/^ \*13\s+user013/m);
     expect(f).toMatch(/^> 14\s+user014/m);
@@ -981,7 +981,7 @@ describe('console: the footer at 80 columns', () => {
     Object.defineProperty(h.ui.stdout, 'columns', { get: () => 80, configurable: true });
     h.ui.stdout.emit('resize');
     const footer = () => h!.frame().split('\n').slice(-2);
-    let f = await h.waitFor(() => h!.frame().includes('user017') && footer().every((l) => l.length <= 80));
+    const f = await h.waitFor(() => h!.frame().includes('user017') && footer().every((l) => l.length <= 80));
     for (const line of footer()) {
       expect(line.length).toBeLessThanOrEqual(80);
       expect(line).not.toContain('…');
@@ -995,7 +995,7 @@ describe('console: the footer at 80 columns', () => {
     expect(f.split('\n')).toHaveLength(23);
     // Home and a record too.
     await h.press(KEY.enter);
-    f = await h.waitFor('subscription_id');
+    await h.waitFor('subscription_id');
     expect(footer()[1]).toMatch(/\? help {2}q quit$/);
     await h.press(KEY.esc, KEY.esc);
     await h.waitFor('auto-refresh');

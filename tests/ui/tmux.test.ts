@@ -131,7 +131,7 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
     const firstPageTop = /^> (\d+)/m.exec(s)![1];
 
     keys('NPage');
-    s = await waitScreen((x) => x.includes(`page 2 of ${total}`) && /^> (\d+)/m.exec(x)?.[1] !== firstPageTop, 'page 2');
+    await waitScreen((x) => x.includes(`page 2 of ${total}`) && /^> (\d+)/m.exec(x)?.[1] !== firstPageTop, 'page 2');
 
     keys('/');
     await waitFor('filters of subscriptions');
@@ -178,7 +178,7 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
     // Every row shown is theirs (the sandbox's database says whose each subscription is).
     const ownersOf = (x: string) =>
       new Set(rowsOf(x).map((l) => (sb.db.prepare('SELECT user_id FROM subscriptions WHERE subscription_id = ?').get(Number(/^[> ][ *](\d+)/.exec(l)![1])) as { user_id: number }).user_id));
-    s = await waitScreen((x) => x.includes(`filter user_id=${userId}`) && rowsOf(x).length > 0 && [...ownersOf(x)].join() === String(userId), 'their subscriptions');
+    await waitScreen((x) => x.includes(`filter user_id=${userId}`) && rowsOf(x).length > 0 && [...ownersOf(x)].join() === String(userId), 'their subscriptions');
     keys('Escape');
     await waitFor('S subscriptions');
     keys('Escape');

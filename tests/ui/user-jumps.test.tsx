@@ -37,7 +37,7 @@ describe('console: following a user', () => {
     expect(f).toContain('S subscriptions');
 
     await h.press('S');
-    f = await h.waitFor(/subscriptions .*filter user_id=103/);
+    await h.waitFor(/subscriptions .*filter user_id=103/);
     await h.waitFor(() => h!.requests('GET', '/admin/subscriptions').some((r) => r.query.user_id === '103'));
     expect(h.requests('GET', '/admin/subscriptions').at(-1)!.query).toMatchObject({ user_id: '103', page_number: '1' });
 
@@ -52,7 +52,7 @@ describe('console: following a user', () => {
     await h.press(KEY.esc);
     await h.waitFor('user003@example.com');
     await h.press('A');
-    f = await h.waitFor(/audit .*filter user_id=103/);
+    await h.waitFor(/audit .*filter user_id=103/);
     await h.waitFor(() => h!.requests('GET', '/audit').some((r) => r.query.user_id === '103'));
     expect(h.requests('GET', '/audit').at(-1)!.query).toMatchObject({ user_id: '103' });
 

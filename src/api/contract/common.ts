@@ -14,7 +14,7 @@
  */
 import { z } from './z.js';
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /**
  * Who may call an endpoint (decided by the sandbox where the specification is silent;
@@ -28,7 +28,7 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export type Access = 'public' | 'user' | 'staff' | 'admin' | 'superadmin';
 
 /** How a list endpoint pages, so `--all`, `--limit` and the console can walk it. */
-export interface Paging {
+interface Paging {
   /** Query parameter holding the page number: page_number or page. */
   page: string;
   /** Query parameter holding the page size: page_size or limit. */
@@ -276,7 +276,7 @@ export const Pagination = lazy(() => loose({
 // ---------------------------------------------------------------------------------------------
 // Introspection, for the CLI's flags and the bulk engine's column conversion
 
-export type FieldKind = 'string' | 'integer' | 'number' | 'boolean' | 'enum' | 'date' | 'list' | 'object' | 'unknown';
+type FieldKind = 'string' | 'integer' | 'number' | 'boolean' | 'enum' | 'date' | 'list' | 'object' | 'unknown';
 
 export interface FieldInfo {
   kind: FieldKind;
@@ -370,13 +370,4 @@ export function describeObject(schema: z.ZodObject | undefined): Array<[string, 
 /** `service_code` -> `--service-code`. */
 export function flagName(field: string): string {
   return `--${field.replace(/_/g, '-')}`;
-}
-
-/** `service-code` or `serviceCode` (Commander's attribute name) -> `service_code`. */
-export function fieldName(flagOrAttr: string): string {
-  return flagOrAttr
-    .replace(/^--/, '')
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .replace(/-/g, '_')
-    .toLowerCase();
 }

@@ -16,8 +16,6 @@ export declare namespace z {
   export type ZodString = Z.ZodString;
   export type ZodOptional<T extends Z.core.SomeType> = Z.ZodOptional<T>;
   export type ZodNullable<T extends Z.core.SomeType> = Z.ZodNullable<T>;
-  export type ZodError = Z.ZodError;
   export type input<T> = Z.input<T>;
   export type output<T> = Z.output<T>;
-  export type infer<T> = Z.infer<T>;
 }

@@ -21,7 +21,7 @@ import { walkPages } from '../../cli/paging.js';
 export type Subscription = Record<string, unknown>;
 
 /** Finds one subscription by id through the list endpoint; undefined when not found within `maxRows`. */
-export async function findSubscription(
+async function findSubscription(
   api: ApiClient,
   id: number,
   opts: { username?: string; userId?: number; signal: AbortSignal; maxRows?: number },
@@ -43,7 +43,7 @@ const day = 86_400_000;
  * The statuses each action is allowed from, as the sandbox decides (README, "Sandbox decisions";
  * the specification is silent): a warning in previews, never a reason not to send.
  */
-export const ALLOWED_FROM: Record<string, readonly string[]> = {
+const ALLOWED_FROM: Record<string, readonly string[]> = {
   pause: ['active'],
   resume: ['paused'],
   cancel: ['active', 'paused'],
@@ -110,7 +110,7 @@ async function previewManage(api: ApiClient, rows: PlannedRow[], signal: AbortSi
 }
 
 /** Bulk manage: rows settled by the subscription's state recorded before each was sent (bulk/manage-state.ts). */
-export const manageBulk: Pick<BulkVerb, 'aliases' | 'preview' | 'readState' | 'after' | 'settle'> = {
+const manageBulk: Pick<BulkVerb, 'aliases' | 'preview' | 'readState' | 'after' | 'settle'> = {
   aliases: { subscription_id: 'id' },
   preview: previewManage,
   readState: readManageState,

@@ -2,7 +2,6 @@
  * `subctl config`: profiles (base address, defaults) stored in 0600 files in a 0700 directory.
  */
 import { UsageError } from '../../api/errors.js';
-import type { Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { parseSetting } from '../../config/store.js';
 import { printList, printObject } from '../../output/index.js';

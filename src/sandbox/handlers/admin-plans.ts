@@ -88,7 +88,7 @@ function report(ctx: HandlerContext) {
   return { data: boolify(rows, ['is_active', 'auto_renewal']) };
 }
 
-function checkBounds(b: Record<string, any>): void {
+function checkBounds(b: { duration?: number; credit_amount?: number; max_usage_per_day?: number | null; currency?: string }): void {
   if (b.duration !== undefined && b.duration < 1) throw badRequest('duration must be at least 1', 'duration');
   if (b.credit_amount !== undefined && b.credit_amount < 0) throw badRequest('credit_amount must be at least 0', 'credit_amount');
   if (b.max_usage_per_day !== undefined && b.max_usage_per_day !== null && b.max_usage_per_day < 1) {

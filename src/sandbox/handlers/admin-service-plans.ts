@@ -104,7 +104,7 @@ function detail(ctx: HandlerContext) {
        (SELECT MAX(x.created_date) FROM subscriptions x WHERE x.service_plan_id = sp.service_plan_id) AS last_subscription_date,
        cu.user_id AS cb_id, cu.username AS cb_username, cu.full_name AS cb_full_name
      FROM ${LINK_FROM} LEFT JOIN users cu ON cu.user_id = sp.created_by WHERE sp.service_plan_id = ?`,
-  ).get(now, id) as Record<string, any> | undefined;
+  ).get(now, id) as Record<string, unknown> | undefined;
   if (!info) throw notFound(`service plan link ${id}`);
   const { cb_id, cb_username, cb_full_name, ...rest } = info;
   const service_plan_info = {

@@ -41,7 +41,7 @@ const SERVICE_ITEM = `s.service_id, s.service_code, s.service_name, s.service_ty
 
 const SERVICE_BOOLS = ['is_active', 'requires_auth'] as const;
 
-export interface ServiceRow {
+interface ServiceRow {
   service_id: number;
   service_code: string;
   service_name: string;
@@ -61,7 +61,7 @@ export interface ServiceRow {
 }
 
 /** The service named by id or code: 400 when neither, 404 when unknown, 400 when they disagree. */
-export function findService(ctx: HandlerContext, id: number | undefined, code: string | undefined): ServiceRow {
+function findService(ctx: HandlerContext, id: number | undefined, code: string | undefined): ServiceRow {
   if (id === undefined && (code === undefined || code === '')) throw badRequest('give service_id or service_code', 'service_id');
   const db = ctx.db;
   const row = (
@@ -74,7 +74,7 @@ export function findService(ctx: HandlerContext, id: number | undefined, code: s
   return row;
 }
 
-export function serviceItem(ctx: HandlerContext, id: number) {
+function serviceItem(ctx: HandlerContext, id: number) {
   return boolifyOne(prep(ctx.db, `SELECT ${SERVICE_ITEM} FROM services s WHERE s.service_id = ?`).get(id) as Record<string, unknown> | undefined, SERVICE_BOOLS);
 }
 
@@ -120,7 +120,7 @@ function detail(ctx: HandlerContext) {
        uu.user_id AS ub_id, uu.username AS ub_username, uu.full_name AS ub_full_name
      FROM services s LEFT JOIN users cu ON cu.user_id = s.created_by LEFT JOIN users uu ON uu.user_id = s.updated_by
      WHERE s.service_id = ?`,
-  ).get(s.service_id) as Record<string, any>;
+  ).get(s.service_id) as Record<string, unknown> & { total_codes_generated: number; used_codes_count: number };
   const { cb_id, cb_username, cb_full_name, ub_id, ub_username, ub_full_name, ...rest } = info;
   const service_info = {
     ...boolifyOne(rest, SERVICE_BOOLS),

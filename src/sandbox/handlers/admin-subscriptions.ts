@@ -235,7 +235,7 @@ function remove(ctx: HandlerContext) {
 }
 
 /** Defaults of the cleanup when a threshold is not given (the specification shows none). */
-export const CLEANUP_DEFAULTS = { cleanup_expired_days: 90, cleanup_inactive_tokens_days: 30, cleanup_usage_logs_days: 180 };
+const CLEANUP_DEFAULTS = { cleanup_expired_days: 90, cleanup_inactive_tokens_days: 30, cleanup_usage_logs_days: 180 };
 
 /**
  * Counts (dry run) or deletes, in one transaction: expired or cancelled subscriptions whose end

@@ -3,8 +3,6 @@
  * pagination block, 0/1 to booleans, and a count/summary cache that stays exact.
  */
 import { currentDataStamp, dataRolledBack, dataStamp, prep, releaseDataStamp } from '../db.js';
-
-export { dataStamp };
 import { DAY_MS, nextDayStart } from '../limits.js';
 import { SandboxError, type DB, type HandlerContext } from '../types.js';
 
@@ -35,7 +33,7 @@ export function likeAny(s: string): string {
 }
 
 /** Start of a YYYY-MM-DD day, as ISO text. */
-export function dayStart(d: string): string {
+function dayStart(d: string): string {
   return `${d}T00:00:00.000Z`;
 }
 
@@ -43,7 +41,7 @@ export function dayStart(d: string): string {
  * Start of the day after a YYYY-MM-DD day: `x < dayAfter(to)` makes a `to` date inclusive.
  * Undefined after 9999-12-31, the last day there is (`+010000-01-01...` would sort before every date).
  */
-export function dayAfter(d: string): string | undefined {
+function dayAfter(d: string): string | undefined {
   return nextDayStart(d);
 }
 
@@ -72,15 +70,6 @@ export function sortColumns(map: SortMap, sortBy: string): SortColumn[] {
   const cols = Object.prototype.hasOwnProperty.call(map, sortBy) ? map[sortBy] : undefined;
   if (!cols) throw new SandboxError(400, `cannot sort by ${sortBy}`, 'VALIDATION_ERROR', [{ field: 'sort_by', message: `unknown sort field ${sortBy}` }]);
   return (Array.isArray(cols) ? cols : [cols]).map((c) => (typeof c === 'string' ? { expr: c } : c));
-}
-
-/**
- * ORDER BY for a contract sort name, with the id as tie-break so pages never overlap. A sort
- * may name several columns (all in the same direction) so that it follows an index exactly.
- */
-export function orderBy(map: SortMap, sortBy: string, sortOrder: string, tiebreak: string): string {
-  const dir = sortOrder === 'ASC' ? 'ASC' : 'DESC';
-  return `ORDER BY ${[...sortColumns(map, sortBy).map((c) => c.expr), tiebreak].map((c) => `${c} ${dir}`).join(', ')}`;
 }
 
 /** The admin lists' pagination block. */
@@ -116,22 +105,6 @@ function toObjects(st: ReturnType<typeof prep>, raw: unknown[][], bools: readonl
     out[r] = o;
   }
   return out;
-}
-
-/** `stmt.all()` as objects, 0/1 columns in `bools` as booleans. */
-export function rows(db: DB, sql: string, args: unknown[], bools: readonly string[] = []): Array<Record<string, unknown>> {
-  const st = prep(db, sql, 'raw');
-  return toObjects(st, st.all(...args) as unknown[][], bools);
-}
-
-/**
- * A page of rows, remembered until the database changes (see `dataStamp`): paging and
- * polling ask the same page again and again, and building rows costs most of a request. The
- * rows are shared between requests: callers may only set per-request fields (such as
- * is_expired against the clock) before serializing.
- */
-export function cachedRows(db: DB, sql: string, args: unknown[], bools: readonly string[] = []): Array<Record<string, unknown>> {
-  return cachedUntilChange(db, `rows\u0000${sql}\u0000${JSON.stringify(args)}\u0000${bools.join(',')}`, () => rows(db, sql, args, bools));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -328,7 +301,7 @@ let nextTextId = 0;
  * handlers' constants (a few dozen); should the map ever reach 10,000 it starts again, with new
  * numbers (they never repeat, so no key can come to mean another text).
  */
-export function textId(text: string): number {
+function textId(text: string): number {
   let id = textIds.get(text);
   if (id === undefined) {
     if (textIds.size >= 10_000) textIds.clear();

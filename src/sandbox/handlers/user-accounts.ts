@@ -261,7 +261,7 @@ export const accountHandlers: HandlerTable = {
         ).replace(`FROM users u ${w}`, `FROM users u LEFT JOIN users c ON c.user_id = u.created_by ${w}`)}
          ORDER BY (${sortCol} IS NULL), ${sortCol} ${dir}, u.user_id ${dir} LIMIT ? OFFSET ?`,
       )
-      .all(...args, qy.page_size, offset) as Array<UserRow & Record<string, any>>;
+      .all(...args, qy.page_size, offset) as Array<UserRow & Record<string, unknown>>;
     const activeRoles = new Set((ctx.db.prepare('SELECT role_name FROM roles WHERE is_active = 1').all() as Array<{ role_name: string }>).map((r) => r.role_name.toLowerCase()));
     const users = rows.map((u) => {
       const held = heldRoles(ctx.db, u.user_id);
@@ -407,7 +407,7 @@ export const accountHandlers: HandlerTable = {
            FROM devices d WHERE d.user_id = ? ${ctx.query.include_inactive ? '' : 'AND d.is_active = 1'}
           ORDER BY d.last_activity_time DESC, d.id DESC`,
       )
-      .all(at, me.user_id) as Array<Record<string, any>>;
+      .all(at, me.user_id) as Array<Record<string, unknown>>;
     const devices = rows.map((d) => ({
       device_id: d.device_id,
       device_name: d.device_name,
@@ -434,7 +434,7 @@ export const accountHandlers: HandlerTable = {
     const find = (userFilter: boolean) =>
       ctx.db
         .prepare(`SELECT * FROM devices WHERE (device_id = ? OR CAST(id AS TEXT) = ?) ${userFilter ? 'AND user_id = ?' : ''} ORDER BY (device_id = ?) DESC LIMIT 1`)
-        .get(...(userFilter ? [id, id, me.user_id, id] : [id, id, id])) as Record<string, any> | undefined;
+        .get(...(userFilter ? [id, id, me.user_id, id] : [id, id, id])) as Record<string, unknown> | undefined;
     // Admins may remove anyone's device; others only their own (a stranger's is "not found").
     const d = find(true) ?? (isAdminRole(me.role) ? find(false) : undefined);
     if (!d) throw new SandboxError(404, `device ${id} not found`, 'DEVICE_NOT_FOUND');

@@ -8,8 +8,8 @@ import { SandboxError, type DB, type HandlerContext, type HandlerTable } from '.
 import { caller, DAY_MS, getUser, isAdminRole, nowIso, permissionsOf, revokeAllTokens, setRoles, type UserRow } from './user-common.js';
 
 /** Reset tokens live one hour; verification codes ten minutes. */
-export const RESET_TTL_MS = 3_600_000;
-export const VERIFICATION_TTL_MS = 10 * 60_000;
+const RESET_TTL_MS = 3_600_000;
+const VERIFICATION_TTL_MS = 10 * 60_000;
 
 function header(ctx: HandlerContext, name: string): string | undefined {
   const v = ctx.headers[name];
@@ -180,7 +180,7 @@ export const authHandlers: HandlerTable = {
     const at = nowIso(ctx);
     const target = ctx.body.token as string | undefined;
     const targetUser = ctx.body.user_id as number | undefined;
-    let revoked = 0;
+    let revoked: number;
     if (target && target !== me.token) {
       const t = ctx.db.prepare('SELECT user_id FROM tokens WHERE token = ?').get(target) as { user_id: number } | undefined;
       if (!t) throw new SandboxError(404, 'token not found', 'TOKEN_NOT_FOUND');

@@ -197,7 +197,7 @@ export function recomputePrimary(db: DB, userId: number, at: string): string {
  * are reported: a custom or secondary role's were reported and then refused (an `auditor`
  * "held" audit.read and got 403 on the audit log).
  */
-export function decidingRole(db: DB, userId: number): string {
+function decidingRole(db: DB, userId: number): string {
   const u = db.prepare('SELECT role FROM users WHERE user_id = ?').get(userId) as { role: string } | undefined;
   const role = u?.role.toLowerCase();
   return role !== undefined && SYSTEM_ROLE_NAMES.has(role) ? role : 'user';

@@ -8,7 +8,7 @@
  */
 import { builtin } from '../../builtin.js';
 import { addCredits, addMoney, dateAfter, MAX_BALANCE, MAX_CREDITS, type Refusal } from '../limits.js';
-import { SandboxError, type DB, type HandlerContext, type HandlerTable } from '../types.js';
+import { SandboxError, type DB, type HandlerTable } from '../types.js';
 import { bool, caller, DAY_MS, nowIso } from './user-common.js';
 
 type RunningSub = ReturnType<typeof runningSubs>[number];
@@ -153,7 +153,7 @@ function usageToday(db: DB, subscriptionId: number, at: Date): number {
 }
 
 /** One subscription as the end-user list shows it. */
-function subItem(db: DB, s: SubRow & Record<string, any>, now: Date) {
+function subItem(db: DB, s: SubRow & Record<string, unknown>, now: Date) {
   const at = now.toISOString();
   const expired = s.status === 'expired' || s.end_date <= at;
   return {
@@ -218,7 +218,7 @@ function loadLink(db: DB, servicePlanId: number): LinkRow | undefined {
  * The offer a purchase names: service_plan_id, or service_code + plan_code, or a plan_code
  * sold by exactly one service. 404 for unknown ids or codes; 400 when ambiguous or not on sale.
  */
-function resolveOffer(db: DB, b: Record<string, any>): LinkRow {
+function resolveOffer(db: DB, b: { service_plan_id?: number; service_code?: string; plan_code?: string }): LinkRow {
   let link: LinkRow | undefined;
   if (b.service_plan_id !== undefined) {
     link = loadLink(db, b.service_plan_id);
@@ -310,7 +310,7 @@ export const endUserHandlers: HandlerTable = {
                   WHERE sp.service_id = sv.service_id AND sp.is_available = 1 AND p.is_active = 1) AS max_price
            FROM services sv WHERE ${where.join(' AND ')} ORDER BY sv.service_name`,
       )
-      .all(...args) as Array<ServiceRow & Record<string, any>>;
+      .all(...args) as Array<ServiceRow & Record<string, unknown>>;
     const current = ctx.db.prepare(
       `SELECT s.subscription_id, s.end_date, p.plan_name FROM subscriptions s LEFT JOIN subscription_plans p ON p.plan_id = s.plan_id
         WHERE s.user_id = ? AND s.service_id = ? AND s.status = 'active' AND s.start_date <= ? AND s.end_date > ? ORDER BY s.end_date DESC LIMIT 1`,
@@ -359,7 +359,7 @@ export const endUserHandlers: HandlerTable = {
            FROM service_plans sp JOIN subscription_plans p ON p.plan_id = sp.plan_id JOIN services sv ON sv.service_id = sp.service_id
           WHERE ${where.join(' AND ')} ORDER BY sv.service_name, p.price, p.plan_code`,
       )
-      .all(me.user_id, at, at, ...args) as Array<PlanRow & Record<string, any>>;
+      .all(me.user_id, at, at, ...args) as Array<PlanRow & Record<string, unknown>>;
     return {
       data: rows.map((p) => {
         const days = durationDays(p);
@@ -431,7 +431,7 @@ export const endUserHandlers: HandlerTable = {
       args.push(ctx.query.service_code);
     }
     const rows = ctx.db.prepare(`${SUB_SELECT} WHERE ${where.join(' AND ')} ORDER BY s.created_date DESC, s.subscription_id DESC`).all(...args) as Array<
-      SubRow & Record<string, any>
+      SubRow & Record<string, unknown>
     >;
     const now = ctx.now();
     return { data: rows.map((r) => subItem(ctx.db, r, now)) };
@@ -455,7 +455,7 @@ export const endUserHandlers: HandlerTable = {
         `SELECT service_id, service_code, service_name, service_type, provider_name, description, credit_reset_cycle, requires_auth
            FROM services WHERE is_active = 1 ORDER BY service_name`,
       )
-      .all() as Array<Record<string, any>>;
+      .all() as Array<Record<string, unknown>>;
     return { data: rows.map((r) => ({ ...r, requires_auth: bool(r.requires_auth) })) };
   },
 

@@ -26,7 +26,7 @@ interface CodeRow {
 }
 
 /** active, inactive (deactivated), expired or exhausted (no uses left). */
-export function codeStatus(c: CodeRow, at: string): 'active' | 'inactive' | 'expired' | 'exhausted' {
+function codeStatus(c: CodeRow, at: string): 'active' | 'inactive' | 'expired' | 'exhausted' {
   if (!c.is_active) return 'inactive';
   if (c.expiry_date && c.expiry_date <= at) return 'expired';
   if (c.used_count >= c.usage_limit) return 'exhausted';
@@ -38,7 +38,7 @@ function daysRemaining(expiry: string | null, at: string): number | null {
   return Math.max(0, Math.ceil((Date.parse(expiry) - Date.parse(at)) / DAY_MS));
 }
 
-function codeItem(c: CodeRow & Record<string, any>, at: string) {
+function codeItem(c: CodeRow & Record<string, unknown>, at: string) {
   return {
     referral_id: c.referral_id,
     referral_code: c.referral_code,
@@ -85,7 +85,7 @@ function newCode(db: DB): string {
 /** The validation answer for a code (never an error status). */
 function validation(ctx: HandlerContext, code: string) {
   const at = nowIso(ctx);
-  const c = ctx.db.prepare(`${CODE_SELECT} WHERE rc.referral_code = ?`).get(code) as (CodeRow & Record<string, any>) | undefined;
+  const c = ctx.db.prepare(`${CODE_SELECT} WHERE rc.referral_code = ?`).get(code) as (CodeRow & Record<string, unknown>) | undefined;
   if (!c) {
     return {
       success: false,
@@ -132,7 +132,7 @@ const USES_SELECT = `SELECT ru.id AS referral_use_id, ru.used_date AS referral_d
   FROM referral_uses ru JOIN referral_codes rc ON rc.referral_id = ru.referral_id
   JOIN users r ON r.user_id = ru.referrer_id JOIN users n ON n.user_id = ru.new_user_id`;
 
-function useItem(r: Record<string, any>, at: string) {
+function useItem(r: Record<string, unknown>, at: string) {
   const codeState = !r.code_is_active ? 'inactive' : r.code_expiry_date && r.code_expiry_date <= at ? 'expired' : 'active';
   return {
     referral_use_id: r.referral_use_id,
@@ -159,7 +159,7 @@ function pageOfUses(ctx: HandlerContext, where: string[], args: unknown[], order
   const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const total = (ctx.db.prepare(`SELECT COUNT(*) AS n FROM (${USES_SELECT} ${w})`).get(...args) as { n: number }).n;
   const { offset } = paging(total, page_number, page_size);
-  const rows = ctx.db.prepare(`${USES_SELECT} ${w} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, page_size, offset) as Array<Record<string, any>>;
+  const rows = ctx.db.prepare(`${USES_SELECT} ${w} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, page_size, offset) as Array<Record<string, unknown>>;
   const at = nowIso(ctx);
   return { items: rows.map((r) => useItem(r, at)), pagination: pagination(total, page_number, page_size), total };
 }
@@ -184,7 +184,7 @@ function userStats(ctx: HandlerContext, userId: number, periodDays: number) {
   const now = ctx.now();
   const at = now.toISOString();
   const since = new Date(now.getTime() - periodDays * DAY_MS).toISOString();
-  const codes = ctx.db.prepare(`${CODE_SELECT} WHERE rc.user_id = ? ORDER BY rc.created_date DESC, rc.referral_id DESC`).all(userId) as Array<CodeRow & Record<string, any>>;
+  const codes = ctx.db.prepare(`${CODE_SELECT} WHERE rc.user_id = ? ORDER BY rc.created_date DESC, rc.referral_id DESC`).all(userId) as Array<CodeRow & Record<string, unknown>>;
   const items = codes.map((c) => codeItem(c, at));
   const usage = ctx.db
     .prepare(
@@ -266,7 +266,7 @@ function codeSearch(ctx: HandlerContext, allCodes: boolean) {
   const total = (ctx.db.prepare(`SELECT COUNT(*) AS n FROM (${CODE_SELECT} ${w})`).get(...args) as { n: number }).n;
   const { offset } = paging(total, page_number, page_size);
   const rows = ctx.db.prepare(`${CODE_SELECT} ${w} ORDER BY rc.created_date DESC, rc.referral_id DESC LIMIT ? OFFSET ?`).all(...args, page_size, offset) as Array<
-    CodeRow & Record<string, any>
+    CodeRow & Record<string, unknown>
   >;
   return { data: { referral_codes: rows.map((r) => codeItem(r, at)), pagination: pagination(total, page_number, page_size) } };
 }
@@ -349,7 +349,7 @@ export const referralHandlers: HandlerTable = {
       usage_limit: [c.usage_limit, b.new_usage_limit ?? c.usage_limit],
       expiry_date: [c.expiry_date, expiry],
     });
-    const after = ctx.db.prepare(`${CODE_SELECT} WHERE rc.referral_id = ?`).get(c.referral_id) as CodeRow & Record<string, any>;
+    const after = ctx.db.prepare(`${CODE_SELECT} WHERE rc.referral_id = ?`).get(c.referral_id) as CodeRow & Record<string, unknown>;
     return { message: 'referral code updated', data: { success: true, message: 'referral code updated', ...codeItem(after, at) } };
   },
 
@@ -385,7 +385,7 @@ export const referralHandlers: HandlerTable = {
     const total = (ctx.db.prepare(`SELECT COUNT(*) AS n FROM (${CODE_SELECT} ${w})`).get(...args) as { n: number }).n;
     const { offset } = paging(total, page_number, page_size);
     const rows = ctx.db.prepare(`${CODE_SELECT} ${w} ORDER BY rc.created_date DESC, rc.referral_id DESC LIMIT ? OFFSET ?`).all(...args, page_size, offset) as Array<
-      CodeRow & Record<string, any>
+      CodeRow & Record<string, unknown>
     >;
     const s = userStats(ctx, me.user_id, 30).summary;
     return {

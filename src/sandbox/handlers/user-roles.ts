@@ -26,9 +26,12 @@ import {
 /** Role names travel in paths (/cms/roles/{role}/users): letters, digits, '.', '_' and '-'. */
 const ROLE_NAME = /^[A-Za-z][A-Za-z0-9._-]*$/;
 /** Priority of a new role when none is given: just above `user`. */
-export const DEFAULT_ROLE_PRIORITY = 15;
+const DEFAULT_ROLE_PRIORITY = 15;
 
-function roleItem(ctx: HandlerContext, r: RoleRow & Record<string, any>) {
+/** A role row, with the holder and permission counts when the query counted them. */
+type RoleListRow = RoleRow & { user_count?: number; permission_count?: number };
+
+function roleItem(ctx: HandlerContext, r: RoleListRow) {
   const names = ctx.db.prepare('SELECT user_id, username FROM users WHERE user_id IN (?, ?)').all(r.created_by_user ?? -1, r.modified_by_user ?? -1) as Array<{
     user_id: number;
     username: string;
@@ -129,7 +132,7 @@ export const roleHandlers: HandlerTable = {
                 (SELECT COUNT(*) FROM role_permissions rp WHERE rp.role_name = r.role_name) AS permission_count
            FROM roles r ORDER BY r.priority DESC, r.role_id ASC LIMIT ? OFFSET ?`,
       )
-      .all(page_size, offset) as Array<RoleRow & Record<string, any>>;
+      .all(page_size, offset) as RoleListRow[];
     return { data: { roles: rows.map((r) => roleItem(ctx, r)), current_page: page, page_size, total_pages, total_rows: total } };
   },
 
@@ -263,7 +266,7 @@ export const roleHandlers: HandlerTable = {
            LEFT JOIN users a ON a.user_id = ur.assigned_by
           ORDER BY COALESCE(ur.assigned_at, u.created_date) DESC, u.user_id DESC LIMIT ? OFFSET ?`,
       )
-      .all(r.role_name, r.role_name, limit, offset) as Array<Record<string, any>>;
+      .all(r.role_name, r.role_name, limit, offset) as Array<Record<string, unknown>>;
     return {
       data: {
         role: r.role_name,
@@ -312,7 +315,7 @@ export const roleHandlers: HandlerTable = {
            ${w}
           ORDER BY role_level DESC, u.username ASC LIMIT ? OFFSET ?`,
       )
-      .all(...args, limit, offset) as Array<UserRow & Record<string, any>>;
+      .all(...args, limit, offset) as Array<UserRow & Record<string, unknown>>;
     const s = ctx.db
       .prepare(
         `SELECT COUNT(*) AS total_users,

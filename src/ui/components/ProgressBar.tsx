@@ -4,7 +4,7 @@
 import { Text } from 'ink';
 import type { Progress } from '../actions.js';
 
-export function progressText(p: Progress, width: number): string {
+function progressText(p: Progress, width: number): string {
   const barWidth = Math.max(10, Math.min(40, width - 30));
   const filled = p.total ? Math.round((p.done / p.total) * barWidth) : barWidth;
   return `${'█'.repeat(filled)}${'░'.repeat(barWidth - filled)}  ${p.done}/${p.total}${p.failed ? `  (${p.failed} failed)` : ''}`;

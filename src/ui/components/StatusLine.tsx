@@ -11,7 +11,7 @@ import type { Status } from '../state/console-state.js';
 const MARK: Record<Status['tone'], string> = { info: '', ok: '✓ ', error: '✗ ', busy: '… ' };
 const COLOR: Record<Status['tone'], string | undefined> = { info: undefined, ok: 'green', error: 'red', busy: 'yellow' };
 /** After a cut text: where the rest is. */
-export const CUT_HINT = ' (! shows all)';
+const CUT_HINT = ' (! shows all)';
 
 export const StatusLine = memo(function StatusLine({ status, width }: { status?: Status; width: number }) {
   if (!status) return <Text> </Text>;

@@ -15,7 +15,6 @@ export function useQueryCache(cache: QueryCache, spec: QuerySpec | undefined): Q
     void cache.load(spec);
     return unwatch;
     // The key stands for the spec: a new object with the same request is the same query.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [cache, key]);
   return spec ? cache.peek(spec) : { loading: false };
 }

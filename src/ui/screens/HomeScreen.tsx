@@ -12,7 +12,7 @@ import { drawable } from '../drawable.js';
 import { useQueryCache } from '../hooks/useQueryCache.js';
 import type { QueryCache } from '../query-cache.js';
 
-export const AUTO_REFRESH_MS = 30_000;
+const AUTO_REFRESH_MS = 30_000;
 
 /** `HH:mm:ss` in the zone of the console's other times. */
 const clock = (ms: number) => terminalClock(new Date(ms));

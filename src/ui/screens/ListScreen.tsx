@@ -26,9 +26,9 @@ export interface ListScreenProps {
 }
 
 export function ListScreen({ cache, resource: r, list: ls, width, height, shown }: ListScreenProps) {
-  const spec = useMemo(() => listSpec(r, ls), [r, ls.page, ls.size, ls.filters, ls.sortBy, ls.sortOrder]); // eslint-disable-line react-hooks/exhaustive-deps
+  const spec = useMemo(() => listSpec(r, ls), [r, ls.page, ls.size, ls.filters, ls.sortBy, ls.sortOrder]);
   const q = useQueryCache(cache, spec);
-  const page = useMemo(() => (shown ? pageOf(r, shown.list, shown.data) : undefined), [r, shown?.data]); // eslint-disable-line react-hooks/exhaustive-deps
+  const page = useMemo(() => (shown ? pageOf(r, shown.list, shown.data) : undefined), [r, shown?.data]);
   const rows = page?.rows;
   // Drawn as the resource reads its rows (the audit log's target and change); keys act on `rows`.
   const drawn = useMemo(() => (rows && r.view ? rows.map(r.view) : rows), [rows, r]);

@@ -102,7 +102,7 @@ export function currentList(s: ConsoleState): ListState | undefined {
  * `ls` in pages of `size` rows, on the page that holds the row that was selected: the 37th row
  * of the listing, the 17th of page 2 in pages of 20, is the 3rd of page 3 in pages of 17.
  */
-export function repaged(ls: ListState, size: number): ListState {
+function repaged(ls: ListState, size: number): ListState {
   if (ls.size === size) return ls;
   const index = (ls.page - 1) * ls.size + ls.selected;
   return { ...ls, size, page: Math.floor(index / size) + 1, selected: index % size };
