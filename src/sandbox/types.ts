@@ -19,15 +19,23 @@ export interface AuthUser {
   session_id: string | null;
 }
 
+/**
+ * Values already parsed by the endpoint's schema (server.ts) before a handler runs. Typed loosely
+ * here because one context serves every endpoint; a context typed from each endpoint's schemas
+ * would let these be precise.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above: parsed by the endpoint's schema first
+type Parsed = Record<string, any>;
+
 export interface HandlerContext {
   db: DB;
   user: AuthUser | null;
   /** Path params, parsed with the endpoint's `params` schema (ids are integers). */
-  params: Record<string, any>;
+  params: Parsed;
   /** Query, parsed with the endpoint's `query` schema (defaults applied). */
-  query: Record<string, any>;
+  query: Parsed;
   /** Body, parsed with the endpoint's `body` schema. */
-  body: Record<string, any>;
+  body: Parsed;
   /** Request headers, lower-case names. */
   headers: Record<string, string | string[] | undefined>;
   ip: string;
