@@ -118,6 +118,8 @@ function auditAction(entry: Entry): string {
 
 /** The entry as a table shows it: the readable columns added, the entry's own fields kept. */
 export function readableAudit(entry: Entry): Entry {
+  // A row that is not an entry (another platform's answer) is shown as it came.
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return entry;
   const t = auditTarget(entry);
   return { ...entry, action: auditAction(entry), target: t.text, change: auditChange(entry, t.keys) };
 }
