@@ -4,7 +4,10 @@ import { resolve } from 'node:path';
 import { defineConfig } from 'tsup';
 
 type Build = {
-  onResolve: (o: { filter: RegExp }, cb: (a: { path: string; importer: string; kind: string }) => { path: string; external?: boolean; namespace?: string } | undefined) => void;
+  onResolve: (
+    o: { filter: RegExp },
+    cb: (a: { path: string; importer: string; kind: string }) => { path: string; external?: boolean; namespace?: string } | undefined,
+  ) => void;
   onLoad: (o: { filter: RegExp; namespace?: string }, cb: (a: { path: string }) => { contents: string; loader: 'js' }) => void;
 };
 
@@ -12,10 +15,15 @@ type Build = {
 const trimStartup = {
   name: 'trim-startup',
   setup(build: Build) {
-    build.onResolve({ filter: /client-h2(\.js)?$/ }, (a) => (a.importer.includes('undici') ? { path: resolve('build/stub-h2.cjs') } : undefined));
+    build.onResolve({ filter: /client-h2(\.js)?$/ }, (a) =>
+      a.importer.includes('undici') ? { path: resolve('build/stub-h2.cjs') } : undefined,
+    );
     // Builtins are marked external before plugins see them, so Commander's source is edited instead.
     build.onLoad({ filter: /node_modules[\\/]commander[\\/]lib[\\/]command\.js$/ }, (a) => ({
-      contents: readFileSync(a.path, 'utf8').replace("require('node:child_process')", `require(${JSON.stringify(resolve('build/lazy-child-process.cjs'))})`),
+      contents: readFileSync(a.path, 'utf8').replace(
+        "require('node:child_process')",
+        `require(${JSON.stringify(resolve('build/lazy-child-process.cjs'))})`,
+      ),
       loader: 'js',
     }));
   },
@@ -30,7 +38,9 @@ const trimStartup = {
 const undiciApart = {
   name: 'undici-apart',
   setup(build: Build) {
-    build.onResolve({ filter: /[\\/]transport-undici(\.js)?$/ }, (a) => (a.kind === 'dynamic-import' ? { path: './transport-undici.cjs', external: true } : undefined));
+    build.onResolve({ filter: /[\\/]transport-undici(\.js)?$/ }, (a) =>
+      a.kind === 'dynamic-import' ? { path: './transport-undici.cjs', external: true } : undefined,
+    );
   },
 };
 
@@ -61,7 +71,9 @@ module.exports = ns;`,
 function buildStamp(): Record<string, string> {
   let commit = 'unknown';
   try {
-    commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || 'unknown';
+    commit =
+      execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() ||
+      'unknown';
   } catch {
     // Not a git checkout (a tarball, a package): the commit is unknown.
   }

@@ -108,7 +108,9 @@ async function tmuxBenches({ record, bin }) {
     }
     const b = median(base);
     const c = median(ui);
-    console.log(`\nconsole (tmux ${COLS}x${ROWS}, median of 7): node -e drawing one word ${b.toFixed(1)} ms; console to its first full table ${c.toFixed(1)} ms`);
+    console.log(
+      `\nconsole (tmux ${COLS}x${ROWS}, median of 7): node -e drawing one word ${b.toFixed(1)} ms; console to its first full table ${c.toFixed(1)} ms`,
+    );
     record('console: launch to the first full table vs node -e (tmux)', c, b, 20);
 
     // Revisit within 5 minutes: page 2, back to page 1, count what reached the server.
@@ -151,14 +153,31 @@ async function frameBench({ record, root }) {
   // (src/ui/index.ts) as an ES module for this process, dependencies left to node_modules.
   const { build } = await import('esbuild');
   const out = join(root, 'bench/.build/ui.mjs');
-  await build({ entryPoints: [join(root, 'src/ui/index.ts')], bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', outfile: out, logLevel: 'error' });
+  await build({
+    entryPoints: [join(root, 'src/ui/index.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    outfile: out,
+    logLevel: 'error',
+  });
   // Ink reads CI variables once as it loads and then draws nothing: hide them (see src/ui/load.ts).
   for (const k of Object.keys(process.env)) if (k === 'CI' || k === 'CONTINUOUS_INTEGRATION' || k.startsWith('CI_')) delete process.env[k];
   process.env.NODE_ENV ??= 'production';
   const ui = await import(pathToFileURL(out).href);
   const { render } = await import('ink');
   const SIZE = 100;
-  const row = (i) => ({ subscription_id: i, username: `row-${String(i).padStart(5, '0')}`, service_code: 'GPT4', plan_code: 'PRO-M', status: i % 7 ? 'active' : 'paused', end_date: '2026-12-01T00:00:00Z', remaining_credits: 1000 - (i % 1000) });
+  const row = (i) => ({
+    subscription_id: i,
+    username: `row-${String(i).padStart(5, '0')}`,
+    service_code: 'GPT4',
+    plan_code: 'PRO-M',
+    status: i % 7 ? 'active' : 'paused',
+    end_date: '2026-12-01T00:00:00Z',
+    remaining_credits: 1000 - (i % 1000),
+  });
   let arrived = 0;
   const api = {
     async call(ep, input) {
@@ -186,7 +205,14 @@ async function frameBench({ record, root }) {
   });
   const stdin = new PassThrough();
   Object.assign(stdin, { isTTY: true, setRawMode() {}, ref() {}, unref() {} });
-  const { element } = ui.createConsole({ api, session: { profile: 'bench', target: 'http://127.0.0.1', user: 'admin', role: 'admin' }, resource: 'subscriptions', pageSize: SIZE, cache, viewport: { columns: COLS, rows: ROWS } });
+  const { element } = ui.createConsole({
+    api,
+    session: { profile: 'bench', target: 'http://127.0.0.1', user: 'admin', role: 'admin' },
+    resource: 'subscriptions',
+    pageSize: SIZE,
+    cache,
+    viewport: { columns: COLS, rows: ROWS },
+  });
   const frameWith = (marker) => new Promise((resolve) => (waiting = { marker, resolve }));
   // The last row in view of page p: the table shows ROWS - 7 rows.
   const lastVisible = (p) => `row-${String((p - 1) * SIZE + (ROWS - 7)).padStart(5, '0')}`;
@@ -203,7 +229,9 @@ async function frameBench({ record, root }) {
   }
   instance.unmount();
   const m = median(times);
-  console.log(`page data to frame, 100-row pages (median of ${times.length}): ${m.toFixed(1)} ms (max ${Math.max(...times).toFixed(1)} ms)`);
+  console.log(
+    `page data to frame, 100-row pages (median of ${times.length}): ${m.toFixed(1)} ms (max ${Math.max(...times).toFixed(1)} ms)`,
+  );
   record('console: a 100-row page, data to frame (ms, limit 50)', m, 50, 1);
 }
 
@@ -220,7 +248,9 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
   const record = (name, value, baseline, limit) => {
     const ratio = value / baseline;
-    console.log(`${ratio <= limit ? 'PASS' : 'FAIL'}  ${name}: ${ratio.toFixed(2)} (${value.toFixed(1)} vs ${baseline.toFixed(1)}; target <= ${limit}x)`);
+    console.log(
+      `${ratio <= limit ? 'PASS' : 'FAIL'}  ${name}: ${ratio.toFixed(2)} (${value.toFixed(1)} vs ${baseline.toFixed(1)}; target <= ${limit}x)`,
+    );
   };
   await consoleBench({ record, bin: join(root, 'bin/subctl.js'), root });
   writeFileSync('/dev/null', '');

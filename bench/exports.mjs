@@ -34,7 +34,12 @@ async function startServer(root, dataFile, scale) {
 /** Runs a command with stdout to /dev/null; returns wall ms and peak RSS (MB) from GNU time. */
 function measure(cmd, args, env) {
   const t = process.hrtime.bigint();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', maxBuffer: 1 << 26 });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
   const ms = Number(process.hrtime.bigint() - t) / 1e6;
   const lines = r.stderr.trim().split('\n');
   const kb = Number(lines[lines.length - 1]);
@@ -116,43 +121,82 @@ export async function exportsBench({ want, record, bin, root }) {
     // Interleaved rounds, medians: a single run of either swings by 10-20% on this machine.
     const [base, ours] = rounds(ROUNDS, [
       () => measure(process.execPath, ['-e', PLAIN_EXPORT, root, sb.url, sb.token], env),
-      () => measure(process.execPath, [bin, 'wallet', 'list', '--all', '-o', 'csv', '--fields', 'transaction_id,username,transaction_type,amount,currency,status,transaction_date'], env),
+      () =>
+        measure(
+          process.execPath,
+          [
+            bin,
+            'wallet',
+            'list',
+            '--all',
+            '-o',
+            'csv',
+            '--fields',
+            'transaction_id,username,transaction_type,amount,currency,status,transaction_date',
+          ],
+          env,
+        ),
     ]);
     sb.stop();
-    console.log(`\nexport of 1,000,000 wallet transactions as CSV (median of ${ROUNDS}, interleaved): subctl ${(ours.ms / 1000).toFixed(1)} s (peak ${ours.mb.toFixed(0)} MB), plain undici loop ${(base.ms / 1000).toFixed(1)} s (peak ${base.mb.toFixed(0)} MB)`);
+    console.log(
+      `\nexport of 1,000,000 wallet transactions as CSV (median of ${ROUNDS}, interleaved): subctl ${(ours.ms / 1000).toFixed(1)} s (peak ${ours.mb.toFixed(0)} MB), plain undici loop ${(base.ms / 1000).toFixed(1)} s (peak ${base.mb.toFixed(0)} MB)`,
+    );
     record('wallet list --all -o csv rows/s vs plain undici loop', 1e9 / ours.ms, 1e9 / base.ms, 0.8, 'rate');
     record('wallet list --all -o csv peak memory (MB) vs 150 MB', ours.mb, 150, 1);
   }
   if (want('bulk')) {
     const dataFile = join(mkdtempSync(join(tmpdir(), 'bench-bulk-')), 'sandbox.db');
     const sb = await startServer(root, dataFile, 4);
-    const env = { PATH: process.env.PATH, HOME: cfg, SUBCTL_CONFIG_DIR: join(cfg, 'bulk'), SUBCTL_BASE_URL: sb.url, SUBCTL_TOKEN: sb.token };
+    const env = {
+      PATH: process.env.PATH,
+      HOME: cfg,
+      SUBCTL_CONFIG_DIR: join(cfg, 'bulk'),
+      SUBCTL_BASE_URL: sb.url,
+      SUBCTL_TOKEN: sb.token,
+    };
     const ids = JSON.parse(
-      spawnSync(process.execPath, [bin, 'subscriptions', 'list', '--all', '--status', 'active', '-o', 'json', '--fields', 'subscription_id'], { env, encoding: 'utf8', maxBuffer: 1 << 28 }).stdout,
+      spawnSync(
+        process.execPath,
+        [bin, 'subscriptions', 'list', '--all', '--status', 'active', '-o', 'json', '--fields', 'subscription_id'],
+        { env, encoding: 'utf8', maxBuffer: 1 << 28 },
+      ).stdout,
     ).map((r) => r.subscription_id);
     const rows = Array.from({ length: 10_000 }, (_, i) => ids[i % ids.length]);
     const dir = mkdtempSync(join(tmpdir(), 'bench-rows-'));
     writeFileSync(join(dir, 'ids.txt'), rows.join('\n'));
-    writeFileSync(join(dir, 'rows.csv'), `subscription_id,action,reason,extend_days\n${rows.map((id, i) => `${id},extend,bench ${i},1`).join('\n')}\n`);
+    writeFileSync(
+      join(dir, 'rows.csv'),
+      `subscription_id,action,reason,extend_days\n${rows.map((id, i) => `${id},extend,bench ${i},1`).join('\n')}\n`,
+    );
     let run = 0;
     // Five rounds: a bulk round is short (about 3 s), and its spread is wider than the export's.
     const [base, ours] = rounds(Math.max(ROUNDS, 5), [
       () => measure(process.execPath, ['-e', PLAIN_BULK, root, sb.url, sb.token, join(dir, 'ids.txt')], env),
       // A fresh state directory each round: the same rows again would otherwise resume the
       // finished journal and send nothing.
-      () => measure(process.execPath, [bin, 'subscriptions', 'manage', '--from-csv', join(dir, 'rows.csv'), '--concurrency', '16', '--yes', '-q'], { ...env, SUBCTL_CONFIG_DIR: join(cfg, `bulk-${run++}`) }),
+      () =>
+        measure(
+          process.execPath,
+          [bin, 'subscriptions', 'manage', '--from-csv', join(dir, 'rows.csv'), '--concurrency', '16', '--yes', '-q'],
+          { ...env, SUBCTL_CONFIG_DIR: join(cfg, `bulk-${run++}`) },
+        ),
     ]);
     // Sequential curl: 200 rows, scaled to 10,000.
     const sample = 200;
     const script = rows
       .slice(0, sample)
-      .map((id) => `curl -s -o /dev/null -X PUT -H 'authorization: Bearer ${sb.token}' -H 'content-type: application/json' -d '{"action":"extend","reason":"curl","extend_days":1}' ${sb.url}/admin/subscriptions/${id}/manage`)
+      .map(
+        (id) =>
+          `curl -s -o /dev/null -X PUT -H 'authorization: Bearer ${sb.token}' -H 'content-type: application/json' -d '{"action":"extend","reason":"curl","extend_days":1}' ${sb.url}/admin/subscriptions/${id}/manage`,
+      )
       .join('\n');
     writeFileSync(join(dir, 'curl.sh'), script);
     const curl = measure('bash', [join(dir, 'curl.sh')], env);
     const curlFull = (curl.ms * rows.length) / sample;
     sb.stop();
-    console.log(`\n10,000 subscriptions manage rows (median of ${Math.max(ROUNDS, 5)}, interleaved): subctl --concurrency 16 ${(ours.ms / 1000).toFixed(1)} s, plain undici 16 in flight ${(base.ms / 1000).toFixed(1)} s, sequential curl ~${(curlFull / 1000).toFixed(0)} s (200 rows measured: ${(curl.ms / 1000).toFixed(1)} s)`);
+    console.log(
+      `\n10,000 subscriptions manage rows (median of ${Math.max(ROUNDS, 5)}, interleaved): subctl --concurrency 16 ${(ours.ms / 1000).toFixed(1)} s, plain undici 16 in flight ${(base.ms / 1000).toFixed(1)} s, sequential curl ~${(curlFull / 1000).toFixed(0)} s (200 rows measured: ${(curl.ms / 1000).toFixed(1)} s)`,
+    );
     record('bulk manage rows/s vs plain undici loop (16 in flight)', 1e7 / ours.ms, 1e7 / base.ms, 0.9, 'rate');
     record('bulk manage rows/s vs sequential curl loop', 1e7 / ours.ms, 1e7 / curlFull, 20, 'rate');
   }

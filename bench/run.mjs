@@ -58,9 +58,23 @@ function record(name, value, baseline, limit, unit = 'x') {
 }
 
 async function startupBench() {
-  const env = { PATH: process.env.PATH, HOME: mkdtempSync(join(tmpdir(), 'bench-home-')), SUBCTL_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'bench-cfg-')) };
-  const services = Array.from({ length: 20 }, (_, i) => ({ service_id: i + 1, service_code: `S${i}`, service_name: `Service ${i}`, service_type: 'HYBRID', is_active: true }));
-  const body = JSON.stringify({ status: true, message: 'OK', data: { pagination: { current_page: 1, page_size: 20, total_pages: 1, total_records: 20 }, services } });
+  const env = {
+    PATH: process.env.PATH,
+    HOME: mkdtempSync(join(tmpdir(), 'bench-home-')),
+    SUBCTL_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'bench-cfg-')),
+  };
+  const services = Array.from({ length: 20 }, (_, i) => ({
+    service_id: i + 1,
+    service_code: `S${i}`,
+    service_name: `Service ${i}`,
+    service_type: 'HYBRID',
+    is_active: true,
+  }));
+  const body = JSON.stringify({
+    status: true,
+    message: 'OK',
+    data: { pagination: { current_page: 1, page_size: 20, total_pages: 1, total_records: 20 }, services },
+  });
   const server = http.createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(body);
@@ -69,7 +83,14 @@ async function startupBench() {
   const url = `http://127.0.0.1:${server.address().port}`;
   // The server runs in this process; spawnSync would block it, so serve from a child instead.
   server.close();
-  const child = spawn(process.execPath, ['-e', `require('http').createServer((q,s)=>{s.writeHead(200,{'content-type':'application/json'});s.end(${JSON.stringify(body)})}).listen(0,'127.0.0.1',function(){console.log(this.address().port)})`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `require('http').createServer((q,s)=>{s.writeHead(200,{'content-type':'application/json'});s.end(${JSON.stringify(body)})}).listen(0,'127.0.0.1',function(){console.log(this.address().port)})`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const port = await new Promise((r) => child.stdout.once('data', (d) => r(Number(String(d).trim()))));
   const target = `http://127.0.0.1:${port}`;
   void url;

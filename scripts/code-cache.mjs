@@ -35,7 +35,9 @@ function subctl(args, env) {
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolveRun(stdout) : reject(new Error(`code cache: subctl ${args.join(' ')} exited ${code}: ${stderr}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolveRun(stdout) : reject(new Error(`code cache: subctl ${args.join(' ')} exited ${code}: ${stderr}`)),
+    );
   });
 }
 
@@ -70,7 +72,12 @@ try {
   // happens once per machine, and its code, compiled into the cache, would be read back by
   // every start after it.
   await subctl(['--sandbox', 'services', 'list', '-o', 'json'], { ...env, SUBCTL_NO_CODE_CACHE: '1' });
-  await train(`${bundle}.sandbox.cache`, everyday.map((args) => ['--sandbox', ...args]), env, work);
+  await train(
+    `${bundle}.sandbox.cache`,
+    everyday.map((args) => ['--sandbox', ...args]),
+    env,
+    work,
+  );
 } finally {
   await sb.close();
   rmSync(work, { recursive: true, force: true });

@@ -43,7 +43,8 @@ export function processIO(): IO {
 /** Colour decision of clig.dev: --no-color, NO_COLOR, TERM=dumb turn it off; FORCE_COLOR wins. */
 export function useColor(io: IO, stream: 'stdout' | 'stderr', noColorFlag = false): boolean {
   const env = io.env;
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '') return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false' && !noColorFlag;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '')
+    return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false' && !noColorFlag;
   if (noColorFlag) return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.TERM === 'dumb') return false;

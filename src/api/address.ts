@@ -9,7 +9,10 @@ import { proxyBypassed, proxySettings } from './transport.js';
 
 /** True for 127.0.0.0/8, ::1 (also IPv4-mapped loopback) and `localhost`. */
 export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const h = hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   if (h === 'localhost' || h.endsWith('.localhost')) return true;
   if (/^127(\.\d{1,3}){3}$/.test(h)) return true;
   if (h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
@@ -33,7 +36,9 @@ export function checkBaseUrl(baseUrl: string, env: NodeJS.ProcessEnv, checkProxy
   try {
     u = new URL(baseUrl);
   } catch {
-    throw new UsageError(`invalid base URL: ${JSON.stringify(baseUrl)}`, { hint: 'give an address like https://api.example.com (--base-url)' });
+    throw new UsageError(`invalid base URL: ${JSON.stringify(baseUrl)}`, {
+      hint: 'give an address like https://api.example.com (--base-url)',
+    });
   }
   if (u.protocol !== 'https:' && u.protocol !== 'http:') {
     throw new UsageError(`unsupported base URL scheme ${u.protocol} (use https://)`);
@@ -89,7 +94,8 @@ export function proxyPeer(e: unknown, proxy: { httpProxy?: string; httpsProxy?: 
     }
     const host = u.hostname.replace(/^\[|\]$/g, '');
     const port = u.port || (u.protocol === 'https:' ? '443' : '80');
-    if (peers.some((x) => (x.address === host || x.hostname === host) && (x.port === undefined || String(x.port) === port))) return `${u.protocol}//${u.host}`;
+    if (peers.some((x) => (x.address === host || x.hostname === host) && (x.port === undefined || String(x.port) === port)))
+      return `${u.protocol}//${u.host}`;
   }
   return undefined;
 }

@@ -76,9 +76,19 @@ function errorParts(status: number, body: unknown): { message: string; code?: st
   const data = asRecord(o?.data);
   const pickStr = (v: unknown) => (typeof v === 'string' && v.trim() ? v : undefined);
   const said =
-    pickStr(o?.message) ?? pickStr(errObj?.message) ?? pickStr(error) ?? pickStr(data?.message) ?? pickStr(data?.error_message) ?? pickStr(o?.detail) ?? pickStr(o?.title);
+    pickStr(o?.message) ??
+    pickStr(errObj?.message) ??
+    pickStr(error) ??
+    pickStr(data?.message) ??
+    pickStr(data?.error_message) ??
+    pickStr(o?.detail) ??
+    pickStr(o?.title);
   const message = (said !== undefined ? oneLine(said) : '') || `HTTP ${status}`;
-  const code = codeText(errObj?.code) ?? codeText(o?.error_code) ?? codeText(data?.error_code) ?? (typeof o?.code === 'string' ? codeText(o.code) : undefined);
+  const code =
+    codeText(errObj?.code) ??
+    codeText(o?.error_code) ??
+    codeText(data?.error_code) ??
+    (typeof o?.code === 'string' ? codeText(o.code) : undefined);
   const details = mapStrings(errObj ?? (typeof error === 'string' && oneLine(error) !== message ? error : undefined), oneLine);
   return { message, code, details, hint: hintFor(status) };
 }
@@ -129,7 +139,12 @@ export function classifyAnswer(status: number, headers: ResponseHeaders, text: s
     const shown = snippet(text);
     const ctype = String(headers['content-type'] ?? 'no content type');
     if (status >= 400 && retryable) {
-      return { error: new HttpError(status, `HTTP ${status} from ${where()} (not JSON, ${ctype}): ${shown}`, { hint: hintFor(status) }), retryable, retryAfterMs, why: `HTTP ${status}` };
+      return {
+        error: new HttpError(status, `HTTP ${status} from ${where()} (not JSON, ${ctype}): ${shown}`, { hint: hintFor(status) }),
+        retryable,
+        retryAfterMs,
+        why: `HTTP ${status}`,
+      };
     }
     return { error: new BadResponseError(`HTTP ${status} from ${where()} is not JSON (${ctype}): ${shown}`, { status }) };
   }
@@ -181,7 +196,10 @@ export function deviationsOf(ep: AnyEndpoint, data: unknown): Deviation[] {
     const field = ['data', ...issue.path.map((p) => (typeof p === 'number' ? '[]' : String(p)))].join('.').replace(/\.\[\]/g, '[]');
     if (seen.has(field)) continue;
     seen.add(field);
-    const expected = 'expected' in issue && typeof issue.expected === 'string' ? issue.expected : oneLine(issue.message.replace(/^Invalid (input|option): /, ''));
+    const expected =
+      'expected' in issue && typeof issue.expected === 'string'
+        ? issue.expected
+        : oneLine(issue.message.replace(/^Invalid (input|option): /, ''));
     out.push({ field, expected, received: describeReceived(valueAt(data, issue.path)) });
   }
   return out;

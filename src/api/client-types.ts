@@ -39,7 +39,6 @@ export interface ClientOptions {
   strict?: boolean;
 }
 
-
 /**
  * What `call` takes: `InputOf<E>` of the contract, written so that it also sees through the
  * optional members of `Endpoint` (`params?: P` reads as `P | undefined`, which makes

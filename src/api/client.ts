@@ -82,7 +82,8 @@ export class ApiClient {
     this.#basePath = u.pathname.replace(/\/+$/, '');
     this.baseUrl = `${this.#origin}${this.#basePath}`;
     const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    if (!Number.isFinite(timeoutMs) || timeoutMs < 0) throw new UsageError(`invalid time-out ${timeoutMs}: give milliseconds, e.g. --timeout 10000`);
+    if (!Number.isFinite(timeoutMs) || timeoutMs < 0)
+      throw new UsageError(`invalid time-out ${timeoutMs}: give milliseconds, e.g. --timeout 10000`);
     const retries = opts.retries ?? DEFAULT_RETRIES;
     if (!Number.isInteger(retries) || retries < 0) throw new UsageError(`invalid retries ${retries}: give a whole number >= 0`);
     this.#opts = opts;
@@ -157,7 +158,9 @@ export class ApiClient {
     let rel = path;
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(rel)) {
       if (!rel.startsWith(`${this.baseUrl}/`) && rel !== this.baseUrl) {
-        throw new UsageError(`${redactUrl(rel)} is not under the base URL ${this.baseUrl}`, { hint: 'give a path such as /admin/services' });
+        throw new UsageError(`${redactUrl(rel)} is not under the base URL ${this.baseUrl}`, {
+          hint: 'give a path such as /admin/services',
+        });
       }
       rel = rel.slice(this.baseUrl.length) || '/';
     }
@@ -263,7 +266,14 @@ export class ApiClient {
     return maskerOf({ values: [this.#opts.token, this.#opts.sessionId], headers, query: req.url.searchParams, body: req.body });
   }
 
-  async #attempt(req: Outgoing, headers: Record<string, string>, payload: string | undefined, attempt: number, max: number, signal: AbortSignal): Promise<Attempt> {
+  async #attempt(
+    req: Outgoing,
+    headers: Record<string, string>,
+    payload: string | undefined,
+    attempt: number,
+    max: number,
+    signal: AbortSignal,
+  ): Promise<Attempt> {
     let shown: string | undefined;
     const shownUrl = () => (shown ??= redactUrl(req.url));
     // process.hrtime: `performance` loads perf_hooks (about 1 ms) on first use.
@@ -355,16 +365,25 @@ export class ApiClient {
 
   /** Reads the whole body, refusing more than the cap. */
   #readBody(res: TransportResponse, req: Outgoing): Promise<string> {
-    return readBody(res, this.#maxBytes, () =>
-      new BadResponseError(
-        `the answer to ${req.method} ${redactUrl(req.url)} (HTTP ${res.statusCode}) is larger than ${Math.round(this.#maxBytes / 1024 / 1024)} MiB; refusing to read it`,
-        { status: res.statusCode },
-      ),
+    return readBody(
+      res,
+      this.#maxBytes,
+      () =>
+        new BadResponseError(
+          `the answer to ${req.method} ${redactUrl(req.url)} (HTTP ${res.statusCode}) is larger than ${Math.round(this.#maxBytes / 1024 / 1024)} MiB; refusing to read it`,
+          { status: res.statusCode },
+        ),
     );
   }
 
   #classify(req: Outgoing, status: number, headers: ResponseHeaders, text: string): Attempt {
     // Words for an error only: redacting the URL costs a parse, which a good answer never needs.
-    return classifyAnswer(status, headers, text, () => `${req.method} ${redactUrl(req.url)}`, () => req.url);
+    return classifyAnswer(
+      status,
+      headers,
+      text,
+      () => `${req.method} ${redactUrl(req.url)}`,
+      () => req.url,
+    );
   }
 }

@@ -23,7 +23,8 @@ export function issueProblems(issues: readonly z.core.$ZodIssue[], prefix = '', 
  * later parse slower, about 3 us a row of a bulk run.)
  */
 function issueMessage(i: z.core.$ZodIssue, input: unknown): string {
-  if ((i.code !== 'invalid_type' && i.code !== 'invalid_value' && i.code !== 'invalid_union') || i.path.length === 0 || input === undefined) return i.message;
+  if ((i.code !== 'invalid_type' && i.code !== 'invalid_value' && i.code !== 'invalid_union') || i.path.length === 0 || input === undefined)
+    return i.message;
   let v: unknown = input;
   for (const k of i.path) v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k as PropertyKey] : undefined;
   if (v !== undefined) return typedMessage(i, v) ?? i.message;
@@ -43,7 +44,11 @@ function typedMessage(i: z.core.$ZodIssue, v: unknown): string | undefined {
     return `expected a ${i.expected === 'int' ? 'whole ' : ''}number, got ${shown}`;
   }
   // q.bool(): true/false, or their text.
-  if (i.code === 'invalid_union' && typeof v === 'string' && i.errors.some((e) => e.some((x) => x.code === 'invalid_type' && x.expected === 'boolean'))) {
+  if (
+    i.code === 'invalid_union' &&
+    typeof v === 'string' &&
+    i.errors.some((e) => e.some((x) => x.code === 'invalid_type' && x.expected === 'boolean'))
+  ) {
     return `expected true or false, got ${shown}`;
   }
   return undefined;
@@ -97,7 +102,8 @@ export function validateInput(
   for (const name of pathParams(ep.path)) {
     const v = params[name] ?? given?.[name];
     if (v === undefined) {
-      if (!problems.some((p) => p.field === name)) problems.push({ field: name, message: 'Invalid input: expected a value for the path parameter' });
+      if (!problems.some((p) => p.field === name))
+        problems.push({ field: name, message: 'Invalid input: expected a value for the path parameter' });
     } else if (v === '.' || v === '..') {
       // A URL resolves `.` and `..` segments even percent-encoded (/cms/roles/./users is
       // /cms/roles/users): the request would go to another endpoint.
@@ -150,7 +156,12 @@ export function appendQuery(params: URLSearchParams, query: Record<string, unkno
  * and a path template is plain ASCII, so there is nothing for the URL parser to change.
  * @example requestTarget('/api', '/admin/subscriptions/{id}/manage', { id: 7 }, {}) // '/api/admin/subscriptions/7/manage'
  */
-export function requestTarget(basePath: string, template: string, params: Record<string, unknown>, query: Record<string, unknown> | undefined): string {
+export function requestTarget(
+  basePath: string,
+  template: string,
+  params: Record<string, unknown>,
+  query: Record<string, unknown> | undefined,
+): string {
   const path = `${basePath}${fillPath(template, params)}`;
   if (!query) return path;
   let any = false;

@@ -14,7 +14,12 @@ export function errCode(e: unknown): string | undefined {
 }
 
 /** Codes of a request refused by the transport before sending (undici, then node:http). */
-export const INVALID_REQUEST = new Set(['UND_ERR_INVALID_ARG', 'ERR_INVALID_CHAR', 'ERR_HTTP_INVALID_HEADER_VALUE', 'ERR_INVALID_HTTP_TOKEN']);
+export const INVALID_REQUEST = new Set([
+  'UND_ERR_INVALID_ARG',
+  'ERR_INVALID_CHAR',
+  'ERR_HTTP_INVALID_HEADER_VALUE',
+  'ERR_INVALID_HTTP_TOKEN',
+]);
 
 const TLS_CODE = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ALTNAME/i;
 
@@ -22,11 +27,30 @@ const TLS_CODE = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ALTNAME/i;
  * A transport failure in words; TLS failures are final (retrying does not fix a certificate).
  * `proxy`: the failure was connecting to that proxy, which the message names instead of the server.
  */
-export function describeNetworkError(e: unknown, host: string, proxy?: string): { message: string; retryable: boolean; code?: string; hint?: string } {
+export function describeNetworkError(
+  e: unknown,
+  host: string,
+  proxy?: string,
+): { message: string; retryable: boolean; code?: string; hint?: string } {
   const code = errCode(e);
   const base = (e as Error)?.message ?? String(e);
-  if (proxy && (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ECONNRESET')) {
-    const what = code === 'ECONNREFUSED' ? 'connection refused by' : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'cannot resolve' : code === 'ECONNRESET' ? 'connection closed by' : 'connecting timed out to';
+  if (
+    proxy &&
+    (code === 'ECONNREFUSED' ||
+      code === 'ENOTFOUND' ||
+      code === 'EAI_AGAIN' ||
+      code === 'ETIMEDOUT' ||
+      code === 'UND_ERR_CONNECT_TIMEOUT' ||
+      code === 'ECONNRESET')
+  ) {
+    const what =
+      code === 'ECONNREFUSED'
+        ? 'connection refused by'
+        : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+          ? 'cannot resolve'
+          : code === 'ECONNRESET'
+            ? 'connection closed by'
+            : 'connecting timed out to';
     return {
       message: `${what} the proxy ${proxy} on the way to ${host} (${code})`,
       retryable: true,
@@ -44,7 +68,12 @@ export function describeNetworkError(e: unknown, host: string, proxy?: string): 
       return { message: `connection to ${host} closed before the answer was complete (${code})`, retryable: true, code };
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return { message: `cannot resolve host ${host.replace(/:\d+$/, '')} (${code})`, retryable: true, code, hint: 'check the base URL (--base-url) and your network' };
+      return {
+        message: `cannot resolve host ${host.replace(/:\d+$/, '')} (${code})`,
+        retryable: true,
+        code,
+        hint: 'check the base URL (--base-url) and your network',
+      };
     case 'UND_ERR_CONNECT_TIMEOUT':
     case 'ETIMEDOUT':
       return { message: `connecting to ${host} timed out (${code})`, retryable: true, code };

@@ -86,7 +86,8 @@ export function readDate(v: unknown): number | undefined {
   if (Number.isNaN(ms)) return undefined;
   // Date.parse rolls 2026-02-30 over into March: the day must be the one written.
   const local = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
-  if (local.getUTCMonth() !== Number(mo) - 1 || local.getUTCDate() !== Number(d) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
+  if (local.getUTCMonth() !== Number(mo) - 1 || local.getUTCDate() !== Number(d) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59)
+    return undefined;
   return ms;
 }
 

@@ -93,17 +93,20 @@ export function redactUrl(url: string | URL): string {
   if (u.password) u.password = MASK;
   if (u.search.length > 1) {
     // On the raw text, so that order and encoding of the other parameters stay as sent.
-    const parts = u.search.slice(1).split('&').map((part) => {
-      const eq = part.indexOf('=');
-      const rawKey = eq < 0 ? part : part.slice(0, eq);
-      let key = rawKey;
-      try {
-        key = decodeURIComponent(rawKey.replace(/\+/g, ' '));
-      } catch {
-        // keep the raw key
-      }
-      return isSecretKey(key) ? `${rawKey}=${MASK}` : part;
-    });
+    const parts = u.search
+      .slice(1)
+      .split('&')
+      .map((part) => {
+        const eq = part.indexOf('=');
+        const rawKey = eq < 0 ? part : part.slice(0, eq);
+        let key = rawKey;
+        try {
+          key = decodeURIComponent(rawKey.replace(/\+/g, ' '));
+        } catch {
+          // keep the raw key
+        }
+        return isSecretKey(key) ? `${rawKey}=${MASK}` : part;
+      });
     return `${urlHead(u)}${u.pathname}?${parts.join('&')}${u.hash}`;
   }
   return u.toString();
@@ -126,7 +129,10 @@ export function redactBodyText(text: string, max = 2000): string {
   } catch {
     shown = text.replace(/\s+/g, ' ');
     // Not JSON: a form-encoded or text body could still carry `password=...`.
-    shown = shown.replace(/((?:^|[?&\s"'])([A-Za-z_-]*(?:password|token|session_?id|secret)[A-Za-z_-]*)["']?\s*[=:]\s*["']?)[^&\s"',}]+/gi, `$1${MASK}`);
+    shown = shown.replace(
+      /((?:^|[?&\s"'])([A-Za-z_-]*(?:password|token|session_?id|secret)[A-Za-z_-]*)["']?\s*[=:]\s*["']?)[^&\s"',}]+/gi,
+      `$1${MASK}`,
+    );
   }
   return shown.length > max ? `${shown.slice(0, max)}... (${shown.length} chars)` : shown;
 }

@@ -24,7 +24,18 @@ export interface FoundRows {
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Keys of `data` that carry paging information rather than rows (an answer with only these is an empty list). */
-const PAGING_KEYS = new Set(['pagination', 'paging', 'page_info', 'pageInfo', 'meta', 'page', 'page_number', 'page_size', 'limit', 'offset']);
+const PAGING_KEYS = new Set([
+  'pagination',
+  'paging',
+  'page_info',
+  'pageInfo',
+  'meta',
+  'page',
+  'page_number',
+  'page_size',
+  'limit',
+  'offset',
+]);
 
 const PAGES = ['total_pages', 'totalPages', 'page_count', 'pageCount'];
 const RECORDS = ['total_records', 'total_count', 'total_items', 'total_rows', 'totalRecords', 'totalCount', 'totalItems', 'totalRows'];
@@ -43,16 +54,24 @@ export function findRows(ep: AnyEndpoint, data: unknown, key: string = ep.paging
     if (v === null && key in data) return { rows: [], from: documented };
   }
   if (Array.isArray(data)) {
-    return key ? { rows: data as Row[], from: 'data', note: `note: rows read from data; the API documents name ${documented}` } : { rows: data as Row[], from: 'data' };
+    return key
+      ? { rows: data as Row[], from: 'data', note: `note: rows read from data; the API documents name ${documented}` }
+      : { rows: data as Row[], from: 'data' };
   }
-  if (!isObject(data)) return { rows: undefined, from: documented, note: `note: no rows found in the answer of ${ep.method} ${ep.path}: data is ${typeof data}` };
+  if (!isObject(data))
+    return {
+      rows: undefined,
+      from: documented,
+      note: `note: no rows found in the answer of ${ep.method} ${ep.path}: data is ${typeof data}`,
+    };
   const lists = Object.keys(data).filter((k) => Array.isArray(data[k]));
   if (lists.length === 1) {
     const from = `data.${lists[0]}`;
     return { rows: data[lists[0]] as Row[], from, note: `note: rows read from ${from}; the API documents name ${documented}` };
   }
   const keys = Object.keys(data);
-  if (lists.length === 0 && keys.every((k) => PAGING_KEYS.has(k) || PAGES.includes(k) || RECORDS.includes(k))) return { rows: [], from: documented };
+  if (lists.length === 0 && keys.every((k) => PAGING_KEYS.has(k) || PAGES.includes(k) || RECORDS.includes(k)))
+    return { rows: [], from: documented };
   const held = keys.length ? keys.join(', ') : 'nothing';
   return {
     rows: undefined,
@@ -84,7 +103,8 @@ export function totalsOf(ep: AnyEndpoint, data: unknown): Totals {
   if (!isObject(data)) return {};
   const key = ep.paging?.info ?? '';
   const blocks: Record<string, unknown>[] = [];
-  for (const k of [key, 'pagination', 'meta', 'page_info', 'pageInfo', 'paging']) if (k && isObject(data[k])) blocks.push(data[k] as Record<string, unknown>);
+  for (const k of [key, 'pagination', 'meta', 'page_info', 'pageInfo', 'paging'])
+    if (k && isObject(data[k])) blocks.push(data[k] as Record<string, unknown>);
   blocks.push(data);
   const out: Totals = {};
   for (const b of blocks) {

@@ -23,7 +23,11 @@ export class NodeTransport implements Transport {
     // Idle sockets are dropped after 4 s, as undici's keepAliveTimeout; a reused socket the
     // server has meanwhile closed fails like any connection reset.
     const agent = secure
-      ? (this.#https ??= new (mod as typeof import('node:https')).Agent({ keepAlive: true, timeout: 4_000, ...(this.secureContext ? { secureContext: this.secureContext } : {}) }))
+      ? (this.#https ??= new (mod as typeof import('node:https')).Agent({
+          keepAlive: true,
+          timeout: 4_000,
+          ...(this.secureContext ? { secureContext: this.secureContext } : {}),
+        }))
       : (this.#http ??= new http.Agent({ keepAlive: true, timeout: 4_000 }));
     return new Promise<TransportResponse>((resolve, reject) => {
       let req: http.ClientRequest;

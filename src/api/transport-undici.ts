@@ -42,7 +42,12 @@ export class UndiciTransport implements Transport {
       body: o.body,
       signal: o.signal,
     });
-    return { statusCode: res.statusCode, headers: res.headers as TransportResponse['headers'], body: res.body, text: () => res.body.text() };
+    return {
+      statusCode: res.statusCode,
+      headers: res.headers as TransportResponse['headers'],
+      body: res.body,
+      text: () => res.body.text(),
+    };
   }
 
   async close(): Promise<void> {
@@ -68,7 +73,11 @@ function loadEnvHttpProxyAgent(): EnvHttpProxyAgentClass {
  * A keep-alive Agent, or an EnvHttpProxyAgent when a proxy is configured; `connections` caps
  * the connections per server (requests beyond it wait for a free one).
  */
-export function createDispatcher(secureContext: SecureContext | undefined, proxy: ProxySettings | undefined, connections?: number): Dispatcher {
+export function createDispatcher(
+  secureContext: SecureContext | undefined,
+  proxy: ProxySettings | undefined,
+  connections?: number,
+): Dispatcher {
   const base: AgentOptions = {
     keepAliveTimeout: 4_000,
     ...(connections ? { connections } : {}),

@@ -155,7 +155,6 @@ export function trustedCertificates(env: NodeJS.ProcessEnv, caFile?: string): st
   return extra.length ? [...builtin('node:tls').rootCertificates, ...extra] : undefined;
 }
 
-
 /**
  * The whole body of an answer as UTF-8 text, refusing more than `max` bytes (`tooBig` is the
  * error then). A declared length within the cap is read whole: the parser reads no further.

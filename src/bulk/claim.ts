@@ -89,15 +89,25 @@ export async function claimRows(
     try {
       const others = otherRuns(journal, head);
       live = others.filter(running);
-      if (opts.lookBack) earlier = earlierRows(others.filter((j) => !live.includes(j)), identities);
-      writeRowsFile(journal, head, planned.map((p) => [p.line, p.identity]));
+      if (opts.lookBack)
+        earlier = earlierRows(
+          others.filter((j) => !live.includes(j)),
+          identities,
+        );
+      writeRowsFile(
+        journal,
+        head,
+        planned.map((p) => [p.line, p.identity]),
+      );
     } finally {
       guard.release();
     }
     const shared = earlierRows(live, identities, () => true);
     if (shared.length) {
       const runs = [...new Set(shared.map((s) => s.journal))];
-      opts.note(`${shared.length} of these rows belong to ${runs.length === 1 ? 'another run' : `${runs.length} other runs`} going on now (${runs.join(', ')}): waiting for ${runs.length === 1 ? 'it' : 'them'} to end before deciding on those rows`);
+      opts.note(
+        `${shared.length} of these rows belong to ${runs.length === 1 ? 'another run' : `${runs.length} other runs`} going on now (${runs.join(', ')}): waiting for ${runs.length === 1 ? 'it' : 'them'} to end before deciding on those rows`,
+      );
       while (runs.some(running)) {
         if (opts.signal.aborted) throw new InterruptedError();
         await sleep(250, opts.signal);

@@ -39,7 +39,12 @@ export function settleByCode(lookup: CodeLookup) {
 }
 
 /** Creates that have no read by code but a list filtered by it (usage-code batches): found when the list holds any. */
-export function settleByListing(lookup: { endpoint: AnyEndpoint; codeField: string; queryField: string; items: (data: unknown) => unknown[] }) {
+export function settleByListing(lookup: {
+  endpoint: AnyEndpoint;
+  codeField: string;
+  queryField: string;
+  items: (data: unknown) => unknown[];
+}) {
   return async (api: ApiClient, rows: Array<{ row: PlannedRow; before: unknown }>, signal: AbortSignal): Promise<Map<number, Settled>> => {
     const out = new Map<number, Settled>();
     for (const { row } of rows) {

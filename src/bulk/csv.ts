@@ -77,7 +77,10 @@ export function parseCsv(text: string): CsvRecord[] {
         if (i < n) {
           const c = s.charCodeAt(i);
           if (c !== COMMA && c !== LF && c !== CR) {
-            throw new CsvError(`unexpected ${JSON.stringify(s[i])} after the closing quote of a field (a quote inside a quoted field is written "")`, line);
+            throw new CsvError(
+              `unexpected ${JSON.stringify(s[i])} after the closing quote of a field (a quote inside a quoted field is written "")`,
+              line,
+            );
           }
         }
       } else {
@@ -85,7 +88,8 @@ export function parseCsv(text: string): CsvRecord[] {
         while (i < n) {
           const c = s.charCodeAt(i);
           if (c === COMMA || c === LF || c === CR) break;
-          if (c === QUOTE) throw new CsvError('a quote inside a field that does not start with one (quote the whole field: "a ""b"" c")', line);
+          if (c === QUOTE)
+            throw new CsvError('a quote inside a field that does not start with one (quote the whole field: "a ""b"" c")', line);
           i++;
         }
         let to = i;

@@ -35,13 +35,18 @@ function fates(ctx: Ctx, verb: BulkVerb, planned: PlannedRow[], opts: BulkOption
     rows.set(p.line, SAID[f]);
   }
   if (known.size) {
-    const parts = (Object.keys(count) as Fate[]).map((f) => `${count[f]} ${f === 'send' ? 'to send' : f === 'check' ? 'to check first' : f}`);
+    const parts = (Object.keys(count) as Fate[]).map(
+      (f) => `${count[f]} ${f === 'send' ? 'to send' : f === 'check' ? 'to check first' : f}`,
+    );
     return { rows, summary: `a run resumes the journal ${journal.path}: ${parts.join(', ')}` };
   }
   if (opts.runId !== undefined) return { rows, summary: `a new run '${opts.runId}' sends every row` };
   const earlier = earlierRows(otherRuns(journal.path, head), new Map(planned.map((p) => [p.line, p.identity])));
   for (const e of earlier) {
-    const what = e.state === 'applied' ? `applied by an earlier run (started ${e.at})` : `sent by an earlier run (started ${e.at}), its outcome never learned`;
+    const what =
+      e.state === 'applied'
+        ? `applied by an earlier run (started ${e.at})`
+        : `sent by an earlier run (started ${e.at}), its outcome never learned`;
     rows.set(e.line, opts.skipApplied ? `skip: ${what}` : `stop: ${what}`);
   }
   if (!earlier.length) return { rows, summary: 'a run sends every row' };
@@ -71,7 +76,13 @@ export async function dryRun(ctx: Ctx, verb: BulkVerb, planned: PlannedRow[], op
       ...(verb.preview ? { change: changes.get(p.line) ?? 'current state not found' } : {}),
       run: fate.rows.get(p.line) ?? 'send',
     })),
-    { format: g.output, fields: g.fields, io: ctx.io, noColor: g.noColor, columns: ['line', 'key', 'request', 'body', ...(verb.preview ? ['change'] : []), 'run'] },
+    {
+      format: g.output,
+      fields: g.fields,
+      io: ctx.io,
+      noColor: g.noColor,
+      columns: ['line', 'key', 'request', 'body', ...(verb.preview ? ['change'] : []), 'run'],
+    },
   );
   ctx.note(`dry run: ${planned.length} rows (${byAction(planned)}) checked, nothing sent; ${fate.summary}`);
   return 0;

@@ -87,7 +87,9 @@ function headOf(path: string): RowsHead | undefined {
     const end = text.indexOf(',"created_at":');
     if (end < 0) return undefined;
     const head = JSON.parse(`${text.slice(0, end)}}`) as Partial<RowsHead>;
-    return typeof head.command === 'string' && typeof head.endpoint === 'string' && typeof head.target === 'string' ? (head as RowsHead) : undefined;
+    return typeof head.command === 'string' && typeof head.endpoint === 'string' && typeof head.target === 'string'
+      ? (head as RowsHead)
+      : undefined;
   } catch {
     return undefined;
   } finally {
@@ -123,7 +125,11 @@ export function otherRuns(journalPath: string, head: RowsHead): string[] {
  * became of them. A row of a run whose journal says nothing of it yet is `pending` when `live`
  * says that run is going on, and passed over otherwise. Each finding answers for one line.
  */
-export function earlierRows(journals: string[], identities: Map<number, string>, live: (journal: string) => boolean = () => false): EarlierRow[] {
+export function earlierRows(
+  journals: string[],
+  identities: Map<number, string>,
+  live: (journal: string) => boolean = () => false,
+): EarlierRow[] {
   const found = new Map<string, Array<Omit<EarlierRow, 'line'>>>();
   for (const journal of journals) {
     let rows: RowsFile;

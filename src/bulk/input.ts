@@ -22,7 +22,8 @@ export interface InputRow {
  */
 async function readText(file: string, stdin: Readable): Promise<string> {
   const name = file === '-' ? 'standard input' : file;
-  const fail = (e: unknown) => new UsageError(`cannot read ${name}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+  const fail = (e: unknown) =>
+    new UsageError(`cannot read ${name}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
   let bytes: Buffer;
   if (file !== '-') {
     try {
@@ -87,7 +88,10 @@ export async function readNdjsonRows(file: string, stdin: Readable): Promise<Inp
     if (!v || typeof v !== 'object' || Array.isArray(v)) throw new UsageError(`${file}: line ${i + 1}: expected a JSON object`);
     // JSON.parse keeps the last of two equal keys: which one was meant is not the tool's to guess.
     const twice = duplicateKey(l);
-    if (twice !== undefined) throw new UsageError(`${file}: line ${i + 1}: the key '${twice}' is given twice: keep one`, { hint: 'fix the input and run again; nothing was sent' });
+    if (twice !== undefined)
+      throw new UsageError(`${file}: line ${i + 1}: the key '${twice}' is given twice: keep one`, {
+        hint: 'fix the input and run again; nothing was sent',
+      });
     rows.push({ line: i + 1, record: v as Record<string, unknown> });
   });
   return rows;

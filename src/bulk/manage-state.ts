@@ -45,7 +45,12 @@ function readSubscriptions(api: ApiClient, ids: Set<number>, signal: AbortSignal
   signal.addEventListener('abort', onAbort, { once: true });
   let failure: unknown;
   const walk = async () => {
-    for await (const row of walkPages(api, subscriptionsList, { query: {} }, { startPage: 1, size: 100, ahead: 4, signal: stopper.signal })) {
+    for await (const row of walkPages(
+      api,
+      subscriptionsList,
+      { query: {} },
+      { startPage: 1, size: 100, ahead: 4, signal: stopper.signal },
+    )) {
       const id = readId(row.subscription_id);
       const resolve = typeof id === 'number' ? resolvers.get(id) : undefined;
       if (!resolve) continue;
@@ -120,7 +125,11 @@ function judge(before: SubState | undefined, now: SubState | undefined, row: Pla
   return now.status === before.status ? 'absent' : 'unknown';
 }
 
-export async function settleManage(api: ApiClient, rows: Array<{ row: PlannedRow; before: unknown }>, signal: AbortSignal): Promise<Map<number, Settled>> {
+export async function settleManage(
+  api: ApiClient,
+  rows: Array<{ row: PlannedRow; before: unknown }>,
+  signal: AbortSignal,
+): Promise<Map<number, Settled>> {
   const r = readSubscriptions(api, new Set(rows.map((x) => idOf(x.row))), signal);
   const out = new Map<number, Settled>();
   const now = new Map<number, SubState | undefined>();

@@ -71,7 +71,9 @@ function columnTargets(verb: BulkVerb, rows: InputRow[]) {
   for (const r of rows) for (const c in r.record) columns.add(c);
   const unknown = [...columns].filter((c) => !places.has(normalize(c)));
   if (unknown.length) {
-    throw new UsageError(`unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `'${c}'`).join(', ')}: ${verb.command} takes ${[...places.keys(), ...Object.keys(verb.aliases ?? {})].join(', ')}`);
+    throw new UsageError(
+      `unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `'${c}'`).join(', ')}: ${verb.command} takes ${[...places.keys(), ...Object.keys(verb.aliases ?? {})].join(', ')}`,
+    );
   }
   return new Map([...columns].map((c) => [c, { field: normalize(c), place: places.get(normalize(c))! }]));
 }
@@ -88,9 +90,12 @@ function refuseTwoColumnsForOneField(rows: InputRow[], target: Map<string, { fie
   for (const r of rows) {
     const both = twice.map(([f, cs]) => [f, cs.filter((c) => c in r.record)] as const).filter(([, cs]) => cs.length > 1);
     if (both.length) {
-      throw new UsageError(`line ${r.line}: ${both.map(([f, cs]) => `columns ${cs.map((c) => `'${c}'`).join(' and ')} both give ${f}`).join('; ')}: keep one of each`, {
-        hint: 'fix the input and run again; nothing was sent',
-      });
+      throw new UsageError(
+        `line ${r.line}: ${both.map(([f, cs]) => `columns ${cs.map((c) => `'${c}'`).join(' and ')} both give ${f}`).join('; ')}: keep one of each`,
+        {
+          hint: 'fix the input and run again; nothing was sent',
+        },
+      );
     }
   }
 }
@@ -120,11 +125,16 @@ export async function planRows(verb: BulkVerb, rows: InputRow[], defaults: BulkI
       }
       // Awaited only when there is one: a turn of the microtask queue per row adds up.
       if (verb.prepare) await verb.prepare(input);
-      const validated = validateInput(ep, { params: parts.params ? input.params : undefined, query: parts.query ? input.query : undefined, body: parts.body ? input.body : undefined });
+      const validated = validateInput(ep, {
+        params: parts.params ? input.params : undefined,
+        query: parts.query ? input.query : undefined,
+        body: parts.body ? input.body : undefined,
+      });
       planned.push({ line: r.line, key: keyOf(input), identity: '', target: '', input, validated });
     } catch (e) {
       if (e instanceof ValidationError) {
-        for (const p of e.problems) errors.push(`line ${r.line}: ${p.field ? `${p.field} (${flagName(p.field.split('.')[0])}): ` : ''}${p.message}`);
+        for (const p of e.problems)
+          errors.push(`line ${r.line}: ${p.field ? `${p.field} (${flagName(p.field.split('.')[0])}): ` : ''}${p.message}`);
       } else if (e instanceof CliError) errors.push(`line ${r.line}: ${e.message}`);
       else throw e;
     }
@@ -133,7 +143,9 @@ export async function planRows(verb: BulkVerb, rows: InputRow[], defaults: BulkI
   if (errors.length) {
     const shown = errors.slice(0, 25);
     throw new ValidationError(
-      shown.map((m) => ({ field: '', message: m })).concat(errors.length > 25 ? [{ field: '', message: `... and ${errors.length - 25} more` }] : []),
+      shown
+        .map((m) => ({ field: '', message: m }))
+        .concat(errors.length > 25 ? [{ field: '', message: `... and ${errors.length - 25} more` }] : []),
       undefined,
       `fix the input and run again; nothing was sent`,
     );

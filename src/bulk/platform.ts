@@ -20,7 +20,8 @@ export function platformKey(t: { baseUrl: string; sandbox: boolean } | undefined
   }
   const host = LOOPBACK.has(u.hostname.toLowerCase()) || /^127\./.test(u.hostname) ? 'loopback' : u.hostname.toLowerCase();
   // URL drops a scheme's default port already (`http://h:80` has port ''); said here for a reader.
-  const port = u.port && !((u.protocol === 'http:' && u.port === '80') || (u.protocol === 'https:' && u.port === '443')) ? `:${u.port}` : '';
+  const port =
+    u.port && !((u.protocol === 'http:' && u.port === '80') || (u.protocol === 'https:' && u.port === '443')) ? `:${u.port}` : '';
   const path = u.pathname.replace(/\/+$/, '').replace(/\/{2,}/g, '/');
   return `${u.protocol}//${host}${port}${path}`;
 }

@@ -54,7 +54,9 @@ async function writeReport(ctx: Ctx, file: string, report: Array<Record<string, 
     if (toFile) (stream as NodeJS.WritableStream & { destroy(): void }).destroy();
     // Rows were sent: never the usage error's "nothing was sent" (exit 2), always exit 1.
     const cause = e instanceof LocalError ? e.cause : e;
-    return toFile ? (localError(cause, `the report ${file}`) ?? new LocalError(`cannot write the report ${file}: ${errorText(cause)}`, 'EIO', cause)) : e;
+    return toFile
+      ? (localError(cause, `the report ${file}`) ?? new LocalError(`cannot write the report ${file}: ${errorText(cause)}`, 'EIO', cause))
+      : e;
   }
 }
 
@@ -70,7 +72,9 @@ export async function finishRun(ctx: Ctx, end: RunEnd): Promise<number> {
   // were run either way; the journal holds their outcomes).
   const reportFailure = end.reportFile ? await writeReport(ctx, end.reportFile, report) : undefined;
   const toFile = end.reportFile && end.reportFile !== '-' && reportFailure === undefined;
-  const notRun = counts.pending ? `, ${counts.pending} not run${end.interrupted ? ' (interrupted)' : end.refused ? ' (the credential was refused)' : ''}` : '';
+  const notRun = counts.pending
+    ? `, ${counts.pending} not run${end.interrupted ? ' (interrupted)' : end.refused ? ' (the credential was refused)' : ''}`
+    : '';
   const summary = `${end.command}: ${end.planned.length} rows: ${counts.applied} applied${end.skipped ? ` (${end.skipped} finished in earlier attempts)` : ''}, ${counts.failed} failed, ${counts.unknown} unknown${notRun}${toFile ? `; report ${end.reportFile}` : ''}`;
   const quiet = ctx.globals.quiet;
   if (!quiet || counts.failed || counts.unknown || end.interrupted) ctx.io.stderr.write(`${summary}\n`);
@@ -93,7 +97,9 @@ export async function finishRun(ctx: Ctx, end: RunEnd): Promise<number> {
 export function reportError(file: string, e: unknown): CliError {
   return (
     localError(e, `the report ${file}`) ??
-    new UsageError(`cannot write the report ${file}: ${errorText(e)}`, { hint: 'check that its directory exists and that you may write there, or leave --report out' })
+    new UsageError(`cannot write the report ${file}: ${errorText(e)}`, {
+      hint: 'check that its directory exists and that you may write there, or leave --report out',
+    })
   );
 }
 

@@ -37,7 +37,13 @@ export function runOf(ctx: Ctx, verb: BulkVerb, planned: PlannedRow[], opts: Pic
   const platform = platformKey(ctx.target());
   const digest = runDigest(verb.command, platform, planned, opts.runId);
   const journal = new Journal(ctx.paths().stateDir, verb.command.replace(/\s+/g, '-'), digest);
-  const head: RowsHead = { command: verb.command, endpoint: verb.endpoint.name, target: platform, profile: ctx.profileName(), ...(opts.runId !== undefined ? { run_id: opts.runId } : {}) };
+  const head: RowsHead = {
+    command: verb.command,
+    endpoint: verb.endpoint.name,
+    target: platform,
+    profile: ctx.profileName(),
+    ...(opts.runId !== undefined ? { run_id: opts.runId } : {}),
+  };
   return { platform, journal, head };
 }
 
@@ -74,7 +80,8 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   const resuming = known.size > 0;
   const fates = countFates(planned, known);
   if (resuming && fates.send === 0 && fates.check === 0) return finishedRun(ctx, verb, planned, known, journal, opts);
-  if (!resuming && verb.destructive) await ctx.confirm(`${verb.command}: ${planned.length} rows (${byAction(planned)}; ${verb.endpoint.method} ${verb.endpoint.path})`);
+  if (!resuming && verb.destructive)
+    await ctx.confirm(`${verb.command}: ${planned.length} rows (${byAction(planned)}; ${verb.endpoint.method} ${verb.endpoint.path})`);
   const claim = await claimRows(journal.path, head, planned, {
     lookBack: !resuming && !opts.restart && opts.runId === undefined,
     pending: (p) => ['send', 'check'].includes(fateOf(known.get(p.identity), p)),
@@ -84,7 +91,10 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   });
   try {
     if (claim.earlier.length && !opts.skipApplied) throw earlierRefusal(verb.command, planned, claim.earlier);
-    return await runClaimed(ctx, api, verb, planned, journal, known, opts, [...claim.overlapping.map((o) => ({ ...o, via: 'other' as const })), ...claim.earlier.map((e) => ({ ...e, via: 'earlier' as const }))]);
+    return await runClaimed(ctx, api, verb, planned, journal, known, opts, [
+      ...claim.overlapping.map((o) => ({ ...o, via: 'other' as const })),
+      ...claim.earlier.map((e) => ({ ...e, via: 'earlier' as const })),
+    ]);
   } finally {
     journal.close();
     claim.lock.release();
@@ -92,7 +102,14 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
 }
 
 /** A finished run asked again: nothing is sent, and stderr says so even with `-q`, so that cron mails it. */
-function finishedRun(ctx: Ctx, verb: BulkVerb, planned: PlannedRow[], known: Map<string, RowRecord>, journal: Journal, opts: BulkOptions): Promise<number> {
+function finishedRun(
+  ctx: Ctx,
+  verb: BulkVerb,
+  planned: PlannedRow[],
+  known: Map<string, RowRecord>,
+  journal: Journal,
+  opts: BulkOptions,
+): Promise<number> {
   const last = Math.max(...[...known.values()].map((r) => r.at));
   const started = runStartedAt(journal.path);
   const name = opts.runId !== undefined ? `run '${opts.runId}'` : 'this run of these rows';
@@ -132,9 +149,13 @@ async function runClaimed(
     interrupted = s.interrupted;
     todo.push(...s.again);
     todo.sort((a, b) => a.line - b.line);
-    ctx.note(`resuming ${verb.command}: ${skipped} rows finished earlier, ${checks.length} were in flight (${s.applied} found applied, ${s.again.length} found not applied and sent again, ${s.unknown} left unknown), ${todo.length - s.again.length} to run (journal ${journal.path}; --restart discards it)`);
+    ctx.note(
+      `resuming ${verb.command}: ${skipped} rows finished earlier, ${checks.length} were in flight (${s.applied} found applied, ${s.again.length} found not applied and sent again, ${s.unknown} left unknown), ${todo.length - s.again.length} to run (journal ${journal.path}; --restart discards it)`,
+    );
   } else if (known.size) {
-    ctx.note(`resuming ${verb.command}: ${skipped} rows finished earlier, ${todo.length} to run (journal ${journal.path}; --restart discards it)`);
+    ctx.note(
+      `resuming ${verb.command}: ${skipped} rows finished earlier, ${todo.length} to run (journal ${journal.path}; --restart discards it)`,
+    );
   }
   let refused;
   if (!interrupted && !ctx.signal.aborted && todo.length) {
@@ -155,9 +176,11 @@ async function runClaimed(
       progress.end();
       interrupted = sent.interrupted;
       refused = sent.refused;
-      if (sent.stateFailure !== undefined && !interrupted) ctx.warn(`could not read the targets' state before sending (${sent.stateFailure}): the rows not sent are left for the next run`);
+      if (sent.stateFailure !== undefined && !interrupted)
+        ctx.warn(`could not read the targets' state before sending (${sent.stateFailure}): the rows not sent are left for the next run`);
       if (verb.created) await printCreated(ctx, verb.created.columns, sent.created, opts);
-      if (sent.lost.length) interrupted = (await settleChecked(ctx, api, verb, journal, state, sent.lost, opts, false)).interrupted || interrupted;
+      if (sent.lost.length)
+        interrupted = (await settleChecked(ctx, api, verb, journal, state, sent.lost, opts, false)).interrupted || interrupted;
     } finally {
       progress.end();
     }
@@ -181,7 +204,13 @@ async function printCreated(ctx: Ctx, columns: string[], items: Array<Record<str
 }
 
 /** Rows settled by other runs (earlier ones, `--skip-applied`; overlapping ones), recorded as this run's. */
-function recordOthers(ctx: Ctx, journal: Journal, planned: PlannedRow[], state: Map<string, RowRecord>, others: Array<EarlierRow & { via: 'earlier' | 'other' }>): void {
+function recordOthers(
+  ctx: Ctx,
+  journal: Journal,
+  planned: PlannedRow[],
+  state: Map<string, RowRecord>,
+  others: Array<EarlierRow & { via: 'earlier' | 'other' }>,
+): void {
   if (!others.length) return;
   const byLine = new Map(planned.map((p) => [p.line, p]));
   const events: JournalEvent[] = others.map((e) => {
@@ -189,10 +218,18 @@ function recordOthers(ctx: Ctx, journal: Journal, planned: PlannedRow[], state: 
     const whose = e.via === 'other' ? `the run going on beside this one (started ${e.at})` : `an earlier run (started ${e.at})`;
     return e.state === 'applied'
       ? { row: p.identity, line: p.line, state: 'done', at: Date.now(), via: e.via, message: `applied by ${whose}; skipped` }
-      : { row: p.identity, line: p.line, state: 'unknown', at: Date.now(), via: e.via, message: `${whose} sent it and never learned whether it was applied; left alone` };
+      : {
+          row: p.identity,
+          line: p.line,
+          state: 'unknown',
+          at: Date.now(),
+          via: e.via,
+          message: `${whose} sent it and never learned whether it was applied; left alone`,
+        };
   });
   journal.append(...events);
-  for (const ev of events) state.set(ev.row, { row: ev.row, line: ev.line, state: ev.state, attempt: 0, via: ev.via, message: ev.message, at: ev.at });
+  for (const ev of events)
+    state.set(ev.row, { row: ev.row, line: ev.line, state: ev.state, attempt: 0, via: ev.via, message: ev.message, at: ev.at });
   const rows = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
   for (const [via, said] of [
     ['earlier', '--skip-applied: ROWS applied by earlier runs skipped'],
@@ -201,7 +238,9 @@ function recordOthers(ctx: Ctx, journal: Journal, planned: PlannedRow[], state: 
     const mine = others.filter((e) => e.via === via);
     if (!mine.length) continue;
     const applied = mine.filter((e) => e.state === 'applied').length;
-    ctx.note(`${said.replace('ROWS', rows(applied))}${mine.length > applied ? `, ${rows(mine.length - applied)} whose outcome another run never learned left alone (reported unknown)` : ''}`);
+    ctx.note(
+      `${said.replace('ROWS', rows(applied))}${mine.length > applied ? `, ${rows(mine.length - applied)} whose outcome another run never learned left alone (reported unknown)` : ''}`,
+    );
   }
 }
 
@@ -209,9 +248,23 @@ function recordOthers(ctx: Ctx, journal: Journal, planned: PlannedRow[], state: 
  * Settles unanswered rows and records the outcome. `resend`: rows found not applied are sent by
  * this attempt (a resume) rather than by the next one.
  */
-async function settleChecked(ctx: Ctx, api: ApiClient, verb: BulkVerb, journal: Journal, state: Map<string, RowRecord>, rows: Unanswered[], opts: BulkOptions, resend: boolean) {
+async function settleChecked(
+  ctx: Ctx,
+  api: ApiClient,
+  verb: BulkVerb,
+  journal: Journal,
+  state: Map<string, RowRecord>,
+  rows: Unanswered[],
+  opts: BulkOptions,
+  resend: boolean,
+) {
   const out = { applied: 0, unknown: 0, again: [] as PlannedRow[], interrupted: false };
-  const { results, failure, interrupted } = await settleRows(api, verb, rows, { timeoutMs: opts.timeoutMs, signal: ctx.signal, note: (t) => ctx.note(t), warn: (t) => ctx.warn(t) });
+  const { results, failure, interrupted } = await settleRows(api, verb, rows, {
+    timeoutMs: opts.timeoutMs,
+    signal: ctx.signal,
+    note: (t) => ctx.note(t),
+    warn: (t) => ctx.warn(t),
+  });
   out.interrupted = interrupted;
   for (const { row, status, sentAt, before } of rows) {
     const r = results.get(row.line);
@@ -222,19 +275,41 @@ async function settleChecked(ctx: Ctx, api: ApiClient, verb: BulkVerb, journal: 
     if (!r) {
       // Not checked (Ctrl-C, or the check failed): the next attempt checks it again.
       if (interrupted) continue;
-      ev = { ...base, state: 'unknown', via: 'unchecked', message: `${what}, and the check against the platform failed (${failure}): the next run checks it again` };
+      ev = {
+        ...base,
+        state: 'unknown',
+        via: 'unchecked',
+        message: `${what}, and the check against the platform failed (${failure}): the next run checks it again`,
+      };
     } else if (r.result === 'applied') {
       out.applied++;
       ev = { ...base, state: 'done', via: 'verified', created_id: r.createdId, message: `applied (${what}; confirmed on the platform)` };
     } else if (r.result === 'absent') {
-      ev = { ...base, state: 'failed', via: 'absent', message: `not applied (${what}; confirmed on the platform)${resend ? ': sent again' : ': the next run sends it again'}` };
+      ev = {
+        ...base,
+        state: 'failed',
+        via: 'absent',
+        message: `not applied (${what}; confirmed on the platform)${resend ? ': sent again' : ': the next run sends it again'}`,
+      };
       if (resend) out.again.push(row);
     } else {
       out.unknown++;
-      ev = { ...base, state: 'unknown', message: `${what}, and the platform's state cannot tell whether it was applied: left alone; check with: ${checkCommand(row)}` };
+      ev = {
+        ...base,
+        state: 'unknown',
+        message: `${what}, and the platform's state cannot tell whether it was applied: left alone; check with: ${checkCommand(row)}`,
+      };
     }
     journal.append(ev);
-    state.set(row.identity, { ...prev, ...ev, attempt: prev?.attempt ?? 1, sentAt, before, settledBy: prev?.attempt ?? 1, fp: undefined } as RowRecord);
+    state.set(row.identity, {
+      ...prev,
+      ...ev,
+      attempt: prev?.attempt ?? 1,
+      sentAt,
+      before,
+      settledBy: prev?.attempt ?? 1,
+      fp: undefined,
+    } as RowRecord);
   }
   return out;
 }
@@ -281,6 +356,8 @@ function earlierRefusal(command: string, planned: PlannedRow[], earlier: Earlier
   const n = earlier.length;
   return new UsageError(
     `${n} of these ${planned.length} rows ${n === 1 ? 'was' : 'were'} already sent to this platform by an earlier run of ${command} with another input (started ${when.join(', ')}): ${shown}${more}; nothing was sent`,
-    { hint: '--skip-applied sends only the rows no earlier run sent; --run-id NAME starts a new run that sends every row; --restart sends every row again' },
+    {
+      hint: '--skip-applied sends only the rows no earlier run sent; --run-id NAME starts a new run that sends every row; --restart sends every row again',
+    },
   );
 }

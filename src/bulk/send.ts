@@ -72,8 +72,24 @@ export async function sendRows(job: SendJob): Promise<SendResult> {
       // No abort signal: a row in flight when Ctrl-C comes is awaited (up to the time-out).
       const answer = await api.callFull(ep, row.validated as never, { detached: true, prevalidated: true });
       const created = createdIdOf(answer.data);
-      done({ row: row.identity, line: row.line, state: 'done', at: Date.now(), status: answer.status, created_id: created, message: answer.message ?? undefined });
-      state.set(row.identity, { ...base, state: 'done', settledBy: base.attempt, status: answer.status, created_id: created, message: answer.message ?? undefined, at: Date.now() });
+      done({
+        row: row.identity,
+        line: row.line,
+        state: 'done',
+        at: Date.now(),
+        status: answer.status,
+        created_id: created,
+        message: answer.message ?? undefined,
+      });
+      state.set(row.identity, {
+        ...base,
+        state: 'done',
+        settledBy: base.attempt,
+        status: answer.status,
+        created_id: created,
+        message: answer.message ?? undefined,
+        at: Date.now(),
+      });
       res.done++;
       if (verb.created) res.created.push(...verb.created.rows(answer.data));
       job.onAnswer?.(res.done, res.failed);
@@ -119,13 +135,36 @@ export async function sendRows(job: SendJob): Promise<SendResult> {
         if (unread !== undefined && unread !== false) res.stateFailure ??= (unread as Error)?.message ?? String(unread);
         if (stopped()) break;
         const sentAt = Date.now();
-        const sent: JournalEvent = { row: row.identity, line: row.line, state: 'sent', at: sentAt, ...(before !== undefined ? { before } : {}) };
+        const sent: JournalEvent = {
+          row: row.identity,
+          line: row.line,
+          state: 'sent',
+          at: sentAt,
+          ...(before !== undefined ? { before } : {}),
+        };
         await (finished ? journal.appendSoon(finished, sent) : journal.appendSoon(sent));
         finished = undefined;
-        const rec = (s: Partial<RowRecord>): RowRecord => ({ ...state.get(row.identity), row: row.identity, line: row.line, attempt: (state.get(row.identity)?.attempt ?? 0) + 1, sentAt, before, at: Date.now(), state: 'sent', ...s });
+        const rec = (s: Partial<RowRecord>): RowRecord => ({
+          ...state.get(row.identity),
+          row: row.identity,
+          line: row.line,
+          attempt: (state.get(row.identity)?.attempt ?? 0) + 1,
+          sentAt,
+          before,
+          at: Date.now(),
+          state: 'sent',
+          ...s,
+        });
         if (stopped()) {
           // The `sent` is on disk, the request never left: said so, and sent by the next run.
-          journal.append({ row: row.identity, line: row.line, state: 'failed', at: Date.now(), via: 'unsent', message: 'not sent (interrupted)' });
+          journal.append({
+            row: row.identity,
+            line: row.line,
+            state: 'failed',
+            at: Date.now(),
+            via: 'unsent',
+            message: 'not sent (interrupted)',
+          });
           state.set(row.identity, rec({ state: 'failed', via: 'unsent', message: 'not sent (interrupted)' }));
           break;
         }
@@ -139,7 +178,6 @@ export async function sendRows(job: SendJob): Promise<SendResult> {
       if (stopped() || next >= todo.length) flush();
     }
     flush();
-
   };
   try {
     await Promise.all(Array.from({ length: Math.min(job.concurrency, Math.max(todo.length, 1)) }, worker));

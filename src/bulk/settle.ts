@@ -50,7 +50,9 @@ export async function settleRows(
   }
   const wait = Math.max(...rows.map((r) => r.sentAt)) + opts.timeoutMs - Date.now();
   if (wait > 0) {
-    opts.note(`checking ${rows.length} unanswered row(s) against the platform in ${(wait / 1000).toFixed(1)} s (once they can no longer be in flight)`);
+    opts.note(
+      `checking ${rows.length} unanswered row(s) against the platform in ${(wait / 1000).toFixed(1)} s (once they can no longer be in flight)`,
+    );
     await abortableSleep(wait, opts.signal);
   }
   if (opts.signal.aborted) return { results, interrupted: true };
@@ -67,7 +69,8 @@ export async function settleRows(
 /** The command that checks an undecidable row by hand. */
 export function checkCommand(row: PlannedRow): string {
   const id = row.input.params.id;
-  if (row.target.startsWith('subscriptions.manage ') && id !== undefined) return `subctl subscriptions list --all -o json | jq '.[] | select(.subscription_id == ${Number(id)})'`;
+  if (row.target.startsWith('subscriptions.manage ') && id !== undefined)
+    return `subctl subscriptions list --all -o json | jq '.[] | select(.subscription_id == ${Number(id)})'`;
   const code = Object.entries(row.input.body).find(([k]) => k.endsWith('_code'));
   if (row.target.startsWith('services.create ') && code) return `subctl services get --service-code ${String(code[1])}`;
   return `subctl audit list --module ${row.target.split('.')[0]}`;

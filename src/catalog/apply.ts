@@ -71,7 +71,11 @@ async function send(api: ApiClient, c: Change, forceDelete: boolean, signal: Abo
     case 'links:create':
       return void (await api.call(servicePlansCreate, { body: e as CallInput<typeof servicePlansCreate>['body'] }, o));
     case 'links:update': {
-      const body = { action: e.is_available === false ? 'deactivate' : 'activate', service_code: String(c.names.service_code), plan_code: String(c.names.plan_code) } as const;
+      const body = {
+        action: e.is_available === false ? 'deactivate' : 'activate',
+        service_code: String(c.names.service_code),
+        plan_code: String(c.names.plan_code),
+      } as const;
       return void (await api.call(servicePlansManage, { body }, o));
     }
     case 'links:delete':

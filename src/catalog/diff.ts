@@ -74,15 +74,28 @@ export function diffCatalog(file: Catalog, platform: PlatformState, opts: DiffOp
       const cur = theirs.get(key);
       const fact = facts.get(key);
       if (kind === 'roles' && e.is_system_role === true) {
-        if (cur && !fact?.system) refused.push(`role ${labelOf(kind, e)} is listed as a system role, but on the platform it is a custom role`);
+        if (cur && !fact?.system)
+          refused.push(`role ${labelOf(kind, e)} is listed as a system role, but on the platform it is a custom role`);
         continue;
       }
       if (kind === 'roles' && fact?.system) {
-        refused.push(`role ${labelOf(kind, e)} is a system role on the platform: list it as \`is_system_role: true\` with its role_name only`);
+        refused.push(
+          `role ${labelOf(kind, e)} is a system role on the platform: list it as \`is_system_role: true\` with its role_name only`,
+        );
         continue;
       }
       if (!cur) {
-        upserts.push({ kind, op: 'create', label: labelOf(kind, e), key, names: namesOf(kind, e), entry: e, fields: Object.keys(e).sort().map((f) => ({ field: f, from: undefined, to: e[f] })) });
+        upserts.push({
+          kind,
+          op: 'create',
+          label: labelOf(kind, e),
+          key,
+          names: namesOf(kind, e),
+          entry: e,
+          fields: Object.keys(e)
+            .sort()
+            .map((f) => ({ field: f, from: undefined, to: e[f] })),
+        });
         continue;
       }
       const fields: FieldChange[] = [];
@@ -93,7 +106,17 @@ export function diffCatalog(file: Catalog, platform: PlatformState, opts: DiffOp
       if (!fields.length) continue;
       const entry: Entry = {};
       for (const c of fields) entry[c.field] = c.to as string | number | boolean;
-      upserts.push({ kind, op: 'update', label: labelOf(kind, cur), key, names: namesOf(kind, cur), entry, fields, id: fact?.id, ...(fields.some(deactivates) ? { active: fact?.active } : {}) });
+      upserts.push({
+        kind,
+        op: 'update',
+        label: labelOf(kind, cur),
+        key,
+        names: namesOf(kind, cur),
+        entry,
+        fields,
+        id: fact?.id,
+        ...(fields.some(deactivates) ? { active: fact?.active } : {}),
+      });
     }
     for (const [key, cur] of theirs) {
       if (mine.has(key)) continue;
@@ -103,7 +126,18 @@ export function diffCatalog(file: Catalog, platform: PlatformState, opts: DiffOp
         kept++;
         continue;
       }
-      deletes.push({ kind, op: 'delete', label: labelOf(kind, cur), key, names: namesOf(kind, cur), entry: cur, fields: [], id: fact?.id, active: fact?.active, needsForce: (fact?.active ?? 0) > 0 });
+      deletes.push({
+        kind,
+        op: 'delete',
+        label: labelOf(kind, cur),
+        key,
+        names: namesOf(kind, cur),
+        entry: cur,
+        fields: [],
+        id: fact?.id,
+        active: fact?.active,
+        needsForce: (fact?.active ?? 0) > 0,
+      });
     }
   }
   const rank = (c: Change) => KINDS.indexOf(c.kind);

@@ -53,10 +53,13 @@ const RULES: Record<Kind, () => AnyEndpoint> = {
 export class CatalogFileError extends UsageError {
   constructor(readonly problems: FileProblem[]) {
     const lines = problems.map((p) => `${p.file}:${p.line}:${p.column}: ${p.message}`);
-    super(`the catalog file has ${problems.length === 1 ? 'an error' : `${problems.length} errors`}; nothing was sent:\n  ${lines.join('\n  ')}`, {
-      details: problems,
-      hint: 'fix the file and run the command again (`subctl catalog export` writes a file the platform matches)',
-    });
+    super(
+      `the catalog file has ${problems.length === 1 ? 'an error' : `${problems.length} errors`}; nothing was sent:\n  ${lines.join('\n  ')}`,
+      {
+        details: problems,
+        hint: 'fix the file and run the command again (`subctl catalog export` writes a file the platform matches)',
+      },
+    );
   }
 }
 
@@ -188,7 +191,8 @@ function checkEntry(kind: Kind, map: YAMLMap, where: string, at: (n: Node | unde
   for (const p of problems) at(nodes.get(p.field.split('.')[0]) ?? map, `${where}.${p.field}: ${p.message}`);
   if (problems.length || !ok) return undefined;
   const entry: Entry = {};
-  for (const [k, v] of Object.entries(raw)) if (v !== null && v !== undefined && k !== 'is_system_role') entry[k] = v as string | number | boolean;
+  for (const [k, v] of Object.entries(raw))
+    if (v !== null && v !== undefined && k !== 'is_system_role') entry[k] = v as string | number | boolean;
   return entry;
 }
 
@@ -210,7 +214,11 @@ export function missingForCreate(file: CatalogFile, isNew: (kind: Kind, entry: E
     if (entry.is_system_role === true || !isNew(kind, entry)) continue;
     const body = Object.fromEntries(Object.entries(entry).filter(([k]) => k in (RULES[kind]().body?.shape ?? {})));
     for (const p of contractProblems(kind, body)) {
-      out.push({ file: file.path, ...file.position(node), message: `${SPECS[kind].noun} ${labelOf(kind, entry)} is not on the platform, and creating it needs ${p.field}: ${p.message}` });
+      out.push({
+        file: file.path,
+        ...file.position(node),
+        message: `${SPECS[kind].noun} ${labelOf(kind, entry)} is not on the platform, and creating it needs ${p.field}: ${p.message}`,
+      });
     }
   }
   return out;
@@ -221,17 +229,28 @@ export function missingForCreate(file: CatalogFile, isNew: (kind: Kind, entry: E
  * the keys there; with --prune, entries the file leaves out go, so only the file's count).
  */
 export function danglingLinks(file: CatalogFile, platform: { services: Set<string>; plans: Set<string> }): FileProblem[] {
-  const inFile = { services: new Set(file.catalog.services.map((e) => keyOf('services', e))), plans: new Set(file.catalog.plans.map((e) => keyOf('plans', e))) };
+  const inFile = {
+    services: new Set(file.catalog.services.map((e) => keyOf('services', e))),
+    plans: new Set(file.catalog.plans.map((e) => keyOf('plans', e))),
+  };
   const problems: FileProblem[] = [];
   for (const { kind, entry, node } of file.entries) {
     if (kind !== 'links') continue;
     const s = String(entry.service_code).toLowerCase();
     const p = String(entry.plan_code).toLowerCase();
     if (!inFile.services.has(s) && !platform.services.has(s)) {
-      problems.push({ file: file.path, ...file.position(node.get('service_code', true) as Node), message: `link ${labelOf('links', entry)}: service ${String(entry.service_code)} is neither in the file nor on the platform` });
+      problems.push({
+        file: file.path,
+        ...file.position(node.get('service_code', true) as Node),
+        message: `link ${labelOf('links', entry)}: service ${String(entry.service_code)} is neither in the file nor on the platform`,
+      });
     }
     if (!inFile.plans.has(p) && !platform.plans.has(p)) {
-      problems.push({ file: file.path, ...file.position(node.get('plan_code', true) as Node), message: `link ${labelOf('links', entry)}: plan ${String(entry.plan_code)} is neither in the file nor on the platform` });
+      problems.push({
+        file: file.path,
+        ...file.position(node.get('plan_code', true) as Node),
+        message: `link ${labelOf('links', entry)}: plan ${String(entry.plan_code)} is neither in the file nor on the platform`,
+      });
     }
   }
   return problems;

@@ -84,7 +84,8 @@ export class CatalogJournal {
    */
   finish(now: Date): void {
     this.close();
-    if (existsSync(this.file)) renameSync(this.file, this.file.replace(/\.jsonl$/, `.done-${now.toISOString().replace(/[:.]/g, '-')}.jsonl`));
+    if (existsSync(this.file))
+      renameSync(this.file, this.file.replace(/\.jsonl$/, `.done-${now.toISOString().replace(/[:.]/g, '-')}.jsonl`));
   }
 
   close(): void {

@@ -62,7 +62,14 @@ export const SPECS: Record<Kind, KindSpec> = {
   roles: {
     noun: 'role',
     keyFields: ['role_name'],
-    fields: { role_name: 'string', display_name: 'string', description: 'string', priority: 'integer', is_active: 'boolean', is_system_role: 'boolean' },
+    fields: {
+      role_name: 'string',
+      display_name: 'string',
+      description: 'string',
+      priority: 'integer',
+      is_active: 'boolean',
+      is_system_role: 'boolean',
+    },
   },
 };
 
@@ -100,7 +107,11 @@ function normalise(value: unknown, type: FieldType): string | number | boolean |
       return value as string;
     }
     default:
-      return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : (value as string);
+      return typeof value === 'string'
+        ? value
+        : typeof value === 'number' || typeof value === 'boolean'
+          ? String(value)
+          : (value as string);
   }
 }
 
@@ -136,7 +147,14 @@ export function sortedCatalog(c: Catalog): Catalog {
   for (const kind of KINDS) {
     out[kind] = [...c[kind]]
       .sort((a, b) => (keyOf(kind, a) < keyOf(kind, b) ? -1 : keyOf(kind, a) > keyOf(kind, b) ? 1 : 0))
-      .map((e) => Object.fromEntries(Object.keys(e).sort().map((k) => [k, e[k]])) as Entry);
+      .map(
+        (e) =>
+          Object.fromEntries(
+            Object.keys(e)
+              .sort()
+              .map((k) => [k, e[k]]),
+          ) as Entry,
+      );
   }
   return out;
 }

@@ -34,7 +34,10 @@ function changeLines(c: Change, forceDelete: boolean): string[] {
   if (c.kind === 'links' && c.fields.length === 1 && c.fields[0].field === 'is_available') {
     return [`  ~ ${c.fields[0].to === false ? 'deactivate' : 'activate'} ${safe(c.label)}${blast(c, forceDelete)}`];
   }
-  return [`  ~ update ${safe(c.label)}${blast(c, forceDelete)}`, ...c.fields.map((f) => `      ${f.field}: ${show(f.from)} -> ${show(f.to)}`)];
+  return [
+    `  ~ update ${safe(c.label)}${blast(c, forceDelete)}`,
+    ...c.fields.map((f) => `      ${f.field}: ${show(f.from)} -> ${show(f.to)}`),
+  ];
 }
 
 /** The plan as text, ending with a summary line. */
@@ -51,7 +54,9 @@ export function planText(plan: Plan, opts: { forceDelete?: boolean } = {}): stri
   }
   const n = countChanges(plan);
   out.push('');
-  out.push(`Plan: ${n.create} to create, ${n.update} to update, ${n.delete} to delete.${plan.kept ? ` ${plan.kept} on the platform only, kept (--prune deletes them).` : ''}`);
+  out.push(
+    `Plan: ${n.create} to create, ${n.update} to update, ${n.delete} to delete.${plan.kept ? ` ${plan.kept} on the platform only, kept (--prune deletes them).` : ''}`,
+  );
   return `${out.join('\n')}\n`;
 }
 

@@ -26,11 +26,15 @@ export interface PlatformState {
 
 type Row = Record<string, unknown>;
 
-const num = (v: unknown): number | undefined => (v === undefined || v === null || v === '' || !Number.isFinite(Number(v)) ? undefined : Number(v));
+const num = (v: unknown): number | undefined =>
+  v === undefined || v === null || v === '' || !Number.isFinite(Number(v)) ? undefined : Number(v);
 
 /** Reads the kinds asked for (links need the services' details, so they read services too). */
 export async function readPlatform(api: ApiClient, kinds: ReadonlySet<Kind>, signal?: AbortSignal): Promise<PlatformState> {
-  const state: PlatformState = { catalog: emptyCatalog(), facts: { services: new Map(), plans: new Map(), links: new Map(), roles: new Map() } };
+  const state: PlatformState = {
+    catalog: emptyCatalog(),
+    facts: { services: new Map(), plans: new Map(), links: new Map(), roles: new Map() },
+  };
   if (kinds.has('services') || kinds.has('links')) await readServices(api, state, kinds, signal);
   if (kinds.has('plans')) {
     const rows = ((await api.call(plansReport, { query: {} }, { signal })) ?? []) as Row[];
@@ -49,7 +53,8 @@ async function readServices(api: ApiClient, state: PlatformState, kinds: Readonl
   for (const item of list) {
     const code = item.service_code;
     if (typeof code !== 'string') continue;
-    const d = (await api.call(servicesDetail, { query: { service_code: code } }, { signal })) as { service_info?: Row; service_plans?: Row[] } | undefined;
+    const d = (await api.call(servicesDetail, { query: { service_code: code } }, { signal })) as
+      { service_info?: Row; service_plans?: Row[] } | undefined;
     const info = { ...item, ...(d?.service_info ?? {}) };
     const e = pick('services', info);
     if (kinds.has('services')) state.catalog.services.push(e);
@@ -66,7 +71,8 @@ async function readServices(api: ApiClient, state: PlatformState, kinds: Readonl
 async function readRoles(api: ApiClient, state: PlatformState, signal?: AbortSignal): Promise<void> {
   const size = 100;
   for (let page = 1; page <= 1000; page++) {
-    const data = (await api.call(rolesList, { query: { page, page_size: size } }, { signal })) as { roles?: Row[]; total_pages?: unknown } | undefined;
+    const data = (await api.call(rolesList, { query: { page, page_size: size } }, { signal })) as
+      { roles?: Row[]; total_pages?: unknown } | undefined;
     const rows = data?.roles ?? [];
     for (const r of rows) {
       const system = r.is_system_role === true || r.is_system_role === 1 || r.is_system_role === 'true';

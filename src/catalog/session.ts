@@ -18,7 +18,11 @@ export interface Planned {
 }
 
 /** Reads the file (exit 2 on any problem, before the platform is asked) and then plans against the platform. */
-export async function planFromFile(path: string, api: () => Promise<ApiClient>, opts: { prune: boolean; signal?: AbortSignal }): Promise<Planned> {
+export async function planFromFile(
+  path: string,
+  api: () => Promise<ApiClient>,
+  opts: { prune: boolean; signal?: AbortSignal },
+): Promise<Planned> {
   const file = readCatalogFile(path);
   const kinds = new Set(file.kinds);
   // Links are checked against the services and plans on the platform, managed or not.

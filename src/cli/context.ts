@@ -123,10 +123,13 @@ function onTerminal(io: IO): boolean {
 
 /** Off a terminal with no platform configured: the two ways out. Exit 2, before anything is made. */
 function noPlatform(configDir: string): UsageError {
-  return new UsageError(`no platform configured: no profile in ${configDir} points at one, and neither --base-url nor SUBCTL_BASE_URL is set`, {
-    code: 'no_platform',
-    hint: 'configure one (`subctl config set base-url https://... --profile NAME`, then --profile NAME or SUBCTL_PROFILE=NAME), or pass --sandbox to run on the local sandbox',
-  });
+  return new UsageError(
+    `no platform configured: no profile in ${configDir} points at one, and neither --base-url nor SUBCTL_BASE_URL is set`,
+    {
+      code: 'no_platform',
+      hint: 'configure one (`subctl config set base-url https://... --profile NAME`, then --profile NAME or SUBCTL_PROFILE=NAME), or pass --sandbox to run on the local sandbox',
+    },
+  );
 }
 
 export function createContext(deps: CtxDeps): Ctx {
@@ -240,7 +243,14 @@ export function createContext(deps: CtxDeps): Ctx {
             `[sandbox] ${implicit ? `no profile points at a platform (config ${ctx.paths().configDir}): this ran on the ` : ''}local platform at ${sb.url} (data ${sb.dataFile})${token === sb.adminToken ? '; signed in as admin' : ''}\n`,
           );
         }
-        target = { profile: name, baseUrl: sb.url, sandbox: true, sandboxAdminToken: token === sb.adminToken ? token : undefined, tokenSource: resolved.source, ...(withheldFrom !== undefined ? { withheldFrom } : {}) };
+        target = {
+          profile: name,
+          baseUrl: sb.url,
+          sandbox: true,
+          sandboxAdminToken: token === sb.adminToken ? token : undefined,
+          tokenSource: resolved.source,
+          ...(withheldFrom !== undefined ? { withheldFrom } : {}),
+        };
       } else {
         if (!baseUrl && !profile) {
           // A misspelt --profile or SUBCTL_PROFILE is that, not a profile to give an address.
@@ -251,7 +261,13 @@ export function createContext(deps: CtxDeps): Ctx {
             hint: `set one with \`subctl config set base-url https://... --profile ${name}\`, pass --base-url, or use --sandbox`,
           });
         }
-        target = { profile: name, baseUrl, sandbox: false, tokenSource: resolved.source, ...(withheldFrom !== undefined ? { withheldFrom } : {}) };
+        target = {
+          profile: name,
+          baseUrl,
+          sandbox: false,
+          tokenSource: resolved.source,
+          ...(withheldFrom !== undefined ? { withheldFrom } : {}),
+        };
       }
       const sessionId = resolveSessionId(io.env, stored);
       signIn = { token, sessionId };
@@ -296,7 +312,10 @@ export function createContext(deps: CtxDeps): Ctx {
     async confirm(what) {
       if (globals.yes) return;
       if (!ctx.interactive()) {
-        throw new RefusedError(`--yes required when not running interactively (${what})`, 'add --yes to confirm, after checking the profile and the target');
+        throw new RefusedError(
+          `--yes required when not running interactively (${what})`,
+          'add --yes to confirm, after checking the profile and the target',
+        );
       }
       const where = target ? `${target.profile} (${target.sandbox ? 'SANDBOX' : target.baseUrl})` : ctx.profileName();
       const answer = await ctx.promptLine(`${what}\n  profile: ${where}\nProceed? [y/N] `);

@@ -11,7 +11,15 @@ export function describeInfo(info: FieldInfo): string {
   const min = bound(info.min);
   const max = bound(info.max);
   const range = (unit = '') =>
-    min !== undefined && max !== undefined ? (min === max ? `exactly ${min}${unit}` : `${min} to ${max}${unit}`) : min !== undefined ? `at least ${min}${unit}` : max !== undefined ? `at most ${max}${unit}` : undefined;
+    min !== undefined && max !== undefined
+      ? min === max
+        ? `exactly ${min}${unit}`
+        : `${min} to ${max}${unit}`
+      : min !== undefined
+        ? `at least ${min}${unit}`
+        : max !== undefined
+          ? `at most ${max}${unit}`
+          : undefined;
   switch (info.kind) {
     case 'enum':
       parts.push(`one of ${(info.values ?? []).join('|')}`);

@@ -44,7 +44,30 @@ export interface GlobalOptions {
 export const GLOBAL_HEADING = 'Global options:';
 
 /** Names of global options, for conflict checks against contract fields. */
-export const GLOBAL_FLAGS = ['profile', 'base-url', 'sandbox', 'output', 'fields', 'all', 'limit', 'timeout', 'retries', 'yes', 'input', 'quiet', 'verbose', 'strict', 'color', 'token-file', 'run-id', 'utc', 'help', 'version', 'jq', 'pager'];
+export const GLOBAL_FLAGS = [
+  'profile',
+  'base-url',
+  'sandbox',
+  'output',
+  'fields',
+  'all',
+  'limit',
+  'timeout',
+  'retries',
+  'yes',
+  'input',
+  'quiet',
+  'verbose',
+  'strict',
+  'color',
+  'token-file',
+  'run-id',
+  'utc',
+  'help',
+  'version',
+  'jq',
+  'pager',
+];
 
 export function addGlobalOptions(cmd: Command): Command {
   const options = [
@@ -77,7 +100,8 @@ export function addGlobalOptions(cmd: Command): Command {
 function positiveInt(name: string, v: unknown, min = 0): number | undefined {
   if (v === undefined) return undefined;
   const s = String(v);
-  if (!/^\d+$/.test(s) || Number(s) < min) throw new UsageError(`${name} expects a whole number${min ? ` of at least ${min}` : ''}, got '${s}'`);
+  if (!/^\d+$/.test(s) || Number(s) < min)
+    throw new UsageError(`${name} expects a whole number${min ? ` of at least ${min}` : ''}, got '${s}'`);
   return Number(s);
 }
 
@@ -101,7 +125,8 @@ function strictFromEnv(v: string | undefined): boolean {
 function runIdOf(v: unknown): string | undefined {
   if (v === undefined) return undefined;
   const s = String(v);
-  if (!/^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/.test(s)) throw new UsageError(`--run-id expects 1-100 letters, digits, '.', '_', ':' or '-' (starting with a letter or digit), got '${s}'`);
+  if (!/^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/.test(s))
+    throw new UsageError(`--run-id expects 1-100 letters, digits, '.', '_', ':' or '-' (starting with a letter or digit), got '${s}'`);
   return s;
 }
 
@@ -111,18 +136,31 @@ export function readGlobals(raw: Record<string, unknown>, env: NodeJS.ProcessEnv
   const chosen = outRaw ?? 'table';
   if (!['table', 'wide', 'json', 'ndjson', 'csv'].includes(chosen)) {
     // Named as it was given: SUBCTL_OUTPUT is not a flag the user typed.
-    throw new UsageError(`${raw.output === undefined ? 'SUBCTL_OUTPUT' : '--output'} must be one of table, wide, json, ndjson, csv; got '${outRaw}'`);
+    throw new UsageError(
+      `${raw.output === undefined ? 'SUBCTL_OUTPUT' : '--output'} must be one of table, wide, json, ndjson, csv; got '${outRaw}'`,
+    );
   }
   // `wide` is a table with every column whole: the commands that print a table print it.
   const wide = chosen === 'wide';
   const output = (wide ? 'table' : chosen) as OutputFormat;
   const tz = utcFromEnv(env.SUBCTL_TZ);
-  if (tz === undefined) throw new UsageError(`SUBCTL_TZ must be UTC or local, got '${String(env.SUBCTL_TZ)}'`, { hint: 'unset SUBCTL_TZ for the local zone (TZ decides it), or set SUBCTL_TZ=UTC' });
-  const fields = raw.fields === undefined ? undefined : String(raw.fields).split(',').map((s) => s.trim()).filter(Boolean);
+  if (tz === undefined)
+    throw new UsageError(`SUBCTL_TZ must be UTC or local, got '${String(env.SUBCTL_TZ)}'`, {
+      hint: 'unset SUBCTL_TZ for the local zone (TZ decides it), or set SUBCTL_TZ=UTC',
+    });
+  const fields =
+    raw.fields === undefined
+      ? undefined
+      : String(raw.fields)
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
   if (fields && fields.length === 0) throw new UsageError('--fields needs at least one field name');
   const jq = raw.jq === undefined ? undefined : String(raw.jq);
   if (jq !== undefined && (raw.output === 'table' || raw.output === 'csv')) {
-    throw new UsageError(`--jq filters JSON output: leave out -o ${String(raw.output)}, or use -o json (one document) or -o ndjson (one a line)`);
+    throw new UsageError(
+      `--jq filters JSON output: leave out -o ${String(raw.output)}, or use -o json (one document) or -o ndjson (one a line)`,
+    );
   }
   return {
     profile: (raw.profile as string | undefined) ?? (env.SUBCTL_PROFILE || undefined),

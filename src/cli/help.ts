@@ -69,24 +69,39 @@ export const helpLayout: Partial<Help> = {
     const description = helper.commandDescription(cmd);
     if (description) out.push(helper.boxWrap(helper.styleCommandDescription(description), width), '');
     // Examples are not wrapped: each is a line to copy.
-    out = out.concat(block('Examples:', examplesOf(cmd).map((e) => `  ${e}`)));
-    const args = helper.visibleArguments(cmd).map((a) => item(helper.styleArgumentTerm(helper.argumentTerm(a)), helper.styleArgumentDescription(helper.argumentDescription(a))));
+    out = out.concat(
+      block(
+        'Examples:',
+        examplesOf(cmd).map((e) => `  ${e}`),
+      ),
+    );
+    const args = helper
+      .visibleArguments(cmd)
+      .map((a) => item(helper.styleArgumentTerm(helper.argumentTerm(a)), helper.styleArgumentDescription(helper.argumentDescription(a))));
     out = out.concat(block('Arguments:', args));
     const groups = new Map<string, string[]>();
     for (const o of helper.visibleOptions(cmd)) {
       const heading = o.helpGroupHeading ?? 'Options:';
       if (!groups.has(heading)) groups.set(heading, []);
-      groups.get(heading)!.push(item(helper.styleOptionTerm(helper.optionTerm(o)), helper.styleOptionDescription(helper.optionDescription(o))));
+      groups
+        .get(heading)!
+        .push(item(helper.styleOptionTerm(helper.optionTerm(o)), helper.styleOptionDescription(helper.optionDescription(o))));
     }
     // The command's own flags first, the global options after them.
     const headings = [...groups.keys()].sort((a, b) => Number(a === GLOBAL_HEADING) - Number(b === GLOBAL_HEADING));
     for (const h of headings) out = out.concat(block(h, groups.get(h)!));
-    const subs = helper.visibleCommands(cmd).map((c) => item(helper.styleSubcommandTerm(helper.subcommandTerm(c)), helper.styleSubcommandDescription(helper.subcommandDescription(c))));
+    const subs = helper
+      .visibleCommands(cmd)
+      .map((c) =>
+        item(helper.styleSubcommandTerm(helper.subcommandTerm(c)), helper.styleSubcommandDescription(helper.subcommandDescription(c))),
+      );
     out = out.concat(block('Commands:', subs));
     if (fieldsByCommand.has(cmd)) {
       // Where the contract does not name a list's item fields, how to see them.
       const fields = listFieldsOf(cmd);
-      const lines = fields?.length ? wrapWords(fields, width) : [`  those of the answer's items: \`subctl ${commandPath(cmd)} -o json --limit 1\` shows them`];
+      const lines = fields?.length
+        ? wrapWords(fields, width)
+        : [`  those of the answer's items: \`subctl ${commandPath(cmd)} -o json --limit 1\` shows them`];
       out = out.concat(block('Fields (for --fields):', lines));
     }
     return out.join('\n');

@@ -81,7 +81,9 @@ const ROW_KEYS: Record<string, string> = {
 function rowKeyOf(ep: AnyEndpoint): (row: Record<string, unknown>) => unknown {
   const field = ROW_KEYS[ep.paging?.items ?? ''];
   // The id read with care (`'42'` and 42 are one row); a row without a readable id is known by its content.
-  return field ? (row) => (row !== null && typeof row === 'object' ? readId(row[field]) : undefined) ?? JSON.stringify(row) : (row) => JSON.stringify(row);
+  return field
+    ? (row) => (row !== null && typeof row === 'object' ? readId(row[field]) : undefined) ?? JSON.stringify(row)
+    : (row) => JSON.stringify(row);
 }
 
 /**
@@ -144,7 +146,9 @@ function pageAnnounced(page: number, size: number, totalPages: number | undefine
 
 /** How the platform's announcement reads, for a message: `1,000 rows in 10 pages`. */
 function announcement(totalPages: number | undefined, totalRecords: number | undefined): string {
-  const parts = [totalRecords !== undefined ? `${totalRecords} rows` : '', totalPages !== undefined ? `${totalPages} pages` : ''].filter(Boolean);
+  const parts = [totalRecords !== undefined ? `${totalRecords} rows` : '', totalPages !== undefined ? `${totalPages} pages` : ''].filter(
+    Boolean,
+  );
   return parts.length ? `the platform announced ${parts.join(' in ')}` : 'the platform announced no total';
 }
 
@@ -231,7 +235,8 @@ async function* walkPass(
   const result: PassResult = { changed: false, pages: 0, drift: 0, fresh: 0, limited: false };
   // Where a second run can take over when this one stops at `page`.
   const resume = (page: number): string | undefined => {
-    if (pass > 1) return `every page was read once and its rows printed; the rescan for rows moved by changes stopped at page ${page}: run the same command again`;
+    if (pass > 1)
+      return `every page was read once and its rows printed; the rescan for rows moved by changes stopped at page ${page}: run the same command again`;
     if (page <= start) return undefined;
     const before = page - 1 === start ? `page ${start} was` : `pages ${start}-${page - 1} were`;
     return `${before} printed whole; to go on from page ${page}, run the same command with --page-number ${page} --page-size ${size}`;
@@ -294,7 +299,8 @@ async function* walkPass(
       throw fault(data === null || data === undefined ? 'with data: null' : `without its list '${paging.items ?? 'data'}'`);
     }
     if (listed && items.length === 0 && expected === true) throw fault('empty');
-    const more = info.totalRecords !== undefined ? page * size < info.totalRecords : info.totalPages !== undefined && page < info.totalPages;
+    const more =
+      info.totalRecords !== undefined ? page * size < info.totalRecords : info.totalPages !== undefined && page < info.totalPages;
     if (items.length > 0 && items.length < size && more) throw fault(`with ${items.length} rows of ${size}, before the last page`);
 
     let fresh = 0;
@@ -320,7 +326,7 @@ async function* walkPass(
       if (idle >= idleBound) {
         throw incompleteExport(
           `pages ${idleFrom}-${page} of ${ep.method} ${ep.path} brought no row not already printed: the platform repeats its pages; the export is incomplete (${state.printed.count} rows printed)`,
-          'run the same command again; if it repeats again, the platform\'s paging is broken (--verbose shows the exchange)',
+          "run the same command again; if it repeats again, the platform's paging is broken (--verbose shows the exchange)",
           resume(idleFrom),
         );
       }
@@ -331,7 +337,12 @@ async function* walkPass(
   return result;
 }
 
-export async function runList(ctx: Ctx, ep: AnyEndpoint, call: Call, opts: { columns?: string[]; extras?: ListExtras; view?: (row: Record<string, unknown>) => Record<string, unknown> }): Promise<number> {
+export async function runList(
+  ctx: Ctx,
+  ep: AnyEndpoint,
+  call: Call,
+  opts: { columns?: string[]; extras?: ListExtras; view?: (row: Record<string, unknown>) => Record<string, unknown> },
+): Promise<number> {
   const api = await ctx.api();
   const g = ctx.globals;
   const paging = ep.paging!;

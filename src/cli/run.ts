@@ -181,7 +181,10 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
     const screen = first === undefined || first === 'console' || first === 'help';
     const follows = pending.raw.follow === true;
     if (globals.jq !== undefined) {
-      if (screen || follows) throw new UsageError(`--jq filters a command's JSON output; ${follows ? 'with --follow, pipe -o ndjson into jq instead' : 'the console has none'}`);
+      if (screen || follows)
+        throw new UsageError(
+          `--jq filters a command's JSON output; ${follows ? 'with --follow, pipe -o ndjson into jq instead' : 'the console has none'}`,
+        );
       await (await import('../output/jq.js')).checkJq(globals.jq);
     }
     const pager = !globals.noPager && !screen && !follows && io.stdoutIsTTY;
@@ -274,7 +277,10 @@ function refusedTokenHint(e: unknown, ctx: Ctx | undefined, globals: GlobalOptio
   // `auth login` itself refused: the username or password (401), or the account (403: banned
   // or inactive), not a token to sign in again for or a right of a signed-in account.
   if (commandWords(argv) === 'auth login') {
-    e.hint = e.status === 401 ? 'check the username and password (passwords are case-sensitive), then sign in again' : 'this account may not sign in (banned or inactive): an administrator can change its status (`subctl users update ID --status Active`)';
+    e.hint =
+      e.status === 401
+        ? 'check the username and password (passwords are case-sensitive), then sign in again'
+        : 'this account may not sign in (banned or inactive): an administrator can change its status (`subctl users update ID --status Active`)';
     return e;
   }
   if (e.status !== 401) return e;
@@ -282,9 +288,13 @@ function refusedTokenHint(e: unknown, ctx: Ctx | undefined, globals: GlobalOptio
   const source = t?.tokenSource;
   if (source === 'none' && t?.withheldFrom !== undefined) {
     e.hint = `profile '${t.profile}' is signed in to ${t.withheldFrom}, and its token is not sent to ${t.baseUrl}: sign in there with its own profile (\`subctl auth login --base-url ${t.baseUrl} --profile NAME\`), or pass SUBCTL_TOKEN or --token-file`;
-  } else if (source === 'none' && t) e.hint = `profile '${t.profile}' is not signed in: \`subctl auth login${t.sandbox ? ' --sandbox' : ''} --profile ${t.profile}\``;
-  else if (source === 'env') e.hint = 'the token in SUBCTL_TOKEN was refused: set a valid one, or unset SUBCTL_TOKEN to use the profile\'s sign-in (`subctl auth login`)';
-  else if (source === 'token-file') e.hint = `the token in ${globals?.tokenFile ?? 'the --token-file'} was refused: put a valid one in it, or leave out --token-file to use the profile's sign-in`;
+  } else if (source === 'none' && t)
+    e.hint = `profile '${t.profile}' is not signed in: \`subctl auth login${t.sandbox ? ' --sandbox' : ''} --profile ${t.profile}\``;
+  else if (source === 'env')
+    e.hint =
+      "the token in SUBCTL_TOKEN was refused: set a valid one, or unset SUBCTL_TOKEN to use the profile's sign-in (`subctl auth login`)";
+  else if (source === 'token-file')
+    e.hint = `the token in ${globals?.tokenFile ?? 'the --token-file'} was refused: put a valid one in it, or leave out --token-file to use the profile's sign-in`;
   return e;
 }
 
@@ -346,15 +356,26 @@ function defaultHint(e: CliError, argv: string[]): string | undefined {
       return cmd ? `\`subctl ${cmd} --help\` lists every flag with its type and bounds` : '`subctl --help` lists the commands';
     case 'not_found':
       // `audit user 7` and `roles of 7` look up a user: the users are what to list.
-      if (cmd === 'audit user' || cmd === 'roles of' || cmd === 'referrals info' || cmd === 'referrals user-referred' || cmd === 'referrals user-stats') return 'check the user id; `subctl users list` shows what exists';
+      if (
+        cmd === 'audit user' ||
+        cmd === 'roles of' ||
+        cmd === 'referrals info' ||
+        cmd === 'referrals user-referred' ||
+        cmd === 'referrals user-stats'
+      )
+        return 'check the user id; `subctl users list` shows what exists';
       // Groups without a `list` verb point at the one that lists (there is no `me list`).
       if (cmd === 'me activate') return 'check the code (codes are matched exactly)';
       if (cmd === 'me auto-renewal') return 'check the subscription id; `subctl me subscriptions` shows yours';
-      if (cmd === 'me buy') return 'check the plan (--service-plan-id, or --plan-code with --service-code); `subctl me plans` shows what exists';
+      if (cmd === 'me buy')
+        return 'check the plan (--service-plan-id, or --plan-code with --service-code); `subctl me plans` shows what exists';
       if (group === 'me') return 'check the service code; `subctl me services` shows what exists';
       if (cmd === 'auth register') return 'check the referral code (`subctl referrals validate CODE`), or leave out --referral-code';
-      if (group === 'referrals') return 'check the id or code; `subctl referrals mine` (yours) or `subctl referrals admin-list` shows what exists';
-      return group && !['api', 'auth', 'config', 'profile', 'dashboard', 'cleanup', 'sandbox'].includes(group) ? `check the id or code; \`subctl ${group} list\` shows what exists` : 'check the id or path';
+      if (group === 'referrals')
+        return 'check the id or code; `subctl referrals mine` (yours) or `subctl referrals admin-list` shows what exists';
+      return group && !['api', 'auth', 'config', 'profile', 'dashboard', 'cleanup', 'sandbox'].includes(group)
+        ? `check the id or code; \`subctl ${group} list\` shows what exists`
+        : 'check the id or path';
     case 'rejected':
       // The server names its API field; the command's flag for it is what to type.
       if (e.status === 409 && /^\S+ delete$/.test(cmd) && e.message.includes('force_delete')) {
@@ -390,13 +411,20 @@ async function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOption
     } else {
       let message = e.message;
       if (e instanceof ValidationError) {
-        const lines = e.problems.map((p) => (p.field ? `${p.field} (${p.flag ?? flagName(p.field.split('.')[0])}): ${p.message}` : p.message));
+        const lines = e.problems.map((p) =>
+          p.field ? `${p.field} (${p.flag ?? flagName(p.field.split('.')[0])}): ${p.message}` : p.message,
+        );
         message = lines.length === 1 ? `invalid input: ${lines[0]}` : `invalid input:\n  ${lines.join('\n  ')}`;
       }
       // The status, unless the message already says it (a redirect's names its own).
       const status = e.status && !message.includes(`HTTP ${e.status}`) ? ` (HTTP ${e.status})` : '';
       // Each line cut on its own: a message of many lines (a file's errors) is not one server text.
-      const shown = globals?.verbose ? message : message.split('\n').map((l) => cutMessage(l)).join('\n');
+      const shown = globals?.verbose
+        ? message
+        : message
+            .split('\n')
+            .map((l) => cutMessage(l))
+            .join('\n');
       io.stderr.write(`error: ${safe(shown)}${status}\n`);
       const fields = fieldErrors(e.details);
       for (const f of fields) io.stderr.write(`  ${safe(globals?.verbose ? f : cutMessage(f))}\n`);
@@ -411,7 +439,9 @@ async function reportError(e: unknown, io: MainDeps['io'], globals: GlobalOption
   const err = e as Error;
   if (jsonErrors) {
     const hint = 'this is a bug in subctl; please report it with the command you ran (set SUBCTL_DEBUG=1 for a stack trace)';
-    io.stderr.write(`${terminalSafeJson(JSON.stringify({ error: { type: 'bug', message: err?.message ?? String(e), status: null, code: null, details: null, hint } }))}\n`);
+    io.stderr.write(
+      `${terminalSafeJson(JSON.stringify({ error: { type: 'bug', message: err?.message ?? String(e), status: null, code: null, details: null, hint } }))}\n`,
+    );
     if (io.env.SUBCTL_DEBUG) io.stderr.write(`${await debugStack(err)}\n`);
     return 1;
   }
@@ -447,4 +477,3 @@ function fieldErrors(details: unknown): string[] {
     .filter((f): f is { field: string; message: string } => typeof f === 'object' && f !== null && 'message' in f)
     .map((f) => (f.field ? `${f.field}: ${f.message}` : f.message));
 }
-

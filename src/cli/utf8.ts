@@ -18,9 +18,12 @@ export function utf8Text(bytes: Buffer, name: string): string {
       start = i + 1;
     }
   }
-  throw new UsageError(`${name}: line ${line}: not valid UTF-8 (byte 0x${bytes[at].toString(16).toUpperCase().padStart(2, '0')} at byte ${at - start + 1} of the line)`, {
-    hint: 'save the file as UTF-8 (a Latin-1 file converts with `iconv -f latin1 -t utf-8 FILE > NEW-FILE`)',
-  });
+  throw new UsageError(
+    `${name}: line ${line}: not valid UTF-8 (byte 0x${bytes[at].toString(16).toUpperCase().padStart(2, '0')} at byte ${at - start + 1} of the line)`,
+    {
+      hint: 'save the file as UTF-8 (a Latin-1 file converts with `iconv -f latin1 -t utf-8 FILE > NEW-FILE`)',
+    },
+  );
 }
 
 /** Offset of the first byte that does not belong to a well-formed UTF-8 sequence (RFC 3629), or -1. */

@@ -67,7 +67,9 @@ export interface VerbSpec {
   /** Lists: blocks printed besides the rows (summaries). */
   extras?: ListExtras;
   /** Positional ids that also take a name (`users show emma.zak`), which `prepare` resolves to the id. */ names?: string[];
-  /** Lists: a row as a table shows it (json, ndjson and csv print rows as sent). */ view?: (row: Record<string, unknown>) => Record<string, unknown>;
+  /** Lists: a row as a table shows it (json, ndjson and csv print rows as sent). */ view?: (
+    row: Record<string, unknown>,
+  ) => Record<string, unknown>;
 }
 
 interface FieldPlace {
@@ -110,7 +112,6 @@ export function convertValue(raw: unknown, info: FieldInfo): unknown {
       return raw;
   }
 }
-
 
 /**
  * Text given for a number that is not one written in decimals, refused as typed: `Number()`
@@ -199,18 +200,36 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
   if (ep.paging) {
     cmd.addOption(new Option('--page-number <n>', `integer, at least 1, default 1: the page to show (sent as ${ep.paging.page})`));
     cmd.addOption(new Option('--page <n>', 'same as --page-number').hideHelp());
-    cmd.addOption(new Option('--page-size <n>', `integer, 1 to ${ep.paging.maxSize}, default ${ep.paging.defaultSize}: rows per page (sent as ${ep.paging.size})`));
+    cmd.addOption(
+      new Option(
+        '--page-size <n>',
+        `integer, 1 to ${ep.paging.maxSize}, default ${ep.paging.defaultSize}: rows per page (sent as ${ep.paging.size})`,
+      ),
+    );
   }
   for (const o of spec.extraOptions ?? []) cmd.addOption(o);
   if (bulkCapable) {
-    cmd.addOption(new Option('--from-csv <file>', 'bulk: one request per CSV row (columns = field or flag names; flags are defaults); - for stdin'));
+    cmd.addOption(
+      new Option('--from-csv <file>', 'bulk: one request per CSV row (columns = field or flag names; flags are defaults); - for stdin'),
+    );
     cmd.addOption(new Option('--from-ndjson <file>', 'bulk: one request per JSON line; - for stdin'));
     cmd.addOption(new Option('--concurrency <n>', 'bulk: requests in flight (integer, 1 to 32)').default('4'));
     cmd.addOption(new Option('--report <file>', 'bulk: write a CSV report of every row (line, key, outcome, status, message, created id)'));
-    cmd.addOption(new Option('--restart', 'bulk: send every row, whatever this run or earlier runs applied (discards this run\'s journal)'));
-    cmd.addOption(new Option('--skip-applied', 'bulk: skip the rows an earlier run of another input already sent (the file with its failed rows fixed)'));
+    cmd.addOption(new Option('--restart', "bulk: send every row, whatever this run or earlier runs applied (discards this run's journal)"));
+    cmd.addOption(
+      new Option(
+        '--skip-applied',
+        'bulk: skip the rows an earlier run of another input already sent (the file with its failed rows fixed)',
+      ),
+    );
   }
-  if (takesDryRun(spec, kind)) cmd.addOption(new Option('--dry-run', `check the input and print what would be sent${bulkCapable ? ' (every row of a bulk input)' : ''}; send nothing`));
+  if (takesDryRun(spec, kind))
+    cmd.addOption(
+      new Option(
+        '--dry-run',
+        `check the input and print what would be sent${bulkCapable ? ' (every row of a bulk input)' : ''}; send nothing`,
+      ),
+    );
   addGlobalOptions(cmd);
 
   cmd.action((...args: unknown[]) => {
@@ -245,7 +264,9 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
           // guess (the flag used to win: `services delete A --service-code B` deleted B).
           const arg = typed.get(f.field);
           if (arg?.from === 'argument' && JSON.stringify(input[f.place][f.field]) !== JSON.stringify(v)) {
-            throw new UsageError(`the argument says ${f.field} ${String(arg.text)} and ${flagName(f.field)} says ${String(opts[attr])}: give one of them`);
+            throw new UsageError(
+              `the argument says ${f.field} ${String(arg.text)} and ${flagName(f.field)} says ${String(opts[attr])}: give one of them`,
+            );
           }
           input[f.place][f.field] = v;
           typed.set(f.field, { text: opts[attr], from: flagName(f.field), info: f.info });
@@ -254,7 +275,10 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
       if (ep.paging) {
         const page = opts.pageNumber ?? opts.page;
         const whole: FieldInfo = { kind: 'integer', optional: true };
-        for (const [text, flag, field] of [[page, '--page-number', ep.paging.page], [opts.pageSize, '--page-size', ep.paging.size]] as const) {
+        for (const [text, flag, field] of [
+          [page, '--page-number', ep.paging.page],
+          [opts.pageSize, '--page-size', ep.paging.size],
+        ] as const) {
           const bad = badNumberText(text, whole);
           if (bad) throw new ValidationError([{ field, flag, message: bad }]);
         }
@@ -277,14 +301,21 @@ export function configureVerb(cmd: Command, spec: VerbSpec, bind: (a: Action) =>
         // never written), before anything is sent. --dry-run checks the one request instead.
         const given = ['report', 'restart', 'skipApplied', 'concurrency'].filter((k) => command.getOptionValueSource(k) === 'cli');
         if (ctx.globals.runId !== undefined) given.push('runId');
-        if (given.length) throw new UsageError(`${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} ${given.length > 1 ? 'are' : 'is'} for bulk runs: give --from-csv FILE or --from-ndjson FILE`);
+        if (given.length)
+          throw new UsageError(
+            `${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} ${given.length > 1 ? 'are' : 'is'} for bulk runs: give --from-csv FILE or --from-ndjson FILE`,
+          );
       }
       for (const p of positional) {
         if (posValues[positional.indexOf(p)] !== undefined) continue;
         // A path id is always needed without bulk input (an optional argument only for the rows'
         // sake), unless its flag gave it: said as the missing argument, not as zod's NaN.
-        const pathId = placeOf(p.field)?.place === 'params' && input.params[p.field] === undefined && (p.alt === undefined || input.params[p.alt] === undefined);
-        if (!p.optional || pathId) throw new UsageError(`missing argument <${p.field}>`, { hint: `subctl ${parentName(cmd)} ${spec.name} --help` });
+        const pathId =
+          placeOf(p.field)?.place === 'params' &&
+          input.params[p.field] === undefined &&
+          (p.alt === undefined || input.params[p.alt] === undefined);
+        if (!p.optional || pathId)
+          throw new UsageError(`missing argument <${p.field}>`, { hint: `subctl ${parentName(cmd)} ${spec.name} --help` });
       }
       try {
         await spec.prepare?.(input, ctx, opts);
@@ -327,7 +358,8 @@ async function runBulkVerb(
 ): Promise<number> {
   if (opts.fromCsv !== undefined && opts.fromNdjson !== undefined) throw new UsageError('give --from-csv or --from-ndjson, not both');
   const concurrency = Number(opts.concurrency ?? 4);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32) throw new UsageError(`--concurrency expects 1-32, got '${String(opts.concurrency)}'`);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32)
+    throw new UsageError(`--concurrency expects 1-32, got '${String(opts.concurrency)}'`);
   const inputFile = String(opts.fromCsv ?? opts.fromNdjson);
   if (opts.report !== undefined && opts.report !== '-' && inputFile !== '-' && sameFile(String(opts.report), inputFile)) {
     // The report is written as rows finish: it would overwrite the rows being read.
@@ -335,7 +367,10 @@ async function runBulkVerb(
   }
   const { readCsvRows, readNdjsonRows } = await import('../bulk/input.js');
   const { runBulk } = await import('../bulk/run.js');
-  const rows = opts.fromCsv !== undefined ? await readCsvRows(String(opts.fromCsv), ctx.io.stdin) : await readNdjsonRows(String(opts.fromNdjson), ctx.io.stdin);
+  const rows =
+    opts.fromCsv !== undefined
+      ? await readCsvRows(String(opts.fromCsv), ctx.io.stdin)
+      : await readNdjsonRows(String(opts.fromNdjson), ctx.io.stdin);
   const cmdName = `${spec.endpoint.name.split('.')[0]} ${spec.name}`;
   const extra = spec.bulk === false ? {} : (spec.bulk ?? {});
   return runBulk(
@@ -387,7 +422,13 @@ function sameFile(a: string, b: string): boolean {
   }
 }
 
-async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'action', input: VerbInput, opts: Record<string, unknown>): Promise<number> {
+async function executeVerb(
+  ctx: Ctx,
+  spec: VerbSpec,
+  kind: 'list' | 'get' | 'action',
+  input: VerbInput,
+  opts: Record<string, unknown>,
+): Promise<number> {
   const ep = spec.endpoint;
   const call = {
     params: hasPart(ep, 'params') ? input.params : undefined,
@@ -403,7 +444,9 @@ async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'act
     if (kind !== 'action' || !ctx.interactive() || !onlyMissingBody(e, ep, input.body)) throw e;
     const { openVerbForm } = await (await import('../ui/load.js')).loadUi();
     const { screenIO } = await import('../output/stdout.js');
-    const body = await openVerbForm(screenIO(ctx.io), ep, input.body, { hide: [...(spec.hide ?? []), ...Object.keys(spec.fixed?.body ?? {})] });
+    const body = await openVerbForm(screenIO(ctx.io), ep, input.body, {
+      hide: [...(spec.hide ?? []), ...Object.keys(spec.fixed?.body ?? {})],
+    });
     if (!body) throw new RefusedError('cancelled: nothing was sent');
     input.body = call.body = body;
     validateInput(ep, call);
@@ -434,7 +477,14 @@ async function executeVerb(ctx: Ctx, spec: VerbSpec, kind: 'list' | 'get' | 'act
   const data = res.data === null || res.data === undefined ? { message: res.message ?? 'done' } : res.data;
   if (kind === 'action' && res.message && ctx.globals.output === 'table' && ctx.io.stdoutIsTTY) ctx.note(res.message);
   // A list the server answers whole (not paged): --limit takes its first rows here.
-  await printObject(data, { format: ctx.globals.output, fields: ctx.globals.fields, io: ctx.io, noColor: ctx.globals.noColor, limit: ctx.globals.limit, wide: ctx.globals.wide });
+  await printObject(data, {
+    format: ctx.globals.output,
+    fields: ctx.globals.fields,
+    io: ctx.io,
+    noColor: ctx.globals.noColor,
+    limit: ctx.globals.limit,
+    wide: ctx.globals.wide,
+  });
   return 0;
 }
 
@@ -458,7 +508,11 @@ async function dryRunOne(ctx: Ctx, spec: VerbSpec, input: VerbInput): Promise<nu
   if (hasPart(ep, 'body')) plan.body = redactBody(input.body);
   const preview = spec.bulk === false ? undefined : spec.bulk?.preview;
   if (preview) {
-    const changes = await preview(await ctx.api(), [{ line: 1, key: '', identity: '', target: '', input, validated: input as never }], ctx.signal);
+    const changes = await preview(
+      await ctx.api(),
+      [{ line: 1, key: '', identity: '', target: '', input, validated: input as never }],
+      ctx.signal,
+    );
     plan.change = changes.get(1) ?? 'current state not found';
   }
   await printObject(plan, { format: ctx.globals.output, fields: ctx.globals.fields, io: ctx.io, noColor: ctx.globals.noColor });
@@ -491,4 +545,3 @@ export function verbsBuilder(specs: () => VerbSpec[]) {
     }
   };
 }
-

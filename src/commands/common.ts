@@ -37,7 +37,9 @@ export async function printSummary(ctx: Ctx, title: string, summary: unknown) {
     if (g.quiet) return;
     ctx.io.stderr.write(`\n${title}\n`);
     for (const [k, v] of Object.entries(summary as Record<string, unknown>)) {
-      ctx.io.stderr.write(`  ${terminalSafe(k.padEnd(28))} ${terminalSafe(v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v))}\n`);
+      ctx.io.stderr.write(
+        `  ${terminalSafe(k.padEnd(28))} ${terminalSafe(v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v))}\n`,
+      );
     }
   } else if (g.output === 'json' || g.output === 'ndjson') {
     // The rows went to stdout as a list; the summary follows as its own object on stderr,

@@ -65,10 +65,7 @@ const nullSink = () =>
 
 /** A context for the command line being completed: its --profile/--base-url/--sandbox, short time-outs, silent. */
 export function completionContext(parent: Ctx, opts: TargetOptions): Ctx {
-  const globals = readGlobals(
-    { ...opts, output: 'table', timeout: String(FETCH_TIMEOUT_MS), retries: '0', quiet: true },
-    parent.io.env,
-  );
+  const globals = readGlobals({ ...opts, output: 'table', timeout: String(FETCH_TIMEOUT_MS), retries: '0', quiet: true }, parent.io.env);
   return createContext({ io: { ...parent.io, stderr: nullSink(), stderrIsTTY: false }, globals, signal: parent.signal, now: parent.now });
 }
 

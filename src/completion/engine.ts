@@ -33,10 +33,7 @@ export interface TargetOptions {
 }
 
 /** What the word under the cursor needs. */
-type Need =
-  | { kind: 'static'; candidates: Candidate[] }
-  | { kind: 'dynamic'; dynamic: DynamicKind }
-  | { kind: 'profiles' };
+type Need = { kind: 'static'; candidates: Candidate[] } | { kind: 'dynamic'; dynamic: DynamicKind } | { kind: 'profiles' };
 
 export interface Analysis {
   /** The group the words name (the first command below the program), if any. */

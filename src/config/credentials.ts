@@ -46,7 +46,11 @@ export function loadNativeKeyring(): KeyringLike {
   // node:module when the keyring is wanted: loading it also loads Node's ES module loader.
   const req = builtin('node:module').createRequire(import.meta.url);
   const mod = req('@napi-rs/keyring') as {
-    Entry: new (service: string, account: string, options?: unknown) => {
+    Entry: new (
+      service: string,
+      account: string,
+      options?: unknown,
+    ) => {
       getPassword(): string | null;
       setPassword(p: string): void;
       deletePassword(): boolean;
@@ -272,7 +276,8 @@ export function resolveToken(
 ): { token?: string; source: 'env' | 'token-file' | 'profile' | 'none' } {
   const fromEnv = env.SUBCTL_TOKEN?.trim();
   if (fromEnv) return { token: fromEnv, source: 'env' };
-  if (tokenFile !== undefined && tokenFile !== '') return { token: readTokenFile(tokenFile, opts.warn ?? defaultWarn), source: 'token-file' };
+  if (tokenFile !== undefined && tokenFile !== '')
+    return { token: readTokenFile(tokenFile, opts.warn ?? defaultWarn), source: 'token-file' };
   if (stored?.token) return { token: stored.token, source: 'profile' };
   return { source: 'none' };
 }
@@ -298,7 +303,9 @@ function readTokenFile(file: string, warn: (msg: string) => void): string {
   if (token === '') throw new UsageError(`--token-file ${file} is empty`, { hint: 'the file must hold the token alone' });
   if (/\s/.test(token)) throw new UsageError(`--token-file ${file} must hold a single token (it contains spaces or several lines)`);
   if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
-    warn(`warning: token file ${file} is readable by other users (mode ${(mode & 0o777).toString(8).padStart(4, '0')}); run: chmod 600 ${file}`);
+    warn(
+      `warning: token file ${file} is readable by other users (mode ${(mode & 0o777).toString(8).padStart(4, '0')}); run: chmod 600 ${file}`,
+    );
   }
   return token;
 }

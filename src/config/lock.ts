@@ -116,7 +116,10 @@ function processStartedAt(pid: number): number | undefined {
   }
 }
 
-type Observed = { kind: 'missing' } | { kind: 'info'; info: Partial<LockInfo>; raw: string; mtimeMs: number } | { kind: 'unreadable'; raw: string; mtimeMs: number };
+type Observed =
+  | { kind: 'missing' }
+  | { kind: 'info'; info: Partial<LockInfo>; raw: string; mtimeMs: number }
+  | { kind: 'unreadable'; raw: string; mtimeMs: number };
 
 function observe(file: string): Observed {
   let raw: string;
@@ -130,7 +133,8 @@ function observe(file: string): Observed {
   }
   try {
     const v = JSON.parse(raw) as unknown;
-    if (typeof v === 'object' && v !== null && typeof (v as LockInfo).pid === 'number') return { kind: 'info', info: v as Partial<LockInfo>, raw, mtimeMs };
+    if (typeof v === 'object' && v !== null && typeof (v as LockInfo).pid === 'number')
+      return { kind: 'info', info: v as Partial<LockInfo>, raw, mtimeMs };
   } catch {
     /* being written, or garbage */
   }

@@ -92,7 +92,9 @@ function fsError(what: string, p: string, e: unknown): UsageError {
   const code = (e as NodeJS.ErrnoException)?.code ?? String(e);
   const full = code === 'ENOSPC' || code === 'EDQUOT' || code === 'EFBIG';
   return new UsageError(`cannot ${what} ${p}: ${code}`, {
-    hint: full ? `the disk holding ${p} is full: free some space (\`df -h\`), then run the command again` : `check the permissions of ${p}, or point SUBCTL_CONFIG_DIR at a directory you own`,
+    hint: full
+      ? `the disk holding ${p} is full: free some space (\`df -h\`), then run the command again`
+      : `check the permissions of ${p}, or point SUBCTL_CONFIG_DIR at a directory you own`,
   });
 }
 
@@ -158,7 +160,8 @@ export function ensurePrivateDir(dir: string): void {
     mkdirs(dir);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST' || code === 'ENOTDIR') throw new UsageError(`${dir} exists and is not a directory`, { hint: 'move it away, or set SUBCTL_CONFIG_DIR' });
+    if (code === 'EEXIST' || code === 'ENOTDIR')
+      throw new UsageError(`${dir} exists and is not a directory`, { hint: 'move it away, or set SUBCTL_CONFIG_DIR' });
     throw fsError('create the directory', dir, e);
   }
   let st: fs.Stats;

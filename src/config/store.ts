@@ -77,7 +77,12 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Parses a JSON file of the shape `{ profiles: { <name>: object } , ... }`; UsageError naming the file otherwise. */
-export function parseJsonStore(file: string, text: string, what: string, hint: string): Record<string, unknown> & { profiles: Record<string, Record<string, unknown>> } {
+export function parseJsonStore(
+  file: string,
+  text: string,
+  what: string,
+  hint: string,
+): Record<string, unknown> & { profiles: Record<string, Record<string, unknown>> } {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -260,9 +265,12 @@ export function parseSetting(key: string, value: string): [keyof Profile, string
         throw bad(key, value, 'an http:// or https:// URL');
       }
       if (u.username !== '' || u.password !== '') {
-        throw new UsageError(`invalid value for ${key}: a URL must not carry a user name or password (secrets are never stored in the config)`, {
-          hint: 'set the address alone, then run: subctl auth login',
-        });
+        throw new UsageError(
+          `invalid value for ${key}: a URL must not carry a user name or password (secrets are never stored in the config)`,
+          {
+            hint: 'set the address alone, then run: subctl auth login',
+          },
+        );
       }
       if (u.protocol !== 'http:' && u.protocol !== 'https:') throw bad(key, value, 'an http:// or https:// URL');
       if (u.search !== '' || u.hash !== '') throw bad(key, value, 'an http:// or https:// URL without ?query or #fragment');

@@ -33,7 +33,13 @@ function example(lines: string[]): string[] {
 
 export function groupManPage(g: GroupDoc, r: Reference): string {
   const name = `subctl-${g.name}`;
-  const out = [...title(name, r, g.summary), '.SH SYNOPSIS', `${bold(`subctl ${g.name}`)} ${g.commands.length > 1 || g.commands[0]?.path !== g.name ? '\\fIverb\\fR ' : ''}[\\fIoptions\\fR]`, '.SH DESCRIPTION', roff(`${g.summary}.`)];
+  const out = [
+    ...title(name, r, g.summary),
+    '.SH SYNOPSIS',
+    `${bold(`subctl ${g.name}`)} ${g.commands.length > 1 || g.commands[0]?.path !== g.name ? '\\fIverb\\fR ' : ''}[\\fIoptions\\fR]`,
+    '.SH DESCRIPTION',
+    roff(`${g.summary}.`),
+  ];
   if (g.aliases.length) out.push('.PP', roff(`Alias: ${g.aliases.join(', ')}.`));
   out.push('.PP', roff('Every command also takes the global options of subctl(1).'));
   out.push('.SH COMMANDS');
@@ -51,9 +57,21 @@ export function groupManPage(g: GroupDoc, r: Reference): string {
 }
 
 export function mainManPage(r: Reference): string {
-  const out = [...title('subctl', r, r.summary), '.SH SYNOPSIS', `${bold('subctl')} \\fIgroup\\fR [\\fIverb\\fR] [\\fIarguments\\fR] [\\fIoptions\\fR]`, '.SH DESCRIPTION'];
-  out.push(roff(`${r.summary}. A bare subctl on a terminal opens the interactive console. subctl help GROUP VERB shows a command's help; subctl help TOPIC a topic: environment, exit-codes, output, bulk.`));
-  out.push('.SH COMMANDS', ...r.groups.flatMap((g) => ['.TP', `${bold(`subctl ${g.name}`)}`, roff(`${g.summary}; see subctl-${g.name}(1).`)]));
+  const out = [
+    ...title('subctl', r, r.summary),
+    '.SH SYNOPSIS',
+    `${bold('subctl')} \\fIgroup\\fR [\\fIverb\\fR] [\\fIarguments\\fR] [\\fIoptions\\fR]`,
+    '.SH DESCRIPTION',
+  ];
+  out.push(
+    roff(
+      `${r.summary}. A bare subctl on a terminal opens the interactive console. subctl help GROUP VERB shows a command's help; subctl help TOPIC a topic: environment, exit-codes, output, bulk.`,
+    ),
+  );
+  out.push(
+    '.SH COMMANDS',
+    ...r.groups.flatMap((g) => ['.TP', `${bold(`subctl ${g.name}`)}`, roff(`${g.summary}; see subctl-${g.name}(1).`)]),
+  );
   out.push('.SH GLOBAL OPTIONS', ...flagList(r.globals));
   const env = TOPICS.environment.blocks.find((b) => 'rows' in b);
   if (env && 'rows' in env) out.push('.SH ENVIRONMENT', ...env.rows.flatMap(([k, v]) => ['.TP', bold(k), roff(v)]));

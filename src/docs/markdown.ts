@@ -13,7 +13,12 @@ const sentence = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}${/[.!
 
 function flagTable(head: string, flags: FlagDoc[]): string[] {
   if (!flags.length) return [];
-  return [`| ${head} | type and meaning |`, '|---|---|', ...flags.map((f) => `| \`${cell(f.flags)}\` | ${cell(f.description) || ' '} |`), ''];
+  return [
+    `| ${head} | type and meaning |`,
+    '|---|---|',
+    ...flags.map((f) => `| \`${cell(f.flags)}\` | ${cell(f.description) || ' '} |`),
+    '',
+  ];
 }
 
 function commandSection(c: CommandDoc): string[] {
@@ -31,14 +36,31 @@ function commandSection(c: CommandDoc): string[] {
 export function groupPage(g: GroupDoc): string {
   const out = [`# subctl ${g.name}`, '', sentence(g.summary), ''];
   if (g.aliases.length) out.push(`Alias: ${g.aliases.map((a) => `\`${a}\``).join(', ')}.`, '');
-  out.push('Generated from the command tree by `npm run docs`; every command also takes the [global options](README.md#global-options).', '');
+  out.push(
+    'Generated from the command tree by `npm run docs`; every command also takes the [global options](README.md#global-options).',
+    '',
+  );
   for (const c of g.commands) out.push(...commandSection(c));
   return `${out.join('\n').trimEnd()}\n`;
 }
 
 export function indexPage(r: Reference, topics: Array<{ name: string; title: string; page: string }>): string {
-  const out = ['# subctl command reference', '', `${r.summary} (version ${r.version}).`, '', 'Generated from the command tree by `npm run docs`. `subctl <group> <verb> --help` shows the same on a terminal.', ''];
-  out.push('## Groups', '', '| group | what it does |', '|---|---|', ...r.groups.map((g) => `| [\`${g.name}\`](${g.name}.md) | ${cell(g.summary)} |`), '');
+  const out = [
+    '# subctl command reference',
+    '',
+    `${r.summary} (version ${r.version}).`,
+    '',
+    'Generated from the command tree by `npm run docs`. `subctl <group> <verb> --help` shows the same on a terminal.',
+    '',
+  ];
+  out.push(
+    '## Groups',
+    '',
+    '| group | what it does |',
+    '|---|---|',
+    ...r.groups.map((g) => `| [\`${g.name}\`](${g.name}.md) | ${cell(g.summary)} |`),
+    '',
+  );
   out.push('## Global options', '', 'Every command takes these, before or after its verb.', '', ...flagTable('option', r.globals));
   out.push('## Help topics', '', ...topics.map((t) => `- [\`subctl help ${t.name}\`](${t.page}): ${t.title}`), '');
   return `${out.join('\n').trimEnd()}\n`;

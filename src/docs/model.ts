@@ -98,7 +98,10 @@ export async function readReference(): Promise<Reference> {
   return {
     version,
     summary: program.description(),
-    globals: help.visibleOptions(program).filter((o) => o.helpGroupHeading === GLOBAL_HEADING).map(flagDoc),
+    globals: help
+      .visibleOptions(program)
+      .filter((o) => o.helpGroupHeading === GLOBAL_HEADING)
+      .map(flagDoc),
     groups,
   };
 }

@@ -37,10 +37,7 @@ export function sparkline(values: number[]): string {
  */
 export function bars(items: Array<{ label: string; value: number }>, width: number): string[] {
   if (items.length === 0) return [];
-  const labelWidth = Math.min(
-    Math.max(...items.map((i) => displayWidth(i.label))),
-    Math.max(4, Math.floor(width / 3)),
-  );
+  const labelWidth = Math.min(Math.max(...items.map((i) => displayWidth(i.label))), Math.max(4, Math.floor(width / 3)));
   const values = items.map((i) => (Number.isFinite(i.value) ? String(i.value) : ''));
   const valueWidth = Math.max(...values.map((v) => v.length));
   const barWidth = Math.max(1, width - labelWidth - 2 - 1 - valueWidth);

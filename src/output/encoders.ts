@@ -147,7 +147,9 @@ export function fieldsWatch(fields: string[], warn: (text: string) => void, rows
     if (seen === 0 || missing.size === 0) return;
     const names = [...missing].map((f) => `'${f}'`).join(', ');
     const has = first ? Object.keys(first).join(', ') : '';
-    warn(one ? `warning: --fields: the answer has no ${names}; it has ${has}` : `warning: --fields: no row has ${names}; the rows have ${has}`);
+    warn(
+      one ? `warning: --fields: the answer has no ${names}; it has ${has}` : `warning: --fields: no row has ${names}; the rows have ${has}`,
+    );
   };
   return {
     see(row) {

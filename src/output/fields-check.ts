@@ -19,9 +19,12 @@ function knownIn(name: string, contract: ReadonlySet<string>): boolean {
 function refuse(unknown: string[], contract: readonly string[], first: Row | undefined): UsageError {
   const there = [...new Set([...(first ? Object.keys(first) : []), ...contract])];
   const names = unknown.map((f) => `'${f}'`).join(', ');
-  return new UsageError(`--fields: ${names} ${unknown.length === 1 ? 'is' : 'are'} neither in the answer nor in the contract; the fields are: ${there.join(', ') || '(none)'}`, {
-    hint: 'dotted paths reach into objects (created_by.username); `-o json` without --fields shows every field',
-  });
+  return new UsageError(
+    `--fields: ${names} ${unknown.length === 1 ? 'is' : 'are'} neither in the answer nor in the contract; the fields are: ${there.join(', ') || '(none)'}`,
+    {
+      hint: 'dotted paths reach into objects (created_by.username); `-o json` without --fields shows every field',
+    },
+  );
 }
 
 /** One object: every name in it or in the contract's fields. */
@@ -43,7 +46,8 @@ export async function checkListFields(
   const known = new Set(contract);
   const missing = new Set(fields.filter((f) => !knownIn(f, known)));
   if (missing.size === 0) return rows;
-  const it = Symbol.asyncIterator in rows ? (rows as AsyncIterable<Row>)[Symbol.asyncIterator]() : (rows as Iterable<Row>)[Symbol.iterator]();
+  const it =
+    Symbol.asyncIterator in rows ? (rows as AsyncIterable<Row>)[Symbol.asyncIterator]() : (rows as Iterable<Row>)[Symbol.iterator]();
   const held: Row[] = [];
   let ended = false;
   while (missing.size > 0 && held.length < LOOK_AT) {

@@ -39,7 +39,9 @@ export interface OutputOptions {
  * `parseOutputFormat('xml')` throws `invalid output format "xml": expected one of table, json, ndjson, csv`.
  */
 export function parseOutputFormat(value: string): OutputFormat {
-  const v = String(value ?? '').trim().toLowerCase();
+  const v = String(value ?? '')
+    .trim()
+    .toLowerCase();
   if ((OUTPUT_FORMATS as readonly string[]).includes(v)) return v as OutputFormat;
   throw new UsageError(`invalid output format "${value}": expected one of ${OUTPUT_FORMATS.join(', ')}`, {
     hint: 'use -o table, -o json, -o ndjson or -o csv',
@@ -81,7 +83,6 @@ export function pickFields(row: Record<string, unknown>, fields: string[]): Reco
 
 // Full timestamps only: a bare date ('2026-01-01') is shown as-is (turning it into local time could move the day).
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$/;
-
 
 function compactJson(v: unknown): string {
   try {

@@ -8,14 +8,7 @@ import { localError } from '../api/errors.js';
 import { useColor, type IO } from '../io.js';
 import { fieldsWatch, JsonArrayEncoder, NdjsonEncoder, pump, TsvEncoder, type Encoder, type Row } from './encoders.js';
 import { terminalSafeJson, terminalSafeText } from './terminal-safe.js';
-import {
-  escapeControls,
-  formatCell,
-  isPlainObject,
-  pickFields,
-  resolveColumns,
-  type OutputOptions,
-} from './format.js';
+import { escapeControls, formatCell, isPlainObject, pickFields, resolveColumns, type OutputOptions } from './format.js';
 import { guardPipe, writeText } from './pipe.js';
 import { checkListFields, checkObjectFields } from './fields-check.js';
 import { keyStyle } from './style.js';
@@ -55,7 +48,8 @@ function fieldsOf(opts: OutputOptions): string[] | undefined {
  *   terminal, the same columns tab-separated, nothing cut, one line a row.
  */
 async function* asRecords(rows: AsyncIterable<unknown> | Iterable<unknown>): AsyncGenerator<Record<string, unknown>> {
-  for await (const r of rows) yield r !== null && typeof r === 'object' && !Array.isArray(r) ? (r as Record<string, unknown>) : { value: r };
+  for await (const r of rows)
+    yield r !== null && typeof r === 'object' && !Array.isArray(r) ? (r as Record<string, unknown>) : { value: r };
 }
 
 export async function printList(
@@ -82,13 +76,25 @@ export async function printList(
       return pump(rows, forTerminal(io, new NdjsonEncoder(fields), terminalSafeJson), stream, guard, watch);
     case 'csv': {
       const { CsvEncoder } = await import('./csv.js');
-      return pump(rows, forTerminal(io, new CsvEncoder(resolveColumns(opts, undefined), opts.lead, opts.emptyHeader), terminalSafeText), stream, guard, watch);
+      return pump(
+        rows,
+        forTerminal(io, new CsvEncoder(resolveColumns(opts, undefined), opts.lead, opts.emptyHeader), terminalSafeText),
+        stream,
+        guard,
+        watch,
+      );
     }
     case 'table': {
       const color = useColor(io, 'stdout', opts.noColor ?? false);
       if (opts.wide) {
         const { WideEncoder } = await import('./wide.js');
-        return pump(rows, new WideEncoder(fieldsOf(opts), opts.columns ?? opts.lead, io.stdoutIsTTY, terminalWidth(io), color), stream, guard, watch);
+        return pump(
+          rows,
+          new WideEncoder(fieldsOf(opts), opts.columns ?? opts.lead, io.stdoutIsTTY, terminalWidth(io), color),
+          stream,
+          guard,
+          watch,
+        );
       }
       const columns = resolveColumns(opts, undefined);
       if (!io.stdoutIsTTY) return pump(rows, new TsvEncoder(columns, color), stream, guard, watch);
@@ -116,7 +122,10 @@ function forTerminal(io: IO, enc: Encoder, clean: (text: string) => string): Enc
 }
 
 /** The first `n` rows of `rows`, pulled as the printer asks for them. */
-async function* firstOf(rows: AsyncIterable<Record<string, unknown>> | Iterable<Record<string, unknown>>, n: number): AsyncGenerator<Record<string, unknown>> {
+async function* firstOf(
+  rows: AsyncIterable<Record<string, unknown>> | Iterable<Record<string, unknown>>,
+  n: number,
+): AsyncGenerator<Record<string, unknown>> {
   if (n <= 0) return;
   let i = 0;
   for await (const r of rows) {
@@ -149,7 +158,10 @@ export async function printObject(obj: unknown, opts: OutputOptions): Promise<vo
   const { io } = opts;
   if (Array.isArray(obj) && (opts.format === 'table' || opts.format === 'csv')) {
     // Rows are objects: an item that is not one (a server answering [null, 3]) is a `value` column.
-    await printList(obj.map((item: unknown) => (isPlainObject(item) ? (item as Row) : { value: item })), opts);
+    await printList(
+      obj.map((item: unknown) => (isPlainObject(item) ? (item as Row) : { value: item })),
+      opts,
+    );
     return;
   }
   const stream = io.stdout;

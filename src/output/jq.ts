@@ -43,13 +43,15 @@ function jqMessage(e: JqFailure, expr: string, wrapper = ''): string {
  * expression is refused before any request is sent: exit 2, with jq's own message.
  */
 export async function checkJq(expr: string): Promise<void> {
-  if (expr.trim() === '') throw new UsageError('--jq needs an expression, e.g. --jq \'.[].service_code\'');
+  if (expr.trim() === '') throw new UsageError("--jq needs an expression, e.g. --jq '.[].service_code'");
   const jq = await loadJq();
   const wrapper = 'empty | ';
   try {
     jq.raw('null', wrapper + expr, ['-n']);
   } catch (e) {
-    throw new UsageError(`--jq: ${jqMessage(e as JqFailure, expr, wrapper)}`, { hint: 'the expression is jq\'s language: https://jqlang.org/manual/' });
+    throw new UsageError(`--jq: ${jqMessage(e as JqFailure, expr, wrapper)}`, {
+      hint: "the expression is jq's language: https://jqlang.org/manual/",
+    });
   }
 }
 

@@ -15,7 +15,8 @@ import type { ChildProcess } from 'node:child_process';
  */
 export function pagerCommand(env: NodeJS.ProcessEnv): string | undefined {
   const chosen = env.SUBCTL_PAGER ?? env.PAGER;
-  if (chosen === undefined) return (env.PATH ?? '').split(delimiter).some((d) => d !== '' && existsSync(join(d, 'less'))) ? 'less -FRX' : undefined;
+  if (chosen === undefined)
+    return (env.PATH ?? '').split(delimiter).some((d) => d !== '' && existsSync(join(d, 'less'))) ? 'less -FRX' : undefined;
   const t = chosen.trim();
   return t === '' || t === 'cat' ? undefined : t;
 }

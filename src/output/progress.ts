@@ -58,7 +58,14 @@ export class Activity {
     // A terminal that says it has no columns (some pseudo-terminals) would have ora count its
     // line as endless and clear the screen upwards on every frame.
     const columns = (io.stderr as { columns?: number }).columns ?? 0;
-    return !quiet && io.stderrIsTTY && realTty(io.stderr) && columns > 0 && env.TERM !== 'dumb' && (env.CI === undefined || env.CI === '' || env.CI === 'false');
+    return (
+      !quiet &&
+      io.stderrIsTTY &&
+      realTty(io.stderr) &&
+      columns > 0 &&
+      env.TERM !== 'dumb' &&
+      (env.CI === undefined || env.CI === '' || env.CI === 'false')
+    );
   }
 
   /** The first write to a terminal stdout stops what is shown (the write itself is not delayed). */
@@ -134,7 +141,12 @@ export class Activity {
     this.#loading ??= (async () => {
       const { default: ora } = await import('ora');
       // The decision is taken above (Activity.wanted); stdin is left alone (prompts use it).
-      return ora({ stream: this.#io.stderr as NodeJS.WritableStream & { isTTY?: boolean }, isEnabled: true, discardStdin: false, hideCursor: true }) as unknown as Spinner;
+      return ora({
+        stream: this.#io.stderr as NodeJS.WritableStream & { isTTY?: boolean },
+        isEnabled: true,
+        discardStdin: false,
+        hideCursor: true,
+      }) as unknown as Spinner;
     })().catch(() => undefined);
     const spinner = await this.#loading;
     if (!spinner || this.#closed || this.#printed || (!this.#export && this.#inflight === 0)) return;

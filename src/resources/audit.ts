@@ -76,7 +76,9 @@ function auditTarget(entry: Entry): { text: string; keys: string[] } {
     if (v === undefined || v === null || v === '') continue;
     if (key === 'user_id' && entry.user_id !== undefined && String(v) === String(entry.user_id)) continue;
     const keys = [key];
-    const extra = QUALIFIERS.filter((q) => q !== key && d[q] !== undefined && d[q] !== null && d[q] !== '').filter((q) => !(q === 'plan_code' && key === 'service_code'));
+    const extra = QUALIFIERS.filter((q) => q !== key && d[q] !== undefined && d[q] !== null && d[q] !== '').filter(
+      (q) => !(q === 'plan_code' && key === 'service_code'),
+    );
     keys.push(...extra);
     const qual = extra.map((q) => scalar(d[q])).join(' ');
     return { text: `${label} ${scalar(v)}${qual ? ` (${qual})` : ''}`, keys };
@@ -166,4 +168,3 @@ export function auditLine(e: Entry, width?: number, tty = width !== undefined): 
   const [head, ...rest] = wrapWidth(line, width);
   return [head.trimEnd(), ...wrapWidth(rest.join('').trimStart(), Math.max(10, width - 4)).map((l) => `    ${l.trimEnd()}`)].join('\n');
 }
-

@@ -3,7 +3,14 @@
  * never imports src/commands/). No contract here: a command loads only its own endpoints.
  */
 export const SERVICE_COLUMNS = ['service_id', 'service_code', 'service_name', 'service_type', 'is_active', 'active_subscriptions_count'];
-export const SERVICE_PLAN_COLUMNS = ['service_plan_id', 'service_code', 'plan_code', 'is_available', 'unused_codes_count', 'active_subscriptions_count'];
+export const SERVICE_PLAN_COLUMNS = [
+  'service_plan_id',
+  'service_code',
+  'plan_code',
+  'is_available',
+  'unused_codes_count',
+  'active_subscriptions_count',
+];
 export const PLAN_COLUMNS = ['plan_id', 'plan_code', 'plan_name', 'price', 'currency', 'duration', 'duration_unit', 'is_active'];
 export const SUBSCRIPTION_COLUMNS = ['subscription_id', 'username', 'service_code', 'plan_code', 'status', 'end_date', 'remaining_credits'];
 export const CODE_COLUMNS = ['code_id', 'code_value', 'batch_id', 'plan_code', 'is_used', 'is_expired', 'expiry_date'];

@@ -32,7 +32,9 @@ const pick = (row: Row, columns: string[]): Row => {
 
 /** A subscription under the short headings; remaining credits from total and used where not sent. */
 function subscriptionRow(s: Row): Row {
-  const remaining = s.remaining_credits ?? (typeof s.total_credits === 'number' && typeof s.used_credits === 'number' ? s.total_credits - s.used_credits : undefined);
+  const remaining =
+    s.remaining_credits ??
+    (typeof s.total_credits === 'number' && typeof s.used_credits === 'number' ? s.total_credits - s.used_credits : undefined);
   const full: Row = { ...s, remaining_credits: remaining };
   return Object.fromEntries(SUBSCRIPTION_VIEW_COLUMNS.map(([f, label]) => [label, full[f]]));
 }
@@ -45,11 +47,19 @@ export function userViewSections(view: UserView): Record<Exclude<UserSection, 'a
   const balance = view.account.wallet_balance;
   const wallet = isUnavailable(view.wallet)
     ? view.wallet
-    : { ...(balance === undefined ? {} : { balance }), ...view.wallet.summary, latest: rows(view.wallet.transactions, TRANSACTION_VIEW_COLUMNS) };
+    : {
+        ...(balance === undefined ? {} : { balance }),
+        ...view.wallet.summary,
+        latest: rows(view.wallet.transactions, TRANSACTION_VIEW_COLUMNS),
+      };
   const referrals = isUnavailable(view.referrals) ? view.referrals : referralBlock(view.referrals.info, view.referrals.referred);
   return {
     account: view.account,
-    subscriptions: isUnavailable(view.subscriptions) ? view.subscriptions : view.subscriptions.length ? view.subscriptions.map(subscriptionRow) : 'none',
+    subscriptions: isUnavailable(view.subscriptions)
+      ? view.subscriptions
+      : view.subscriptions.length
+        ? view.subscriptions.map(subscriptionRow)
+        : 'none',
     wallet,
     referrals,
     devices: rows(view.devices, DEVICE_VIEW_COLUMNS),

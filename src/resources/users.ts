@@ -69,13 +69,25 @@ export async function resolveUser(api: Caller, given: unknown, signal?: AbortSig
     found = rowsOf(await api.call(usersSearch, { query: { search_keyword: text, page_number: 1, page_size: 100 } }, { signal }), 'users');
   }
   const exact = found.filter((u) => same(u.username, text) || same(u.email, text));
-  const ref = (u: Row): UserRef => ({ id: Number(u.user_id ?? u.id), username: u.username as string | undefined, email: u.email as string | undefined });
-  if (exact.length === 1) return ref(exact[0]);
-  const listed = (exact.length ? exact : found).slice(0, 10).map((u) => `  ${String(u.user_id ?? u.id)}  ${String(u.username ?? '')}  ${String(u.email ?? '')}`);
-  if (found.length === 0) throw new CliError('not_found', ExitCode.notFound, `no user has the username or email '${text}'`, { hint: 'search with `subctl roles assignments --search TEXT`, or give the id' });
-  throw new UsageError(`'${text}' matches ${exact.length || found.length} users, none exactly by username or email; give one of these ids:\n${listed.join('\n')}`, {
-    hint: 'give the id, the whole username or the whole email',
+  const ref = (u: Row): UserRef => ({
+    id: Number(u.user_id ?? u.id),
+    username: u.username as string | undefined,
+    email: u.email as string | undefined,
   });
+  if (exact.length === 1) return ref(exact[0]);
+  const listed = (exact.length ? exact : found)
+    .slice(0, 10)
+    .map((u) => `  ${String(u.user_id ?? u.id)}  ${String(u.username ?? '')}  ${String(u.email ?? '')}`);
+  if (found.length === 0)
+    throw new CliError('not_found', ExitCode.notFound, `no user has the username or email '${text}'`, {
+      hint: 'search with `subctl roles assignments --search TEXT`, or give the id',
+    });
+  throw new UsageError(
+    `'${text}' matches ${exact.length || found.length} users, none exactly by username or email; give one of these ids:\n${listed.join('\n')}`,
+    {
+      hint: 'give the id, the whole username or the whole email',
+    },
+  );
 }
 
 /** A section the caller may not read, or the platform does not have: said, not fatal. */
@@ -91,7 +103,9 @@ async function section<T>(read: () => Promise<T>): Promise<T | Unavailable> {
     return await read();
   } catch (e) {
     if (e instanceof CliError && (e.status === 403 || e.status === 404)) {
-      return { unavailable: e.status === 403 ? 'the signed-in account may not read this (403)' : `not found on the platform (404): ${e.message}` };
+      return {
+        unavailable: e.status === 403 ? 'the signed-in account may not read this (403)' : `not found on the platform (404): ${e.message}`,
+      };
     }
     throw e;
   }
@@ -107,7 +121,17 @@ export interface UserView {
 }
 
 /** The account section's fields, in order; permissions last. */
-export const ACCOUNT_FIELDS = ['user_id', 'username', 'email', 'full_name', 'status', 'role', 'created_date', 'last_login_date', 'permissions'];
+export const ACCOUNT_FIELDS = [
+  'user_id',
+  'username',
+  'email',
+  'full_name',
+  'status',
+  'role',
+  'created_date',
+  'last_login_date',
+  'permissions',
+];
 
 /**
  * Everything about one user, read in parallel. The account must exist (its 404 ends the view);
@@ -118,7 +142,12 @@ export async function loadUserView(api: Caller, ref: UserRef, signal?: AbortSign
   const call = (ep: AnyEndpoint, input: unknown) => api.call(ep, input, { signal });
   const accountP = call(usersGet, { params: { id } }).then((d) => userDetail(d as Row));
   // The subscriptions first: the audit about the user names them.
-  const subsP = section(async () => rowsOf(await call(subscriptionsList, { query: { user_id: id, page_number: 1, page_size: SECTION_ROWS.subscriptions } }), 'subscriptions'));
+  const subsP = section(async () =>
+    rowsOf(
+      await call(subscriptionsList, { query: { user_id: id, page_number: 1, page_size: SECTION_ROWS.subscriptions } }),
+      'subscriptions',
+    ),
+  );
   const walletP = section(async () => {
     const d = (await call(walletList, { query: { user_id: id, page_number: 1, page_size: SECTION_ROWS.transactions } })) as Row;
     return { summary: (d?.summary as Row) ?? {}, transactions: rowsOf(d, 'transactions') };
@@ -126,7 +155,12 @@ export async function loadUserView(api: Caller, ref: UserRef, signal?: AbortSign
   const referralsP = section(async () => {
     const [info, referred] = await Promise.all([
       call(referralsInfo, { params: { user_id: id } }) as Promise<Row>,
-      section(async () => rowsOf(await call(referralsAdminUserReferred, { params: { user_id: id }, query: { page_number: 1, page_size: SECTION_ROWS.referred } }), 'referred_users')),
+      section(async () =>
+        rowsOf(
+          await call(referralsAdminUserReferred, { params: { user_id: id }, query: { page_number: 1, page_size: SECTION_ROWS.referred } }),
+          'referred_users',
+        ),
+      ),
     ]);
     return { info: info ?? {}, referred: isUnavailable(referred) ? [] : referred };
   });
@@ -134,7 +168,10 @@ export async function loadUserView(api: Caller, ref: UserRef, signal?: AbortSign
   const devicesP = section(async () => {
     const me = (await call(profileGet, {})) as Row;
     const basic = (me?.basic_info ?? me) as Row;
-    if (Number(basic?.user_id) !== id) return { unavailable: "the platform shows devices to their owner only (GET /cms/users/devices lists the caller's own)" } as Unavailable;
+    if (Number(basic?.user_id) !== id)
+      return {
+        unavailable: "the platform shows devices to their owner only (GET /cms/users/devices lists the caller's own)",
+      } as Unavailable;
     return rowsOf(await call(devicesList, { query: { include_inactive: true } }), 'devices');
   });
   const [account, subscriptions] = await Promise.all([accountP, subsP]);

@@ -62,7 +62,9 @@ export const EMBEDDED_DEVICE = 'subctl-embedded';
 export function embeddedToken(db: DB, userId: number, now = new Date()): string {
   const soonest = new Date(now.getTime() + 3600_000).toISOString();
   const row = db
-    .prepare('SELECT token FROM tokens WHERE user_id = ? AND device_id = ? AND session_id IS NULL AND revoked_at IS NULL AND expires_at > ? ORDER BY expires_at DESC LIMIT 1')
+    .prepare(
+      'SELECT token FROM tokens WHERE user_id = ? AND device_id = ? AND session_id IS NULL AND revoked_at IS NULL AND expires_at > ? ORDER BY expires_at DESC LIMIT 1',
+    )
     .get(userId, EMBEDDED_DEVICE, soonest) as { token: string } | undefined;
   return row?.token ?? issueToken(db, userId, { deviceId: EMBEDDED_DEVICE, now }).token;
 }

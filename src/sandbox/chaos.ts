@@ -70,7 +70,10 @@ export function decideChaos(opts: ChaosOptions, rng: () => number = Math.random)
 /** True when the options would change anything. */
 export function chaosActive(opts: ChaosOptions | undefined): opts is ChaosOptions {
   if (!opts) return false;
-  return Boolean(opts.latencyMs && opts.latencyMs[1] > 0) || [opts.error5xx, opts.reset, opts.hang, opts.rate429, opts.appliedError, opts.appliedReset].some((r) => (r ?? 0) > 0);
+  return (
+    Boolean(opts.latencyMs && opts.latencyMs[1] > 0) ||
+    [opts.error5xx, opts.reset, opts.hang, opts.rate429, opts.appliedError, opts.appliedReset].some((r) => (r ?? 0) > 0)
+  );
 }
 
 /**
@@ -85,12 +88,19 @@ export function parseChaos(s: string): ChaosOptions {
     const pct = v.endsWith('%');
     const n = Number(pct ? v.slice(0, -1) : v);
     const r = pct ? n / 100 : n;
-    if (v === '' || !Number.isFinite(r) || r < 0 || r > 1) throw new Error(`chaos: ${key}=${v}: expected a rate between 0 and 1 (or a percentage)`);
+    if (v === '' || !Number.isFinite(r) || r < 0 || r > 1)
+      throw new Error(`chaos: ${key}=${v}: expected a rate between 0 and 1 (or a percentage)`);
     return r;
   };
-  for (const part of s.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of s
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const eq = part.indexOf('=');
-    if (eq < 0) throw new Error(`chaos: '${part}': expected key=value (keys: latency, 5xx, reset, hang, 429, retry-after, applied-503, applied-reset)`);
+    if (eq < 0)
+      throw new Error(
+        `chaos: '${part}': expected key=value (keys: latency, 5xx, reset, hang, 429, retry-after, applied-503, applied-reset)`,
+      );
     const key = part.slice(0, eq).trim().toLowerCase();
     const v = part.slice(eq + 1).trim();
     switch (key) {

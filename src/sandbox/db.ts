@@ -84,7 +84,8 @@ function preflight(file: string): number {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     const dir = dirname(resolve(file));
-    if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new DataFileError(file, 'no-directory', `is in a directory that does not exist (${dir})`);
+    if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory())
+      throw new DataFileError(file, 'no-directory', `is in a directory that does not exist (${dir})`);
     return 0;
   }
   if (st.isDirectory()) throw new DataFileError(file, 'directory', 'is a directory');
@@ -106,11 +107,18 @@ function preflight(file: string): number {
  * migration. Anything else (another program's database) is left untouched.
  */
 function checkOwnTables(db: DB, file: string): void {
-  const names = retryBusy(() => db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite!_%' ESCAPE '!' ORDER BY name").pluck().all() as string[]);
+  const names = retryBusy(
+    () =>
+      db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite!_%' ESCAPE '!' ORDER BY name")
+        .pluck()
+        .all() as string[],
+  );
   if (names.length === 0) return;
   if (names.includes('schema_migrations')) {
     try {
-      if (retryBusy(() => db.prepare('SELECT 1 FROM schema_migrations WHERE id = ?').pluck().get(allMigrations()[0]!.id)) !== undefined) return;
+      if (retryBusy(() => db.prepare('SELECT 1 FROM schema_migrations WHERE id = ?').pluck().get(allMigrations()[0]!.id)) !== undefined)
+        return;
     } catch (err) {
       if (isDamage(err) || String((err as { code?: unknown }).code).startsWith('SQLITE_BUSY')) throw err;
       // Another program's schema_migrations (Rails has one, without an `id`).
@@ -149,19 +157,36 @@ export function dataFileFailure(err: unknown, file: string, flag?: string, reset
   if (!(err instanceof DataFileError)) return localError(err, `the sandbox data file ${file}`) ?? err;
   const code = err.problem === 'damaged' ? 'SQLITE_CORRUPT' : 'SANDBOX_DATA';
   if (flag === undefined) {
-    return new LocalError(`the sandbox data file ${file} ${err.message}`, code, err, "`subctl sandbox reset` deletes it and seeds a new one (the sandbox's data only)");
+    return new LocalError(
+      `the sandbox data file ${file} ${err.message}`,
+      code,
+      err,
+      "`subctl sandbox reset` deletes it and seeds a new one (the sandbox's data only)",
+    );
   }
   const named = `${flag} ${file} ${err.message}`;
   switch (err.problem) {
     case 'no-directory':
-      return new UsageError(named, { hint: `create the directory first (mkdir -p ${dirname(resolve(file))}), or name a file in one that exists` });
+      return new UsageError(named, {
+        hint: `create the directory first (mkdir -p ${dirname(resolve(file))}), or name a file in one that exists`,
+      });
     case 'directory':
       return new UsageError(named, { hint: `name a file, e.g. ${flag} ${resolve(file, 'sandbox.db')} (created and seeded when new)` });
     case 'damaged':
-      if (reset) return new UsageError(`${named}; subctl cannot tell whether a sandbox made it, and does not delete it`, { hint: `if a sandbox made it, delete it yourself (rm ${file} ${file}-wal ${file}-shm)` });
-      return new LocalError(named, code, err, `if a sandbox made it, delete it (rm ${file} ${file}-wal ${file}-shm) and run again to seed a new one; or name another file`);
+      if (reset)
+        return new UsageError(`${named}; subctl cannot tell whether a sandbox made it, and does not delete it`, {
+          hint: `if a sandbox made it, delete it yourself (rm ${file} ${file}-wal ${file}-shm)`,
+        });
+      return new LocalError(
+        named,
+        code,
+        err,
+        `if a sandbox made it, delete it (rm ${file} ${file}-wal ${file}-shm) and run again to seed a new one; or name another file`,
+      );
     default:
-      return new UsageError(`${named}; subctl writes into, and deletes, only files a sandbox made`, { hint: `name a new file (created and seeded), or a data file a sandbox made` });
+      return new UsageError(`${named}; subctl writes into, and deletes, only files a sandbox made`, {
+        hint: `name a new file (created and seeded), or a data file a sandbox made`,
+      });
   }
 }
 

@@ -56,7 +56,17 @@ const FLAT_PAGING: Record<string, string> = {
   total_rows: 'total_count',
   total_pages: 'totalPages',
 };
-const PAGING_NUMBERS = new Set(['page', 'page_size', 'limit', 'current_page', 'total_pages', 'total_count', 'total_items', 'total_rows', 'total_records']);
+const PAGING_NUMBERS = new Set([
+  'page',
+  'page_size',
+  'limit',
+  'current_page',
+  'total_pages',
+  'total_count',
+  'total_items',
+  'total_rows',
+  'total_records',
+]);
 
 /** The `pagination` block: its totals under other names, its numbers as strings. */
 function altPagination(p: Json, referral: boolean): Json {

@@ -68,10 +68,28 @@ CREATE INDEX audit_logs_created ON audit_logs(created_at);
  * local sandbox only.
  */
 export const SEEDED_ACCOUNTS = [
-  { username: 'superadmin', password: 'sandbox-superadmin', role: 'superadmin' as Role, email: 'superadmin@sandbox.local', full_name: 'Sandbox Superadmin' },
+  {
+    username: 'superadmin',
+    password: 'sandbox-superadmin',
+    role: 'superadmin' as Role,
+    email: 'superadmin@sandbox.local',
+    full_name: 'Sandbox Superadmin',
+  },
   { username: 'admin', password: 'sandbox-admin', role: 'admin' as Role, email: 'admin@sandbox.local', full_name: 'Sandbox Admin' },
-  { username: 'manager', password: 'sandbox-manager', role: 'manager' as Role, email: 'manager@sandbox.local', full_name: 'Sandbox Manager' },
-  { username: 'support', password: 'sandbox-support', role: 'support' as Role, email: 'support@sandbox.local', full_name: 'Sandbox Support' },
+  {
+    username: 'manager',
+    password: 'sandbox-manager',
+    role: 'manager' as Role,
+    email: 'manager@sandbox.local',
+    full_name: 'Sandbox Manager',
+  },
+  {
+    username: 'support',
+    password: 'sandbox-support',
+    role: 'support' as Role,
+    email: 'support@sandbox.local',
+    full_name: 'Sandbox Support',
+  },
   { username: 'agent', password: 'sandbox-agent', role: 'agent' as Role, email: 'agent@sandbox.local', full_name: 'Sandbox Agent' },
   { username: 'enduser', password: 'sandbox-enduser', role: 'user' as Role, email: 'enduser@sandbox.local', full_name: 'Eve Enduser' },
 ];

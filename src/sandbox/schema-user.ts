@@ -11,9 +11,24 @@ import type { Migration } from './types.js';
 
 /** System roles with their priority (higher outranks lower) and display data. */
 export const SYSTEM_ROLES = [
-  { role_name: 'superadmin', display_name: 'Super Admin', priority: 100, description: 'Full control of the platform, including every account and password' },
-  { role_name: 'admin', display_name: 'Administrator', priority: 80, description: 'Manages users, roles, services, plans, subscriptions and referrals' },
-  { role_name: 'manager', display_name: 'Manager', priority: 60, description: 'Reads the administration lists, reports, the dashboard and the audit log' },
+  {
+    role_name: 'superadmin',
+    display_name: 'Super Admin',
+    priority: 100,
+    description: 'Full control of the platform, including every account and password',
+  },
+  {
+    role_name: 'admin',
+    display_name: 'Administrator',
+    priority: 80,
+    description: 'Manages users, roles, services, plans, subscriptions and referrals',
+  },
+  {
+    role_name: 'manager',
+    display_name: 'Manager',
+    priority: 60,
+    description: 'Reads the administration lists, reports, the dashboard and the audit log',
+  },
   { role_name: 'support', display_name: 'Support', priority: 40, description: 'Helps customers: reads roles and referral codes' },
   { role_name: 'agent', display_name: 'Agent', priority: 20, description: 'Front-line staff: reads roles and referral codes' },
   { role_name: 'user', display_name: 'User', priority: 10, description: 'End user: buys subscriptions, uses services, holds a wallet' },
@@ -27,12 +42,12 @@ export const SYSTEM_ROLES = [
  * promise what the server refuses. tests/sandbox/permissions.test.ts holds the two together.
  */
 export const PERMISSIONS: Record<string, string> = {
-  'profile.self': 'Read and update one\'s own profile, devices, password and sessions',
+  'profile.self': "Read and update one's own profile, devices, password and sessions",
   'services.use': 'Browse, buy and use services',
-  'wallet.self': 'Read and top up one\'s own wallet',
+  'wallet.self': "Read and top up one's own wallet",
   'referrals.self': 'Generate, share and use referral codes',
-  'roles.read': 'List roles, their holders and users\' roles',
-  'referrals.read': 'Search usable referral codes and read a user\'s referral info',
+  'roles.read': "List roles, their holders and users' roles",
+  'referrals.read': "Search usable referral codes and read a user's referral info",
   'users.read': 'Read user accounts',
   'subscriptions.read': 'Read subscriptions, usage codes and wallet transactions',
   'services.read': 'Read services, plans and their links, with reports',
@@ -45,9 +60,9 @@ export const PERMISSIONS: Record<string, string> = {
   'roles.manage': 'Create, update and delete roles',
   'roles.assign': 'Assign, promote, demote and remove roles',
   'subscriptions.manage': 'Manage and delete subscriptions, generate usage codes, run the cleanup',
-  'referrals.admin': 'Update and deactivate anyone\'s referral code',
+  'referrals.admin': "Update and deactivate anyone's referral code",
   'superadmin.users': 'List every account with statistics',
-  'superadmin.passwords': 'Set any account\'s password',
+  'superadmin.passwords': "Set any account's password",
 };
 
 /**
@@ -58,26 +73,74 @@ export const PERMISSIONS: Record<string, string> = {
  */
 export const PERMISSION_ENDPOINTS: Record<string, readonly string[]> = {
   'profile.self': [
-    'profile.get', 'profile.update', 'devices.list', 'devices.remove', 'auth.logout', 'auth.change-password',
-    'cms.auth.logout', 'cms.auth.change-password', 'cms.verification.generate', 'cms.verification.verify',
+    'profile.get',
+    'profile.update',
+    'devices.list',
+    'devices.remove',
+    'auth.logout',
+    'auth.change-password',
+    'cms.auth.logout',
+    'cms.auth.change-password',
+    'cms.verification.generate',
+    'cms.verification.verify',
   ],
-  'services.use': ['me.services', 'me.plans', 'me.access', 'me.subscriptions', 'me.buy', 'me.generate-access', 'me.use', 'me.activate', 'me.auto-renewal'],
+  'services.use': [
+    'me.services',
+    'me.plans',
+    'me.access',
+    'me.subscriptions',
+    'me.buy',
+    'me.generate-access',
+    'me.use',
+    'me.activate',
+    'me.auto-renewal',
+  ],
   'wallet.self': ['me.wallet', 'me.topup'],
-  'referrals.self': ['referrals.generate', 'referrals.use', 'referrals.update', 'referrals.deactivate', 'referrals.mine', 'referrals.stats', 'referrals.referred'],
+  'referrals.self': [
+    'referrals.generate',
+    'referrals.use',
+    'referrals.update',
+    'referrals.deactivate',
+    'referrals.mine',
+    'referrals.stats',
+    'referrals.referred',
+  ],
   'roles.read': ['roles.list', 'roles.members', 'roles.assignments', 'roles.of'],
   'referrals.read': ['referrals.search', 'referrals.info'],
   'users.read': ['users.list', 'users.get'],
   'subscriptions.read': ['subscriptions.list', 'subscriptions.list-alt', 'usage-codes.list', 'wallet.list'],
   'services.read': [
-    'services.list', 'services.list-alt', 'services.detail', 'services.report', 'service-plans.list', 'service-plans.list-alt',
-    'service-plans.detail', 'plans.list', 'plans.list-alt', 'plans.report',
+    'services.list',
+    'services.list-alt',
+    'services.detail',
+    'services.report',
+    'service-plans.list',
+    'service-plans.list-alt',
+    'service-plans.detail',
+    'plans.list',
+    'plans.list-alt',
+    'plans.report',
   ],
-  'referrals.report': ['referrals.admin-search', 'referrals.admin-list', 'referrals.admin-referred', 'referrals.admin-user-referred', 'referrals.admin-user-stats'],
+  'referrals.report': [
+    'referrals.admin-search',
+    'referrals.admin-list',
+    'referrals.admin-referred',
+    'referrals.admin-user-referred',
+    'referrals.admin-user-stats',
+  ],
   'audit.read': ['audit.list', 'audit.user'],
   'dashboard.read': ['dashboard.get'],
   'services.manage': [
-    'services.create', 'services.update', 'services.delete', 'service-plans.create', 'service-plans.update', 'service-plans.manage',
-    'service-plans.delete', 'plans.create', 'plans.update', 'plans.delete',
+    'services.create',
+    'services.update',
+    'services.delete',
+    'service-plans.create',
+    'service-plans.update',
+    'service-plans.manage',
+    'service-plans.delete',
+    'plans.create',
+    'plans.update',
+    'plans.delete',
   ],
   'users.write': ['users.create', 'users.update'],
   'users.delete': ['users.delete'],
@@ -96,7 +159,16 @@ const BASE = ['profile.self', 'services.use', 'wallet.self', 'referrals.self'];
 const AGENT = [...BASE, 'roles.read', 'referrals.read'];
 const SUPPORT = [...AGENT];
 const MANAGER = [...SUPPORT, 'users.read', 'subscriptions.read', 'services.read', 'referrals.report', 'audit.read', 'dashboard.read'];
-const ADMIN = [...MANAGER, 'users.write', 'users.delete', 'roles.manage', 'roles.assign', 'services.manage', 'subscriptions.manage', 'referrals.admin'];
+const ADMIN = [
+  ...MANAGER,
+  'users.write',
+  'users.delete',
+  'roles.manage',
+  'roles.assign',
+  'services.manage',
+  'subscriptions.manage',
+  'referrals.admin',
+];
 const SUPERADMIN = [...ADMIN, 'superadmin.users', 'superadmin.passwords'];
 
 export const ROLE_PERMISSIONS: Record<string, string[]> = {
@@ -114,7 +186,10 @@ const EPOCH = '2024-01-01T00:00:00.000Z';
 
 /** The system roles' grants as ROLE_PERMISSIONS has them (fixed date, granted by nobody). */
 const systemGrants = Object.entries(ROLE_PERMISSIONS).flatMap(([role, perms]) =>
-  perms.map((p) => `INSERT INTO role_permissions (role_name, permission_name, granted_by, granted_date) VALUES (${q(role)}, ${q(p)}, NULL, ${q(EPOCH)});`),
+  perms.map(
+    (p) =>
+      `INSERT INTO role_permissions (role_name, permission_name, granted_by, granted_date) VALUES (${q(role)}, ${q(p)}, NULL, ${q(EPOCH)});`,
+  ),
 );
 
 const systemRows = [
@@ -123,7 +198,8 @@ const systemRows = [
       `INSERT INTO roles (role_name, display_name, description, priority, is_system_role, is_active, created_by_user, created_date) VALUES (${q(r.role_name)}, ${q(r.display_name)}, ${q(r.description)}, ${r.priority}, 1, 1, NULL, ${q(EPOCH)});`,
   ),
   ...Object.entries(PERMISSIONS).map(
-    ([name, description]) => `INSERT INTO permissions (permission_name, description, created_date) VALUES (${q(name)}, ${q(description)}, ${q(EPOCH)});`,
+    ([name, description]) =>
+      `INSERT INTO permissions (permission_name, description, created_date) VALUES (${q(name)}, ${q(description)}, ${q(EPOCH)});`,
   ),
   ...systemGrants,
 ].join('\n');
@@ -301,6 +377,8 @@ ${systemGrants.join('\n')}
     // The system roles' descriptions say what the server lets them do (agent and support were
     // said to read accounts and subscriptions, and manager to manage services and plans: all 403).
     id: 'user-003',
-    sql: SYSTEM_ROLES.map((r) => `UPDATE roles SET description = ${q(r.description)} WHERE role_name = ${q(r.role_name)} AND is_system_role = 1;`).join('\n'),
+    sql: SYSTEM_ROLES.map(
+      (r) => `UPDATE roles SET description = ${q(r.description)} WHERE role_name = ${q(r.role_name)} AND is_system_role = 1;`,
+    ).join('\n'),
   },
 ];

@@ -30,19 +30,118 @@ interface ServiceSeed {
 
 /** The seeded services; codes are stable, tests and docs may name them. */
 const SEED_SERVICES: ServiceSeed[] = [
-  { code: 'GPT4', name: 'GPT-4 Chat', type: 'TIME_BASED', provider: 'OpenAI', cycle: 'monthly', description: 'Chat completions with GPT-4, "turbo" variant, 128k context' },
-  { code: 'CLAUDE3', name: 'Claude 3 Opus', type: 'TIME_BASED', provider: 'Anthropic', cycle: 'monthly', description: 'Long-context assistant, fair-use limits apply' },
-  { code: 'GEMINI-PRO', name: 'Gemini Pro', type: 'TIME_BASED', provider: 'Google', cycle: 'weekly', description: 'Multimodal chat, text and images' },
-  { code: 'COPILOT-CHAT', name: 'Copilot Chat, team edition', type: 'TIME_BASED', provider: 'GitHub', cycle: 'monthly', description: null, reportType: 'integration' },
-  { code: 'DALLE', name: 'DALL·E 3 Images', type: 'USAGE_BASED', provider: 'OpenAI', cycle: 'monthly', description: 'Image generation: 1024×1024, "HD" quality\nBilled per image' },
-  { code: 'WHISPER', name: 'Whisper Transcription', type: 'USAGE_BASED', provider: 'OpenAI', cycle: 'daily', description: 'Speech to text in 57 languages (français, español, 日本語, …)' },
-  { code: 'TTS-HD', name: 'Text to Speech HD', type: 'USAGE_BASED', provider: 'ElevenLabs', cycle: 'monthly', description: 'Natural voices, per-minute billing', reportType: 'webhook' },
-  { code: 'EMBED-V3', name: 'Embeddings v3', type: 'USAGE_BASED', provider: 'Cohere', cycle: 'monthly', description: 'Vector embeddings, 1,024 dimensions' },
-  { code: 'TRANSLATE-API', name: 'Traduction & Übersetzung API', type: 'USAGE_BASED', provider: 'DeepL', cycle: 'monthly', description: 'Translation between 30 languages: é, ü, ñ, 日本 all supported' },
-  { code: 'ANALYTICS-PRO', name: 'Analytics Pro', type: 'HYBRID', provider: 'Metabase', cycle: 'monthly', description: 'Dashboards, SQL editor, scheduled reports; 10 seats included', reportType: 'integration' },
-  { code: 'VISION-OCR', name: 'Vision OCR', type: 'HYBRID', provider: 'Google', cycle: 'weekly', description: 'Document OCR, tables and forms, "handwriting" beta', reportType: 'webhook' },
-  { code: 'SEARCH-PLUS', name: 'Search Plus', type: 'HYBRID', provider: 'Perplexity', cycle: 'daily', description: 'Web search with citations', reportType: 'external' },
-  { code: 'LEGACY-BOT', name: 'Legacy Bot (retired)', type: 'TIME_BASED', provider: 'In-house', cycle: 'yearly', description: 'Kept for old subscriptions, no new sign-ups', active: false, requiresAuth: false, reportType: 'external' },
+  {
+    code: 'GPT4',
+    name: 'GPT-4 Chat',
+    type: 'TIME_BASED',
+    provider: 'OpenAI',
+    cycle: 'monthly',
+    description: 'Chat completions with GPT-4, "turbo" variant, 128k context',
+  },
+  {
+    code: 'CLAUDE3',
+    name: 'Claude 3 Opus',
+    type: 'TIME_BASED',
+    provider: 'Anthropic',
+    cycle: 'monthly',
+    description: 'Long-context assistant, fair-use limits apply',
+  },
+  {
+    code: 'GEMINI-PRO',
+    name: 'Gemini Pro',
+    type: 'TIME_BASED',
+    provider: 'Google',
+    cycle: 'weekly',
+    description: 'Multimodal chat, text and images',
+  },
+  {
+    code: 'COPILOT-CHAT',
+    name: 'Copilot Chat, team edition',
+    type: 'TIME_BASED',
+    provider: 'GitHub',
+    cycle: 'monthly',
+    description: null,
+    reportType: 'integration',
+  },
+  {
+    code: 'DALLE',
+    name: 'DALL·E 3 Images',
+    type: 'USAGE_BASED',
+    provider: 'OpenAI',
+    cycle: 'monthly',
+    description: 'Image generation: 1024×1024, "HD" quality\nBilled per image',
+  },
+  {
+    code: 'WHISPER',
+    name: 'Whisper Transcription',
+    type: 'USAGE_BASED',
+    provider: 'OpenAI',
+    cycle: 'daily',
+    description: 'Speech to text in 57 languages (français, español, 日本語, …)',
+  },
+  {
+    code: 'TTS-HD',
+    name: 'Text to Speech HD',
+    type: 'USAGE_BASED',
+    provider: 'ElevenLabs',
+    cycle: 'monthly',
+    description: 'Natural voices, per-minute billing',
+    reportType: 'webhook',
+  },
+  {
+    code: 'EMBED-V3',
+    name: 'Embeddings v3',
+    type: 'USAGE_BASED',
+    provider: 'Cohere',
+    cycle: 'monthly',
+    description: 'Vector embeddings, 1,024 dimensions',
+  },
+  {
+    code: 'TRANSLATE-API',
+    name: 'Traduction & Übersetzung API',
+    type: 'USAGE_BASED',
+    provider: 'DeepL',
+    cycle: 'monthly',
+    description: 'Translation between 30 languages: é, ü, ñ, 日本 all supported',
+  },
+  {
+    code: 'ANALYTICS-PRO',
+    name: 'Analytics Pro',
+    type: 'HYBRID',
+    provider: 'Metabase',
+    cycle: 'monthly',
+    description: 'Dashboards, SQL editor, scheduled reports; 10 seats included',
+    reportType: 'integration',
+  },
+  {
+    code: 'VISION-OCR',
+    name: 'Vision OCR',
+    type: 'HYBRID',
+    provider: 'Google',
+    cycle: 'weekly',
+    description: 'Document OCR, tables and forms, "handwriting" beta',
+    reportType: 'webhook',
+  },
+  {
+    code: 'SEARCH-PLUS',
+    name: 'Search Plus',
+    type: 'HYBRID',
+    provider: 'Perplexity',
+    cycle: 'daily',
+    description: 'Web search with citations',
+    reportType: 'external',
+  },
+  {
+    code: 'LEGACY-BOT',
+    name: 'Legacy Bot (retired)',
+    type: 'TIME_BASED',
+    provider: 'In-house',
+    cycle: 'yearly',
+    description: 'Kept for old subscriptions, no new sign-ups',
+    active: false,
+    requiresAuth: false,
+    reportType: 'external',
+  },
 ];
 
 interface PlanSeed {
@@ -62,21 +161,176 @@ interface PlanSeed {
 
 /** The seeded plans: every duration unit and every credit unit. */
 const SEED_PLANS: PlanSeed[] = [
-  { code: 'TRIAL-7D', name: 'Free trial, 7 days', price: 0, duration: 7, unit: 'days', credits: 100, creditUnit: 'requests', maxPerDay: 20, autoRenewal: false },
-  { code: 'DAY-PASS', name: 'Day pass', price: 2.99, duration: 1, unit: 'days', credits: 200, creditUnit: 'requests', maxPerDay: 200, autoRenewal: false },
-  { code: 'WEEK-TOKENS', name: 'Weekly tokens', price: 9.5, duration: 7, unit: 'days', credits: 500_000, creditUnit: 'tokens', maxPerDay: 100_000, autoRenewal: true },
-  { code: 'BASIC-M', name: 'Básico mensual', price: 9.99, duration: 1, unit: 'months', credits: 1_000, creditUnit: 'requests', maxPerDay: 100, autoRenewal: true },
-  { code: 'PRO-M', name: 'Pro "Unlimited", monthly', price: 29.99, duration: 1, unit: 'months', credits: 10_000, creditUnit: 'requests', maxPerDay: null, autoRenewal: true },
-  { code: 'PRO-Q', name: 'Pro, quarterly', price: 79, duration: 3, unit: 'months', credits: 30_000, creditUnit: 'requests', maxPerDay: 1_000, autoRenewal: true },
-  { code: 'TOKENS-1M', name: 'Tokens 1M', price: 19, duration: 1, unit: 'months', credits: 1_000_000, creditUnit: 'tokens', maxPerDay: null, autoRenewal: false },
-  { code: 'MINUTES-100', name: 'Minutes 100', price: 12, duration: 1, unit: 'months', credits: 100, creditUnit: 'minutes', maxPerDay: 30, autoRenewal: false },
-  { code: 'MINUTES-1000', name: 'Minutes 1000, équipe', price: 99, duration: 6, unit: 'months', credits: 1_000, creditUnit: 'minutes', maxPerDay: null, autoRenewal: true, currency: 'EUR' },
-  { code: 'HOURS-10', name: 'Hours 10 (analyst)', price: 49, duration: 1, unit: 'months', credits: 10, creditUnit: 'hours', maxPerDay: 4, autoRenewal: false },
-  { code: 'HOURS-200', name: 'Hours 200 — Müller & Söhne bundle', price: 690, duration: 1, unit: 'years', credits: 200, creditUnit: 'hours', maxPerDay: 8, autoRenewal: true, currency: 'EUR' },
-  { code: 'PRO-Y', name: 'Pro annual', price: 299, duration: 1, unit: 'years', credits: 120_000, creditUnit: 'requests', maxPerDay: null, autoRenewal: true },
-  { code: 'ENTERPRISE-Y', name: 'Enterprise, 2 years', price: 4_800, duration: 2, unit: 'years', credits: 10_000_000, creditUnit: 'tokens', maxPerDay: null, autoRenewal: true, description: 'Negotiated contract,\nSLA 99.9%' },
-  { code: 'STARTER-JP', name: '日本 スタンダード', price: 1_200, duration: 1, unit: 'months', credits: 2_000, creditUnit: 'requests', maxPerDay: 200, autoRenewal: true, currency: 'JPY' },
-  { code: 'LEGACY-M', name: 'Legacy monthly (retired)', price: 5, duration: 1, unit: 'months', credits: 500, creditUnit: 'requests', maxPerDay: 50, autoRenewal: false, active: false },
+  {
+    code: 'TRIAL-7D',
+    name: 'Free trial, 7 days',
+    price: 0,
+    duration: 7,
+    unit: 'days',
+    credits: 100,
+    creditUnit: 'requests',
+    maxPerDay: 20,
+    autoRenewal: false,
+  },
+  {
+    code: 'DAY-PASS',
+    name: 'Day pass',
+    price: 2.99,
+    duration: 1,
+    unit: 'days',
+    credits: 200,
+    creditUnit: 'requests',
+    maxPerDay: 200,
+    autoRenewal: false,
+  },
+  {
+    code: 'WEEK-TOKENS',
+    name: 'Weekly tokens',
+    price: 9.5,
+    duration: 7,
+    unit: 'days',
+    credits: 500_000,
+    creditUnit: 'tokens',
+    maxPerDay: 100_000,
+    autoRenewal: true,
+  },
+  {
+    code: 'BASIC-M',
+    name: 'Básico mensual',
+    price: 9.99,
+    duration: 1,
+    unit: 'months',
+    credits: 1_000,
+    creditUnit: 'requests',
+    maxPerDay: 100,
+    autoRenewal: true,
+  },
+  {
+    code: 'PRO-M',
+    name: 'Pro "Unlimited", monthly',
+    price: 29.99,
+    duration: 1,
+    unit: 'months',
+    credits: 10_000,
+    creditUnit: 'requests',
+    maxPerDay: null,
+    autoRenewal: true,
+  },
+  {
+    code: 'PRO-Q',
+    name: 'Pro, quarterly',
+    price: 79,
+    duration: 3,
+    unit: 'months',
+    credits: 30_000,
+    creditUnit: 'requests',
+    maxPerDay: 1_000,
+    autoRenewal: true,
+  },
+  {
+    code: 'TOKENS-1M',
+    name: 'Tokens 1M',
+    price: 19,
+    duration: 1,
+    unit: 'months',
+    credits: 1_000_000,
+    creditUnit: 'tokens',
+    maxPerDay: null,
+    autoRenewal: false,
+  },
+  {
+    code: 'MINUTES-100',
+    name: 'Minutes 100',
+    price: 12,
+    duration: 1,
+    unit: 'months',
+    credits: 100,
+    creditUnit: 'minutes',
+    maxPerDay: 30,
+    autoRenewal: false,
+  },
+  {
+    code: 'MINUTES-1000',
+    name: 'Minutes 1000, équipe',
+    price: 99,
+    duration: 6,
+    unit: 'months',
+    credits: 1_000,
+    creditUnit: 'minutes',
+    maxPerDay: null,
+    autoRenewal: true,
+    currency: 'EUR',
+  },
+  {
+    code: 'HOURS-10',
+    name: 'Hours 10 (analyst)',
+    price: 49,
+    duration: 1,
+    unit: 'months',
+    credits: 10,
+    creditUnit: 'hours',
+    maxPerDay: 4,
+    autoRenewal: false,
+  },
+  {
+    code: 'HOURS-200',
+    name: 'Hours 200 — Müller & Söhne bundle',
+    price: 690,
+    duration: 1,
+    unit: 'years',
+    credits: 200,
+    creditUnit: 'hours',
+    maxPerDay: 8,
+    autoRenewal: true,
+    currency: 'EUR',
+  },
+  {
+    code: 'PRO-Y',
+    name: 'Pro annual',
+    price: 299,
+    duration: 1,
+    unit: 'years',
+    credits: 120_000,
+    creditUnit: 'requests',
+    maxPerDay: null,
+    autoRenewal: true,
+  },
+  {
+    code: 'ENTERPRISE-Y',
+    name: 'Enterprise, 2 years',
+    price: 4_800,
+    duration: 2,
+    unit: 'years',
+    credits: 10_000_000,
+    creditUnit: 'tokens',
+    maxPerDay: null,
+    autoRenewal: true,
+    description: 'Negotiated contract,\nSLA 99.9%',
+  },
+  {
+    code: 'STARTER-JP',
+    name: '日本 スタンダード',
+    price: 1_200,
+    duration: 1,
+    unit: 'months',
+    credits: 2_000,
+    creditUnit: 'requests',
+    maxPerDay: 200,
+    autoRenewal: true,
+    currency: 'JPY',
+  },
+  {
+    code: 'LEGACY-M',
+    name: 'Legacy monthly (retired)',
+    price: 5,
+    duration: 1,
+    unit: 'months',
+    credits: 500,
+    creditUnit: 'requests',
+    maxPerDay: 50,
+    autoRenewal: false,
+    active: false,
+  },
 ];
 
 /** Which plans each service offers (by index into SEED_PLANS), chosen so every type has several. */
@@ -113,7 +367,13 @@ const NOTES = [
 
 const TX_DESCRIPTIONS: Record<string, string[]> = {
   topup: ['Wallet top-up', 'Top-up by card', 'Top-up, "instant" transfer', 'Recharge du portefeuille', 'Aufladung über PayPal', 'チャージ'],
-  deduct: ['Subscription purchase', 'Plan upgrade, prorated', 'Achat d\'abonnement — Pro', 'Usage overage, March\nbilled monthly', 'Compra de créditos'],
+  deduct: [
+    'Subscription purchase',
+    'Plan upgrade, prorated',
+    "Achat d'abonnement — Pro",
+    'Usage overage, March\nbilled monthly',
+    'Compra de créditos',
+  ],
   refund: ['Refund: duplicate charge', 'Refund, "service outage"', 'Remboursement partiel', 'Rückerstattung (Kulanz)'],
   auto_renewal: ['Automatic renewal', 'Auto-renewal, monthly plan', 'Renouvellement automatique', 'Renovación automática'],
 };
@@ -451,7 +711,15 @@ export const seedAdmin: Seeder = (db: DB, { scale, rng, now }) => {
     // Recent days are busier: the square pulls uses towards `hi`.
     const at = Math.floor(hi - (hi - lo) * rng() * rng());
     const amount = s.link.plan.creditUnit === 'tokens' ? int(100, 4000) : s.link.plan.creditUnit === 'requests' ? 1 : int(1, 15);
-    uses.push({ user: s.user, sub: si, service: s.link.serviceId, amount, type: pick(['api_call', 'api_call', 'generate', 'analyze']), rt: Math.round(rng() * 2000) / 1000 + 0.05, at });
+    uses.push({
+      user: s.user,
+      sub: si,
+      service: s.link.serviceId,
+      amount,
+      type: pick(['api_call', 'api_call', 'generate', 'analyze']),
+      rt: Math.round(rng() * 2000) / 1000 + 0.05,
+      at,
+    });
     s.usage++;
     if (!s.lastUsage || at > s.lastUsage) s.lastUsage = at;
     k++;
@@ -498,7 +766,15 @@ export const seedAdmin: Seeder = (db: DB, { scale, rng, now }) => {
   const serviceCodes = new Map([...serviceIds].map(([code, id]) => [id, code]));
   for (const s of subs) {
     const target = { subscription_id: s.id, service_code: serviceCodes.get(s.link.serviceId) ?? null, plan_code: s.link.plan.code };
-    if (s.code) endUserAudit.push(endUserEntry(s.created, s.user, 'activate_code', { code: s.code, ...target, credits_added: s.link.plan.credits, created_subscription: true }));
+    if (s.code)
+      endUserAudit.push(
+        endUserEntry(s.created, s.user, 'activate_code', {
+          code: s.code,
+          ...target,
+          credits_added: s.link.plan.credits,
+          created_subscription: true,
+        }),
+      );
     else endUserAudit.push(endUserEntry(s.created, s.user, 'buy', { payment_method: 'WALLET', ...target, amount: s.link.plan.price }));
   }
   const insCode = db.prepare(
@@ -527,7 +803,14 @@ export const seedAdmin: Seeder = (db: DB, { scale, rng, now }) => {
   uses.sort((a, b) => a.at - b.at);
   for (const u of uses) {
     insUse.run(u.user, subs[u.sub].id, u.service, u.amount, u.type, u.rt, iso(u.at));
-    endUserAudit.push(endUserEntry(u.at, u.user, 'use', { service_code: serviceCodes.get(u.service) ?? null, subscription_id: subs[u.sub].id, usage_amount: u.amount, usage_type: u.type }));
+    endUserAudit.push(
+      endUserEntry(u.at, u.user, 'use', {
+        service_code: serviceCodes.get(u.service) ?? null,
+        subscription_id: subs[u.sub].id,
+        usage_amount: u.amount,
+        usage_type: u.type,
+      }),
+    );
   }
 
   // --- wallet transactions: chronological, balances consistent and never negative ----------
@@ -587,8 +870,10 @@ export const seedAdmin: Seeder = (db: DB, { scale, rng, now }) => {
     const description = pick(TX_DESCRIPTIONS[type]);
     const reference = ref();
     txBatch.push(user, type, amount, before, after, method, status, description, reference, related, when, when);
-    if (status === 'completed' && type === 'topup') endUserAudit.push(endUserEntry(at, user, 'topup', { amount, payment_method: method, transaction_reference: reference }));
-    if (status === 'completed' && type === 'auto_renewal') endUserAudit.push(endUserEntry(at, user, 'auto_renewal', { subscription_id: related, amount }));
+    if (status === 'completed' && type === 'topup')
+      endUserAudit.push(endUserEntry(at, user, 'topup', { amount, payment_method: method, transaction_reference: reference }));
+    if (status === 'completed' && type === 'auto_renewal')
+      endUserAudit.push(endUserEntry(at, user, 'auto_renewal', { subscription_id: related, amount }));
     if (txBatch.length === TX_BATCH * 12) {
       insTxBatch.run(txBatch);
       txBatch.length = 0;
@@ -599,7 +884,12 @@ export const seedAdmin: Seeder = (db: DB, { scale, rng, now }) => {
   // keep the balance the user area gave them (tests count on it), reached by one adjustment.
   const setBalance = db.prepare('UPDATE users SET wallet_balance = ?, last_topup_date = ? WHERE user_id = ?');
   const wellKnown = new Set(SEEDED_ACCOUNTS.map((a) => a.username));
-  const usernames = new Map((db.prepare('SELECT user_id, username FROM users').all() as Array<{ user_id: number; username: string }>).map((r) => [r.user_id, r.username]));
+  const usernames = new Map(
+    (db.prepare('SELECT user_id, username FROM users').all() as Array<{ user_id: number; username: string }>).map((r) => [
+      r.user_id,
+      r.username,
+    ]),
+  );
   for (const u of allUsers) {
     const hist = balance.get(u.user_id);
     if (hist === undefined) continue;
@@ -608,7 +898,20 @@ export const seedAdmin: Seeder = (db: DB, { scale, rng, now }) => {
       if (Math.abs(want - hist) < 0.005) continue;
       const amount = Math.round(Math.abs(want - hist) * 100) / 100;
       const when = iso(nowMs - 2 * 3_600_000 - u.user_id * 60_000);
-      insTx.run(u.user_id, want > hist ? 'topup' : 'deduct', amount, hist, want, 'bank', 'completed', 'Balance adjustment, "reconciliation"', ref(), null, when, when);
+      insTx.run(
+        u.user_id,
+        want > hist ? 'topup' : 'deduct',
+        amount,
+        hist,
+        want,
+        'bank',
+        'completed',
+        'Balance adjustment, "reconciliation"',
+        ref(),
+        null,
+        when,
+        when,
+      );
     } else {
       const t = lastTopup.get(u.user_id);
       setBalance.run(hist, t === undefined ? null : iso(t), u.user_id);
@@ -616,7 +919,9 @@ export const seedAdmin: Seeder = (db: DB, { scale, rng, now }) => {
   }
 
   // --- old tokens (expired or revoked), for the cleanup ------------------------------------
-  const insToken = db.prepare('INSERT OR IGNORE INTO tokens (token, user_id, session_id, device_id, created_at, expires_at, revoked_at) VALUES (?, ?, NULL, NULL, ?, ?, ?)');
+  const insToken = db.prepare(
+    'INSERT OR IGNORE INTO tokens (token, user_id, session_id, device_id, created_at, expires_at, revoked_at) VALUES (?, ?, NULL, NULL, ?, ?, ?)',
+  );
   const nTokens = n(150);
   for (let i = 0; i < nTokens; i++) {
     const created = nowMs - int(1, 400) * DAY;
@@ -630,7 +935,10 @@ export const seedAdmin: Seeder = (db: DB, { scale, rng, now }) => {
     'INSERT INTO audit_logs (user_id, username, module, action, details, ip_address, user_agent, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
   const names = new Map(
-    (db.prepare('SELECT user_id, username FROM users').all() as Array<{ user_id: number; username: string }>).map((r) => [r.user_id, r.username]),
+    (db.prepare('SELECT user_id, username FROM users').all() as Array<{ user_id: number; username: string }>).map((r) => [
+      r.user_id,
+      r.username,
+    ]),
   );
   const nAudit = n(1000);
   // Staff history and the end users' own actions, inserted in time order (the log pages by id).
@@ -646,7 +954,13 @@ export const seedAdmin: Seeder = (db: DB, { scale, rng, now }) => {
     switch (`${module}.${action}`) {
       case 'subscriptions.manage': {
         const a = pick(actions);
-        details = { subscription_id: subIdsSample(), action: a, reason: pick(NOTES), ...(a === 'extend' ? { extend_days: pick([7, 14, 30]) } : {}), ...(a === 'add_credits' ? { extend_credits: pick([100, 500, 1000]) } : {}) };
+        details = {
+          subscription_id: subIdsSample(),
+          action: a,
+          reason: pick(NOTES),
+          ...(a === 'extend' ? { extend_days: pick([7, 14, 30]) } : {}),
+          ...(a === 'add_credits' ? { extend_credits: pick([100, 500, 1000]) } : {}),
+        };
         break;
       }
       case 'subscriptions.delete':
@@ -703,7 +1017,15 @@ interface AuditSeed {
  * module `user`, the end user as the actor. No random draw: the rest of the seed stays as it was.
  */
 function endUserEntry(at: number, actor: number, action: string, details: Record<string, unknown>): AuditSeed {
-  return { at, actor, module: 'user', action, details, ip: `10.1.${(actor >> 8) & 255}.${actor & 255}`, agent: 'SubscriptionApp/2.4 (Android 14)' };
+  return {
+    at,
+    actor,
+    module: 'user',
+    action,
+    details,
+    ip: `10.1.${(actor >> 8) & 255}.${actor & 255}`,
+    agent: 'SubscriptionApp/2.4 (Android 14)',
+  };
 }
 
 /**
@@ -717,7 +1039,8 @@ function ensureUsers(db: DB, rng: () => number, nowMs: number): void {
     `INSERT INTO users (username, email, full_name, password_hash, role, status, is_verified, created_date, last_login_date, wallet_balance)
      VALUES (?, ?, ?, ?, ?, 'Active', 1, ?, ?, 0)`,
   );
-  for (const a of SEEDED_ACCOUNTS) ins.run(a.username, a.email, a.full_name, hashPassword(a.password), a.role, iso(nowMs - 400 * DAY), iso(nowMs - DAY));
+  for (const a of SEEDED_ACCOUNTS)
+    ins.run(a.username, a.email, a.full_name, hashPassword(a.password), a.role, iso(nowMs - 400 * DAY), iso(nowMs - DAY));
   const shared = hashPassword('sandbox-user');
   const first = ['José', 'Zoë', 'Chloé', 'Jürgen', 'Iñaki', 'Seán', 'Mia', 'Noah', '山田', 'Léa'];
   const last = ['Núñez', 'Müller', "O'Brien", 'García', 'Lefèvre', 'Smith', '太郎', 'Kowalski'];
@@ -725,6 +1048,14 @@ function ensureUsers(db: DB, rng: () => number, nowMs: number): void {
     const f = first[Math.floor(rng() * first.length)];
     const l = last[Math.floor(rng() * last.length)];
     const full = rng() < 0.1 ? `${l}, ${f}` : rng() < 0.05 ? `${f} "Ace"\n${l}` : `${f} ${l}`;
-    ins.run(`customer${i + 1}`, `customer${i + 1}@example.com`, full, shared, 'user', iso(nowMs - Math.floor(rng() * 700) * DAY - DAY), null);
+    ins.run(
+      `customer${i + 1}`,
+      `customer${i + 1}@example.com`,
+      full,
+      shared,
+      'user',
+      iso(nowMs - Math.floor(rng() * 700) * DAY - DAY),
+      null,
+    );
   }
 }

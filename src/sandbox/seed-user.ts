@@ -17,19 +17,133 @@ const EXTRA_USER_PASSWORD = 'sandbox-user';
 export const ENDUSER_REFERRAL_CODE = 'REF-EVE001';
 
 const FIRST = [
-  'José', 'Zoë', 'Ana', 'Björn', 'Chloé', 'Darío', 'Élodie', 'François', 'Günther', 'Héloïse', 'Iñaki', 'Jürgen', 'Kåre',
-  'Léa', 'Måns', 'Noémie', 'Óscar', 'Paweł', 'Rênê', 'Søren', 'Thérèse', 'Ümit', 'Václav', 'Wojciech', 'Xóchitl', 'Yağmur',
-  'Žofia', 'Aoife', 'Seán', 'Siobhán', 'Liam', 'Olivia', 'Noah', 'Emma', 'Mateo', 'Sofía', 'Lucas', 'Mia', 'Amelia', 'Ethan',
-  'Priya', 'Arjun', 'Fatima', 'Omar', 'Nguyễn', 'Minh', 'Thảo', 'Kwame', 'Amara', 'Chidi', 'Ingrid', 'Lars', 'Mikael', 'Astrid',
+  'José',
+  'Zoë',
+  'Ana',
+  'Björn',
+  'Chloé',
+  'Darío',
+  'Élodie',
+  'François',
+  'Günther',
+  'Héloïse',
+  'Iñaki',
+  'Jürgen',
+  'Kåre',
+  'Léa',
+  'Måns',
+  'Noémie',
+  'Óscar',
+  'Paweł',
+  'Rênê',
+  'Søren',
+  'Thérèse',
+  'Ümit',
+  'Václav',
+  'Wojciech',
+  'Xóchitl',
+  'Yağmur',
+  'Žofia',
+  'Aoife',
+  'Seán',
+  'Siobhán',
+  'Liam',
+  'Olivia',
+  'Noah',
+  'Emma',
+  'Mateo',
+  'Sofía',
+  'Lucas',
+  'Mia',
+  'Amelia',
+  'Ethan',
+  'Priya',
+  'Arjun',
+  'Fatima',
+  'Omar',
+  'Nguyễn',
+  'Minh',
+  'Thảo',
+  'Kwame',
+  'Amara',
+  'Chidi',
+  'Ingrid',
+  'Lars',
+  'Mikael',
+  'Astrid',
 ];
 const LAST = [
-  'Núñez', 'Müller', 'García', 'Pérez', 'Østergaard', 'Çelik', 'Dvořák', 'Łukasiewicz', 'Ñúñez', 'Lefèvre', 'Schröder',
-  'Jäger', 'Öztürk', 'Brontë', 'Gonçalves', 'Sánchez', 'Fernández', 'Kowalski', 'Smith', 'Johnson', 'Williams', 'Brown',
-  'Jones', 'Miller', 'Davis', 'Wilson', 'Anderson', 'Taylor', 'Thomas', 'Moore', 'Martin', 'Lee', 'Walker', 'Hall',
-  "O'Brien", "D'Angelo", 'McAllister', 'van der Berg', 'de la Cruz', 'Trần', 'Phạm', 'Lê', 'Okafor', 'Mensah', 'Haddad',
-  'Nakamura', 'Sato', 'Kim', 'Park', 'Singh', 'Patel', 'Ivanova', 'Petrov', 'Björklund', 'Lindqvist', 'Żak',
+  'Núñez',
+  'Müller',
+  'García',
+  'Pérez',
+  'Østergaard',
+  'Çelik',
+  'Dvořák',
+  'Łukasiewicz',
+  'Ñúñez',
+  'Lefèvre',
+  'Schröder',
+  'Jäger',
+  'Öztürk',
+  'Brontë',
+  'Gonçalves',
+  'Sánchez',
+  'Fernández',
+  'Kowalski',
+  'Smith',
+  'Johnson',
+  'Williams',
+  'Brown',
+  'Jones',
+  'Miller',
+  'Davis',
+  'Wilson',
+  'Anderson',
+  'Taylor',
+  'Thomas',
+  'Moore',
+  'Martin',
+  'Lee',
+  'Walker',
+  'Hall',
+  "O'Brien",
+  "D'Angelo",
+  'McAllister',
+  'van der Berg',
+  'de la Cruz',
+  'Trần',
+  'Phạm',
+  'Lê',
+  'Okafor',
+  'Mensah',
+  'Haddad',
+  'Nakamura',
+  'Sato',
+  'Kim',
+  'Park',
+  'Singh',
+  'Patel',
+  'Ivanova',
+  'Petrov',
+  'Björklund',
+  'Lindqvist',
+  'Żak',
 ];
-const CJK = ['山田太郎', '佐藤花子', '鈴木一郎', '高橋美咲', '王小明', '李娜', '张伟', '김민준', '이서연', '田中 健', '中村 さくら', '陈静'];
+const CJK = [
+  '山田太郎',
+  '佐藤花子',
+  '鈴木一郎',
+  '高橋美咲',
+  '王小明',
+  '李娜',
+  '张伟',
+  '김민준',
+  '이서연',
+  '田中 健',
+  '中村 さくら',
+  '陈静',
+];
 const CITIES: Array<[string, string, string]> = [
   ['Lisboa', 'Portugal', '1100-148'],
   ['München', 'Germany', '80331'],
@@ -44,12 +158,29 @@ const CITIES: Array<[string, string, string]> = [
   ['Dublin', 'Ireland', 'D02 X285'],
   ['Accra', 'Ghana', 'GA-123'],
 ];
-const STREETS = ['Rua Augusta', 'Marienplatz', 'Avenida Paulista', 'Rynek Główny', 'Bahnhofstrasse', 'Main St.', "King's Road", 'Quai de l\'Horloge'];
+const STREETS = [
+  'Rua Augusta',
+  'Marienplatz',
+  'Avenida Paulista',
+  'Rynek Główny',
+  'Bahnhofstrasse',
+  'Main St.',
+  "King's Road",
+  "Quai de l'Horloge",
+];
 const DEVICES: Array<[string, string, string]> = [
-  ['MacBook Pro', 'desktop', 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15'],
+  [
+    'MacBook Pro',
+    'desktop',
+    'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15',
+  ],
   ['ThinkPad X1', 'desktop', 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36'],
   ['iPhone 15', 'mobile', 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148'],
-  ['Pixel 8', 'mobile', 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36'],
+  [
+    'Pixel 8',
+    'mobile',
+    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36',
+  ],
   ['iPad Air', 'tablet', 'Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148'],
   ['subctl on build-server', 'cli', 'subctl/0.1.0 node/20.20.0 linux-x64'],
 ];
@@ -123,7 +254,9 @@ export const seedUsers: Seeder = (db: DB, { scale, rng, now }) => {
     `INSERT OR IGNORE INTO roles (role_name, display_name, description, priority, is_system_role, is_active, created_by_user, created_date)
      VALUES (?, ?, ?, ?, 0, ?, ?, ?)`,
   );
-  const insertRolePerm = db.prepare('INSERT OR IGNORE INTO role_permissions (role_name, permission_name, granted_by, granted_date) VALUES (?, ?, ?, ?)');
+  const insertRolePerm = db.prepare(
+    'INSERT OR IGNORE INTO role_permissions (role_name, permission_name, granted_by, granted_date) VALUES (?, ?, ?, ?)',
+  );
 
   type Seeded = { id: number; username: string; role: string; status: string; created: number; lastLogin: number | null };
   const users: Seeded[] = [];
@@ -201,7 +334,12 @@ export const seedUsers: Seeder = (db: DB, { scale, rng, now }) => {
       if (i < 2) fullName = `${first} ${last}`;
       if (i === 2) fullName = '山田太郎';
       if (i === 3) fullName = `${last}, ${first} "Shaun"`;
-      let base = slug(CJK.includes(fullName) ? `${pick(['yamada', 'sato', 'wang', 'li', 'kim', 'tanaka'])}.${pick(['t', 'h', 'm', 'n'])}` : `${first}.${last}`) || 'user';
+      let base =
+        slug(
+          CJK.includes(fullName)
+            ? `${pick(['yamada', 'sato', 'wang', 'li', 'kim', 'tanaka'])}.${pick(['t', 'h', 'm', 'n'])}`
+            : `${first}.${last}`,
+        ) || 'user';
       if (i === 2) base = 'yamada.taro';
       let username = base;
       for (let n = 2; taken.has(username); n++) username = `${base}${n}`;
@@ -316,7 +454,11 @@ export const seedUsers: Seeder = (db: DB, { scale, rng, now }) => {
       usedCodes.add(c);
       return c;
     };
-    const addCode = (owner: number, created: number, opts: { code?: string; limit?: number; expiryDays?: number; deactivated?: string | null } = {}) => {
+    const addCode = (
+      owner: number,
+      created: number,
+      opts: { code?: string; limit?: number; expiryDays?: number; deactivated?: string | null } = {},
+    ) => {
       const limit = opts.limit ?? pick([1, 5, 10, 10, 20, 50, 100]);
       const expiry = created + (opts.expiryDays ?? pick([7, 30, 90, 180, 365])) * DAY;
       const deact = opts.deactivated ?? null;

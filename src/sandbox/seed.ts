@@ -24,7 +24,8 @@ export interface SeedOptions {
 
 /** Takes the catalog out of a seeded database, with what hangs on it. */
 function dropCatalog(db: DB): void {
-  for (const table of ['usage_logs', 'usage_codes', 'subscriptions', 'service_plans', 'services', 'subscription_plans']) db.exec(`DELETE FROM ${table}`);
+  for (const table of ['usage_logs', 'usage_codes', 'subscriptions', 'service_plans', 'services', 'subscription_plans'])
+    db.exec(`DELETE FROM ${table}`);
   const custom = 'SELECT role_name FROM roles WHERE is_system_role = 0';
   db.exec(`DELETE FROM role_permissions WHERE role_name IN (${custom})`);
   db.exec(`DELETE FROM user_roles WHERE role_name IN (${custom})`);
@@ -65,7 +66,9 @@ export function seedDatabase(db: DB, opts: SeedOptions = {}): { seeded: boolean;
     // Building an index once over a filled table is about twice as fast as keeping it
     // up to date row by row: drop the secondary indexes of the big tables, put them back after.
     const indexes = db
-      .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (${BULK_TABLES.map(() => '?').join(', ')})`)
+      .prepare(
+        `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (${BULK_TABLES.map(() => '?').join(', ')})`,
+      )
       .all(...BULK_TABLES) as Array<{ name: string; sql: string }>;
     for (const i of indexes) db.exec(`DROP INDEX "${i.name}"`);
     seedUsers(db, { scale, rng, now });

@@ -80,7 +80,11 @@ const preparedByEndpoint = new Map<AnyEndpoint, Prepared>();
 function prepared(e: AnyEndpoint): Prepared {
   let p = preparedByEndpoint.get(e);
   if (!p) {
-    const list = new Set(fieldsOfEndpoint(e).filter(([, place, f]) => place === 'query' && f.kind === 'list').map(([k]) => k));
+    const list = new Set(
+      fieldsOfEndpoint(e)
+        .filter(([, place, f]) => place === 'query' && f.kind === 'list')
+        .map(([k]) => k),
+    );
     p = { endpoint: e, listQueryFields: list };
     preparedByEndpoint.set(e, p);
   }
@@ -123,7 +127,13 @@ export function encodeOk(message: string, data: unknown): Buffer {
   return Buffer.from(JSON.stringify({ status: true, message, data: data === undefined ? null : data, error: null, meta: null }), 'utf8');
 }
 
-function envelopeError(message: string, code: string, fields?: FieldError[], extra?: Record<string, unknown>, data: Json | null = null): Json {
+function envelopeError(
+  message: string,
+  code: string,
+  fields?: FieldError[],
+  extra?: Record<string, unknown>,
+  data: Json | null = null,
+): Json {
   const error: Json = { code, message };
   if (fields && fields.length) error.fields = fields;
   if (extra) Object.assign(error, extra);
@@ -180,7 +190,12 @@ export function parseQuery(qs: string, lists: Set<string>): Json {
   for (const [k, v] of queryPairs(qs)) {
     if (lists.has(k)) {
       const prev = (out[k] as string[] | undefined) ?? [];
-      out[k] = prev.concat(v.split(',').map((s) => s.trim()).filter(Boolean));
+      out[k] = prev.concat(
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      );
     } else if (v !== '') out[k] = v;
   }
   return out;
@@ -377,7 +392,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(authz);
       user = m ? (read ? cachedTokenUser(m[1], now()) : tokenUser(tokenRow(db, m[1]), now())) : null;
       if (!user && e.access !== 'public') throw new SandboxError(401, 'invalid or expired token', 'UNAUTHORIZED');
-    } else if (e.access !== 'public') throw new SandboxError(401, 'authentication required: send Authorization: Bearer <token>', 'UNAUTHORIZED');
+    } else if (e.access !== 'public')
+      throw new SandboxError(401, 'authentication required: send Authorization: Bearer <token>', 'UNAUTHORIZED');
     if (user && e.access !== 'public' && !roleAllows(e.access, user.role, method)) {
       throw new SandboxError(403, `role ${user.role} may not call ${e.name} (${method} ${e.path})`, 'FORBIDDEN');
     }
@@ -441,7 +457,10 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       audit(module, action, details) {
         audited = true;
         releaseDataStamp(db);
-        prep(db, 'INSERT INTO audit_logs (user_id, username, module, action, details, ip_address, user_agent, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+        prep(
+          db,
+          'INSERT INTO audit_logs (user_id, username, module, action, details, ip_address, user_agent, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        ).run(
           ctx.user?.user_id ?? null,
           ctx.user?.username ?? null,
           module,
@@ -463,7 +482,15 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       const finish = (r: HandlerResult): HandlerResult => {
         if (!audited && !UNAUDITED.has(e.name)) {
           const { module, action } = auditNames(e);
-          ctx.audit(module, action, maskSecrets({ endpoint: e.name, ...(Object.keys(params).length ? { params } : {}), ...(Object.keys(body).length ? { body } : {}) }));
+          ctx.audit(
+            module,
+            action,
+            maskSecrets({
+              endpoint: e.name,
+              ...(Object.keys(params).length ? { params } : {}),
+              ...(Object.keys(body).length ? { body } : {}),
+            }),
+          );
         }
         return r;
       };
@@ -476,7 +503,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     }
     // Chaos after a write was applied: the answer a faulty gateway gives instead (chaos.ts).
     const after = chaos && !read ? decideAfterWrite(chaos) : null;
-    if (after === 'applied-503') return sendError(res, new SandboxError(503, 'chaos: upstream connection reset after the write', 'SERVICE_UNAVAILABLE'));
+    if (after === 'applied-503')
+      return sendError(res, new SandboxError(503, 'chaos: upstream connection reset after the write', 'SERVICE_UNAVAILABLE'));
     if (after === 'applied-reset') return void req.socket.destroy();
     const status = result.status ?? e.successStatus ?? 200;
     sendBody(res, status, encodeOk(result.message ?? 'Success', alt ? altData(e.name, result.data) : result.data));

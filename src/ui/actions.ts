@@ -43,8 +43,9 @@ export interface ActionDef {
 const str = (v: unknown) => (v === undefined || v === null ? '' : String(v));
 
 const subscriptionTarget = (row: Row | undefined) =>
-  row ? `subscription ${str(row.subscription_id)} (${str(row.username)}, ${str(row.service_code)}/${str(row.plan_code)}, ${str(row.status)})` : 'subscription';
-
+  row
+    ? `subscription ${str(row.subscription_id)} (${str(row.username)}, ${str(row.service_code)}/${str(row.plan_code)}, ${str(row.status)})`
+    : 'subscription';
 
 function manage(key: string, label: string, action: string, fields: string[], require: string[] = []): ActionDef {
   return {
@@ -62,7 +63,8 @@ function manage(key: string, label: string, action: string, fields: string[], re
   };
 }
 
-const servicePlanTarget = (row: Row | undefined) => `service plan ${str(row?.service_plan_id)} (${str(row?.service_code)}/${str(row?.plan_code)})`;
+const servicePlanTarget = (row: Row | undefined) =>
+  `service plan ${str(row?.service_plan_id)} (${str(row?.service_code)}/${str(row?.plan_code)})`;
 
 function servicePlanManage(key: string, action: 'activate' | 'deactivate'): ActionDef {
   return {
@@ -159,10 +161,25 @@ const ACTIONS: Record<string, ActionDef[]> = {
       endpoint: plansUpdate,
       mode: 'update',
       multi: false,
-      fields: ['plan_code', 'plan_name', 'price', 'currency', 'duration', 'duration_unit', 'credit_amount', 'credit_unit', 'auto_renewal', 'is_active', 'max_usage_per_day'],
+      fields: [
+        'plan_code',
+        'plan_name',
+        'price',
+        'currency',
+        'duration',
+        'duration_unit',
+        'credit_amount',
+        'credit_unit',
+        'auto_renewal',
+        'is_active',
+        'max_usage_per_day',
+      ],
       input: (row, values) => ({ params: { id: Number(row?.plan_id) }, body: { ...values, plan_id: Number(row?.plan_id) } }),
       target: (row) => `plan ${str(row?.plan_code)} (#${str(row?.plan_id)})`,
-      preview: (row, body) => Object.entries(body).filter(([k]) => k !== 'plan_id').map(([k, v]) => `${k}: ${str(row?.[k])} -> ${str(v)}`),
+      preview: (row, body) =>
+        Object.entries(body)
+          .filter(([k]) => k !== 'plan_id')
+          .map(([k, v]) => `${k}: ${str(row?.[k])} -> ${str(v)}`),
     },
     {
       key: 'd',

@@ -99,13 +99,13 @@ export function describeError(e: unknown, profile: string, tokenFrom?: Session['
   if (e instanceof CliError) {
     let text = e.message + (e.status ? ` (HTTP ${e.status})` : '');
     const fields = (e.details as { fields?: Array<{ field?: string; message?: string }> } | undefined)?.fields;
-    if (Array.isArray(fields) && fields.length) text += `: ${fields.map((f) => (f.field ? `${f.field}: ${f.message}` : f.message)).join('; ')}`;
+    if (Array.isArray(fields) && fields.length)
+      text += `: ${fields.map((f) => (f.field ? `${f.field}: ${f.message}` : f.message)).join('; ')}`;
     if (e.status === 401) {
       if (tokenFrom === 'env') text += ' — SUBCTL_TOKEN was refused: set a valid one, then restart the console';
       else if (tokenFrom === 'token-file') text += ' — the token file was refused: put a valid token in it, then press r';
       else text += ` — sign in again with \`subctl auth login --profile ${profile}\` (in another shell), then press r`;
-    }
-    else if (e.status === 403) text += ' — the signed-in account may not do this';
+    } else if (e.status === 403) text += ' — the signed-in account may not do this';
     return text;
   }
   return e instanceof Error ? e.message : String(e);
@@ -243,7 +243,9 @@ export class ConsoleController {
    * while the page is not in (loading, or failed): keys that act on rows then wait for it (see
    * #queued), as the table still shows another page meanwhile.
    */
-  current(): { r: ResourceDef; ls: ListState; spec: QuerySpec; data?: unknown; rows?: Row[]; totalPages?: number; totalRecords?: number } | undefined {
+  current():
+    | { r: ResourceDef; ls: ListState; spec: QuerySpec; data?: unknown; rows?: Row[]; totalPages?: number; totalRecords?: number }
+    | undefined {
     const s = this.state;
     const ls = currentList(s);
     const r = ls && resourceByName(ls.resource);
@@ -385,7 +387,10 @@ export class ConsoleController {
       this.#from = undefined;
       const waiting = this.#queued.length;
       this.#queued = [];
-      const back = from && from.listing === this.#listing(c.r, c.ls) && from.page !== c.ls.page ? listSpec(c.r, { ...c.ls, page: from.page }) : undefined;
+      const back =
+        from && from.listing === this.#listing(c.r, c.ls) && from.page !== c.ls.page
+          ? listSpec(c.r, { ...c.ls, page: from.page })
+          : undefined;
       if (from && back && this.cache.peek(back, { expired: true }).data !== undefined) {
         // Back on the page whose rows the screen shows: its number, its keys, its rows.
         this.#seenError = err;
@@ -464,7 +469,8 @@ export class ConsoleController {
     // Once the answer is in, unless something else was said meanwhile. A failure is shown by
     // the screen's own error line.
     void done.then(() => {
-      if (this.state.status === busy) this.#dispatch({ type: 'status', status: this.cache.peek(spec).error ? undefined : { tone: 'ok', text: 'refreshed' } });
+      if (this.state.status === busy)
+        this.#dispatch({ type: 'status', status: this.cache.peek(spec).error ? undefined : { tone: 'ok', text: 'refreshed' } });
     });
   }
 
@@ -482,7 +488,8 @@ export class ConsoleController {
     if (k.ctrl && k.input === 'z') return this.#suspend();
     if (this.#queued.length) {
       if (k.escape) return this.#dropQueued('were cancelled (Esc)');
-      if (this.#queued.length >= MAX_QUEUED_KEYS) return this.#status('error', `more than ${MAX_QUEUED_KEYS} keys typed while the page loads: the rest are dropped`);
+      if (this.#queued.length >= MAX_QUEUED_KEYS)
+        return this.#status('error', `more than ${MAX_QUEUED_KEYS} keys typed while the page loads: the rest are dropped`);
       this.#queued.push(k);
       return;
     }
@@ -536,7 +543,8 @@ export class ConsoleController {
     if (!c) return;
     const { r, ls } = c;
     const n = c.rows?.length ?? 0;
-    const select = (i: number) => this.#dispatch({ type: 'update-list', patch: { selected: Math.max(0, Math.min(Math.max(0, n - 1), i)) } });
+    const select = (i: number) =>
+      this.#dispatch({ type: 'update-list', patch: { selected: Math.max(0, Math.min(Math.max(0, n - 1), i)) } });
     if (k.up || k.input === 'k') return select(ls.selected - 1);
     if (k.down || k.input === 'j') return select(ls.selected + 1);
     if (k.home) return select(0);
@@ -598,7 +606,12 @@ export class ConsoleController {
     else {
       const r = resourceByName(jump.resource);
       if (!r) return false;
-      this.#dispatch({ type: 'jump-list', resource: r.name, size: pageSizeFor(r, this.#viewport, this.#d.pageSize), filters: jump.filters });
+      this.#dispatch({
+        type: 'jump-list',
+        resource: r.name,
+        size: pageSizeFor(r, this.#viewport, this.#d.pageSize),
+        filters: jump.filters,
+      });
     }
     return true;
   }
@@ -734,7 +747,8 @@ export class ConsoleController {
       if (def.multi && marked.length) rows = marked;
       else {
         const row = this.#selectedRow();
-        if (!row) return this.#status('info', this.#failed(c) ? 'no row: this page could not be loaded (r tries again)' : 'no row selected');
+        if (!row)
+          return this.#status('info', this.#failed(c) ? 'no row: this page could not be loaded (r tries again)' : 'no row selected');
         rows = [row];
       }
     }
@@ -803,7 +817,12 @@ export class ConsoleController {
     if (!inputs) {
       const checked = this.#inputsFor(def, rows, values);
       if ('errors' in checked) {
-        return this.#status('error', `${def.label}: ${Object.entries(checked.errors).map(([k, v]) => (k ? `${k}: ${v}` : v)).join('; ')}`);
+        return this.#status(
+          'error',
+          `${def.label}: ${Object.entries(checked.errors)
+            .map(([k, v]) => (k ? `${k}: ${v}` : v))
+            .join('; ')}`,
+        );
       }
       inputs = checked.inputs;
     }
@@ -822,7 +841,9 @@ export class ConsoleController {
       const c = this.current();
       const onPage = new Set((c?.rows ?? []).map((r) => rowKey(c!.r, r)));
       const elsewhere = c ? rows.filter((r) => !onPage.has(rowKey(c.r, r))).length : 0;
-      lines.push(`${def.label} ${rows.length} ${resource}:${elsewhere ? ` ${elsewhere} of them marked on other pages, all listed here` : ''}`);
+      lines.push(
+        `${def.label} ${rows.length} ${resource}:${elsewhere ? ` ${elsewhere} of them marked on other pages, all listed here` : ''}`,
+      );
       // Every row, not the first few: the list scrolls when the screen cannot hold it.
       rows.forEach((r, i) => {
         const why = refusal(r);
@@ -830,7 +851,10 @@ export class ConsoleController {
         items.push(why ? `✗ ${def.target(r)}: likely refused (${why})` : `  ${def.target(r)}${change ? ` — ${change}` : ''}`);
       });
       const refused = rows.filter((r) => refusal(r)).length;
-      if (refused) tail.push(`${refused} of ${rows.length} likely refused (their status does not allow ${def.label}); every row is sent, and the server decides`);
+      if (refused)
+        tail.push(
+          `${refused} of ${rows.length} likely refused (their status does not allow ${def.label}); every row is sent, and the server decides`,
+        );
       tail.push(`profile: ${s.profile} (${s.target})`);
       if (body.reason !== undefined) tail.push(`reason: ${String(body.reason)}`);
     } else {
@@ -863,7 +887,10 @@ export class ConsoleController {
       if (k.ret) {
         if (o.text === o.typed) return void this.#run(o);
         this.#overlay({ ...o, text: '' });
-        this.#status('error', `'${o.text}' does not match ${o.typed} (exactly, case included); nothing ${o.action.label === 'delete' ? 'deleted' : 'sent'}`);
+        this.#status(
+          'error',
+          `'${o.text}' does not match ${o.typed} (exactly, case included); nothing ${o.action.label === 'delete' ? 'deleted' : 'sent'}`,
+        );
         return;
       }
       const text = editLine(o.text, k);
@@ -921,9 +948,18 @@ export class ConsoleController {
   async exportView(): Promise<void> {
     const c = this.current();
     if (this.state.view !== 'list' || !c) return this.#status('info', 'ctrl-s exports a table: open one with :');
-    if (!c.rows) return this.#status('info', this.#failed(c) ? 'nothing to export: this page could not be loaded (r tries again)' : 'nothing to export yet (loading)');
+    if (!c.rows)
+      return this.#status(
+        'info',
+        this.#failed(c) ? 'nothing to export: this page could not be loaded (r tries again)' : 'nothing to export yet (loading)',
+      );
     try {
-      const { path, count } = await exportCsv(c.rows, { resource: c.r.name, columns: columnsFor(c.rows, c.r.columns), dir: this.#d.cwd, at: this.#d.now() });
+      const { path, count } = await exportCsv(c.rows, {
+        resource: c.r.name,
+        columns: columnsFor(c.rows, c.r.columns),
+        dir: this.#d.cwd,
+        at: this.#d.now(),
+      });
       this.#status('ok', `exported ${count} row${count === 1 ? '' : 's'} (page ${c.ls.page}) to ${path}`);
     } catch (e) {
       this.#status('error', `export failed: ${e instanceof Error ? e.message : String(e)}`);

@@ -41,7 +41,10 @@ function openNew(dir: string, name: string): { path: string; fd: number } {
 }
 
 /** Writes the rows; resolves to the file's path and the number of rows written. */
-export async function exportCsv(rows: Row[], opts: { resource: string; columns?: string[]; dir: string; at: Date }): Promise<{ path: string; count: number }> {
+export async function exportCsv(
+  rows: Row[],
+  opts: { resource: string; columns?: string[]; dir: string; at: Date },
+): Promise<{ path: string; count: number }> {
   const { path, fd } = openNew(opts.dir, exportFileName(opts.resource, opts.at));
   const file = createWriteStream(path, { fd });
   const io: IO = {

@@ -69,7 +69,8 @@ export function parseFilters(r: ResourceDef, text: string): FilterResult {
   try {
     validateInput(r.endpoint, { query: filters });
   } catch (e) {
-    if (e instanceof ValidationError) return { ok: false, errors: e.problems.map((p) => (p.field ? `${p.field}: ${p.message}` : p.message)) };
+    if (e instanceof ValidationError)
+      return { ok: false, errors: e.problems.map((p) => (p.field ? `${p.field}: ${p.message}` : p.message)) };
     throw e;
   }
   return { ok: true, filters };

@@ -152,7 +152,9 @@ export function formKey(f: FormState, k: KeyPress): { form: FormState; submit?: 
   if (!field) return { form: f };
   if (k.left || k.right || (k.input === ' ' && (field.info.kind === 'enum' || field.info.kind === 'boolean'))) {
     const next = cycleChoice(field, f.values[field.name] ?? '', k.left ? -1 : 1);
-    return next === undefined ? { form: f } : { form: { ...f, values: { ...f.values, [field.name]: next }, errors: { ...f.errors, [field.name]: '' } } };
+    return next === undefined
+      ? { form: f }
+      : { form: { ...f, values: { ...f.values, [field.name]: next }, errors: { ...f.errors, [field.name]: '' } } };
   }
   const text = editLine(f.values[field.name] ?? '', k);
   if (text === f.values[field.name]) return { form: f };

@@ -30,7 +30,7 @@ const LIST_KEYS: Array<[string, string]> = [
   ['s', 'cycle the sort field; the order flips when it wraps'],
   ['Enter', 'open the selected row'],
   ['Space', 'mark / unmark the row (actions run on every marked row; a filter or sort change clears the marks)'],
-  ['S W A', "on a user: their subscriptions, wallet transactions, audit entries (Esc comes back)"],
+  ['S W A', 'on a user: their subscriptions, wallet transactions, audit entries (Esc comes back)'],
   ['U', 'on a subscription, transaction, audit entry or code: the user it names'],
   ['Ctrl-S', 'export the rows of this page to a CSV file in the current directory (-2, -3 … added when the name is taken)'],
   ['Esc', 'clear the marks, else back to where a jump came from, else to the dashboard'],
@@ -38,7 +38,7 @@ const LIST_KEYS: Array<[string, string]> = [
 
 const DETAIL_KEYS: Array<[string, string]> = [
   ['↑ ↓, PgUp PgDn', 'scroll'],
-  ['S W A', "on a user: their subscriptions, wallet transactions, audit entries"],
+  ['S W A', 'on a user: their subscriptions, wallet transactions, audit entries'],
   ['U', 'on a row naming a user: that user'],
   ['Esc', 'back to the table (or where a jump came from)'],
 ];
@@ -56,10 +56,21 @@ export function helpLines(s: ConsoleState): string[] {
   // On a table the server cannot sort (audit), `s` is not offered here either.
   const r = s.resource ? resourceByName(s.resource) : undefined;
   const listKeys = r && !sortInfo(r) ? LIST_KEYS.filter(([k]) => k !== 's') : LIST_KEYS;
-  const lines = [...rows('Everywhere', GLOBAL_KEYS), ...rows('Dashboard', HOME_KEYS), ...rows('Tables', listKeys), ...rows('Details', DETAIL_KEYS)];
+  const lines = [
+    ...rows('Everywhere', GLOBAL_KEYS),
+    ...rows('Dashboard', HOME_KEYS),
+    ...rows('Tables', listKeys),
+    ...rows('Details', DETAIL_KEYS),
+  ];
   const actions = actionsFor(s.resource);
   if (s.readOnly) lines.push('Actions are hidden: the console runs with --read-only.', '');
-  else if (s.resource && actions.length) lines.push(...rows(`Actions on ${s.resource}`, actions.map((a) => [a.key, `${a.label}${a.multi ? ' (every marked row)' : ''}`])));
+  else if (s.resource && actions.length)
+    lines.push(
+      ...rows(
+        `Actions on ${s.resource}`,
+        actions.map((a) => [a.key, `${a.label}${a.multi ? ' (every marked row)' : ''}`]),
+      ),
+    );
   lines.push(...rows('Forms', FORM_KEYS));
   return lines;
 }
@@ -95,19 +106,54 @@ function fitHints(hints: Hint[], width: number): string {
 export function footerKeys(s: ConsoleState, width = Infinity, opts: { error?: boolean } = {}): [string, string] {
   const o = s.overlay;
   const fit = (a: Hint[], b: Hint[]): [string, string] => [fitHints(a, width), fitHints(b, width)];
-  if (o?.kind === 'form') return fit([['Tab/↓ next field', 1], ['Shift-Tab/↑ previous', 2], ['←→ choose a value', 3]], [['Enter continue', 0], ['Esc cancel (nothing is sent)', 0]]);
+  if (o?.kind === 'form')
+    return fit(
+      [
+        ['Tab/↓ next field', 1],
+        ['Shift-Tab/↑ previous', 2],
+        ['←→ choose a value', 3],
+      ],
+      [
+        ['Enter continue', 0],
+        ['Esc cancel (nothing is sent)', 0],
+      ],
+    );
   if (o?.kind === 'confirm') {
     const answer: Hint = [o.typed !== undefined ? 'type the text shown, then Enter' : 'y confirm', 0];
     return fit(o.items.length > 1 ? [answer, ['↑↓ PgUp/PgDn scroll the rows', 1]] : [answer], [['Esc cancel (nothing is sent)', 0]]);
   }
-  if (o?.kind === 'switcher') return fit([['type a name', 3], ['Tab complete', 2], ['↑↓ choose', 2], ['Enter open', 1]], [['Esc cancel', 0]]);
-  if (o?.kind === 'filter') return fit([['field=value …', 2], ['Enter apply (empty clears)', 1]], [['Esc cancel', 0]]);
+  if (o?.kind === 'switcher')
+    return fit(
+      [
+        ['type a name', 3],
+        ['Tab complete', 2],
+        ['↑↓ choose', 2],
+        ['Enter open', 1],
+      ],
+      [['Esc cancel', 0]],
+    );
+  if (o?.kind === 'filter')
+    return fit(
+      [
+        ['field=value …', 2],
+        ['Enter apply (empty clears)', 1],
+      ],
+      [['Esc cancel', 0]],
+    );
   if (o?.kind === 'help') return fit([['↑↓ PgUp/PgDn scroll', 1]], [['any other key closes the help', 0]]);
   if (o?.kind === 'message') return fit([['any key closes it', 0]], []);
   if (o?.kind === 'progress') return fit([['working…', 1]], [['Ctrl-C quits', 0]]);
   const err: Hint[] = opts.error ? [['! error', 1]] : [];
   const nav: Hint[] = [...err, [': switch', 2], ['? help', 0], ['q quit', 0]];
-  if (s.view === 'home') return fit([['↑↓ PgUp/PgDn scroll', 2], [`a auto-refresh ${s.autoRefresh ? 'off' : 'on'}`, 2], ['r refresh', 1]], nav);
+  if (s.view === 'home')
+    return fit(
+      [
+        ['↑↓ PgUp/PgDn scroll', 2],
+        [`a auto-refresh ${s.autoRefresh ? 'off' : 'on'}`, 2],
+        ['r refresh', 1],
+      ],
+      nav,
+    );
   const jumps = (resource: string | undefined): Hint[] => jumpHints(resource).map((h) => [h, 2]);
   if (s.view === 'detail') return fit([['↑↓ PgUp/PgDn scroll', 2], ['Esc back', 1], ['r refresh', 1], ...jumps(s.detail?.resource)], nav);
   const acts: Hint[] = s.readOnly ? [['(read-only)', 1]] : actionsFor(s.resource).map((a) => [`${a.key} ${a.label}`, 3]);
@@ -117,6 +163,14 @@ export function footerKeys(s: ConsoleState, width = Infinity, opts: { error?: bo
     [['r refresh', 1], ['Enter open', 2], ['Space mark', 2], ...acts, ...jumps(s.resource)],
     // `s` only where the server sorts (audit does not).
     // Moving with the arrows goes without saying: it gives way first.
-    [['↑↓ move', 4], ['PgUp/PgDn page', 2], ['g/G first/last', 4], ['/ filter', 3], ...(r && sortInfo(r) ? ([['s sort', 3]] as Hint[]) : []), ['^S csv', 3], ...nav],
+    [
+      ['↑↓ move', 4],
+      ['PgUp/PgDn page', 2],
+      ['g/G first/last', 4],
+      ['/ filter', 3],
+      ...(r && sortInfo(r) ? ([['s sort', 3]] as Hint[]) : []),
+      ['^S csv', 3],
+      ...nav,
+    ],
   );
 }

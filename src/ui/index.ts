@@ -91,7 +91,6 @@ export function sessionOf(ctx: Ctx): Session {
 /** Ink's options for the console: at 120 fps the wait between a page's data and its frame is at most ~8 ms (Ink's default 30 fps could add 33 ms). */
 export const RENDER_OPTIONS = { exitOnCtrlC: false, patchConsole: true, maxFps: 120 } as const;
 
-
 /**
  * Runs the console on the context's terminal until `q` or Ctrl-C (0), or a signal (130).
  * The caller has checked that stdin and stdout are terminals.
@@ -158,7 +157,10 @@ export interface OpenFormSpec {
  */
 export async function openForm(spec: OpenFormSpec): Promise<Record<string, unknown> | undefined> {
   const { render } = await import('ink');
-  const fields: FormField[] = spec.fields.length && Array.isArray(spec.fields[0]) ? formFields(spec.fields as Array<[string, FieldInfo]>, { require: spec.require }) : (spec.fields as FormField[]);
+  const fields: FormField[] =
+    spec.fields.length && Array.isArray(spec.fields[0])
+      ? formFields(spec.fields as Array<[string, FieldInfo]>, { require: spec.require })
+      : (spec.fields as FormField[]);
   let result: Record<string, unknown> | undefined;
   let interrupted = false;
   const stdin = (spec.io?.stdin ?? process.stdin) as NodeJS.ReadStream;
@@ -193,7 +195,12 @@ export async function openForm(spec: OpenFormSpec): Promise<Record<string, unkno
  * every body field of the endpoint (those given on the command line filled in), checked with
  * the contract's schema as the user submits. Resolves to the whole body, or undefined (Esc).
  */
-export async function openVerbForm(io: IO, ep: AnyEndpoint, body: Record<string, unknown>, opts: { title?: string; hide?: string[] } = {}): Promise<Record<string, unknown> | undefined> {
+export async function openVerbForm(
+  io: IO,
+  ep: AnyEndpoint,
+  body: Record<string, unknown>,
+  opts: { title?: string; hide?: string[] } = {},
+): Promise<Record<string, unknown> | undefined> {
   const hide = new Set(opts.hide ?? []);
   const fields = describeObject(ep.body).filter(([k]) => !hide.has(k));
   const fixed = Object.fromEntries(Object.entries(body).filter(([k]) => hide.has(k)));

@@ -17,7 +17,8 @@ export type Jump =
   | { kind: 'detail'; resource: 'users'; row: Row }
   | { unavailable: string };
 
-const idOf = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined);
+const idOf = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined;
 
 /** The jump a key makes from `row` of `resource`; undefined when the key is not a jump there. */
 export function jumpFor(resource: string | undefined, key: string, row: Row | undefined): Jump | undefined {

@@ -55,7 +55,19 @@ export function keyPresses(input: string, key: Key): KeyPress[] {
     return [{ input: '', escape: true }, one(input, { ...key, meta: false })];
   }
   const special =
-    key.return || key.escape || key.tab || key.backspace || key.delete || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow || key.pageUp || key.pageDown || key.ctrl || key.meta;
+    key.return ||
+    key.escape ||
+    key.tab ||
+    key.backspace ||
+    key.delete ||
+    key.upArrow ||
+    key.downArrow ||
+    key.leftArrow ||
+    key.rightArrow ||
+    key.pageUp ||
+    key.pageDown ||
+    key.ctrl ||
+    key.meta;
   if (special || [...input].length <= 1) return [one(input, key)];
   const out: KeyPress[] = [];
   for (const c of input) {

@@ -16,7 +16,15 @@ import { describeField, describeObject, type AnyEndpoint, type FieldInfo } from 
 import { rolesAssignments, rolesList, usersGet, usersList, usersSearch } from '../api/contract/user-accounts.js';
 import { ACCOUNT_FIELDS, userDetail } from '../resources/users.js';
 import { referralsAdminList, referralsAdminReferred, referralsAdminSearch } from '../api/contract/user-referrals.js';
-import { AUDIT_COLUMNS, CODE_COLUMNS, PLAN_COLUMNS, SERVICE_COLUMNS, SERVICE_PLAN_COLUMNS, SUBSCRIPTION_COLUMNS, WALLET_COLUMNS } from '../resources/columns.js';
+import {
+  AUDIT_COLUMNS,
+  CODE_COLUMNS,
+  PLAN_COLUMNS,
+  SERVICE_COLUMNS,
+  SERVICE_PLAN_COLUMNS,
+  SUBSCRIPTION_COLUMNS,
+  WALLET_COLUMNS,
+} from '../resources/columns.js';
 import { readableAudit } from '../resources/audit.js';
 
 export type Row = Record<string, unknown>;
@@ -74,11 +82,42 @@ const serviceDetail: DetailDef = {
     const stats = asRows(d.usage_statistics).sort((a, b) => String(a.stat_date).localeCompare(String(b.stat_date)));
     const sections: DetailSection[] = [
       { kind: 'kv', title: 'Service', value: asObject(d.service_info) },
-      { kind: 'table', title: 'Plans', rows: asRows(d.service_plans), columns: ['service_plan_id', 'plan_code', 'plan_name', 'price', 'currency', 'duration', 'duration_unit', 'is_available', 'active_subscriptions'] },
-      { kind: 'table', title: 'Active subscriptions', rows: asRows(d.active_subscriptions), columns: ['subscription_id', 'username', 'plan_code', 'status', 'end_date', 'remaining_credits'] },
-      { kind: 'table', title: 'Top users', rows: asRows(d.top_users), columns: ['user_id', 'username', 'full_name', 'active_subscriptions', 'total_usage', 'last_usage_date'] },
+      {
+        kind: 'table',
+        title: 'Plans',
+        rows: asRows(d.service_plans),
+        columns: [
+          'service_plan_id',
+          'plan_code',
+          'plan_name',
+          'price',
+          'currency',
+          'duration',
+          'duration_unit',
+          'is_available',
+          'active_subscriptions',
+        ],
+      },
+      {
+        kind: 'table',
+        title: 'Active subscriptions',
+        rows: asRows(d.active_subscriptions),
+        columns: ['subscription_id', 'username', 'plan_code', 'status', 'end_date', 'remaining_credits'],
+      },
+      {
+        kind: 'table',
+        title: 'Top users',
+        rows: asRows(d.top_users),
+        columns: ['user_id', 'username', 'full_name', 'active_subscriptions', 'total_usage', 'last_usage_date'],
+      },
     ];
-    if (stats.length) sections.push({ kind: 'table', title: 'Usage statistics', rows: stats, columns: ['stat_date', 'stat_type', 'total_usage', 'unique_users', 'new_subscriptions', 'active_subscriptions'] });
+    if (stats.length)
+      sections.push({
+        kind: 'table',
+        title: 'Usage statistics',
+        rows: stats,
+        columns: ['stat_date', 'stat_type', 'total_usage', 'unique_users', 'new_subscriptions', 'active_subscriptions'],
+      });
     return sections;
   },
   record: (data) => asObject(asObject(data).service_info),
@@ -86,13 +125,24 @@ const serviceDetail: DetailDef = {
 
 const servicePlanDetail: DetailDef = {
   endpoint: servicePlansDetail,
-  input: (row) => (row.service_plan_id !== undefined && row.service_plan_id !== null ? { params: { id: Number(row.service_plan_id) } } : undefined),
+  input: (row) =>
+    row.service_plan_id !== undefined && row.service_plan_id !== null ? { params: { id: Number(row.service_plan_id) } } : undefined,
   sections: (data) => {
     const d = asObject(data);
     return [
       { kind: 'kv', title: 'Service plan', value: asObject(d.service_plan_info) },
-      { kind: 'table', title: 'Subscriptions', rows: asRows(d.subscriptions), columns: ['subscription_id', 'username', 'status', 'start_date', 'end_date', 'auto_renewal', 'total_usage_count'] },
-      { kind: 'table', title: 'Usage codes', rows: asRows(d.usage_codes), columns: ['code_id', 'code_value', 'batch_id', 'is_used', 'used_by_username', 'expiry_date'] },
+      {
+        kind: 'table',
+        title: 'Subscriptions',
+        rows: asRows(d.subscriptions),
+        columns: ['subscription_id', 'username', 'status', 'start_date', 'end_date', 'auto_renewal', 'total_usage_count'],
+      },
+      {
+        kind: 'table',
+        title: 'Usage codes',
+        rows: asRows(d.usage_codes),
+        columns: ['code_id', 'code_value', 'batch_id', 'is_used', 'used_by_username', 'expiry_date'],
+      },
     ];
   },
   record: (data) => asObject(asObject(data).service_plan_info),
@@ -108,7 +158,11 @@ const userAccountDetail: DetailDef = {
     for (const k of ACCOUNT_FIELDS) if (k in u) ordered[k] = u[k];
     return [
       { kind: 'kv', title: 'Account', value: { ...ordered, ...u } },
-      { kind: 'lines', title: 'What is theirs', lines: ['S subscriptions   W wallet transactions   A audit entries by them   (Esc comes back)'] },
+      {
+        kind: 'lines',
+        title: 'What is theirs',
+        lines: ['S subscriptions   W wallet transactions   A audit entries by them   (Esc comes back)'],
+      },
     ];
   },
   record: (data) => userDetail(asObject(data)),
@@ -117,15 +171,38 @@ const userAccountDetail: DetailDef = {
 /** Every resource, in the order the switcher lists them. */
 export const RESOURCES: readonly ResourceDef[] = [
   { name: 'services', endpoint: servicesList, columns: SERVICE_COLUMNS, idField: 'service_id', detail: serviceDetail },
-  { name: 'service-plans', endpoint: servicePlansList, columns: SERVICE_PLAN_COLUMNS, idField: 'service_plan_id', detail: servicePlanDetail },
+  {
+    name: 'service-plans',
+    endpoint: servicePlansList,
+    columns: SERVICE_PLAN_COLUMNS,
+    idField: 'service_plan_id',
+    detail: servicePlanDetail,
+  },
   { name: 'plans', endpoint: plansList, columns: PLAN_COLUMNS, idField: 'plan_id' },
   { name: 'subscriptions', aliases: ['subs'], endpoint: subscriptionsList, columns: SUBSCRIPTION_COLUMNS, idField: 'subscription_id' },
   { name: 'usage-codes', aliases: ['codes'], endpoint: usageCodesList, columns: CODE_COLUMNS, idField: 'code_id' },
   { name: 'wallet', endpoint: walletList, columns: WALLET_COLUMNS, idField: 'transaction_id' },
   { name: 'audit', endpoint: auditList, columns: AUDIT_COLUMNS, idField: 'id', view: readableAudit },
-  { name: 'users', endpoint: usersList, columns: ['user_id', 'username', 'full_name', 'email', 'role', 'status', 'last_login_date'], idField: 'user_id', detail: userAccountDetail },
-  { name: 'users-search', endpoint: usersSearch, columns: ['user_id', 'username', 'full_name', 'status', 'activity_status', 'referral_count', 'last_login_date'], idField: 'user_id', detail: userAccountDetail },
-  { name: 'roles', endpoint: rolesList, columns: ['role_id', 'role_name', 'display_name', 'priority', 'user_count', 'permission_count', 'is_active'], idField: 'role_id' },
+  {
+    name: 'users',
+    endpoint: usersList,
+    columns: ['user_id', 'username', 'full_name', 'email', 'role', 'status', 'last_login_date'],
+    idField: 'user_id',
+    detail: userAccountDetail,
+  },
+  {
+    name: 'users-search',
+    endpoint: usersSearch,
+    columns: ['user_id', 'username', 'full_name', 'status', 'activity_status', 'referral_count', 'last_login_date'],
+    idField: 'user_id',
+    detail: userAccountDetail,
+  },
+  {
+    name: 'roles',
+    endpoint: rolesList,
+    columns: ['role_id', 'role_name', 'display_name', 'priority', 'user_count', 'permission_count', 'is_active'],
+    idField: 'role_id',
+  },
   // The id and the name first (a narrow terminal hides columns from the right), and headers
   // that still differ when cut down: without them, the first row's keys were the columns, and
   // `referral_use_id`, `referral_code`, `referrer_username` all read `refer…`.
@@ -140,14 +217,27 @@ export const RESOURCES: readonly ResourceDef[] = [
     name: 'referrals',
     endpoint: referralsAdminList,
     columns: ['referral_use_id', 'username', 'referrer_username', 'referral_code', 'referral_date', 'code_status', 'status'],
-    labels: { referral_use_id: 'use_id', username: 'referred', referrer_username: 'referrer', referral_code: 'code', referral_date: 'date' },
+    labels: {
+      referral_use_id: 'use_id',
+      username: 'referred',
+      referrer_username: 'referrer',
+      referral_code: 'code',
+      referral_date: 'date',
+    },
     idField: 'referral_use_id',
   },
   {
     name: 'referral-codes',
     endpoint: referralsAdminSearch,
     columns: ['referral_id', 'referral_code', 'owner_username', 'status', 'used_count', 'usage_limit', 'expiry_date', 'description'],
-    labels: { referral_id: 'id', referral_code: 'code', owner_username: 'owner', used_count: 'used', usage_limit: 'limit', expiry_date: 'expires' },
+    labels: {
+      referral_id: 'id',
+      referral_code: 'code',
+      owner_username: 'owner',
+      used_count: 'used',
+      usage_limit: 'limit',
+      expiry_date: 'expires',
+    },
     idField: 'referral_id',
   },
   {

@@ -54,7 +54,6 @@ const MIN_COLUMN = 6;
 /** A number (`350651`, `-3.5`, `1,013`), a date or a local time (`2026-10-23 09:30`). */
 const NUMBER_OR_DATE = /^(?:[-+]?\d[\d,]*(?:\.\d+)?|\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?)$/;
 
-
 /**
  * Widths of the columns in `available` terminal columns, and how many fit from the left.
  * Natural widths when they fit; else headers wider than their values are cut first, then the

@@ -7,7 +7,17 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ApiClient, backoffDelay, fillPath, isLoopbackHost, parseRetryAfter, RedirectError, requestTarget, validateInput, type ClientOptions } from '../../src/api/client.js';
+import {
+  ApiClient,
+  backoffDelay,
+  fillPath,
+  isLoopbackHost,
+  parseRetryAfter,
+  RedirectError,
+  requestTarget,
+  validateInput,
+  type ClientOptions,
+} from '../../src/api/client.js';
 import { endpoints } from '../../src/api/contract/index.js';
 import { endpoint, loose, num, q, str, stringList } from '../../src/api/contract/common.js';
 import { BadResponseError, HttpError, InterruptedError, NetworkError, RefusedError, ValidationError } from '../../src/api/errors.js';
@@ -164,7 +174,11 @@ describe('rule 1: JSON in and out', () => {
   });
 
   it('callFull returns status, headers, envelope, message and data', async () => {
-    stub.setHandler(() => ({ status: 201, headers: { 'x-request-id': 'r-1' }, json: { status: true, message: 'Created', data: { service_id: 1 }, meta: { t: 1 } } }));
+    stub.setHandler(() => ({
+      status: 201,
+      headers: { 'x-request-id': 'r-1' },
+      json: { status: true, message: 'Created', data: { service_id: 1 }, meta: { t: 1 } },
+    }));
     const full = await client().callFull(createService, { body: { service_code: 'AB', service_name: 'x' } });
     expect(full.status).toBe(201);
     expect(full.headers['x-request-id']).toBe('r-1');
@@ -200,7 +214,9 @@ describe('URL building and input validation', () => {
     let rawUrl = '';
     stub.setHandler(() => ok({ services: [] }));
     const c = client({ log: (l) => (l.startsWith('> GET') ? (rawUrl = l) : undefined) });
-    await c.call(listServices, { query: { page_size: '5', is_active: 'false', codes: ['A', 'B'], search: 'a&b=c', service_type: undefined } });
+    await c.call(listServices, {
+      query: { page_size: '5', is_active: 'false', codes: ['A', 'B'], search: 'a&b=c', service_type: undefined },
+    });
     const r = stub.requests[0];
     expect(r.query).toEqual({ page_size: '5', is_active: 'false', codes: 'B', search: 'a&b=c' });
     expect(rawUrl).toContain('codes=A&codes=B');
@@ -234,10 +250,21 @@ describe('URL building and input validation', () => {
           for (const [k, v] of Object.entries(query ?? {})) {
             for (const item of Array.isArray(v) ? v : [v]) {
               if (item === undefined || item === null) continue;
-              reference.searchParams.append(k, typeof item === 'boolean' ? String(item) : item instanceof Date ? item.toISOString() : typeof item === 'object' ? JSON.stringify(item) : String(item));
+              reference.searchParams.append(
+                k,
+                typeof item === 'boolean'
+                  ? String(item)
+                  : item instanceof Date
+                    ? item.toISOString()
+                    : typeof item === 'object'
+                      ? JSON.stringify(item)
+                      : String(item),
+              );
             }
           }
-          expect(requestTarget(basePath, ep.path, params, query), `${ep.name} ${String(value)}`).toBe(`${reference.pathname}${reference.search}`);
+          expect(requestTarget(basePath, ep.path, params, query), `${ep.name} ${String(value)}`).toBe(
+            `${reference.pathname}${reference.search}`,
+          );
           checked++;
         }
       }
@@ -255,7 +282,9 @@ describe('URL building and input validation', () => {
     expect(v.problems.find((p) => p.field === 'page_size')!.message).toMatch(/100/);
     const e2 = await rejection(c.call(createService, { body: { service_code: 'X' } as never }));
     expect((e2 as ValidationError).problems.map((p) => p.field).sort()).toEqual(['service_code', 'service_name']);
-    const e3 = await rejection(c.call(createService, { body: { service_code: 'XY', service_name: 'n', tags: ['ok', 3 as unknown as string] } }));
+    const e3 = await rejection(
+      c.call(createService, { body: { service_code: 'XY', service_name: 'n', tags: ['ok', 3 as unknown as string] } }),
+    );
     expect((e3 as ValidationError).problems[0].field).toBe('tags.1');
     expect(stub.requests).toHaveLength(0);
   });
@@ -324,13 +353,16 @@ describe('rule 3: which requests are retried', () => {
     expect(stub.requests).toHaveLength(1);
   });
 
-  it.each([408, 429, 500, 502, 503, 504])('a GET answering %i is retried (3 retries -> 4 attempts, backoff 1 s, 2 s, 4 s)', async (status) => {
-    stub.setHandler(() => fail(status, 'busy'));
-    const e = await rejection(client().call(listServices));
-    expect(e).toBeInstanceOf(HttpError);
-    expect(stub.requests).toHaveLength(4);
-    expect(delays).toEqual([1000, 2000, 4000]);
-  });
+  it.each([408, 429, 500, 502, 503, 504])(
+    'a GET answering %i is retried (3 retries -> 4 attempts, backoff 1 s, 2 s, 4 s)',
+    async (status) => {
+      stub.setHandler(() => fail(status, 'busy'));
+      const e = await rejection(client().call(listServices));
+      expect(e).toBeInstanceOf(HttpError);
+      expect(stub.requests).toHaveLength(4);
+      expect(delays).toEqual([1000, 2000, 4000]);
+    },
+  );
 
   it('retries: 0 gives one attempt', async () => {
     stub.setHandler(() => fail(503, 'busy'));
@@ -346,7 +378,13 @@ describe('rule 3: which requests are retried', () => {
   });
 
   it('Retry-After (seconds) is used instead of the backoff, capped at 30 s', async () => {
-    stub.setHandler((_r, n) => (n === 1 ? { ...fail(429, 'slow down'), headers: { 'retry-after': '3' } } : n === 2 ? { ...fail(503, 'x'), headers: { 'retry-after': '120' } } : ok({ services: [] })));
+    stub.setHandler((_r, n) =>
+      n === 1
+        ? { ...fail(429, 'slow down'), headers: { 'retry-after': '3' } }
+        : n === 2
+          ? { ...fail(503, 'x'), headers: { 'retry-after': '120' } }
+          : ok({ services: [] }),
+    );
     await client().call(listServices);
     expect(delays).toEqual([3000, 30000]);
   });
@@ -431,7 +469,10 @@ describe('rule 4: errors after the retries', () => {
   });
 
   it('a 2xx envelope with status:false is an HttpError, exit 5, saying (HTTP 200, status false)', async () => {
-    stub.setHandler(() => ({ status: 200, json: { status: false, message: 'Plan is not available', data: null, error: { code: 'PLAN_UNAVAILABLE' } } }));
+    stub.setHandler(() => ({
+      status: 200,
+      json: { status: false, message: 'Plan is not available', data: null, error: { code: 'PLAN_UNAVAILABLE' } },
+    }));
     const e = (await rejection(client().call(listServices))) as HttpError;
     expect(e).toBeInstanceOf(HttpError);
     expect(e.status).toBe(200);
@@ -698,19 +739,29 @@ describe('rule 6: redirects are refused, not followed', () => {
 });
 
 describe('rule 7: plain http only to loopback', () => {
-  it.each(['http://example.com', 'http://10.0.0.5:8080/api', 'http://api.internal', 'http://[2001:db8::1]'])('%s is refused (exit 2) before anything() is sent', (url) => {
-    let err: unknown;
-    try {
-      new ApiClient({ baseUrl: url });
-    } catch (e) {
-      err = e;
-    }
-    expect(err).toBeInstanceOf(RefusedError);
-    expect((err as RefusedError).exitCode).toBe(2);
-    expect((err as RefusedError).message).toMatch(/http:\/\//);
-  });
+  it.each(['http://example.com', 'http://10.0.0.5:8080/api', 'http://api.internal', 'http://[2001:db8::1]'])(
+    '%s is refused (exit 2) before anything() is sent',
+    (url) => {
+      let err: unknown;
+      try {
+        new ApiClient({ baseUrl: url });
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(RefusedError);
+      expect((err as RefusedError).exitCode).toBe(2);
+      expect((err as RefusedError).message).toMatch(/http:\/\//);
+    },
+  );
 
-  it.each(['http://127.0.0.1:8080', 'http://127.1.2.3', 'http://localhost:3000/api', 'http://[::1]:8080', 'https://example.com', 'https://10.0.0.5/api'])('%s is allowed', (url) => {
+  it.each([
+    'http://127.0.0.1:8080',
+    'http://127.1.2.3',
+    'http://localhost:3000/api',
+    'http://[::1]:8080',
+    'https://example.com',
+    'https://10.0.0.5/api',
+  ])('%s is allowed', (url) => {
     expect(() => new ApiClient({ baseUrl: url })).not.toThrow();
   });
 
@@ -773,16 +824,19 @@ describe('rule 9: interruption', () => {
 describe('rule 10: verbose log without secrets', () => {
   it('logs method, URL, attempt, status and time; never the token, session id, cookies or passwords', async () => {
     stub.setHandler(() => ({
-            status: 200,
-            headers: { 'set-cookie': 'sid=cookie-SECRET-000; HttpOnly' },
-            json: { status: true, message: 'ok', data: { token: 'tok-SECRET-123', session_id: 'sess-SECRET-456', username: 'ann' } },
+      status: 200,
+      headers: { 'set-cookie': 'sid=cookie-SECRET-000; HttpOnly' },
+      json: { status: true, message: 'ok', data: { token: 'tok-SECRET-123', session_id: 'sess-SECRET-456', username: 'ann' } },
     }));
     const lines: string[] = [];
     const c = client({ token: 'tok-SECRET-123', sessionId: 'sess-SECRET-456', deviceId: 'dev-visible-1', log: (l) => lines.push(l) });
     await c.call(cmsLogin, { body: { username: 'ann', password: 'pw-SECRET-789' } });
     // POST is not retried: use a GET for the retry/attempt lines.
     stub.setHandler((_r, n) => (n === 2 ? fail(503, 'busy') : ok({ services: [] })));
-    await c.request('GET', '/admin/services', { query: { page_size: '5', token: 'tok-SECRET-123' }, headers: { cookie: 'a=cookie-SECRET-000' } });
+    await c.request('GET', '/admin/services', {
+      query: { page_size: '5', token: 'tok-SECRET-123' },
+      headers: { cookie: 'a=cookie-SECRET-000' },
+    });
     const all = lines.join('\n');
     for (const secret of ['tok-SECRET-123', 'sess-SECRET-456', 'pw-SECRET-789', 'cookie-SECRET-000']) expect(all).not.toContain(secret);
     expect(lines).toContain(`> POST ${stub.url}/cms/auth/login (attempt 1/1)`);
@@ -804,7 +858,11 @@ describe('request(): raw calls', () => {
   it('sends method, path under the base prefix, string query, JSON body and extra headers', async () => {
     stub.setHandler(() => ok({ a: 1 }, 'fine'));
     const c = client({ baseUrl: `${stub.url}/api`, deviceId: 'not-sent' });
-    const out = await c.request('post', '/cms/auth/login', { query: { dry_run: true, ids: ['1', '2'] }, body: { username: 'u' }, headers: { 'X-Device-ID': 'dev-9' } });
+    const out = await c.request('post', '/cms/auth/login', {
+      query: { dry_run: true, ids: ['1', '2'] },
+      body: { username: 'u' },
+      headers: { 'X-Device-ID': 'dev-9' },
+    });
     expect(out.status).toBe(200);
     expect(out.data).toEqual({ a: 1 });
     expect(out.message).toBe('fine');

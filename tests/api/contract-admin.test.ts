@@ -56,7 +56,14 @@ describe('endpoint lists', () => {
       'PUT /admin/subscription-plans/{id}',
       'DELETE /admin/subscription-plans',
     ]);
-    expect(pl.planEndpoints.map((e) => e.name)).toEqual(['plans.list', 'plans.list-alt', 'plans.report', 'plans.create', 'plans.update', 'plans.delete']);
+    expect(pl.planEndpoints.map((e) => e.name)).toEqual([
+      'plans.list',
+      'plans.list-alt',
+      'plans.report',
+      'plans.create',
+      'plans.update',
+      'plans.delete',
+    ]);
   });
   it('subscriptions and maintenance: 5 endpoints', () => {
     expect(routes(su.subscriptionEndpoints)).toEqual([
@@ -83,7 +90,14 @@ describe('endpoint lists', () => {
       'GET /audit',
       'GET /audit/users/{id}',
     ]);
-    expect(mi.adminMiscEndpoints.map((e) => e.name)).toEqual(['usage-codes.list', 'usage-codes.generate', 'wallet.list', 'dashboard.get', 'audit.list', 'audit.user']);
+    expect(mi.adminMiscEndpoints.map((e) => e.name)).toEqual([
+      'usage-codes.list',
+      'usage-codes.generate',
+      'wallet.list',
+      'dashboard.get',
+      'audit.list',
+      'audit.user',
+    ]);
   });
   it('all admin, unique names, each with a summary; lists page, reports do not', () => {
     const all: AnyEndpoint[] = [...sp.servicePlanEndpoints, ...pl.planEndpoints, ...su.subscriptionEndpoints, ...mi.adminMiscEndpoints];
@@ -107,7 +121,14 @@ describe('endpoint lists', () => {
       'audit.list': 'logs',
       'audit.user': 'logs',
     });
-    expect(sp.servicePlansList.paging).toEqual({ page: 'page_number', size: 'page_size', items: 'service_plans', info: 'pagination', defaultSize: 20, maxSize: 100 });
+    expect(sp.servicePlansList.paging).toEqual({
+      page: 'page_number',
+      size: 'page_size',
+      items: 'service_plans',
+      info: 'pagination',
+      defaultSize: 20,
+      maxSize: 100,
+    });
     expect(mi.auditList.paging).toEqual({ page: 'page', size: 'page_size', items: 'logs', info: '', defaultSize: 20, maxSize: 100 });
     expect(pl.plansReport.paging).toBeUndefined();
   });
@@ -147,7 +168,13 @@ describe('service-plan links', () => {
       rejects(e.query, { is_available: 'maybe' }, 'is_available');
       rejects(e.query, { has_unused_codes: 'maybe' }, 'has_unused_codes');
       expect(
-        accepts(e.query, { service_code: 'x'.repeat(50), plan_code: 'P', service_type: 'HYBRID', is_available: 'true', has_unused_codes: '0' }),
+        accepts(e.query, {
+          service_code: 'x'.repeat(50),
+          plan_code: 'P',
+          service_type: 'HYBRID',
+          is_available: 'true',
+          has_unused_codes: '0',
+        }),
       ).toMatchObject({ is_available: true, has_unused_codes: false, service_type: 'HYBRID' });
     });
   }
@@ -232,7 +259,10 @@ describe('subscription plans', () => {
   it('report: include_stats defaults to false; filters bounded', () => {
     const Q = pl.plansReport.query;
     expect(accepts(Q, {}).include_stats).toBe(false);
-    expect(accepts(Q, { include_stats: 'true', duration_unit: 'months', is_active: '1', plan_code: 'P' })).toMatchObject({ include_stats: true, is_active: true });
+    expect(accepts(Q, { include_stats: 'true', duration_unit: 'months', is_active: '1', plan_code: 'P' })).toMatchObject({
+      include_stats: true,
+      is_active: true,
+    });
     rejects(Q, { include_stats: 'sure' }, 'include_stats');
     rejects(Q, { duration_unit: 'hours' }, 'duration_unit');
     rejects(Q, { plan_code: 'x'.repeat(51) }, 'plan_code');
@@ -335,7 +365,9 @@ describe('subscriptions and maintenance', () => {
     rejects(E.body, { action: 'extend', reason: 'r', extend_days: 1.5 }, 'extend_days');
     rejects(E.body, { action: 'extend', reason: 'r', extend_days: '30' }, 'extend_days');
     rejects(E.body, { action: 'add_credits', reason: 'r', extend_credits: 2.5 }, 'extend_credits');
-    expect(accepts(E.response, { subscription_id: 42, action: 'extend', message: 'ok', status: 'active', remaining_credits: 5 })).toMatchObject({ status: 'active' });
+    expect(
+      accepts(E.response, { subscription_id: 42, action: 'extend', message: 'ok', status: 'active', remaining_credits: 5 }),
+    ).toMatchObject({ status: 'active' });
   });
   it('delete: subscription_id, user_id, service_id, flags', () => {
     const B = su.subscriptionsDelete.body;
@@ -376,7 +408,9 @@ describe('usage codes, wallet, dashboard, audit', () => {
     rejects(Q, { batch_id: 'x'.repeat(51) }, 'batch_id');
     rejects(Q, { service_code: 'x'.repeat(51) }, 'service_code');
     rejects(Q, { plan_code: 'x'.repeat(51) }, 'plan_code');
-    expect(accepts(Q, { batch_id: 'SPRING26', service_code: 'S', plan_code: 'P', code_value: 'ABC', is_used: '1', is_expired: false })).toMatchObject({
+    expect(
+      accepts(Q, { batch_id: 'SPRING26', service_code: 'S', plan_code: 'P', code_value: 'ABC', is_used: '1', is_expired: false }),
+    ).toMatchObject({
       is_used: true,
       is_expired: false,
     });
@@ -402,7 +436,12 @@ describe('usage codes, wallet, dashboard, audit', () => {
     rejects(B, { ...gen, code_prefix: 'x'.repeat(21) }, 'code_prefix');
     rejects(B, { ...gen, service_plan_id: 1.5 }, 'service_plan_id');
     rejects(B, { ...gen, service_plan_id: '3' }, 'service_plan_id');
-    accepts(mi.usageCodesGenerate.response, { batch_id: 'SPRING26', generated_count: 1, expiry_date: '2026-05-01', codes: [{ code_id: 1, code_value: 'SPR-1' }] });
+    accepts(mi.usageCodesGenerate.response, {
+      batch_id: 'SPRING26',
+      generated_count: 1,
+      expiry_date: '2026-05-01',
+      codes: [{ code_id: 1, code_value: 'SPR-1' }],
+    });
   });
   listRules(mi.walletList, ['Username', 'TransactionType', 'Amount', 'TransactionDate'], 'TransactionDate');
   it('wallet.list: filters', () => {
@@ -416,12 +455,18 @@ describe('usage codes, wallet, dashboard, audit', () => {
     rejects(Q, { user_id: '1.5' }, 'user_id');
     rejects(Q, { date_from: '2026-1-1' }, 'date_from');
     rejects(Q, { date_to: '2026-13-01' }, 'date_to');
-    expect(accepts(Q, { amount_from: '10.5', amount_to: 99, date_from: '2026-01-01', date_to: '2026-01-31', user_id: '3', username: 'bob' })).toMatchObject({
+    expect(
+      accepts(Q, { amount_from: '10.5', amount_to: 99, date_from: '2026-01-01', date_to: '2026-01-31', user_id: '3', username: 'bob' }),
+    ).toMatchObject({
       amount_from: 10.5,
       amount_to: 99,
       user_id: 3,
     });
-    const data = accepts(mi.walletList.response, { pagination: { current_page: 1 }, transactions: [{ transaction_id: 1, amount: 5 }], summary: { net_amount: 5 } });
+    const data = accepts(mi.walletList.response, {
+      pagination: { current_page: 1 },
+      transactions: [{ transaction_id: 1, amount: 5 }],
+      summary: { net_amount: 5 },
+    });
     expect(data.transactions).toHaveLength(1);
   });
   it('dashboard.get: no input, any answer', () => {
@@ -436,11 +481,20 @@ describe('usage codes, wallet, dashboard, audit', () => {
       rejects(Q, { page: 0 }, 'page');
       rejects(Q, { page: 'one' }, 'page');
       rejects(Q, { page_size: 101 }, 'page_size');
-      expect(accepts(Q, { page: '2', page_size: '100', action: 'manage', module: 'subscriptions' })).toMatchObject({ page: 2, page_size: 100 });
+      expect(accepts(Q, { page: '2', page_size: '100', action: 'manage', module: 'subscriptions' })).toMatchObject({
+        page: 2,
+        page_size: 100,
+      });
       rejects(Q, { start_date: '2026-11-1' }, 'start_date');
       rejects(Q, { end_date: 'yesterday' }, 'end_date');
       accepts(Q, { start_date: '2026-11-01', end_date: '2026-11-30' });
-      const page = accepts(e.response, { logs: [{ id: 1, action: 'manage', details: { a: 1 } }], page: 1, page_size: 20, total_items: 1, total_pages: 1 });
+      const page = accepts(e.response, {
+        logs: [{ id: 1, action: 'manage', details: { a: 1 } }],
+        page: 1,
+        page_size: 20,
+        total_items: 1,
+        total_pages: 1,
+      });
       expect(page.logs).toHaveLength(1);
     });
   }

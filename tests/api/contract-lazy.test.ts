@@ -45,7 +45,16 @@ describe('lazily built contract schemas', () => {
 
   it('an endpoint given its schemas outright keeps them as given', () => {
     const query = z.object({ n: z.number() });
-    const e = endpoint({ name: 't.x', area: 'admin', method: 'GET', path: '/x', summary: 'x', query, response: z.unknown(), access: 'admin' });
+    const e = endpoint({
+      name: 't.x',
+      area: 'admin',
+      method: 'GET',
+      path: '/x',
+      summary: 'x',
+      query,
+      response: z.unknown(),
+      access: 'admin',
+    });
     expect(e.query).toBe(query);
   });
 });

@@ -8,13 +8,18 @@ import { loadContractFile, loadEndpoint, matchRoute, routes } from '../../src/ap
 
 describe('the route table', () => {
   it('lists every endpoint of the contract, in its order, with its method and path', () => {
-    expect(routes.map(([method, path, name]) => ({ method, path, name }))).toEqual(endpoints.map((e) => ({ method: e.method, path: e.path, name: e.name })));
+    expect(routes.map(([method, path, name]) => ({ method, path, name }))).toEqual(
+      endpoints.map((e) => ({ method: e.method, path: e.path, name: e.name })),
+    );
   });
 
   it('names for each endpoint the contract file that declares it', async () => {
     for (const [, , name, file] of routes) {
       const declared = await loadContractFile(file);
-      expect(declared.map((e) => e.name), `${name} in ${file}`).toContain(name);
+      expect(
+        declared.map((e) => e.name),
+        `${name} in ${file}`,
+      ).toContain(name);
     }
     expect(await loadEndpoint('services.list')).toBe(endpoints.find((e) => e.name === 'services.list'));
     await expect(loadEndpoint('nope.nothing')).rejects.toThrow(/no endpoint named/);
@@ -29,7 +34,15 @@ describe('the route table', () => {
       expect(byRoute?.params).toEqual(byContract?.params);
     }
     // The most literal segments win: /cms/roles/users is not /cms/roles/{id} with id "users".
-    const literal = routes.find(([m, p]) => m === 'GET' && !p.includes('{') && routes.some(([m2, p2]) => m2 === 'GET' && p2.includes('{') && p2.split('/').length === p.split('/').length && p2.split('/')[1] === p.split('/')[1]));
+    const literal = routes.find(
+      ([m, p]) =>
+        m === 'GET' &&
+        !p.includes('{') &&
+        routes.some(
+          ([m2, p2]) =>
+            m2 === 'GET' && p2.includes('{') && p2.split('/').length === p.split('/').length && p2.split('/')[1] === p.split('/')[1],
+        ),
+    );
     if (literal) expect(matchRoute('GET', literal[1])?.name).toBe(literal[2]);
     expect(matchRoute('GET', '/no/such/path')).toBeUndefined();
     expect(matchRoute('PATCH', '/admin/services')).toBeUndefined();

@@ -14,7 +14,8 @@ afterAll(async () => {
   await server.close();
 });
 
-const run = (args: string, env: Record<string, string> = {}) => runCli(args, { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 'tok-123', ...env } });
+const run = (args: string, env: Record<string, string> = {}) =>
+  runCli(args, { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 'tok-123', ...env } });
 const pagination = { current_page: 1, page_size: 20, total_pages: 1, total_records: 2 };
 const odd = [
   { service_id: '1', service_code: 'A', price: '19.99', is_active: 1 },
@@ -31,7 +32,11 @@ describe('answers read tolerantly', () => {
     expect(j.stdout).toContain('"price": "19.99"');
     const t = await run('services list -o csv --fields service_id,service_code,price,is_active');
     expect(t.code).toBe(0);
-    expect(t.stdout.split('\n').slice(0, 3)).toEqual(['service_id,service_code,price,is_active', '1,A,19.99,1', '2,"{""code"":""B""}",5,true']);
+    expect(t.stdout.split('\n').slice(0, 3)).toEqual([
+      'service_id,service_code,price,is_active',
+      '1,A,19.99,1',
+      '2,"{""code"":""B""}",5,true',
+    ]);
   });
 
   it('--verbose lists each deviation once (field, expected, received)', async () => {
@@ -107,11 +112,17 @@ describe('rows are found, never silently lost', () => {
     server.setHandler((req) => {
       const page = Number(req.query.page_number);
       const size = Number(req.query.page_size);
-      return ok({ meta: { totalPages: String(Math.ceil(all.length / size)), total_count: String(all.length) }, rows: all.slice((page - 1) * size, page * size) });
+      return ok({
+        meta: { totalPages: String(Math.ceil(all.length / size)), total_count: String(all.length) },
+        rows: all.slice((page - 1) * size, page * size),
+      });
     });
     const r = await run('services list --all -o ndjson');
     expect(r.code).toBe(0);
-    const ids = r.stdout.trim().split('\n').map((l) => JSON.parse(l).service_id);
+    const ids = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).service_id);
     expect(ids).toEqual(all.map((x) => x.service_id));
     expect(r.stderr).toBe('note: rows read from data.rows; the API documents name data.services\n');
   });

@@ -64,8 +64,16 @@ describe('rule 11: proxy variables', () => {
   it('proxySettings: lower case wins, empty values are unset, NO_PROXY read', () => {
     expect(proxySettings({})).toBeUndefined();
     expect(proxySettings({ http_proxy: '' })).toBeUndefined();
-    expect(proxySettings({ http_proxy: 'http://a', HTTP_PROXY: 'http://b', NO_PROXY: 'x' })).toEqual({ httpProxy: 'http://a', httpsProxy: undefined, noProxy: 'x' });
-    expect(proxySettings({ HTTPS_PROXY: 'http://c', no_proxy: 'y', NO_PROXY: 'z' })).toEqual({ httpProxy: undefined, httpsProxy: 'http://c', noProxy: 'y' });
+    expect(proxySettings({ http_proxy: 'http://a', HTTP_PROXY: 'http://b', NO_PROXY: 'x' })).toEqual({
+      httpProxy: 'http://a',
+      httpsProxy: undefined,
+      noProxy: 'x',
+    });
+    expect(proxySettings({ HTTPS_PROXY: 'http://c', no_proxy: 'y', NO_PROXY: 'z' })).toEqual({
+      httpProxy: undefined,
+      httpsProxy: 'http://c',
+      noProxy: 'y',
+    });
   });
 
   // undici's EnvHttpProxyAgent has no loopback exception of its own: with http_proxy set and
@@ -136,15 +144,53 @@ describe.each([
     dir = tempDir('subctl-ca-');
     const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
     const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-    run('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=subctl test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+    run(
+      'req',
+      '-x509',
+      ...ec,
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=subctl test CA',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    );
     run('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
-    writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n');
-    run('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'ext.cnf');
+    writeFileSync(
+      join(dir, 'ext.cnf'),
+      'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n',
+    );
+    run(
+      'x509',
+      '-req',
+      '-in',
+      'server.csr',
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      'server.pem',
+      '-days',
+      '2',
+      '-extfile',
+      'ext.cnf',
+    );
     caFile = join(dir, 'ca.pem');
-    server = https.createServer({ key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.pem')) }, (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ status: true, message: 'OK', data: { secure: true } }));
-    });
+    server = https.createServer(
+      { key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.pem')) },
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ status: true, message: 'OK', data: { secure: true } }));
+      },
+    );
     server.on('secureConnection', () => handshakes++);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;

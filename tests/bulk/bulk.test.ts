@@ -23,14 +23,26 @@ beforeAll(async () => {
       const reply = await h(req, n);
       const listed = (reply.json as { data?: { subscriptions?: unknown } } | undefined)?.data?.subscriptions !== undefined;
       return req.method === 'GET' && req.path === '/admin/subscriptions' && !listed
-        ? ok({ pagination: { current_page: 1, page_size: 100, total_pages: 1, total_records: 0, has_next_page: false, has_previous_page: false }, subscriptions: [] })
+        ? ok({
+            pagination: {
+              current_page: 1,
+              page_size: 100,
+              total_pages: 1,
+              total_records: 0,
+              has_next_page: false,
+              has_previous_page: false,
+            },
+            subscriptions: [],
+          })
         : reply;
     });
 });
 afterAll(() => server.close());
 beforeEach(() => {
   server.requests.length = 0;
-  server.setHandler((req) => ok({ subscription_id: Number(req.path.split('/')[3]), action: (req.body as { action?: string })?.action, message: 'ok' }));
+  server.setHandler((req) =>
+    ok({ subscription_id: Number(req.path.split('/')[3]), action: (req.body as { action?: string })?.action, message: 'ok' }),
+  );
   dir = tempDir('subctl-bulk-');
   env = { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't', SUBCTL_CONFIG_DIR: join(dir, 'cfg') };
 });
@@ -66,10 +78,22 @@ describe('bad bulk input: exit 2, line and field named, nothing sent', () => {
   });
 
   it('two columns for one field (a flag name beside the field name, an alias beside the id): exit 2 naming both, nothing sent; CSV and NDJSON alike', async () => {
-    const csv = await runCli(['subscriptions', 'manage', '--from-csv', file('twice.csv', 'subscription_id,action,reason,extend_days,extend-days\n1037,extend,a,1,30\n'), '--yes'], { env });
+    const csv = await runCli(
+      [
+        'subscriptions',
+        'manage',
+        '--from-csv',
+        file('twice.csv', 'subscription_id,action,reason,extend_days,extend-days\n1037,extend,a,1,30\n'),
+        '--yes',
+      ],
+      { env },
+    );
     expect(csv.code).toBe(2);
     expect(csv.stderr).toContain("error: line 2: columns 'extend_days' and 'extend-days' both give extend_days: keep one of each");
-    const nd = await runCli(['subscriptions', 'manage', '--from-ndjson', '-', '--yes'], { env, stdin: '{"subscription_id":1037,"id":5,"action":"extend","reason":"a","extend_days":1}\n' });
+    const nd = await runCli(['subscriptions', 'manage', '--from-ndjson', '-', '--yes'], {
+      env,
+      stdin: '{"subscription_id":1037,"id":5,"action":"extend","reason":"a","extend_days":1}\n',
+    });
     expect(nd.code).toBe(2);
     expect(nd.stderr).toContain("error: line 1: columns 'subscription_id' and 'id' both give id: keep one of each");
     expect(sent()).toHaveLength(0);
@@ -85,7 +109,10 @@ describe('bad bulk input: exit 2, line and field named, nothing sent', () => {
   });
 
   it('an unknown column is refused with the fields the verb takes', async () => {
-    const r = await runCli(['subscriptions', 'manage', '--from-csv', file('d.csv', 'subscription_id,action,reason,colour\n1,pause,r,red\n'), '--yes'], { env });
+    const r = await runCli(
+      ['subscriptions', 'manage', '--from-csv', file('d.csv', 'subscription_id,action,reason,colour\n1,pause,r,red\n'), '--yes'],
+      { env },
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/unknown column 'colour'/);
     expect(sent()).toHaveLength(0);
@@ -103,7 +130,13 @@ describe('bad bulk input: exit 2, line and field named, nothing sent', () => {
   });
 
   it('NDJSON on stdin with a bad byte on line 2: exit 2, nothing sent; UTF-8 text (é, 中, 😀, a BOM) goes through as it is', async () => {
-    const bad = Buffer.concat([Buffer.from('{"subscription_id":1,"action":"extend","reason":"ok","extend_days":1}\n{"subscription_id":2,"action":"extend","reason":"'), Buffer.from([0xc3, 0x28]), Buffer.from('","extend_days":1}\n')]);
+    const bad = Buffer.concat([
+      Buffer.from(
+        '{"subscription_id":1,"action":"extend","reason":"ok","extend_days":1}\n{"subscription_id":2,"action":"extend","reason":"',
+      ),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('","extend_days":1}\n'),
+    ]);
     const r = await runCli(['subscriptions', 'manage', '--from-ndjson', '-', '--yes'], { env, stdin: bad });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('error: standard input: line 2: not valid UTF-8 (byte 0xC3 at byte 50 of the line)\n');
@@ -113,7 +146,10 @@ describe('bad bulk input: exit 2, line and field named, nothing sent', () => {
     expect(ok.code, ok.stderr).toBe(0);
     expect((sent()[0].body as { reason: string }).reason).toBe('Café 中 😀');
     // NDJSON with a byte-order mark, as a Windows editor saves it: read as CSV with one is.
-    const nd = await runCli(['subscriptions', 'manage', '--from-ndjson', '-', '--yes'], { env, stdin: '\ufeff{"subscription_id":3,"action":"extend","reason":"bom","extend_days":1}\n' });
+    const nd = await runCli(['subscriptions', 'manage', '--from-ndjson', '-', '--yes'], {
+      env,
+      stdin: '\ufeff{"subscription_id":3,"action":"extend","reason":"bom","extend_days":1}\n',
+    });
     expect(nd.code, nd.stderr).toBe(0);
     expect(sent().at(-1)!.path).toBe('/admin/subscriptions/3/manage');
   });
@@ -135,14 +171,17 @@ describe('the report file', () => {
     expect(sent()).toHaveLength(0);
   });
 
-  it.skipIf(!existsSync('/dev/full'))('one the disk cannot hold: the rows run, the summary is printed without it, exit 1 naming it', async () => {
-    const r = await runCli(['subscriptions', 'manage', '--from-csv', file('r.csv', rows(3)), '--yes', '--report', '/dev/full'], { env });
-    expect(sent()).toHaveLength(3);
-    expect(r.stderr).toContain('subscriptions manage: 3 rows: 3 applied, 0 failed, 0 unknown\n');
-    expect(r.stderr).toContain('error: cannot write the report /dev/full: no space left on device (ENOSPC)\n');
-    expect(r.stderr).not.toContain('this is a bug');
-    expect(r.code).toBe(1);
-  });
+  it.skipIf(!existsSync('/dev/full'))(
+    'one the disk cannot hold: the rows run, the summary is printed without it, exit 1 naming it',
+    async () => {
+      const r = await runCli(['subscriptions', 'manage', '--from-csv', file('r.csv', rows(3)), '--yes', '--report', '/dev/full'], { env });
+      expect(sent()).toHaveLength(3);
+      expect(r.stderr).toContain('subscriptions manage: 3 rows: 3 applied, 0 failed, 0 unknown\n');
+      expect(r.stderr).toContain('error: cannot write the report /dev/full: no space left on device (ENOSPC)\n');
+      expect(r.stderr).not.toContain('this is a bug');
+      expect(r.code).toBe(1);
+    },
+  );
 });
 
 describe('running', () => {
@@ -161,9 +200,26 @@ describe('running', () => {
 
   it('flags on the command line are defaults for every row; columns may use flag names', async () => {
     const text = 'subscription_id,--extend-days\n1,5\n2,\n';
-    const r = await runCli(['subscriptions', 'manage', '--from-csv', file('e.csv', text), '--action', 'extend', '--reason', 'rota', '--extend-days', '9', '--yes'], { env });
+    const r = await runCli(
+      [
+        'subscriptions',
+        'manage',
+        '--from-csv',
+        file('e.csv', text),
+        '--action',
+        'extend',
+        '--reason',
+        'rota',
+        '--extend-days',
+        '9',
+        '--yes',
+      ],
+      { env },
+    );
     expect(r.code).toBe(0);
-    const bodies = sent().map((q) => [q.path, q.body]).sort();
+    const bodies = sent()
+      .map((q) => [q.path, q.body])
+      .sort();
     expect(bodies).toEqual([
       ['/admin/subscriptions/1/manage', { action: 'extend', reason: 'rota', extend_days: 5 }],
       ['/admin/subscriptions/2/manage', { action: 'extend', reason: 'rota', extend_days: 9 }],
@@ -171,7 +227,8 @@ describe('running', () => {
   });
 
   it('NDJSON from stdin, typed values kept', async () => {
-    const text = '{"subscription_id":7,"action":"add_credits","reason":"gift","extend_credits":250}\n{"id":8,"action":"pause","reason":"hold"}\n';
+    const text =
+      '{"subscription_id":7,"action":"add_credits","reason":"gift","extend_credits":250}\n{"id":8,"action":"pause","reason":"hold"}\n';
     const r = await runCli(['subscriptions', 'manage', '--from-ndjson', '-', '--yes'], { env, stdin: text });
     expect(r.code).toBe(0);
     const byPath = Object.fromEntries(sent().map((q) => [q.path, q.body]));
@@ -187,12 +244,22 @@ describe('running', () => {
   });
 
   it('--dry-run prints the plan and sends no write', async () => {
-    server.setHandler(() => ok({ pagination: { total_pages: 1, total_records: 1 }, subscriptions: [{ subscription_id: 100, status: 'active', end_date: '2026-12-01T00:00:00.000Z' }] }));
+    server.setHandler(() =>
+      ok({
+        pagination: { total_pages: 1, total_records: 1 },
+        subscriptions: [{ subscription_id: 100, status: 'active', end_date: '2026-12-01T00:00:00.000Z' }],
+      }),
+    );
     const r = await runCli(['subscriptions', 'manage', '--from-csv', file('g.csv', rows(2)), '--dry-run', '-o', 'json'], { env });
     expect(r.code).toBe(0);
     const plan = JSON.parse(r.stdout);
     expect(plan).toHaveLength(2);
-    expect(plan[0]).toMatchObject({ line: 2, key: 'id=100', request: 'PUT /admin/subscriptions/100/manage', body: { action: 'extend', reason: 'ticket 0', extend_days: 30 } });
+    expect(plan[0]).toMatchObject({
+      line: 2,
+      key: 'id=100',
+      request: 'PUT /admin/subscriptions/100/manage',
+      body: { action: 'extend', reason: 'ticket 0', extend_days: 30 },
+    });
     expect(plan[0].change).toBe('active, ends 2026-12-01: end_date: 2026-12-01 -> 2026-12-31');
     expect(plan[1].change).toMatch(/not found/);
     expect(server.requests.every((q) => q.method === 'GET')).toBe(true);
@@ -200,10 +267,15 @@ describe('running', () => {
 
   it('some rows rejected: exit 8, the report accounts for each row, the server message kept', async () => {
     server.setHandler((req) =>
-      req.path.includes('/102/') ? fail(400, 'cannot extend a cancelled subscription') : ok({ subscription_id: Number(req.path.split('/')[3]), message: 'extended' }),
+      req.path.includes('/102/')
+        ? fail(400, 'cannot extend a cancelled subscription')
+        : ok({ subscription_id: Number(req.path.split('/')[3]), message: 'extended' }),
     );
     const report = join(dir, 'report.csv');
-    const r = await runCli(['subscriptions', 'manage', '--from-csv', file('h.csv', rows(4)), '--yes', '--report', report, '--concurrency', '2'], { env });
+    const r = await runCli(
+      ['subscriptions', 'manage', '--from-csv', file('h.csv', rows(4)), '--yes', '--report', report, '--concurrency', '2'],
+      { env },
+    );
     expect(r.code).toBe(8);
     expect(r.stderr).toMatch(/4 rows: 3 applied, 1 failed, 0 unknown/);
     expect(readFileSync(report, 'utf8')).toBe(
@@ -238,7 +310,9 @@ describe('running', () => {
     expect(second.code).toBe(5);
     const err = JSON.parse(second.stderr.trim().split('\n').pop()!) as { error: { type: string; message: string } };
     expect(err.error.type).toBe('locked');
-    expect(err.error.message).toMatch(/^another subctl subscriptions manage run of these 10 rows is running \(pid \d+, since [0-9T:.-]+Z\); lock: .*\.jsonl\.lock$/);
+    expect(err.error.message).toMatch(
+      /^another subctl subscriptions manage run of these 10 rows is running \(pid \d+, since [0-9T:.-]+Z\); lock: .*\.jsonl\.lock$/,
+    );
     expect((await first).code).toBe(0);
     expect(sent()).toHaveLength(10);
     expect(new Set(sent().map((q) => q.path)).size).toBe(10);
@@ -259,7 +333,13 @@ describe('running', () => {
     const copies = [
       file('set-reversed.csv', `${header}\n${[...body].reverse().join('\n')}\n`),
       file('set-blank.csv', `${header}\n\n${body.join('\n')}\n`),
-      file('set-columns.csv', `reason,extend_days,action,subscription_id\n${body.map((l) => l.split(',')).map(([id, a, r, d]) => `${r},${d},${a},${id}`).join('\n')}\n`),
+      file(
+        'set-columns.csv',
+        `reason,extend_days,action,subscription_id\n${body
+          .map((l) => l.split(','))
+          .map(([id, a, r, d]) => `${r},${d},${a},${id}`)
+          .join('\n')}\n`,
+      ),
     ];
     const first = runCli(['subscriptions', 'manage', '--from-csv', f, '--yes', '--concurrency', '1'], { env });
     while (sent().length === 0) await new Promise((r) => setTimeout(r, 10));
@@ -278,10 +358,16 @@ describe('running', () => {
   it('--skip-applied skips as many rows of a request as earlier runs applied: a request twice in the file, applied once before, is sent once more', async () => {
     const once = file('once.csv', 'subscription_id,action,reason,extend_days\n2000,extend,dup2,5\n');
     expect((await runCli(['subscriptions', 'manage', '--from-csv', once, '--yes'], { env })).code).toBe(0);
-    const twice = file('twice.csv', 'subscription_id,action,reason,extend_days\n2000,extend,dup2,5\n2000,extend,dup2,5\n2001,extend,dup2,5\n');
+    const twice = file(
+      'twice.csv',
+      'subscription_id,action,reason,extend_days\n2000,extend,dup2,5\n2000,extend,dup2,5\n2001,extend,dup2,5\n',
+    );
     expect((await runCli(['subscriptions', 'manage', '--from-csv', twice, '--yes'], { env })).code).toBe(2);
     server.requests.length = 0;
-    const r = await runCli(['subscriptions', 'manage', '--from-csv', twice, '--yes', '--skip-applied', '--report', join(dir, 'twice.rep')], { env });
+    const r = await runCli(
+      ['subscriptions', 'manage', '--from-csv', twice, '--yes', '--skip-applied', '--report', join(dir, 'twice.rep')],
+      { env },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(sent().map((q) => q.path)).toEqual(['/admin/subscriptions/2000/manage', '/admin/subscriptions/2001/manage']);
     const report = readFileSync(join(dir, 'twice.rep'), 'utf8');
@@ -299,7 +385,10 @@ describe('running', () => {
     const later = new Date(Date.now() + 60_000);
     for (let i = 0; i < 210; i++) {
       const p = join(bulk, `subscriptions-manage-other${i}.jsonl.rows`);
-      writeFileSync(p, `${JSON.stringify({ v: 2, command: 'subscriptions manage', endpoint: 'subscriptions.manage', target: 'https://elsewhere.example', created_at: later.toISOString(), rows: [[2, 'x'.repeat(32)]] })}\n`);
+      writeFileSync(
+        p,
+        `${JSON.stringify({ v: 2, command: 'subscriptions manage', endpoint: 'subscriptions.manage', target: 'https://elsewhere.example', created_at: later.toISOString(), rows: [[2, 'x'.repeat(32)]] })}\n`,
+      );
       writeFileSync(p.slice(0, -'.rows'.length), '');
       utimesSync(p, later, later);
     }
@@ -316,27 +405,44 @@ describe('running', () => {
   it('the file run again with its failed row fixed or taken out: the rows already applied are not sent again unasked (exit 2, named); --skip-applied sends the rest; --restart all', async () => {
     server.setHandler((req) => {
       const id = Number(req.path.split('/')[3]);
-      return id === 102 ? fail(400, 'cannot extend a cancelled subscription') : ok({ subscription_id: id, action: 'extend', message: 'ok' });
+      return id === 102
+        ? fail(400, 'cannot extend a cancelled subscription')
+        : ok({ subscription_id: id, action: 'extend', message: 'ok' });
     });
     const first = await runCli(['subscriptions', 'manage', '--from-csv', file('fix.csv', rows(5)), '--yes'], { env });
     expect(first.code).toBe(8);
     expect(sent()).toHaveLength(5);
     // Row 102 taken out: the other four were applied by the first run.
-    const without = rows(5).split('\n').filter((l) => !l.startsWith('102,')).join('\n');
+    const without = rows(5)
+      .split('\n')
+      .filter((l) => !l.startsWith('102,'))
+      .join('\n');
     const again = await runCli(['subscriptions', 'manage', '--from-csv', file('fix.csv', without), '--yes', '-o', 'json'], { env });
     expect(again.code).toBe(2);
     const refused = JSON.parse(again.stderr).error;
-    expect(refused.message).toMatch(/^4 of these 4 rows were already sent to this platform by an earlier run of subscriptions manage with another input \(started [0-9T:.-]+Z\): line 2 \(id=100\), line 3 \(id=101\), line 4 \(id=103\), line 5 \(id=104\); nothing was sent$/);
-    expect(refused.hint).toBe('--skip-applied sends only the rows no earlier run sent; --run-id NAME starts a new run that sends every row; --restart sends every row again');
+    expect(refused.message).toMatch(
+      /^4 of these 4 rows were already sent to this platform by an earlier run of subscriptions manage with another input \(started [0-9T:.-]+Z\): line 2 \(id=100\), line 3 \(id=101\), line 4 \(id=103\), line 5 \(id=104\); nothing was sent$/,
+    );
+    expect(refused.hint).toBe(
+      '--skip-applied sends only the rows no earlier run sent; --run-id NAME starts a new run that sends every row; --restart sends every row again',
+    );
     expect(sent()).toHaveLength(5);
     // The row fixed, one row added: --skip-applied sends those two only; the report accounts for all.
     const fixed = `${without}105,extend,ticket 5,30\n102,extend,ticket 2 fixed,30\n`;
     server.setHandler((req) => ok({ subscription_id: Number(req.path.split('/')[3]), action: 'extend', message: 'ok' }));
     const report = join(dir, 'fix-report.csv');
-    const skip = await runCli(['subscriptions', 'manage', '--from-csv', file('fix.csv', fixed), '--yes', '--skip-applied', '--report', report], { env });
+    const skip = await runCli(
+      ['subscriptions', 'manage', '--from-csv', file('fix.csv', fixed), '--yes', '--skip-applied', '--report', report],
+      { env },
+    );
     expect(skip.code, skip.stderr).toBe(0);
     expect(skip.stderr).toContain('--skip-applied: 4 rows applied by earlier runs skipped');
-    expect(sent().slice(5).map((q) => q.path).sort()).toEqual(['/admin/subscriptions/102/manage', '/admin/subscriptions/105/manage']);
+    expect(
+      sent()
+        .slice(5)
+        .map((q) => q.path)
+        .sort(),
+    ).toEqual(['/admin/subscriptions/102/manage', '/admin/subscriptions/105/manage']);
     const lines = readFileSync(report, 'utf8').trim().split('\n');
     expect(lines).toHaveLength(7);
     expect(lines.filter((l) => /,applied,,,applied by an earlier run \(started [^)]+\); skipped,$/.test(l))).toHaveLength(4);
@@ -353,12 +459,41 @@ describe('running', () => {
   });
 
   it('the same requests with the columns in another order, or a value moved from a column to a flag, are not sent again unasked', async () => {
-    const first = await runCli(['subscriptions', 'manage', '--from-csv', file('order1.csv', 'subscription_id,action,reason,extend_days\n1127,extend,reorder,1\n728,extend,moved,1\n'), '--yes'], { env });
+    const first = await runCli(
+      [
+        'subscriptions',
+        'manage',
+        '--from-csv',
+        file('order1.csv', 'subscription_id,action,reason,extend_days\n1127,extend,reorder,1\n728,extend,moved,1\n'),
+        '--yes',
+      ],
+      { env },
+    );
     expect(first.code).toBe(0);
-    const reordered = await runCli(['subscriptions', 'manage', '--from-csv', file('order2.csv', 'extend_days,reason,action,subscription_id\n1,reorder,extend,1127\n'), '--yes'], { env });
+    const reordered = await runCli(
+      [
+        'subscriptions',
+        'manage',
+        '--from-csv',
+        file('order2.csv', 'extend_days,reason,action,subscription_id\n1,reorder,extend,1127\n'),
+        '--yes',
+      ],
+      { env },
+    );
     expect(reordered.code).toBe(2);
     expect(reordered.stderr).toMatch(/1 of these 1 rows was already sent .*line 2 \(id=1127\)/);
-    const moved = await runCli(['subscriptions', 'manage', '--from-csv', file('order3.csv', 'subscription_id,action,reason\n728,extend,moved\n'), '--extend-days', '1', '--yes'], { env });
+    const moved = await runCli(
+      [
+        'subscriptions',
+        'manage',
+        '--from-csv',
+        file('order3.csv', 'subscription_id,action,reason\n728,extend,moved\n'),
+        '--extend-days',
+        '1',
+        '--yes',
+      ],
+      { env },
+    );
     expect(moved.code).toBe(2);
     expect(moved.stderr).toMatch(/line 2 \(id=728\)/);
     expect(sent()).toHaveLength(2);
@@ -368,7 +503,9 @@ describe('running', () => {
     server.setHandler((req) => {
       if (req.method === 'GET') return ok({ pagination: { total_pages: 1, total_records: 0 }, subscriptions: [] });
       const id = Number(req.path.split('/')[3]);
-      return id === 102 ? fail(400, 'cannot extend a cancelled subscription') : ok({ subscription_id: id, action: 'extend', message: 'ok' });
+      return id === 102
+        ? fail(400, 'cannot extend a cancelled subscription')
+        : ok({ subscription_id: id, action: 'extend', message: 'ok' });
     });
     const first = await runCli(['subscriptions', 'manage', '--from-csv', file('dry.csv', rows(5)), '--yes'], { env });
     expect(first.code).toBe(8);
@@ -379,15 +516,23 @@ describe('running', () => {
     const plan = (r: { stdout: string }) => (JSON.parse(r.stdout) as Array<{ line: number; run?: string }>).map((p) => [p.line, p.run]);
 
     // Row 102 taken out: a run would stop; the dry run says so row by row, exit 0.
-    const without = rows(5).split('\n').filter((l) => !l.startsWith('102,')).join('\n');
+    const without = rows(5)
+      .split('\n')
+      .filter((l) => !l.startsWith('102,'))
+      .join('\n');
     const stop = await runCli(['subscriptions', 'manage', '--from-csv', file('dry2.csv', without), '--dry-run', '-o', 'json'], { env });
     expect(stop.code, stop.stderr).toBe(0);
     for (const [, run] of plan(stop)) expect(run).toMatch(/^stop: applied by an earlier run \(started [0-9T:.-]+Z\)$/);
-    expect(stop.stderr).toContain('dry run: 4 rows (extend 4) checked, nothing sent; a run stops before sending anything (exit 2): 4 rows were sent by an earlier run with another input (--skip-applied sends only the others; --run-id NAME or --restart sends every row)');
+    expect(stop.stderr).toContain(
+      'dry run: 4 rows (extend 4) checked, nothing sent; a run stops before sending anything (exit 2): 4 rows were sent by an earlier run with another input (--skip-applied sends only the others; --run-id NAME or --restart sends every row)',
+    );
 
     // Fixed and extended, with --skip-applied: the four are skipped, the two new requests sent.
     const fixed = `${without}105,extend,ticket 5,30\n102,extend,ticket 2 fixed,30\n`;
-    const skip = await runCli(['subscriptions', 'manage', '--from-csv', file('dry3.csv', fixed), '--dry-run', '--skip-applied', '-o', 'json'], { env });
+    const skip = await runCli(
+      ['subscriptions', 'manage', '--from-csv', file('dry3.csv', fixed), '--dry-run', '--skip-applied', '-o', 'json'],
+      { env },
+    );
     expect(skip.code).toBe(0);
     expect(plan(skip).map(([line, run]) => [line, String(run).replace(/\(started [^)]+\)/, '(started T)')])).toEqual([
       [2, 'skip: applied by an earlier run (started T)'],
@@ -409,9 +554,14 @@ describe('running', () => {
       [5, 'skip: applied by an earlier attempt of this run'],
       [6, 'skip: applied by an earlier attempt of this run'],
     ]);
-    expect(resume.stderr).toMatch(/dry run: 5 rows \(extend 5\) checked, nothing sent; a run resumes the journal .*\.jsonl: 4 applied, 1 failed\n/);
+    expect(resume.stderr).toMatch(
+      /dry run: 5 rows \(extend 5\) checked, nothing sent; a run resumes the journal .*\.jsonl: 4 applied, 1 failed\n/,
+    );
     // --restart: nothing known, the plan as before.
-    const restart = await runCli(['subscriptions', 'manage', '--from-csv', file('dry.csv', rows(5)), '--dry-run', '--restart', '-o', 'json'], { env });
+    const restart = await runCli(
+      ['subscriptions', 'manage', '--from-csv', file('dry.csv', rows(5)), '--dry-run', '--restart', '-o', 'json'],
+      { env },
+    );
     expect(plan(restart).every(([, run]) => run === 'send')).toBe(true);
     expect(restart.stderr).toContain('dry run: 5 rows (extend 5) checked, nothing sent; --restart: a run sends every row\n');
 
@@ -429,12 +579,16 @@ describe('running', () => {
       expect(staging.code).toBe(0);
       expect(sent()).toHaveLength(3);
       // The same config directory (so the same state directory), another base address.
-      const prod = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes'], { env: { ...env, SUBCTL_BASE_URL: `${production.url}/` } });
+      const prod = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes'], {
+        env: { ...env, SUBCTL_BASE_URL: `${production.url}/` },
+      });
       expect(prod.code, prod.stderr).toBe(0);
       expect(prod.stderr).not.toMatch(/resuming/);
       expect(production.requests.filter((q) => q.method !== 'GET')).toHaveLength(3);
       // Back to the first: that run is finished, nothing is sent again; a trailing slash is the same address.
-      const again = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes'], { env: { ...env, SUBCTL_BASE_URL: `${server.url}/` } });
+      const again = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes'], {
+        env: { ...env, SUBCTL_BASE_URL: `${server.url}/` },
+      });
       expect(again.stderr).toMatch(/finished at .*, 3 rows: nothing sent/);
       expect(sent()).toHaveLength(3);
     } finally {
@@ -452,10 +606,15 @@ describe('running', () => {
       }
       return ok({ subscription_id: Number(req.path.split('/')[3]), action: 'extend', message: 'ok' });
     });
-    const first = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes', '--concurrency', '1', '--report', join(dir, 'expire-report.csv')], { env });
+    const first = await runCli(
+      ['subscriptions', 'manage', '--from-csv', f, '--yes', '--concurrency', '1', '--report', join(dir, 'expire-report.csv')],
+      { env },
+    );
     expect(first.code).toBe(3);
     expect(sent()).toHaveLength(6);
-    expect(first.stderr).toContain('subscriptions manage: 20 rows: 5 applied, 1 failed, 0 unknown, 14 not run (the credential was refused)');
+    expect(first.stderr).toContain(
+      'subscriptions manage: 20 rows: 5 applied, 1 failed, 0 unknown, 14 not run (the credential was refused)',
+    );
     expect(first.stderr).toContain('error: token expired (HTTP 401)');
     expect(first.stderr).toMatch(/^hint: .*subctl auth login/m);
     const report = readFileSync(join(dir, 'expire-report.csv'), 'utf8').trim().split('\n');
@@ -470,7 +629,9 @@ describe('running', () => {
     const again = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes', '--concurrency', '1'], { env });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/5 rows finished earlier, 15 to run/);
-    const resent = sent().slice(sentBefore.length).map((r) => r.path);
+    const resent = sent()
+      .slice(sentBefore.length)
+      .map((r) => r.path);
     expect(resent).toHaveLength(15);
     const applied = new Set(sentBefore.slice(0, 5));
     expect(resent.filter((p) => applied.has(p))).toEqual([]);
@@ -492,13 +653,17 @@ describe('running', () => {
   });
 
   it('bulk works on other write verbs too: services create from CSV', async () => {
-    server.setHandler((req) => ok({ service_id: 50 + sent().length, message: `created ${(req.body as { service_code: string }).service_code}` }));
+    server.setHandler((req) =>
+      ok({ service_id: 50 + sent().length, message: `created ${(req.body as { service_code: string }).service_code}` }),
+    );
     const text =
       'service_code,service_name,service_type,provider_name,base_service_url,access_pattern,credit_reset_cycle\n' +
       'A1,"Alpha, one",HYBRID,P,https://a,/a/*,daily\n' +
       'B2,Beta,TIME_BASED,P,https://b,/b/*,monthly\n';
     const report = join(dir, 'svc.csv');
-    const r = await runCli(['services', 'create', '--from-csv', file('k.csv', text), '--yes', '--report', report, '--concurrency', '1'], { env });
+    const r = await runCli(['services', 'create', '--from-csv', file('k.csv', text), '--yes', '--report', report, '--concurrency', '1'], {
+      env,
+    });
     expect(r.code).toBe(0);
     expect(sent().map((q) => (q.body as { service_name: string }).service_name)).toEqual(['Alpha, one', 'Beta']);
     expect(readFileSync(report, 'utf8')).toMatch(/^2,service_code=A1,applied,1,200,OK,51$/m);
@@ -507,13 +672,26 @@ describe('running', () => {
   it('usage-codes generate from CSV prints the codes it created, in the chosen format, and the report carries each batch', async () => {
     server.setHandler((req) => {
       const b = req.body as { batch_id: string; code_count: number };
-      return ok({ batch_id: b.batch_id, generated_count: b.code_count, expiry_date: '2027-01-01', codes: Array.from({ length: b.code_count }, (_, i) => ({ code_id: i + 1, code_value: `${b.batch_id}-C${i}`, expiry_date: '2027-01-01' })) });
+      return ok({
+        batch_id: b.batch_id,
+        generated_count: b.code_count,
+        expiry_date: '2027-01-01',
+        codes: Array.from({ length: b.code_count }, (_, i) => ({
+          code_id: i + 1,
+          code_value: `${b.batch_id}-C${i}`,
+          expiry_date: '2027-01-01',
+        })),
+      });
     });
     const report = join(dir, 'codes-report.csv');
     const f = file('batches.csv', 'batch_id,code_count,expiration_days,service_plan_id\nDEC-A,2,30,7\nDEC-B,1,30,7\n');
-    const r = await runCli(['usage-codes', 'generate', '--from-csv', f, '--yes', '-o', 'csv', '--concurrency', '1', '--report', report], { env });
+    const r = await runCli(['usage-codes', 'generate', '--from-csv', f, '--yes', '-o', 'csv', '--concurrency', '1', '--report', report], {
+      env,
+    });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toBe('code_value,batch_id,expiry_date,code_id\nDEC-A-C0,DEC-A,2027-01-01,1\nDEC-A-C1,DEC-A,2027-01-01,2\nDEC-B-C0,DEC-B,2027-01-01,1\n');
+    expect(r.stdout).toBe(
+      'code_value,batch_id,expiry_date,code_id\nDEC-A-C0,DEC-A,2027-01-01,1\nDEC-A-C1,DEC-A,2027-01-01,2\nDEC-B-C0,DEC-B,2027-01-01,1\n',
+    );
     expect(readFileSync(report, 'utf8')).toMatch(/^2,batch_id=DEC-A service_plan_id=7,applied,1,200,OK,DEC-A$/m);
   });
 

@@ -45,7 +45,9 @@ describe('bulk runs on a full disk', () => {
     // is sent: cut, the run stops there, nothing sent.
     const early = await run(args, env, { limitKb: 8 });
     expect(early.code, early.stderr).toBe(1);
-    expect(early.stderr).toMatch(/^error: cannot write the bulk journal's row file .*subscriptions-manage-[0-9a-f]+\.jsonl\.rows: file too large \(EFBIG\)$/m);
+    expect(early.stderr).toMatch(
+      /^error: cannot write the bulk journal's row file .*subscriptions-manage-[0-9a-f]+\.jsonl\.rows: file too large \(EFBIG\)$/m,
+    );
     expect(applied()).toEqual([]);
 
     // Three runs that each meet the limit further on (a journal row is about 170 bytes: sent, then done).

@@ -26,27 +26,44 @@ export interface ExtendRun {
 
 export function extendRun(sb: Sandbox, n: number, prefix: string, reason: string): ExtendRun {
   const subs = sb.db
-    .prepare("SELECT subscription_id, end_date FROM subscriptions WHERE status IN ('active','paused','expired') ORDER BY subscription_id LIMIT ?")
+    .prepare(
+      "SELECT subscription_id, end_date FROM subscriptions WHERE status IN ('active','paused','expired') ORDER BY subscription_id LIMIT ?",
+    )
     .all(n) as Array<{ subscription_id: number; end_date: string }>;
   if (subs.length !== n) throw new Error(`the sandbox has ${subs.length} subscriptions to extend, not ${n}`);
   const before = new Map(subs.map((s) => [s.subscription_id, Date.parse(s.end_date)]));
   const auditBefore = (sb.db.prepare('SELECT COALESCE(MAX(id), 0) AS m FROM audit_logs').get() as { m: number }).m;
   const dir = tempDir(prefix);
   const csv = join(dir, 'actions.csv');
-  writeFileSync(csv, `subscription_id,action,reason,extend_days\n${subs.map((s) => `${s.subscription_id},extend,"${reason}",7`).join('\n')}\n`);
+  writeFileSync(
+    csv,
+    `subscription_id,action,reason,extend_days\n${subs.map((s) => `${s.subscription_id},extend,"${reason}",7`).join('\n')}\n`,
+  );
   return {
     subs,
     dir,
     csv,
-    env: { PATH: process.env.PATH, HOME: dir, SUBCTL_CONFIG_DIR: join(dir, 'cfg'), SUBCTL_BASE_URL: sb.url, SUBCTL_TOKEN: sb.tokenFor('admin') },
+    env: {
+      PATH: process.env.PATH,
+      HOME: dir,
+      SUBCTL_CONFIG_DIR: join(dir, 'cfg'),
+      SUBCTL_BASE_URL: sb.url,
+      SUBCTL_TOKEN: sb.tokenFor('admin'),
+    },
     journalDir: join(dir, 'cfg', 'state', 'bulk'),
     applied: () =>
-      (sb.db.prepare("SELECT details FROM audit_logs WHERE id > ? AND module = 'subscriptions' AND action = 'manage' ORDER BY id").all(auditBefore) as Array<{ details: string }>).map(
-        (a) => JSON.parse(a.details).subscription_id as number,
-      ),
+      (
+        sb.db
+          .prepare("SELECT details FROM audit_logs WHERE id > ? AND module = 'subscriptions' AND action = 'manage' ORDER BY id")
+          .all(auditBefore) as Array<{ details: string }>
+      ).map((a) => JSON.parse(a.details).subscription_id as number),
     wrongEndDates: () =>
       (
-        sb.db.prepare(`SELECT subscription_id, end_date FROM subscriptions WHERE subscription_id IN (${subs.map((s) => s.subscription_id).join(',')})`).all() as Array<{
+        sb.db
+          .prepare(
+            `SELECT subscription_id, end_date FROM subscriptions WHERE subscription_id IN (${subs.map((s) => s.subscription_id).join(',')})`,
+          )
+          .all() as Array<{
           subscription_id: number;
           end_date: string;
         }>

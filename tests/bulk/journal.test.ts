@@ -13,13 +13,21 @@ import { platformKey, runDigest } from '../../src/bulk/platform.js';
 import { subscriptionsManage } from '../../src/api/contract/admin-subscriptions.js';
 import { tempDir } from '../support/tmp.js';
 
-const lines = (j: Journal) => (existsSync(j.path) ? readFileSync(j.path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+const lines = (j: Journal) =>
+  existsSync(j.path)
+    ? readFileSync(j.path, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
 
 describe('Journal.appendSoon', () => {
   it('writes nothing until the turn ends, then every record of the turn before any caller resumes', async () => {
     const j = new Journal(tempDir('journal-'), 'subscriptions-manage', 'abc');
     const seen: number[][] = [];
-    const a = j.appendSoon({ row: 'r2', line: 2, state: 'done', at: 1 }, { row: 'r3', line: 3, state: 'sent', at: 2 }).then(() => seen.push(lines(j).map((e) => e.line)));
+    const a = j
+      .appendSoon({ row: 'r2', line: 2, state: 'done', at: 1 }, { row: 'r3', line: 3, state: 'sent', at: 2 })
+      .then(() => seen.push(lines(j).map((e) => e.line)));
     const b = j.appendSoon({ row: 'r4', line: 4, state: 'sent', at: 3 }).then(() => seen.push(lines(j).map((e) => e.line)));
     expect(lines(j)).toEqual([]);
     await Promise.all([a, b]);
@@ -45,7 +53,10 @@ describe('Journal.appendSoon', () => {
     // The journal's path is a directory: opening it for appending fails.
     const { mkdirSync } = await import('node:fs');
     mkdirSync(j.path);
-    const results = await Promise.allSettled([j.appendSoon({ row: 'r1', line: 1, state: 'sent', at: 1 }), j.appendSoon({ row: 'r2', line: 2, state: 'sent', at: 1 })]);
+    const results = await Promise.allSettled([
+      j.appendSoon({ row: 'r1', line: 1, state: 'sent', at: 1 }),
+      j.appendSoon({ row: 'r2', line: 2, state: 'sent', at: 1 }),
+    ]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect((results[0] as PromiseRejectedResult).reason.code).toBe('EISDIR');
   });
@@ -77,7 +88,9 @@ describe('a journal cut short', () => {
     const again = new Journal(dir, 'x', 'whole');
     await again.appendSoon({ row: 'r2', line: 2, state: 'done', at: 2 });
     again.close();
-    expect(readFileSync(again.path, 'utf8')).toBe('{"row":"r2","line":2,"state":"sent","at":1}\n{"row":"r2","line":2,"state":"done","at":2}\n');
+    expect(readFileSync(again.path, 'utf8')).toBe(
+      '{"row":"r2","line":2,"state":"sent","at":1}\n{"row":"r2","line":2,"state":"done","at":2}\n',
+    );
   });
 });
 
@@ -93,7 +106,14 @@ describe('a row read back', () => {
     );
     j.close();
     const rec = j.load().get('a #1')!;
-    expect([rec.state, rec.attempt, rec.settledBy, rec.line, rec.before, rec.via]).toEqual(['done', 2, 2, 3, { end_date: '2026-01-02' }, undefined]);
+    expect([rec.state, rec.attempt, rec.settledBy, rec.line, rec.before, rec.via]).toEqual([
+      'done',
+      2,
+      2,
+      3,
+      { end_date: '2026-01-02' },
+      undefined,
+    ]);
   });
 });
 
@@ -112,9 +132,18 @@ describe('one platform, one journal', () => {
 });
 
 describe('a run and its rows', () => {
-  const verb = { command: 'subscriptions manage', endpoint: subscriptionsManage, aliases: { subscription_id: 'id' }, convert: (_f: string, v: unknown) => (/^\d+$/.test(String(v)) ? Number(v) : v) };
+  const verb = {
+    command: 'subscriptions manage',
+    endpoint: subscriptionsManage,
+    aliases: { subscription_id: 'id' },
+    convert: (_f: string, v: unknown) => (/^\d+$/.test(String(v)) ? Number(v) : v),
+  };
   const plan = (records: Array<Record<string, unknown>>, defaults: Record<string, unknown> = {}) =>
-    planRows(verb, records.map((record, i) => ({ line: i + 2, record })), { params: {}, query: {}, body: defaults });
+    planRows(
+      verb,
+      records.map((record, i) => ({ line: i + 2, record })),
+      { params: {}, query: {}, body: defaults },
+    );
 
   it('a row is its endpoint, target, action and occurrence, not its cells', async () => {
     const rows = await plan([
@@ -122,9 +151,20 @@ describe('a run and its rows', () => {
       { subscription_id: 5, action: 'add_credits', reason: 'a', extend_credits: 3 },
       { subscription_id: 5, action: 'extend', reason: 'b', extend_days: 9 },
     ]);
-    expect(rows.map((r) => r.identity)).toEqual(['subscriptions.manage id=5 extend #1', 'subscriptions.manage id=5 add_credits #1', 'subscriptions.manage id=5 extend #2']);
+    expect(rows.map((r) => r.identity)).toEqual([
+      'subscriptions.manage id=5 extend #1',
+      'subscriptions.manage id=5 add_credits #1',
+      'subscriptions.manage id=5 extend #2',
+    ]);
     // Another reason, other days, a default that fills a cell: the same rows, the same run.
-    const changed = await plan([{ subscription_id: 5, action: 'extend', reason: 'c' }, { subscription_id: 5, action: 'add_credits', reason: 'a', extend_credits: 3 }, { subscription_id: 5, action: 'extend', reason: 'd' }], { extend_days: 100 });
+    const changed = await plan(
+      [
+        { subscription_id: 5, action: 'extend', reason: 'c' },
+        { subscription_id: 5, action: 'add_credits', reason: 'a', extend_credits: 3 },
+        { subscription_id: 5, action: 'extend', reason: 'd' },
+      ],
+      { extend_days: 100 },
+    );
     expect(runDigest('subscriptions manage', 'p', changed)).toBe(runDigest('subscriptions manage', 'p', rows));
     expect(runDigest('subscriptions manage', 'p', [...rows].reverse())).toBe(runDigest('subscriptions manage', 'p', rows));
     // Another platform, another row set, or a run id: another run.
@@ -138,7 +178,14 @@ describe('a run and its rows', () => {
   it('a Ctrl-C while a file is checked stops the check: nothing planned', async () => {
     const ac = new AbortController();
     ac.abort();
-    await expect(planRows(verb, [{ line: 2, record: { subscription_id: 1, action: 'pause', reason: 'r' } }], { params: {}, query: {}, body: {} }, ac.signal)).rejects.toMatchObject({ exitCode: 130 });
+    await expect(
+      planRows(
+        verb,
+        [{ line: 2, record: { subscription_id: 1, action: 'pause', reason: 'r' } }],
+        { params: {}, query: {}, body: {} },
+        ac.signal,
+      ),
+    ).rejects.toMatchObject({ exitCode: 130 });
   });
 });
 

@@ -35,7 +35,11 @@ function journalLines(dir: string): number {
 
 type Kill = { afterMs: number } | { afterEvents: number; journalDir: string };
 
-function run(args: string[], env: NodeJS.ProcessEnv, kill?: Kill): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+function run(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  kill?: Kill,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((done) => {
     const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
@@ -67,7 +71,8 @@ describe('bulk runs never lose or repeat a row', () => {
       // Random moments: every fifth run at a random time early on (start-up, reading, planning,
       // the first requests), the others after a random number of journal events (each row
       // writes two: sent, then done): 20 runs of at most 240 events stay short of the 4,000.
-      const kill: Kill = i % 5 === 0 ? { afterMs: 100 + Math.floor(Math.random() * 300) } : { afterEvents: Math.floor(Math.random() * 240), journalDir };
+      const kill: Kill =
+        i % 5 === 0 ? { afterMs: 100 + Math.floor(Math.random() * 300) } : { afterEvents: Math.floor(Math.random() * 240), journalDir };
       const r = await run(args, env, kill);
       if (r.signal === 'SIGKILL') killed++;
       else expect(r.code, r.stderr).toBe(0);
@@ -113,13 +118,20 @@ describe('bulk runs never lose or repeat a row', () => {
       csv,
       `service_code,service_name,service_type,provider_name,base_service_url,access_pattern,credit_reset_cycle\n${codes.map((c) => `${c},Kill test ${c},USAGE_BASED,Kill Co,https://kill.example/${c},/v1/*,monthly`).join('\n')}\n`,
     );
-    const env = { PATH: process.env.PATH, HOME: dir, SUBCTL_CONFIG_DIR: join(dir, 'cfg'), SUBCTL_BASE_URL: sb.url, SUBCTL_TOKEN: sb.tokenFor('admin') };
+    const env = {
+      PATH: process.env.PATH,
+      HOME: dir,
+      SUBCTL_CONFIG_DIR: join(dir, 'cfg'),
+      SUBCTL_BASE_URL: sb.url,
+      SUBCTL_TOKEN: sb.tokenFor('admin'),
+    };
     const journalDir = join(dir, 'cfg', 'state', 'bulk');
     const report = join(dir, 'report.csv');
     const args = ['services', 'create', '--from-csv', csv, '--concurrency', '8', '--yes', '--report', report, '--timeout', '1500'];
     let killed = 0;
     for (let i = 0; i < 10; i++) {
-      const kill: Kill = i % 5 === 0 ? { afterMs: 100 + Math.floor(Math.random() * 300) } : { afterEvents: Math.floor(Math.random() * 40), journalDir };
+      const kill: Kill =
+        i % 5 === 0 ? { afterMs: 100 + Math.floor(Math.random() * 300) } : { afterEvents: Math.floor(Math.random() * 40), journalDir };
       const r = await run(args, env, kill);
       if (r.signal === 'SIGKILL') killed++;
       else expect(r.code, r.stderr).toBe(0);
@@ -127,7 +139,10 @@ describe('bulk runs never lose or repeat a row', () => {
     const final = await run(args, env);
     expect(final.code, final.stderr).toBe(0);
     expect(killed).toBeGreaterThanOrEqual(6);
-    const held = sb.db.prepare('SELECT service_code, service_id FROM services WHERE service_code LIKE ?').all(`${tag}-%`) as Array<{ service_code: string; service_id: number }>;
+    const held = sb.db.prepare('SELECT service_code, service_id FROM services WHERE service_code LIKE ?').all(`${tag}-%`) as Array<{
+      service_code: string;
+      service_id: number;
+    }>;
     expect(held).toHaveLength(200);
     const idOf = new Map(held.map((h) => [h.service_code, h.service_id]));
     const lines = readFileSync(report, 'utf8').trim().split('\n').slice(1);

@@ -26,7 +26,11 @@ function cli(sb: Sandbox, args: string, config?: string) {
 
 /** Audit rows written since `after` (every write the sandbox served leaves one). */
 function writesSince(sb: Sandbox, after: number): Array<{ module: string; action: string; details: string }> {
-  return sb.db.prepare('SELECT module, action, details FROM audit_logs WHERE id > ? ORDER BY id').all(after) as Array<{ module: string; action: string; details: string }>;
+  return sb.db.prepare('SELECT module, action, details FROM audit_logs WHERE id > ? ORDER BY id').all(after) as Array<{
+    module: string;
+    action: string;
+    details: string;
+  }>;
 }
 
 function lastAudit(sb: Sandbox): number {
@@ -90,7 +94,8 @@ describe('round trip, idempotence and drift', () => {
     expect(writesSince(empty, before)).toEqual([]);
 
     // Drift made with `services update` is exit 9, and the plan names it.
-    const id = (empty.db.prepare("SELECT service_id FROM services WHERE service_code = 'CLAUDE3'").get() as { service_id: number }).service_id;
+    const id = (empty.db.prepare("SELECT service_id FROM services WHERE service_code = 'CLAUDE3'").get() as { service_id: number })
+      .service_id;
     const upd = await cli(empty, `services update ${id} --service-name "Claude three"`);
     expect(upd.code, upd.stderr).toBe(0);
     const drift = await cli(empty, `catalog diff -f ${file}`);
@@ -99,7 +104,14 @@ describe('round trip, idempotence and drift', () => {
     const json = await cli(empty, `catalog diff -f ${file} -o json`);
     expect(json.code).toBe(9);
     expect(JSON.parse(json.stdout).changes).toEqual([
-      { kind: 'services', op: 'update', key: 'CLAUDE3', fields: [{ field: 'service_name', from: 'Claude three', to: 'Claude 3 Opus' }], active_subscriptions: null, needs_force_delete: false },
+      {
+        kind: 'services',
+        op: 'update',
+        key: 'CLAUDE3',
+        fields: [{ field: 'service_name', from: 'Claude three', to: 'Claude 3 Opus' }],
+        active_subscriptions: null,
+        needs_force_delete: false,
+      },
     ]);
   }, 120_000);
 });
@@ -120,10 +132,19 @@ describe('a reviewed change', () => {
       expect(text).toContain(from);
       text = text.replace(from, to);
     };
-    edit('    plan_code: BASIC-M\n    plan_name: Básico mensual\n    price: 9.99\n', '    plan_code: BASIC-M\n    plan_name: Básico mensual\n    price: 10.49\n');
-    edit('plans:\n', 'plans:\n  - credit_amount: 500\n    credit_unit: tokens\n    currency: USD\n    duration: 3\n    duration_unit: months\n    plan_code: QUARTER-T\n    plan_name: Quarter tokens\n    price: 24.5\n');
+    edit(
+      '    plan_code: BASIC-M\n    plan_name: Básico mensual\n    price: 9.99\n',
+      '    plan_code: BASIC-M\n    plan_name: Básico mensual\n    price: 10.49\n',
+    );
+    edit(
+      'plans:\n',
+      'plans:\n  - credit_amount: 500\n    credit_unit: tokens\n    currency: USD\n    duration: 3\n    duration_unit: months\n    plan_code: QUARTER-T\n    plan_name: Quarter tokens\n    price: 24.5\n',
+    );
     edit('links:\n', 'links:\n  - is_available: true\n    plan_code: QUARTER-T\n    service_code: CLAUDE3\n');
-    edit('  - is_available: true\n    plan_code: BASIC-M\n    service_code: CLAUDE3\n', '  - is_available: false\n    plan_code: BASIC-M\n    service_code: CLAUDE3\n');
+    edit(
+      '  - is_available: true\n    plan_code: BASIC-M\n    service_code: CLAUDE3\n',
+      '  - is_available: false\n    plan_code: BASIC-M\n    service_code: CLAUDE3\n',
+    );
     text = text.replace(/ {2}- access_pattern: \/old\/\*\n( {4}.*\n)+? {4}service_type: USAGE_BASED\n/, '');
     expect(text).not.toContain('OLD-SVC');
     const file = join(dir, 'reviewed.yaml');
@@ -147,8 +168,14 @@ describe('a reviewed change', () => {
     ]);
     const row = (sql: string) => sb.db.prepare(sql).get() as Record<string, unknown> | undefined;
     expect(row("SELECT price FROM subscription_plans WHERE plan_code = 'BASIC-M'")).toEqual({ price: 10.49 });
-    expect(row("SELECT plan_name, price, duration, credit_unit FROM subscription_plans WHERE plan_code = 'QUARTER-T'")).toEqual({ plan_name: 'Quarter tokens', price: 24.5, duration: 3, credit_unit: 'tokens' });
-    const link = "SELECT sp.is_available FROM service_plans sp JOIN services s USING (service_id) JOIN subscription_plans p USING (plan_id) WHERE s.service_code = 'CLAUDE3' AND p.plan_code = ";
+    expect(row("SELECT plan_name, price, duration, credit_unit FROM subscription_plans WHERE plan_code = 'QUARTER-T'")).toEqual({
+      plan_name: 'Quarter tokens',
+      price: 24.5,
+      duration: 3,
+      credit_unit: 'tokens',
+    });
+    const link =
+      "SELECT sp.is_available FROM service_plans sp JOIN services s USING (service_id) JOIN subscription_plans p USING (plan_id) WHERE s.service_code = 'CLAUDE3' AND p.plan_code = ";
     expect(row(`${link}'QUARTER-T'`)).toEqual({ is_available: 1 });
     expect(row(`${link}'BASIC-M'`)).toEqual({ is_available: 0 });
     expect(row("SELECT service_id FROM services WHERE service_code = 'OLD-SVC'")).toBeUndefined();
@@ -219,10 +246,14 @@ describe('the file is checked before anything is sent', () => {
       ].join('\n'),
     );
     // Nothing listens on the address: a request of any kind would be a network error (exit 7).
-    const r = await runCli(['catalog', 'apply', '-f', file, '--yes'], { env: { SUBCTL_BASE_URL: 'http://127.0.0.1:9', SUBCTL_TOKEN: 'x' } });
+    const r = await runCli(['catalog', 'apply', '-f', file, '--yes'], {
+      env: { SUBCTL_BASE_URL: 'http://127.0.0.1:9', SUBCTL_TOKEN: 'x' },
+    });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain(`${file}:8:25: services[0].credit_reset_cycle: Invalid option: expected one of "daily"|"weekly"|"monthly"|"yearly"`);
+    expect(r.stderr).toContain(
+      `${file}:8:25: services[0].credit_reset_cycle: Invalid option: expected one of "daily"|"weekly"|"monthly"|"yearly"`,
+    );
     expect(r.stderr).toContain(`${file}:10:19: services[1].service_name:`);
     expect(r.stderr).toMatch(/200/);
     expect(r.stderr).toContain(`${file}:25:5: plans[0]: unknown key 'colour'`);
@@ -266,11 +297,20 @@ describe('deletions and failures', () => {
     const cfg = tempConfigDir();
     const exported = await cli(sb, 'catalog export --only services', cfg);
     expect(exported.stdout).not.toContain('\nplans:');
-    const text = exported.stdout.replace(/ {2}- access_pattern: [^\n]*\n( {4}[^\n]*\n)*? {4}service_code: CLAUDE3\n( {4}[^\n]*\n)*? {4}service_type: [A-Z_]+\n/, '');
+    const text = exported.stdout.replace(
+      / {2}- access_pattern: [^\n]*\n( {4}[^\n]*\n)*? {4}service_code: CLAUDE3\n( {4}[^\n]*\n)*? {4}service_type: [A-Z_]+\n/,
+      '',
+    );
     expect(text).not.toContain('CLAUDE3');
     const file = join(dir, 'prune.yaml');
     writeFileSync(file, text);
-    const active = (sb.db.prepare("SELECT COUNT(*) AS n FROM subscriptions x JOIN services s USING (service_id) WHERE s.service_code = 'CLAUDE3' AND x.status = 'active'").get() as { n: number }).n;
+    const active = (
+      sb.db
+        .prepare(
+          "SELECT COUNT(*) AS n FROM subscriptions x JOIN services s USING (service_id) WHERE s.service_code = 'CLAUDE3' AND x.status = 'active'",
+        )
+        .get() as { n: number }
+    ).n;
     expect(active).toBeGreaterThan(0);
     const before = lastAudit(sb);
     const refused = await cli(sb, `catalog apply -f ${file} --prune --yes`, cfg);
@@ -281,7 +321,9 @@ describe('deletions and failures', () => {
     const forced = await cli(sb, `catalog apply -f ${file} --prune --force-delete --yes`, cfg);
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stdout).toContain(`  - delete CLAUDE3  [${active} active subscriptions; deleted with --force-delete]`);
-    expect(writesSince(sb, before).map((w) => `${w.module} ${w.action} ${JSON.parse(w.details).force_delete}`)).toEqual(['services delete true']);
+    expect(writesSince(sb, before).map((w) => `${w.module} ${w.action} ${JSON.parse(w.details).force_delete}`)).toEqual([
+      'services delete true',
+    ]);
   }, 60_000);
 
   it('a change the platform refuses: the others applied, its link skipped, exit 8, the report says which', async () => {

@@ -16,9 +16,23 @@ const strip = (s: string | undefined) => (s ?? '').replace(/\x1b\[[0-9;]*m/g, ''
 
 describe('console --catalog', () => {
   it('draws the plan, scrolls a line with j and a page with space, closes with q', async () => {
-    const lines = ['plans', '  ~ update BASIC-M', '      price: 9.99 -> 10.49', ...Array.from({ length: 20 }, (_, i) => `  + create P${i}`), '', 'Plan: 20 to create, 1 to update, 0 to delete.'];
+    const lines = [
+      'plans',
+      '  ~ update BASIC-M',
+      '      price: 9.99 -> 10.49',
+      ...Array.from({ length: 20 }, (_, i) => `  + create P${i}`),
+      '',
+      'Plan: 20 to create, 1 to update, 0 to delete.',
+    ];
     let closed = false;
-    const ui = render(createElement(CatalogScreen, { title: 'catalog c.yaml against local (SANDBOX): 21 changes', lines, rows: 10, onClose: () => (closed = true) }));
+    const ui = render(
+      createElement(CatalogScreen, {
+        title: 'catalog c.yaml against local (SANDBOX): 21 changes',
+        lines,
+        rows: 10,
+        onClose: () => (closed = true),
+      }),
+    );
     await tick();
     let frame = strip(ui.lastFrame());
     expect(frame).toContain('catalog c.yaml against local (SANDBOX): 21 changes');

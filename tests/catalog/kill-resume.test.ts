@@ -33,7 +33,12 @@ function journalLines(dir: string): number {
 
 type Kill = { afterMs: number } | { afterEvents: number };
 
-function run(args: string[], env: NodeJS.ProcessEnv, journalDir: string, kill?: Kill): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+function run(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  journalDir: string,
+  kill?: Kill,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((done) => {
     const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
@@ -58,17 +63,35 @@ function run(args: string[], env: NodeJS.ProcessEnv, journalDir: string, kill?: 
 describe('catalog apply never loses or repeats a change', () => {
   it('SIGKILL at random moments ten times, resumed each time: every change applied exactly once', async () => {
     const dir = tempDir('subctl-catalog-kill-');
-    const env = { PATH: process.env.PATH, HOME: dir, SUBCTL_CONFIG_DIR: join(dir, 'cfg'), SUBCTL_BASE_URL: sb.url, SUBCTL_TOKEN: sb.tokenFor('admin') };
+    const env = {
+      PATH: process.env.PATH,
+      HOME: dir,
+      SUBCTL_CONFIG_DIR: join(dir, 'cfg'),
+      SUBCTL_BASE_URL: sb.url,
+      SUBCTL_TOKEN: sb.tokenFor('admin'),
+    };
     const journalDir = join(dir, 'cfg', 'state', 'catalog');
     // 40 new plans, each linked to CLAUDE3, and a new price for every existing plan.
     const exported = await runCli('catalog export --only plans', { env });
     expect(exported.code, exported.stderr).toBe(0);
-    const existing = (sb.db.prepare('SELECT plan_code, price FROM subscription_plans ORDER BY plan_code').all() as Array<{ plan_code: string; price: number }>);
+    const existing = sb.db.prepare('SELECT plan_code, price FROM subscription_plans ORDER BY plan_code').all() as Array<{
+      plan_code: string;
+      price: number;
+    }>;
     const lines = ['plans:'];
     for (const p of existing) lines.push(`  - plan_code: ${p.plan_code}`, `    price: ${Math.round((p.price + 1.25) * 100) / 100}`);
     const fresh = Array.from({ length: 40 }, (_, i) => `KILL-${String(i).padStart(2, '0')}`);
     for (const code of fresh) {
-      lines.push(`  - plan_code: ${code}`, `    plan_name: Kill test ${code}`, '    price: 3.5', '    currency: USD', '    duration: 1', '    duration_unit: months', '    credit_amount: 100', '    credit_unit: requests');
+      lines.push(
+        `  - plan_code: ${code}`,
+        `    plan_name: Kill test ${code}`,
+        '    price: 3.5',
+        '    currency: USD',
+        '    duration: 1',
+        '    duration_unit: months',
+        '    credit_amount: 100',
+        '    credit_unit: requests',
+      );
     }
     lines.push('links:');
     for (const code of fresh) lines.push('  - service_code: CLAUDE3', `    plan_code: ${code}`, '    is_available: true');
@@ -84,7 +107,8 @@ describe('catalog apply never loses or repeats a change', () => {
       // Every fourth run at a random time early on (start-up, reading the platform, the first
       // changes), the others after a random number of journal events (two a change): ten runs of
       // at most 24 events stay short of the run's 2 x (existing + 80).
-      const kill: Kill = i % 4 === 0 ? { afterMs: 150 + Math.floor(Math.random() * 400) } : { afterEvents: 1 + Math.floor(Math.random() * 24) };
+      const kill: Kill =
+        i % 4 === 0 ? { afterMs: 150 + Math.floor(Math.random() * 400) } : { afterEvents: 1 + Math.floor(Math.random() * 24) };
       const r = await run(args, env, journalDir, kill);
       if (r.signal === 'SIGKILL') killed++;
       else expect(r.code, r.stderr).toBe(0);
@@ -93,7 +117,11 @@ describe('catalog apply never loses or repeats a change', () => {
     expect(final.code, final.stderr).toBe(0);
     expect(killed).toBeGreaterThanOrEqual(7);
 
-    const writes = sb.db.prepare('SELECT module, action, details FROM audit_logs WHERE id > ? ORDER BY id').all(auditBefore) as Array<{ module: string; action: string; details: string }>;
+    const writes = sb.db.prepare('SELECT module, action, details FROM audit_logs WHERE id > ? ORDER BY id').all(auditBefore) as Array<{
+      module: string;
+      action: string;
+      details: string;
+    }>;
     const times = new Map<string, number>();
     for (const w of writes) {
       const d = JSON.parse(w.details) as { plan_code: string; service_code?: string };

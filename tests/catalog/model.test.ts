@@ -9,8 +9,15 @@ import { CatalogFileError, parseCatalog } from '../../src/catalog/file.js';
 import { emptyCatalog, keyOf, pick } from '../../src/catalog/model.js';
 import type { PlatformState } from '../../src/catalog/read.js';
 
-function platform(rows: { services?: Record<string, unknown>[]; plans?: Record<string, unknown>[]; links?: Record<string, unknown>[] }): PlatformState {
-  const state: PlatformState = { catalog: emptyCatalog(), facts: { services: new Map(), plans: new Map(), links: new Map(), roles: new Map() } };
+function platform(rows: {
+  services?: Record<string, unknown>[];
+  plans?: Record<string, unknown>[];
+  links?: Record<string, unknown>[];
+}): PlatformState {
+  const state: PlatformState = {
+    catalog: emptyCatalog(),
+    facts: { services: new Map(), plans: new Map(), links: new Map(), roles: new Map() },
+  };
   let id = 1;
   for (const kind of ['services', 'plans', 'links'] as const) {
     for (const r of rows[kind] ?? []) {
@@ -25,7 +32,11 @@ function platform(rows: { services?: Record<string, unknown>[]; plans?: Record<s
 describe('catalog model', () => {
   it('a price "19.90" and a flag 1 from the platform equal 19.9 and true in the file: no change', () => {
     const file = parseCatalog('c.yaml', 'plans:\n  - plan_code: pro-m\n    price: 19.9\n    is_active: true\n    max_usage_per_day: 100\n');
-    const plan = diffCatalog(file.catalog, platform({ plans: [{ plan_code: 'PRO-M', price: '19.90', is_active: 1, max_usage_per_day: '100', plan_name: 'Pro' }] }), { kinds: file.kinds });
+    const plan = diffCatalog(
+      file.catalog,
+      platform({ plans: [{ plan_code: 'PRO-M', price: '19.90', is_active: 1, max_usage_per_day: '100', plan_name: 'Pro' }] }),
+      { kinds: file.kinds },
+    );
     expect(plan.changes).toEqual([]);
   });
 
@@ -34,7 +45,11 @@ describe('catalog model', () => {
       'c.yaml',
       'links:\n  - {service_code: S1, plan_code: P2, is_available: true}\nplans:\n  - {plan_code: P2, plan_name: Two, price: 2, currency: USD, duration: 1, duration_unit: days, credit_amount: 1, credit_unit: requests}\nservices: []\n',
     );
-    const state = platform({ services: [{ service_code: 'S1' }, { service_code: 'OLD', active: 3 }], plans: [{ plan_code: 'P1' }], links: [{ service_code: 'OLD', plan_code: 'P1', is_available: true }] });
+    const state = platform({
+      services: [{ service_code: 'S1' }, { service_code: 'OLD', active: 3 }],
+      plans: [{ plan_code: 'P1' }],
+      links: [{ service_code: 'OLD', plan_code: 'P1', is_available: true }],
+    });
     const plan = diffCatalog(file.catalog, state, { kinds: file.kinds, prune: true });
     expect(plan.changes.map((c) => `${c.op} ${c.kind} ${c.label}${c.needsForce ? ' (force)' : ''}`)).toEqual([
       'create plans P2',
@@ -52,7 +67,9 @@ describe('catalog model', () => {
     try {
       parseCatalog('c.json', text);
     } catch (e) {
-      expect((e as CatalogFileError).problems).toEqual([{ file: 'c.json', line: 3, column: 34, message: 'plans[0].price: Too small: expected number to be >=0' }]);
+      expect((e as CatalogFileError).problems).toEqual([
+        { file: 'c.json', line: 3, column: 34, message: 'plans[0].price: Too small: expected number to be >=0' },
+      ]);
     }
   });
 });

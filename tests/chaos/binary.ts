@@ -67,13 +67,20 @@ export interface ChildResult {
  * file descriptor to write to instead of a pipe (`/dev/full`); `limitKb`: under `ulimit -f`, so
  * the files it writes stop at that size as on a full disk (a short write, then EFBIG).
  */
-export async function run(args: string[], env: NodeJS.ProcessEnv, opts: { stdin?: string; stdout?: number; limitKb?: number } = {}): Promise<ChildResult> {
+export async function run(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  opts: { stdin?: string; stdout?: number; limitKb?: number } = {},
+): Promise<ChildResult> {
   const bin = await binary();
   return new Promise((done) => {
     const child =
       opts.limitKb === undefined
         ? spawn(process.execPath, [bin, ...args], { env, stdio: ['pipe', opts.stdout ?? 'pipe', 'pipe'] })
-        : spawn('bash', ['-c', `ulimit -f ${opts.limitKb} && exec "$0" "$@"`, process.execPath, bin, ...args], { env, stdio: ['pipe', opts.stdout ?? 'pipe', 'pipe'] });
+        : spawn('bash', ['-c', `ulimit -f ${opts.limitKb} && exec "$0" "$@"`, process.execPath, bin, ...args], {
+            env,
+            stdio: ['pipe', opts.stdout ?? 'pipe', 'pipe'],
+          });
     const out: Buffer[] = [];
     let stderr = '';
     child.stdout?.on('data', (d: Buffer) => out.push(d));

@@ -37,13 +37,22 @@ async function sandbox(opts: TestSandboxOptions = {}): Promise<Sandbox> {
 /** `n` subscriptions to extend by 3 days, and the proof that each was extended exactly once since. */
 function extension(s: Sandbox, n: number) {
   const subs = s.db
-    .prepare("SELECT subscription_id, end_date FROM subscriptions WHERE status IN ('active','paused','expired') ORDER BY subscription_id LIMIT ? OFFSET ?")
+    .prepare(
+      "SELECT subscription_id, end_date FROM subscriptions WHERE status IN ('active','paused','expired') ORDER BY subscription_id LIMIT ? OFFSET ?",
+    )
     .all(n, used) as Array<{ subscription_id: number; end_date: string }>;
   used += n;
   const before = new Map(subs.map((x) => [x.subscription_id, Date.parse(x.end_date)]));
   const auditBefore = (s.db.prepare('SELECT COALESCE(MAX(id), 0) AS m FROM audit_logs').get() as { m: number }).m;
   const dir = tempDir('subctl-faults-');
-  const env = { PATH: process.env.PATH, HOME: dir, SUBCTL_CONFIG_DIR: join(dir, 'cfg'), SUBCTL_BASE_URL: s.url, SUBCTL_TOKEN: s.tokenFor('admin'), NO_COLOR: '1' };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    SUBCTL_CONFIG_DIR: join(dir, 'cfg'),
+    SUBCTL_BASE_URL: s.url,
+    SUBCTL_TOKEN: s.tokenFor('admin'),
+    NO_COLOR: '1',
+  };
   const file = (name: string, ids: number[]) => {
     const p = join(dir, name);
     writeFileSync(p, `subscription_id,action,reason,extend_days\n${ids.map((id) => `${id},extend,faults,3`).join('\n')}\n`);
@@ -52,15 +61,19 @@ function extension(s: Sandbox, n: number) {
   /** Rows applied twice and rows lost (not applied, or applied without the report saying so). */
   const proof = (ids = subs.map((x) => x.subscription_id)) => {
     const audits = new Map<number, number>();
-    for (const a of s.db.prepare("SELECT details FROM audit_logs WHERE id > ? AND module = 'subscriptions' AND action = 'manage'").all(auditBefore) as Array<{ details: string }>) {
+    for (const a of s.db
+      .prepare("SELECT details FROM audit_logs WHERE id > ? AND module = 'subscriptions' AND action = 'manage'")
+      .all(auditBefore) as Array<{ details: string }>) {
       const id = JSON.parse(a.details).subscription_id as number;
       audits.set(id, (audits.get(id) ?? 0) + 1);
     }
     const after = new Map(
-      (s.db.prepare(`SELECT subscription_id, end_date FROM subscriptions WHERE subscription_id IN (${ids.join(',')})`).all() as Array<{ subscription_id: number; end_date: string }>).map((x) => [
-        x.subscription_id,
-        Date.parse(x.end_date) - before.get(x.subscription_id)!,
-      ]),
+      (
+        s.db.prepare(`SELECT subscription_id, end_date FROM subscriptions WHERE subscription_id IN (${ids.join(',')})`).all() as Array<{
+          subscription_id: number;
+          end_date: string;
+        }>
+      ).map((x) => [x.subscription_id, Date.parse(x.end_date) - before.get(x.subscription_id)!]),
     );
     const twice = ids.filter((id) => (audits.get(id) ?? 0) > 1 || after.get(id)! > 3 * DAY);
     const lost = ids.filter((id) => (audits.get(id) ?? 0) === 0 || after.get(id)! < 3 * DAY);
@@ -86,7 +99,22 @@ describe('a gateway that applies and then fails the answer', () => {
     const s = await sandbox({ chaos: { appliedError: 0.1, appliedReset: 0.05, latencyMs: [0, 5] } });
     const x = extension(s, 80);
     const report = join(x.dir, 'report.csv');
-    const codes = await untilDone(['subscriptions', 'manage', '--from-csv', x.file('rows.csv', x.ids), '--concurrency', '8', '--yes', '--report', report, '--timeout', '2000'], x.env);
+    const codes = await untilDone(
+      [
+        'subscriptions',
+        'manage',
+        '--from-csv',
+        x.file('rows.csv', x.ids),
+        '--concurrency',
+        '8',
+        '--yes',
+        '--report',
+        report,
+        '--timeout',
+        '2000',
+      ],
+      x.env,
+    );
     expect(x.proof()).toEqual({ twice: [], lost: [] });
     expect(codes.at(-1), `exit codes: ${codes.join(', ')}`).toBe(0);
     // Settled in the run that lost the answers: one run, every row reported applied.
@@ -100,7 +128,10 @@ describe("the platform's clock", () => {
     it(`${skew > 0 ? 'ahead' : 'behind'} by 60 s, with answers lost after applying: every row once`, async () => {
       const s = await sandbox({ now: () => new Date(Date.now() + skew), chaos: { appliedError: 0.15 } });
       const x = extension(s, 40);
-      const codes = await untilDone(['subscriptions', 'manage', '--from-csv', x.file('rows.csv', x.ids), '--concurrency', '8', '--yes', '--timeout', '2000'], x.env);
+      const codes = await untilDone(
+        ['subscriptions', 'manage', '--from-csv', x.file('rows.csv', x.ids), '--concurrency', '8', '--yes', '--timeout', '2000'],
+        x.env,
+      );
       expect(x.proof()).toEqual({ twice: [], lost: [] });
       expect(codes).toEqual([0]);
     }, 120_000);
@@ -159,7 +190,10 @@ describe('two runs on overlapping files started together', () => {
       // (exit 2, nothing sent): --skip-applied sends its other rows.
       // A row left for the next attempt (a time-out on a loaded machine, found not applied) is
       // sent by running the file again.
-      for (const [r, f] of [[ra, a], [rb, b]] as const) {
+      for (const [r, f] of [
+        [ra, a],
+        [rb, b],
+      ] as const) {
         if (r.code === 2) expect((await untilDone([...args(f), '--skip-applied'], x.env)).at(-1)).toBe(0);
         else if (r.code === 8) expect((await untilDone(args(f), x.env)).at(-1)).toBe(0);
         else expect(r.code, r.stderr).toBe(0);

@@ -38,7 +38,14 @@ afterAll(() => server.close());
 beforeEach(() => {
   server.requests.length = 0;
   subs = new Map();
-  for (let id = 1; id <= 60; id++) subs.set(id, { subscription_id: id, status: 'active', end_date: new Date(Date.UTC(2027, 0, 1) + id * DAY).toISOString(), total_credits: 100, remaining_credits: 100 });
+  for (let id = 1; id <= 60; id++)
+    subs.set(id, {
+      subscription_id: id,
+      status: 'active',
+      end_date: new Date(Date.UTC(2027, 0, 1) + id * DAY).toISOString(),
+      total_credits: 100,
+      remaining_credits: 100,
+    });
   faults = new Map();
   listMode = 'ok';
   server.setHandler(platform);
@@ -60,7 +67,17 @@ function platform(req: RecordedRequest): StubReply {
     const page = Number(req.query.page_number ?? 1);
     const rows = all.slice((page - 1) * size, page * size);
     const pages = Math.ceil(all.length / size);
-    return ok({ pagination: { current_page: page, page_size: size, total_pages: pages, total_records: all.length, has_next_page: page < pages, has_previous_page: page > 1 }, subscriptions: rows });
+    return ok({
+      pagination: {
+        current_page: page,
+        page_size: size,
+        total_pages: pages,
+        total_records: all.length,
+        has_next_page: page < pages,
+        has_previous_page: page > 1,
+      },
+      subscriptions: rows,
+    });
   }
   const id = idOf(req);
   const fault = faults.get(id) ?? 'ok';
@@ -95,7 +112,20 @@ const outcomes = () =>
       .slice(1)
       .map((l) => [Number(/id=(\d+)/.exec(l)![1]), l.split(',')[2]]),
   );
-const args = (file: string, ...more: string[]) => ['subscriptions', 'manage', '--from-csv', file, '--yes', '--concurrency', '4', '--report', report(), '--timeout', '300', ...more];
+const args = (file: string, ...more: string[]) => [
+  'subscriptions',
+  'manage',
+  '--from-csv',
+  file,
+  '--yes',
+  '--concurrency',
+  '4',
+  '--report',
+  report(),
+  '--timeout',
+  '300',
+  ...more,
+];
 
 describe('answers lost after the platform applied the row', () => {
   it('503, 502 and a reset after applying: settled as applied by the state recorded before sending, never sent again; a 503 that did not apply is sent again by the next run', async () => {
@@ -110,7 +140,9 @@ describe('answers lost after the platform applied the row', () => {
     const o = outcomes();
     for (const id of [3, 5, 7, 9, 13]) expect(o[id]).toBe('applied');
     expect(o[11]).toBe('failed');
-    expect(readFileSync(report(), 'utf8')).toMatch(/^12,id=11,failed,1,503,not applied \(HTTP 503 without saying whether it was applied; confirmed on the platform\): the next run sends it again,$/m);
+    expect(readFileSync(report(), 'utf8')).toMatch(
+      /^12,id=11,failed,1,503,not applied \(HTTP 503 without saying whether it was applied; confirmed on the platform\): the next run sends it again,$/m,
+    );
     faults.clear();
     const second = await runCli(args(f), { env });
     expect(second.code, second.stderr).toBe(0);
@@ -134,7 +166,9 @@ describe('answers lost after the platform applied the row', () => {
     const first = await runCli(args(f), { env });
     expect(first.code).toBe(8);
     expect(outcomes()[4]).toBe('unknown');
-    expect(readFileSync(report(), 'utf8')).toMatch(/id=4,unknown,1,503,.*cannot tell whether it was applied: left alone; check with: subctl subscriptions list/);
+    expect(readFileSync(report(), 'utf8')).toMatch(
+      /id=4,unknown,1,503,.*cannot tell whether it was applied: left alone; check with: subctl subscriptions list/,
+    );
     const again = await runCli(args(f), { env });
     expect(again.code).toBe(8);
     expect(again.stderr).toMatch(/finished at .*nothing sent/);
@@ -184,7 +218,10 @@ describe('Ctrl-C means stop', () => {
 
   it('during the check of a large file: exit 130, nothing sent', async () => {
     const p = join(dir, 'big.csv');
-    writeFileSync(p, `subscription_id,action,reason,extend_days\n${Array.from({ length: 60_000 }, (_, i) => `${(i % 60) + 1},extend,big ${i},1`).join('\n')}\n`);
+    writeFileSync(
+      p,
+      `subscription_id,action,reason,extend_days\n${Array.from({ length: 60_000 }, (_, i) => `${(i % 60) + 1},extend,big ${i},1`).join('\n')}\n`,
+    );
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 100);
     const r = await runCli(args(p), { env, signal: ac.signal });
@@ -206,7 +243,9 @@ describe('runs have names', () => {
     expect(puts()).toHaveLength(5);
     const finished = await runCli(args(f, '--run-id', '2026-11', '-q'), { env });
     expect(finished.code).toBe(0);
-    expect(finished.stderr).toMatch(/^subscriptions manage: run '2026-11' finished at [0-9T:.-]+Z \(started [0-9T:.-]+Z\), 4 rows: nothing sent\. To apply the file again, name a new run: --run-id NAME/);
+    expect(finished.stderr).toMatch(
+      /^subscriptions manage: run '2026-11' finished at [0-9T:.-]+Z \(started [0-9T:.-]+Z\), 4 rows: nothing sent\. To apply the file again, name a new run: --run-id NAME/,
+    );
     expect(puts()).toHaveLength(5);
     const next = await runCli(args(f, '--run-id', '2026-12'), { env });
     expect(next.code, next.stderr).toBe(0);
@@ -220,7 +259,9 @@ describe('runs have names', () => {
     const again = await runCli(args(f, '-q'), { env });
     expect(again.code).toBe(0);
     expect(again.stdout).toBe('');
-    expect(again.stderr).toMatch(/^subscriptions manage: this run of these rows finished at .*, 3 rows: nothing sent\. To apply the file again, name a new run: --run-id NAME \(for a monthly grant, --run-id \d{4}-\d{2}\); journal .*\.jsonl\n$/);
+    expect(again.stderr).toMatch(
+      /^subscriptions manage: this run of these rows finished at .*, 3 rows: nothing sent\. To apply the file again, name a new run: --run-id NAME \(for a monthly grant, --run-id \d{4}-\d{2}\); journal .*\.jsonl\n$/,
+    );
     expect(puts()).toHaveLength(3);
   });
 
@@ -254,7 +295,8 @@ describe('NDJSON rows', () => {
   it('a key given twice on a line is refused with the line, exit 2, nothing sent', async () => {
     const r = await runCli(['subscriptions', 'manage', '--from-ndjson', '-', '--yes'], {
       env,
-      stdin: '{"subscription_id":1,"action":"extend","reason":"a","extend_days":1}\n{"subscription_id":2,"action":"extend","reason":"a","extend_days":1,"extend_days":30}\n',
+      stdin:
+        '{"subscription_id":1,"action":"extend","reason":"a","extend_days":1}\n{"subscription_id":2,"action":"extend","reason":"a","extend_days":1,"extend_days":30}\n',
     });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("error: -: line 2: the key 'extend_days' is given twice: keep one");

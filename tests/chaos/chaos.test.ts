@@ -34,25 +34,52 @@ beforeAll(async () => {
   await binary();
   sb = await startTestSandbox({ chaos: CHAOS });
   dir = tempDir('subctl-chaos-');
-  env = { PATH: process.env.PATH, HOME: dir, SUBCTL_CONFIG_DIR: join(dir, 'cfg'), SUBCTL_BASE_URL: sb.url, SUBCTL_TOKEN: sb.tokenFor('admin'), NO_COLOR: '1' };
+  env = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    SUBCTL_CONFIG_DIR: join(dir, 'cfg'),
+    SUBCTL_BASE_URL: sb.url,
+    SUBCTL_TOKEN: sb.tokenFor('admin'),
+    NO_COLOR: '1',
+  };
 });
 afterAll(() => sb?.close());
 
 function idsOf(format: string, text: string): number[] {
-  if (format === 'ndjson') return text.split('\n').filter(Boolean).map((l) => JSON.parse(l).subscription_id as number);
+  if (format === 'ndjson')
+    return text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).subscription_id as number);
   if (format === 'json') return (JSON.parse(text) as Array<{ subscription_id: number }>).map((r) => r.subscription_id);
   return (parseCsv(text, { columns: true }) as Array<{ subscription_id: string }>).map((r) => Number(r.subscription_id));
 }
 
 describe('under chaos (20% 503, 5% resets, 2% hangs, 5% 429)', () => {
   it('--all exports print exactly the rows held, in ndjson, csv and json', async () => {
-    const held = (sb.db.prepare("SELECT subscription_id FROM subscriptions WHERE status = 'paused'").all() as Array<{ subscription_id: number }>).map((r) => r.subscription_id);
+    const held = (
+      sb.db.prepare("SELECT subscription_id FROM subscriptions WHERE status = 'paused'").all() as Array<{ subscription_id: number }>
+    ).map((r) => r.subscription_id);
     expect(held.length).toBeGreaterThan(100);
     const exports = await Promise.all(
       ['ndjson', 'csv', 'json'].map(async (format) => {
         // Retries 4: a page fails 32 % of the time, all five attempts 0.3 % (and the backoff of a
         // page that unlucky is 15 s): an export that gives up is documented (6, 7) and run again.
-        const args = ['subscriptions', 'list', '--all', '--status', 'paused', '--page-size', '50', '-o', format, '--timeout', TIMEOUT, '--retries', '4'];
+        const args = [
+          'subscriptions',
+          'list',
+          '--all',
+          '--status',
+          'paused',
+          '--page-size',
+          '50',
+          '-o',
+          format,
+          '--timeout',
+          TIMEOUT,
+          '--retries',
+          '4',
+        ];
         let r = await cli(args);
         for (let again = 0; again < 2 && (r.code === 6 || r.code === 7); again++) r = await cli(args);
         return { format, r };
@@ -62,7 +89,10 @@ describe('under chaos (20% 503, 5% resets, 2% hangs, 5% 429)', () => {
       expect(r.code, `${format}: ${r.stderr}`).toBe(0);
       const ids = idsOf(format, r.stdout);
       expect(ids.length, format).toBe(new Set(ids).size);
-      expect([...ids].sort((a, b) => a - b), format).toEqual([...held].sort((a, b) => a - b));
+      expect(
+        [...ids].sort((a, b) => a - b),
+        format,
+      ).toEqual([...held].sort((a, b) => a - b));
     }
   }, 60_000);
 
@@ -73,7 +103,10 @@ describe('under chaos (20% 503, 5% resets, 2% hangs, 5% 429)', () => {
     const before = new Map(subs.map((s) => [s.subscription_id, Date.parse(s.end_date)]));
     const auditBefore = (sb.db.prepare('SELECT COALESCE(MAX(id), 0) AS m FROM audit_logs').get() as { m: number }).m;
     const csv = join(dir, 'rows.csv');
-    writeFileSync(csv, `subscription_id,action,reason,extend_days\n${subs.map((s) => `${s.subscription_id},extend,"chaos, ci",3`).join('\n')}\n`);
+    writeFileSync(
+      csv,
+      `subscription_id,action,reason,extend_days\n${subs.map((s) => `${s.subscription_id},extend,"chaos, ci",3`).join('\n')}\n`,
+    );
     const report = join(dir, 'report.csv');
     const args = ['subscriptions', 'manage', '--from-csv', csv, '--concurrency', '8', '--yes', '--report', report, '--timeout', TIMEOUT];
     const codes: Array<number | null> = [];
@@ -84,17 +117,34 @@ describe('under chaos (20% 503, 5% resets, 2% hangs, 5% 429)', () => {
       if (r.code === 0) break;
       // Only unknown rows (never sent again) and final refusals would keep it from converging.
       const rows = parseCsv(readFileSync(report, 'utf8'), { columns: true }) as Array<{ outcome: string; http_status: string }>;
-      if (rows.every((x) => x.outcome === 'applied' || x.outcome === 'unknown' || (x.outcome === 'failed' && /^4/.test(x.http_status) && !['401', '408', '429'].includes(x.http_status)))) break;
+      if (
+        rows.every(
+          (x) =>
+            x.outcome === 'applied' ||
+            x.outcome === 'unknown' ||
+            (x.outcome === 'failed' && /^4/.test(x.http_status) && !['401', '408', '429'].includes(x.http_status)),
+        )
+      )
+        break;
     }
     const outcomes = new Map(
-      (parseCsv(readFileSync(report, 'utf8'), { columns: true }) as Array<{ key: string; outcome: string }>).map((r) => [Number(/id=(\d+)/.exec(r.key)![1]), r.outcome]),
+      (parseCsv(readFileSync(report, 'utf8'), { columns: true }) as Array<{ key: string; outcome: string }>).map((r) => [
+        Number(/id=(\d+)/.exec(r.key)![1]),
+        r.outcome,
+      ]),
     );
     const audits = new Map<number, number>();
-    for (const a of sb.db.prepare("SELECT details FROM audit_logs WHERE id > ? AND module = 'subscriptions' AND action = 'manage'").all(auditBefore) as Array<{ details: string }>) {
+    for (const a of sb.db
+      .prepare("SELECT details FROM audit_logs WHERE id > ? AND module = 'subscriptions' AND action = 'manage'")
+      .all(auditBefore) as Array<{ details: string }>) {
       const id = JSON.parse(a.details).subscription_id as number;
       audits.set(id, (audits.get(id) ?? 0) + 1);
     }
-    const after = sb.db.prepare(`SELECT subscription_id, end_date FROM subscriptions WHERE subscription_id IN (${subs.map((s) => s.subscription_id).join(',')})`).all() as Array<{
+    const after = sb.db
+      .prepare(
+        `SELECT subscription_id, end_date FROM subscriptions WHERE subscription_id IN (${subs.map((s) => s.subscription_id).join(',')})`,
+      )
+      .all() as Array<{
       subscription_id: number;
       end_date: string;
     }>;
@@ -103,7 +153,8 @@ describe('under chaos (20% 503, 5% resets, 2% hangs, 5% 429)', () => {
       const n = audits.get(s.subscription_id) ?? 0;
       const moved = Date.parse(s.end_date) - before.get(s.subscription_id)!;
       const outcome = outcomes.get(s.subscription_id);
-      const ok = moved === n * 3 * DAY && (outcome === 'applied' ? n === 1 : outcome === 'failed' ? n === 0 : outcome === 'unknown' && n <= 1);
+      const ok =
+        moved === n * 3 * DAY && (outcome === 'applied' ? n === 1 : outcome === 'failed' ? n === 0 : outcome === 'unknown' && n <= 1);
       if (!ok) wrong.push(`${s.subscription_id}: ${outcome}, ${n} audit entries, moved ${moved / DAY} days`);
     }
     expect(wrong).toEqual([]);

@@ -54,7 +54,10 @@ describe('the code cache', () => {
     expect(endpoints(app)).toEqual({ status: 0, stderr: '', count: 95 });
     writeFileSync(cache, '');
     expect(endpoints(app)).toEqual({ status: 0, stderr: '', count: 95 });
-    const other = spawnSync(process.execPath, ['-e', "process.stdout.write(new (require('node:vm').Script)('1 + 1').createCachedData())"]).stdout;
+    const other = spawnSync(process.execPath, [
+      '-e',
+      "process.stdout.write(new (require('node:vm').Script)('1 + 1').createCachedData())",
+    ]).stdout;
     writeFileSync(cache, other);
     expect(endpoints(app)).toEqual({ status: 0, stderr: '', count: 95 });
     rmSync(cache);

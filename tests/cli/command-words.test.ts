@@ -76,7 +76,8 @@ describe('the command line as users type it', () => {
   it('the group help lists every verb with its summary; the verb help is the verb in full', async () => {
     const group = await runCli('services --help', { env });
     expect(group.code).toBe(0);
-    for (const v of ['list|ls', 'get', 'report', 'create', 'update', 'delete']) expect(group.stdout).toMatch(new RegExp(`^  ${v.replace('|', '\\|')} `, 'm'));
+    for (const v of ['list|ls', 'get', 'report', 'create', 'update', 'delete'])
+      expect(group.stdout).toMatch(new RegExp(`^  ${v.replace('|', '\\|')} `, 'm'));
     expect(group.stdout).toContain('Delete a service by');
     const verb = await runCli('services update --help', { env });
     expect(verb.code).toBe(0);

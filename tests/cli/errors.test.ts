@@ -17,7 +17,9 @@ describe('every user-facing error has a message, an exit code and a hint', () =>
     server.setHandler(() => ({ status: 302, headers: { location: 'http://elsewhere.example/admin/services' }, raw: '' }));
     const r = await runCli('services list --retries 0', { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' } });
     expect(r.code).toBe(6);
-    expect(r.stderr).toContain(`error: the server redirected GET ${server.url}/admin/services to http://elsewhere.example/admin/services (HTTP 302); subctl does not follow redirects\n`);
+    expect(r.stderr).toContain(
+      `error: the server redirected GET ${server.url}/admin/services to http://elsewhere.example/admin/services (HTTP 302); subctl does not follow redirects\n`,
+    );
     expect(r.stderr).toMatch(/^hint: if the platform has moved, point the base URL at the new address/m);
   });
 
@@ -31,7 +33,9 @@ describe('every user-facing error has a message, an exit code and a hint', () =>
     [500, 6, 'server', /hint: .*--verbose/],
   ])('HTTP %i -> exit %i (%s)', async (status, code, type, hint) => {
     server.setHandler(() => fail(status, `the server says ${status}`));
-    const r = await runCli('services get --service-code X -o json --retries 0', { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' } });
+    const r = await runCli('services get --service-code X -o json --retries 0', {
+      env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' },
+    });
     expect(r.code).toBe(code);
     // -o json: the error is said once, as one JSON object (its hint inside), with no text lines.
     expect(r.stderr.trim().split('\n')).toHaveLength(1);

@@ -54,7 +54,8 @@ describe('examples', () => {
     for (const cmd of leaves(program)) {
       const ex = examplesOf(cmd);
       if (ex.length < 1 || ex.length > 3) bad.push(`${words(cmd)}: ${ex.length} examples`);
-      for (const e of ex) if (!e.startsWith(`subctl ${words(cmd)}`) && !e.startsWith(`subctl ${cmd.parent?.name()} `)) bad.push(`${words(cmd)}: ${e}`);
+      for (const e of ex)
+        if (!e.startsWith(`subctl ${words(cmd)}`) && !e.startsWith(`subctl ${cmd.parent?.name()} `)) bad.push(`${words(cmd)}: ${e}`);
     }
     expect(bad).toEqual([]);
     expect(leaves(program).length).toBeGreaterThan(90);
@@ -89,7 +90,9 @@ describe('examples', () => {
   it('a verb shows its examples in its help, before its flags; CLI.md forms are among them', async () => {
     const r = await runCli('subscriptions manage --help');
     expect(r.code).toBe(0);
-    const ex = r.stdout.indexOf('Examples:\n  subctl subscriptions manage 42 --action extend --reason "support ticket 981" --extend-days 30');
+    const ex = r.stdout.indexOf(
+      'Examples:\n  subctl subscriptions manage 42 --action extend --reason "support ticket 981" --extend-days 30',
+    );
     expect(ex).toBeGreaterThan(0);
     expect(ex).toBeLessThan(r.stdout.indexOf('Options:'));
     const auth = await runCli('auth login --help');
@@ -109,7 +112,12 @@ describe('help text', () => {
       if (own >= 0 && own > h.indexOf('Global options:')) bad.push(`${words(cmd)}: own flags after the global options`);
     }
     expect(bad).toEqual([]);
-    expect(program.helpInformation().split('\n').filter((l) => l.trimStart().startsWith('--profile <name>'))).toHaveLength(1);
+    expect(
+      program
+        .helpInformation()
+        .split('\n')
+        .filter((l) => l.trimStart().startsWith('--profile <name>')),
+    ).toHaveLength(1);
   });
 
   it('says types in words, never the JavaScript limits', () => {
@@ -119,22 +127,31 @@ describe('help text', () => {
       expect(text, name).not.toContain('9007199254740991');
       expect(text, name).not.toMatch(/\.\.\d|\d\.\./);
     }
-    const plans = program.commands.find((c) => c.name() === 'plans')!.commands.find((c) => c.name() === 'create')!.helpInformation();
+    const plans = program.commands
+      .find((c) => c.name() === 'plans')!
+      .commands.find((c) => c.name() === 'create')!
+      .helpInformation();
     expect(plans).toMatch(/--duration <value>\s+integer, required/);
     expect(plans).toMatch(/--price <value>\s+number, at least 0, required/);
     expect(plans).toMatch(/--duration-unit <value>\s+one of days\|months\|years, required/);
     expect(plans).toMatch(/--plan-code <value>\s+text, at most 50 characters, required/);
-    const wallet = program.commands.find((c) => c.name() === 'wallet')!.commands.find((c) => c.name() === 'list')!.helpInformation();
+    const wallet = program.commands
+      .find((c) => c.name() === 'wallet')!
+      .commands.find((c) => c.name() === 'list')!
+      .helpInformation();
     expect(wallet).toMatch(/--date-from <value>\s+date YYYY-MM-DD/);
     expect(wallet).toMatch(/--page-size <n>\s+integer, 1 to 100/);
   });
 
-  it("each list names the fields --fields can pick", () => {
+  it('each list names the fields --fields can pick', () => {
     const lists = leaves(program).filter((c) => c.options.some((o) => o.long === '--page-number'));
     expect(lists.length).toBeGreaterThan(15);
     const bad = lists.filter((c) => !/\nFields \(for --fields\):\n {2}\w/.test(c.helpInformation())).map(words);
     expect(bad).toEqual([]);
-    const services = program.commands.find((c) => c.name() === 'services')!.commands.find((c) => c.name() === 'list')!.helpInformation();
+    const services = program.commands
+      .find((c) => c.name() === 'services')!
+      .commands.find((c) => c.name() === 'list')!
+      .helpInformation();
     expect(services).toMatch(/Fields \(for --fields\):\n {2}service_id, service_code, service_name,/);
   });
 });

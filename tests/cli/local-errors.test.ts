@@ -20,26 +20,42 @@ beforeAll(async () => {
 afterAll(() => sb?.close());
 
 describe('failures of the machine', () => {
-  const platform = () => ({ PATH: process.env.PATH, HOME: tempDir('subctl-home-'), SUBCTL_CONFIG_DIR: tempDir('subctl-cfg-'), SUBCTL_BASE_URL: sb.url, SUBCTL_TOKEN: sb.tokenFor('admin') });
-
-  it.skipIf(!existsSync('/dev/full'))('standard output on a full device: exit 1, the stream and the reason named, a hint, no bug report', async () => {
-    for (const [format, json] of [['csv', false], ['json', true]] as const) {
-      const full = openSync('/dev/full', 'w');
-      const r = await run(['services', 'list', '-o', format], platform(), { stdout: full });
-      closeSync(full);
-      expect(r.code, r.stderr).toBe(1);
-      expect(r.stderr).not.toContain('this is a bug');
-      if (json) {
-        // -o json: one JSON object, the hint inside.
-        const only = JSON.parse(r.stderr);
-        expect(only.error).toMatchObject({ type: 'local', code: 'ENOSPC', message: 'cannot write to standard output: no space left on device (ENOSPC)' });
-        expect(only.error.hint).toMatch(/^free some disk space/);
-      } else {
-        expect(r.stderr).toContain('error: cannot write to standard output: no space left on device (ENOSPC)\n');
-        expect(r.stderr).toMatch(/^hint: free some disk space/m);
-      }
-    }
+  const platform = () => ({
+    PATH: process.env.PATH,
+    HOME: tempDir('subctl-home-'),
+    SUBCTL_CONFIG_DIR: tempDir('subctl-cfg-'),
+    SUBCTL_BASE_URL: sb.url,
+    SUBCTL_TOKEN: sb.tokenFor('admin'),
   });
+
+  it.skipIf(!existsSync('/dev/full'))(
+    'standard output on a full device: exit 1, the stream and the reason named, a hint, no bug report',
+    async () => {
+      for (const [format, json] of [
+        ['csv', false],
+        ['json', true],
+      ] as const) {
+        const full = openSync('/dev/full', 'w');
+        const r = await run(['services', 'list', '-o', format], platform(), { stdout: full });
+        closeSync(full);
+        expect(r.code, r.stderr).toBe(1);
+        expect(r.stderr).not.toContain('this is a bug');
+        if (json) {
+          // -o json: one JSON object, the hint inside.
+          const only = JSON.parse(r.stderr);
+          expect(only.error).toMatchObject({
+            type: 'local',
+            code: 'ENOSPC',
+            message: 'cannot write to standard output: no space left on device (ENOSPC)',
+          });
+          expect(only.error.hint).toMatch(/^free some disk space/);
+        } else {
+          expect(r.stderr).toContain('error: cannot write to standard output: no space left on device (ENOSPC)\n');
+          expect(r.stderr).toMatch(/^hint: free some disk space/m);
+        }
+      }
+    },
+  );
 
   it('the embedded sandbox cannot write its data file: named with its path, exit 1; with room, the next run seeds and answers', async () => {
     const home = tempDir('subctl-home-');
@@ -47,7 +63,12 @@ describe('failures of the machine', () => {
     const data = join(home, 'cfg', 'data', 'sandbox.db');
     const r = await run(['--sandbox', 'services', 'list'], env, { limitKb: 256 });
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`^error: cannot write the sandbox data file ${data.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*\\(SQLITE_(FULL|IOERR\\w*)\\)$`, 'm'));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^error: cannot write the sandbox data file ${data.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*\\(SQLITE_(FULL|IOERR\\w*)\\)$`,
+        'm',
+      ),
+    );
     expect(r.stderr).toContain('hint: ');
     expect(r.stderr).not.toContain('this is a bug');
     const again = await run(['--sandbox', 'services', 'list', '-o', 'json'], env);
@@ -60,15 +81,30 @@ describe('failures of the machine', () => {
     const e = localError(enospc, 'the bulk journal /s/j.jsonl')!;
     expect(e).toBeInstanceOf(LocalError);
     expect(e).toBeInstanceOf(CliError);
-    expect([e.message, e.exitCode, e.type, e.code]).toEqual(['cannot write the bulk journal /s/j.jsonl: no space left on device (ENOSPC)', 1, 'local', 'ENOSPC']);
+    expect([e.message, e.exitCode, e.type, e.code]).toEqual([
+      'cannot write the bulk journal /s/j.jsonl: no space left on device (ENOSPC)',
+      1,
+      'local',
+      'ENOSPC',
+    ]);
     expect(e.cause).toBe(enospc);
     const rofs = localError(Object.assign(new Error('x'), { code: 'EROFS', path: '/ro/config.json' }))!;
     expect(rofs.message).toBe('read-only file system (EROFS): /ro/config.json');
     expect(rofs.hint).toContain('read-only');
-    const sqlite = localError(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }), 'the sandbox data file /d.db')!;
+    const sqlite = localError(
+      Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }),
+      'the sandbox data file /d.db',
+    )!;
     expect(sqlite.message).toBe('cannot write the sandbox data file /d.db: database or disk is full (SQLITE_FULL)');
     expect(sqlite.hint).toMatch(/^free some disk space/);
-    for (const other of [new Error('plain'), Object.assign(new Error('x'), { code: 'ENOENT' }), Object.assign(new Error('x'), { code: 'SQLITE_CONSTRAINT' }), null, 'text', new CliError('usage', 2, 'bad')]) {
+    for (const other of [
+      new Error('plain'),
+      Object.assign(new Error('x'), { code: 'ENOENT' }),
+      Object.assign(new Error('x'), { code: 'SQLITE_CONSTRAINT' }),
+      null,
+      'text',
+      new CliError('usage', 2, 'bad'),
+    ]) {
       expect(localError(other, 'x')).toBeUndefined();
     }
   });

@@ -49,7 +49,7 @@ describe('off a terminal with no platform configured', () => {
     expect(JSON.parse(sb.stdout).length).toBeGreaterThan(0);
   });
 
-  it('on a terminal the embedded sandbox stays the newcomer\'s default, said on stderr', async () => {
+  it("on a terminal the embedded sandbox stays the newcomer's default, said on stderr", async () => {
     const r = await runCli('services list -o json', { tty: true });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('[sandbox] no profile points at a platform');
@@ -59,7 +59,9 @@ describe('off a terminal with no platform configured', () => {
     const dir = tempDir('subctl-nocfg-');
     const r = await runCli('doctor -o json', { env: { SUBCTL_CONFIG_DIR: dir } });
     expect(r.code).toBe(2);
-    const base = (JSON.parse(r.stdout) as Array<{ check: string; status: string; detail: string; fix: string }>).find((c) => c.check === 'base-url')!;
+    const base = (JSON.parse(r.stdout) as Array<{ check: string; status: string; detail: string; fix: string }>).find(
+      (c) => c.check === 'base-url',
+    )!;
     expect(base.status).toBe('fail');
     expect(base.detail).toContain('no platform configured');
     expect(base.fix).toContain('--sandbox');
@@ -113,7 +115,9 @@ describe('cleanup that times out', () => {
       const r = await runCli('cleanup --yes --timeout 300', { env: { SUBCTL_BASE_URL: s.url, SUBCTL_TOKEN: 't' } });
       expect(r.code).toBe(7);
       expect(r.stderr).toContain('timed out after 300 ms: the cleanup may have run on the platform all the same');
-      expect(r.stderr).toContain('`subctl cleanup --dry-run` counts what is left, and `subctl audit list --module maintenance --action cleanup` shows the runs');
+      expect(r.stderr).toContain(
+        '`subctl cleanup --dry-run` counts what is left, and `subctl audit list --module maintenance --action cleanup` shows the runs',
+      );
     } finally {
       await s.close();
     }

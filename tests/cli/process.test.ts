@@ -16,12 +16,18 @@ let server: StubServer;
 
 beforeAll(async () => {
   if (!existsSync(join(root, 'dist/subctl.cjs.cache'))) throw new Error('dist/ is missing: run `npm run build` (npm test does it)');
-  server = await startStubServer(() => ok({ pagination: { total_pages: 1, total_records: 1 }, services: [{ service_id: 1, service_code: 'GPT4' }] }));
+  server = await startStubServer(() =>
+    ok({ pagination: { total_pages: 1, total_records: 1 }, services: [{ service_id: 1, service_code: 'GPT4' }] }),
+  );
 });
 afterAll(() => server.close());
 
 /** Runs the binary without blocking this process (which serves the stub server). */
-function runBin(args: string[], envVars: NodeJS.ProcessEnv, nodeArgs: string[] = []): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function runBin(
+  args: string[],
+  envVars: NodeJS.ProcessEnv,
+  nodeArgs: string[] = [],
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolveRun) => {
     const child = spawn(process.execPath, [...nodeArgs, bin, ...args], { env: envVars, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -41,7 +47,10 @@ describe('the binary', () => {
   async function interruptAfterFirstRequest(reply: StubReply, settleMs: number) {
     server.setHandler(() => reply);
     server.requests.length = 0;
-    const child = spawn(process.execPath, [bin, 'services', 'list', '--base-url', server.url], { env: env({ SUBCTL_TOKEN: 't' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, 'services', 'list', '--base-url', server.url], {
+      env: env({ SUBCTL_TOKEN: 't' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     while (server.requests.length < 1) await new Promise((r) => setTimeout(r, 10));
@@ -99,7 +108,10 @@ describe('the binary', () => {
       ['config', 'list'],
     ];
     for (const args of cases) {
-      const r = await runBin(args, env({ SUBCTL_TOKEN: 't', TRACE_FILE: trace }), ['--import', join(root, 'tests/support/trace-imports.mjs')]);
+      const r = await runBin(args, env({ SUBCTL_TOKEN: 't', TRACE_FILE: trace }), [
+        '--import',
+        join(root, 'tests/support/trace-imports.mjs'),
+      ]);
       expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
     }
     const loaded = readFileSync(trace, 'utf8');
@@ -128,7 +140,10 @@ describe('the binary', () => {
       // Start-up the command has no use for: module and os about 0.2-0.3 ms each, crypto about
       // 2 ms (the sandbox needs it only to issue a token or hash a password), perf_hooks (the
       // global `performance`) about 1 ms.
-      expect(builtins.filter((m) => /^NativeModule (module|os|internal\/modules\/esm\/loader|crypto|perf_hooks)$/.test(m)), args.join(' ')).toEqual([]);
+      expect(
+        builtins.filter((m) => /^NativeModule (module|os|internal\/modules\/esm\/loader|crypto|perf_hooks)$/.test(m)),
+        args.join(' '),
+      ).toEqual([]);
     }
   });
 
@@ -159,14 +174,16 @@ describe('the binary', () => {
     expect(undici(all).length).toBeGreaterThan(5);
     // Nor does a command read it: undici is a file of its own beside the bundle every command
     // reads (about 280 KB less to read, about 1 ms of every start).
-    const sources = (file: string) => (JSON.parse(readFileSync(join(root, 'dist', `${file}.map`), 'utf8')) as { sources: string[] }).sources;
+    const sources = (file: string) =>
+      (JSON.parse(readFileSync(join(root, 'dist', `${file}.map`), 'utf8')) as { sources: string[] }).sources;
     expect(sources('subctl.cjs').filter((s) => s.includes('node_modules/undici/'))).toEqual([]);
     expect(sources('transport-undici.cjs').filter((s) => s.includes('node_modules/undici/')).length).toBeGreaterThan(5);
   });
 
   it("a command builds only its own group's contract", async () => {
     // The groups' contract files (admin-common.ts holds the few pieces they share).
-    const contracts = (mods: string[]) => mods.filter((s) => s.startsWith('src/api/contract/admin-') && !s.endsWith('admin-common.ts')).sort();
+    const contracts = (mods: string[]) =>
+      mods.filter((s) => s.startsWith('src/api/contract/admin-') && !s.endsWith('admin-common.ts')).sort();
     expect(contracts(await evaluated(['subscriptions', 'manage', '--help']))).toEqual(['src/api/contract/admin-subscriptions.ts']);
     expect(contracts(await evaluated(['wallet', 'list', '--help']))).toEqual(['src/api/contract/admin-misc.ts']);
     expect(contracts(await evaluated(['services', 'list', '--help']))).toEqual(['src/api/contract/admin-services.ts']);

@@ -8,15 +8,24 @@ import { runCli, tempConfigDir } from '../support/run-cli.js';
 
 let server: StubServer;
 beforeAll(async () => {
-  server = await startStubServer(() => ok({ pagination: { current_page: 1, page_size: 20, total_pages: 1, total_records: 1 }, services: [{ service_id: 4, service_code: 'GPT4', service_name: 'GPT four' }] }));
+  server = await startStubServer(() =>
+    ok({
+      pagination: { current_page: 1, page_size: 20, total_pages: 1, total_records: 1 },
+      services: [{ service_id: 4, service_code: 'GPT4', service_name: 'GPT four' }],
+    }),
+  );
 });
 afterAll(() => server.close());
 
-describe('a profile\'s output setting', () => {
-  it('is the format of its commands unless -o or SUBCTL_OUTPUT says otherwise; another profile\'s is not', async () => {
+describe("a profile's output setting", () => {
+  it("is the format of its commands unless -o or SUBCTL_OUTPUT says otherwise; another profile's is not", async () => {
     const cfg = tempConfigDir();
     const env = { SUBCTL_CONFIG_DIR: cfg, SUBCTL_TOKEN: 't' };
-    for (const line of [`config set base-url ${server.url} --profile p`, 'config set output json --profile p', `config set base-url ${server.url} --profile q`]) {
+    for (const line of [
+      `config set base-url ${server.url} --profile p`,
+      'config set output json --profile p',
+      `config set base-url ${server.url} --profile q`,
+    ]) {
       const r = await runCli(line, { env });
       expect(r.code, `${line}: ${r.stderr}`).toBe(0);
     }

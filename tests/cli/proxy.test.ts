@@ -38,12 +38,18 @@ describe('proxies', () => {
       env: { SUBCTL_CONFIG_DIR: tempConfigDir(), SUBCTL_TOKEN: 't', https_proxy: `http://127.0.0.1:${port}` },
     });
     expect(r.code).toBe(7);
-    expect(r.stderr).toContain(`error: GET https://api.example.com/admin/services: connection refused by the proxy http://127.0.0.1:${port} on the way to api.example.com (ECONNREFUSED)\n`);
+    expect(r.stderr).toContain(
+      `error: GET https://api.example.com/admin/services: connection refused by the proxy http://127.0.0.1:${port} on the way to api.example.com (ECONNREFUSED)\n`,
+    );
     expect(r.stderr).toMatch(/^hint: check https_proxy, http_proxy and no_proxy/m);
   });
 
   it('proxyPeer: the proxy whose address (or unresolved name) and port the error names; nothing without a proxy or for another peer', () => {
-    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3128'), { code: 'ECONNREFUSED', address: '127.0.0.1', port: 3128 });
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3128'), {
+      code: 'ECONNREFUSED',
+      address: '127.0.0.1',
+      port: 3128,
+    });
     const wrapped = Object.assign(new Error('fetch failed'), { cause: refused });
     expect(proxyPeer(wrapped, { httpsProxy: 'http://127.0.0.1:3128' })).toBe('http://127.0.0.1:3128');
     expect(proxyPeer(refused, { httpProxy: 'http://127.0.0.1:8080' })).toBeUndefined();

@@ -38,8 +38,11 @@ afterAll(async () => {
 function onPty(args: string, env: Record<string, string>): Promise<string> {
   const line = `stty cols 80 rows 40; node ${bin} ${args} --base-url ${sb.url} --token-file ${tokenFile} --no-color`;
   return new Promise((done) => {
-    execFile('script', ['-qec', line, '/dev/null'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir, TERM: 'xterm-256color', LANG: 'C.UTF-8', ...env }, timeout: 60_000 }, (_e, stdout) =>
-      done(String(stdout).replace(/\r\n/g, '\n')),
+    execFile(
+      'script',
+      ['-qec', line, '/dev/null'],
+      { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir, TERM: 'xterm-256color', LANG: 'C.UTF-8', ...env }, timeout: 60_000 },
+      (_e, stdout) => done(String(stdout).replace(/\r\n/g, '\n')),
     );
   });
 }

@@ -11,14 +11,18 @@ describe('the embedded sandbox', () => {
     const r = await runCli('services list -o json', { env: { SUBCTL_CONFIG_DIR: cfg }, tty: true });
     expect(r.code, r.stderr).toBe(0);
     // It says that it fell back, -q or not (it said only where it ran).
-    expect(r.stderr).toMatch(/^\[sandbox\] no profile points at a platform \(config .*\): this ran on the local platform at http:\/\/127\.0\.0\.1:\d+ .*signed in as admin/m);
+    expect(r.stderr).toMatch(
+      /^\[sandbox\] no profile points at a platform \(config .*\): this ran on the local platform at http:\/\/127\.0\.0\.1:\d+ .*signed in as admin/m,
+    );
     const rows = JSON.parse(r.stdout) as Array<{ service_code: string }>;
     expect(rows.map((s) => s.service_code)).toContain('GPT4');
     // -q does not hide a fall-back (a cron job with the wrong HOME would "succeed" on a throwaway
     // database); it does hide the sandbox asked for.
     const quiet = await runCli('services list -o json -q', { env: { SUBCTL_CONFIG_DIR: cfg }, tty: true });
     expect(quiet.code).toBe(0);
-    expect(quiet.stderr).toBe(`[sandbox] no profile points at a platform (config ${cfg}): this ran on the local platform at ${/http:\/\/127\.0\.0\.1:\d+/.exec(quiet.stderr)![0]} (data ${cfg}/data/sandbox.db); signed in as admin\n`);
+    expect(quiet.stderr).toBe(
+      `[sandbox] no profile points at a platform (config ${cfg}): this ran on the local platform at ${/http:\/\/127\.0\.0\.1:\d+/.exec(quiet.stderr)![0]} (data ${cfg}/data/sandbox.db); signed in as admin\n`,
+    );
     const asked = await runCli('services list -o json -q --sandbox', { env: { SUBCTL_CONFIG_DIR: cfg } });
     expect(asked.stderr).toBe('');
   });
@@ -45,7 +49,10 @@ describe('the embedded sandbox', () => {
 
   it('auth login --sandbox stores a profile that points at the sandbox; its token is used afterwards', async () => {
     const cfg = tempConfigDir();
-    const login = await runCli('auth login --profile eve --sandbox --username enduser --password-stdin', { env: { SUBCTL_CONFIG_DIR: cfg }, stdin: 'sandbox-enduser\n' });
+    const login = await runCli('auth login --profile eve --sandbox --username enduser --password-stdin', {
+      env: { SUBCTL_CONFIG_DIR: cfg },
+      stdin: 'sandbox-enduser\n',
+    });
     expect(login.code, login.stderr).toBe(0);
     expect(login.stderr).toMatch(/signed in as enduser \(user\) on profile 'eve'/);
     // Signing in borrows no admin token first (the banner said "signed in as admin").
@@ -54,7 +61,13 @@ describe('the embedded sandbox', () => {
     expect(get.stdout).toBe('sandbox\n');
     const status = await runCli('auth status --profile eve -o json', { env: { SUBCTL_CONFIG_DIR: cfg } });
     expect(status.code, status.stderr).toBe(0);
-    expect(JSON.parse(status.stdout)).toMatchObject({ profile: 'eve', base_url: 'SANDBOX', username: 'enduser', role: 'user', valid: true });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      profile: 'eve',
+      base_url: 'SANDBOX',
+      username: 'enduser',
+      role: 'user',
+      valid: true,
+    });
     // The end user's token, not the admin's: the admin area is forbidden.
     const admin = await runCli('services list --profile eve', { env: { SUBCTL_CONFIG_DIR: cfg } });
     expect(admin.code).toBe(3);
@@ -99,16 +112,22 @@ describe('a refused token given by SUBCTL_TOKEN or --token-file', () => {
     const env = { SUBCTL_CONFIG_DIR: cfg, SUBCTL_TOKEN: 'sbx_revoked' };
     const r = await runCli('--sandbox services list', { env });
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain("hint: the token in SUBCTL_TOKEN was refused: set a valid one, or unset SUBCTL_TOKEN to use the profile's sign-in (`subctl auth login`)");
+    expect(r.stderr).toContain(
+      "hint: the token in SUBCTL_TOKEN was refused: set a valid one, or unset SUBCTL_TOKEN to use the profile's sign-in (`subctl auth login`)",
+    );
     const { writeFileSync } = await import('node:fs');
     const file = `${cfg}/token.txt`;
     writeFileSync(file, 'sbx_revoked\n', { mode: 0o600 });
     const f = await runCli(`--sandbox services list --token-file ${file}`, { env: { SUBCTL_CONFIG_DIR: cfg } });
     expect(f.code).toBe(3);
-    expect(f.stderr).toContain(`hint: the token in ${file} was refused: put a valid one in it, or leave out --token-file to use the profile's sign-in`);
+    expect(f.stderr).toContain(
+      `hint: the token in ${file} was refused: put a valid one in it, or leave out --token-file to use the profile's sign-in`,
+    );
     const login = await runCli('auth login --sandbox --username admin --password-stdin', { env, stdin: 'sandbox-admin\n' });
     expect(login.code, login.stderr).toBe(0);
-    expect(login.stderr).toContain('warning: SUBCTL_TOKEN is set, and commands go on using it rather than this sign-in; unset it to use this one');
+    expect(login.stderr).toContain(
+      'warning: SUBCTL_TOKEN is set, and commands go on using it rather than this sign-in; unset it to use this one',
+    );
   });
 });
 
@@ -116,7 +135,10 @@ describe('a sandbox profile signed out', () => {
   it('is not signed in (exit 3, named), never the seeded admin; a misspelt profile beside it is said to be missing', async () => {
     const cfg = tempConfigDir();
     const env = { SUBCTL_CONFIG_DIR: cfg };
-    const login = await runCli('auth login --sandbox --username enduser --password-stdin --profile eve -q', { env, stdin: 'sandbox-enduser\n' });
+    const login = await runCli('auth login --sandbox --username enduser --password-stdin --profile eve -q', {
+      env,
+      stdin: 'sandbox-enduser\n',
+    });
     expect(login.code, login.stderr).toBe(0);
     const mine = await runCli('me wallet --profile eve -o json --fields user_id', { env });
     expect(JSON.parse(mine.stdout)).toEqual({ user_id: 6 });
@@ -162,7 +184,10 @@ describe('a sandbox profile signed out', () => {
     // Without --profile, a newcomer's first command on a terminal still runs on the sandbox.
     expect((await runCli('services list --limit 1 -o json', { env, tty: true })).code).toBe(0);
     // `auth login --profile new` makes the profile it names (off a terminal, where it says where).
-    const login = await runCli('auth login --username enduser --password-stdin --profile eve -q --sandbox', { env, stdin: 'sandbox-enduser\n' });
+    const login = await runCli('auth login --username enduser --password-stdin --profile eve -q --sandbox', {
+      env,
+      stdin: 'sandbox-enduser\n',
+    });
     expect(login.code, login.stderr).toBe(0);
     expect((await runCli('me wallet --profile eve -o json', { env })).code).toBe(0);
   });
@@ -175,7 +200,9 @@ describe('doctor and refresh, as a script sees them', () => {
     expect(doc.code).toBe(3);
     expect(doc.stdout + doc.stderr).toContain("fix: set a valid token in SUBCTL_TOKEN, or unset it to use the profile's sign-in");
     const env = { SUBCTL_CONFIG_DIR: cfg };
-    expect((await runCli('auth login --sandbox --username enduser --password-stdin --profile eve -q', { env, stdin: 'sandbox-enduser\n' })).code).toBe(0);
+    expect(
+      (await runCli('auth login --sandbox --username enduser --password-stdin --profile eve -q', { env, stdin: 'sandbox-enduser\n' })).code,
+    ).toBe(0);
     const r = await runCli('auth refresh --profile eve -o json', { env });
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { profile: string; expires_in: number; expires_at: string };
@@ -189,12 +216,20 @@ describe('auth register', () => {
   it('a registration the server refuses leaves no profile behind (a bare one ran as the sandbox admin)', async () => {
     const cfg = tempConfigDir();
     const env = { SUBCTL_CONFIG_DIR: cfg };
-    const r = await runCli('auth register --sandbox --email enduser@sandbox.local --username x2 --password-stdin --profile nu2', { env, stdin: 'newpass123\n' });
+    const r = await runCli('auth register --sandbox --email enduser@sandbox.local --username x2 --password-stdin --profile nu2', {
+      env,
+      stdin: 'newpass123\n',
+    });
     expect(r.code).toBe(5);
     const list = await runCli('config list -o json', { env });
     expect(JSON.parse(list.stdout || '[]')).toEqual([]);
-    const ok = await runCli('auth register --sandbox --email nu3@example.com --username nu3 --password-stdin --profile nu3 -o json', { env, stdin: 'newpass123\n' });
+    const ok = await runCli('auth register --sandbox --email nu3@example.com --username nu3 --password-stdin --profile nu3 -o json', {
+      env,
+      stdin: 'newpass123\n',
+    });
     expect(ok.code, ok.stderr).toBe(0);
-    expect((JSON.parse((await runCli('config list -o json', { env })).stdout) as Array<{ name: string }>).map((p) => p.name)).toEqual(['nu3']);
+    expect((JSON.parse((await runCli('config list -o json', { env })).stdout) as Array<{ name: string }>).map((p) => p.name)).toEqual([
+      'nu3',
+    ]);
   });
 });

@@ -25,7 +25,11 @@ function framePosition(text: string): string {
 }
 
 function sourceLine(file: string, text: string): number {
-  return readFileSync(join(root, file), 'utf8').split('\n').findIndex((l) => l.includes(text)) + 1;
+  return (
+    readFileSync(join(root, file), 'utf8')
+      .split('\n')
+      .findIndex((l) => l.includes(text)) + 1
+  );
 }
 
 describe('source positions in a bug report', () => {

@@ -15,7 +15,10 @@ const root = resolve(__dirname, '../..');
 const bin = join(root, 'bin/subctl.js');
 
 function runBin(args: string[]) {
-  return spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: tempDir('subctl-home-'), SUBCTL_CONFIG_DIR: tempDir('subctl-cfg-') } });
+  return spawnSync(process.execPath, [bin, ...args], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: tempDir('subctl-home-'), SUBCTL_CONFIG_DIR: tempDir('subctl-cfg-') },
+  });
 }
 
 describe('subctl version', () => {

@@ -45,7 +45,12 @@ describe('every list', () => {
     const rows = JSON.parse(json.stdout) as unknown[];
     expect(rows.length).toBeGreaterThan(0);
     const nd = await runCli(`${line} -o ndjson --page-size 3`, { env });
-    expect(nd.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual(rows);
+    expect(
+      nd.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(rows);
     const csv = await runCli(`${line} -o csv --page-size 3`, { env });
     expect(csv.code).toBe(0);
     expect(csv.stdout.split('\n')[0].split(',').length).toBeGreaterThan(1);
@@ -114,11 +119,15 @@ describe('dashboard and service detail', () => {
     const plain = await runCli('services get GPT4', { env });
     expect(plain.stdout).toContain('Usage statistics (');
     const json = JSON.parse((await runCli('services get GPT4 -o json', { env })).stdout);
-    expect(Object.keys(json)).toEqual(expect.arrayContaining(['service_info', 'service_plans', 'active_subscriptions', 'top_users', 'usage_statistics']));
+    expect(Object.keys(json)).toEqual(
+      expect.arrayContaining(['service_info', 'service_plans', 'active_subscriptions', 'top_users', 'usage_statistics']),
+    );
   });
 
   it('service-plans get shows info, subscriptions and codes', async () => {
-    const id = (sb.db.prepare('SELECT service_plan_id FROM service_plans ORDER BY service_plan_id LIMIT 1').get() as { service_plan_id: number }).service_plan_id;
+    const id = (
+      sb.db.prepare('SELECT service_plan_id FROM service_plans ORDER BY service_plan_id LIMIT 1').get() as { service_plan_id: number }
+    ).service_plan_id;
     const r = await runCli(`service-plans get ${id}`, { env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Subscriptions (');
@@ -128,27 +137,40 @@ describe('dashboard and service detail', () => {
 
 describe('subscriptions manage on a terminal', () => {
   it('shows the current state and the change, asks, then sends', async () => {
-    const sub = sb.db.prepare("SELECT s.subscription_id, u.username, s.end_date FROM subscriptions s JOIN users u ON u.user_id = s.user_id WHERE s.status = 'active' ORDER BY s.subscription_id LIMIT 1").get() as {
+    const sub = sb.db
+      .prepare(
+        "SELECT s.subscription_id, u.username, s.end_date FROM subscriptions s JOIN users u ON u.user_id = s.user_id WHERE s.status = 'active' ORDER BY s.subscription_id LIMIT 1",
+      )
+      .get() as {
       subscription_id: number;
       username: string;
       end_date: string;
     };
-    const r = await runCli(`subscriptions manage ${sub.subscription_id} --action extend --reason "ticket" --extend-days 10 --username ${sub.username}`, { env, tty: true, answers: ['y'] });
+    const r = await runCli(
+      `subscriptions manage ${sub.subscription_id} --action extend --reason "ticket" --extend-days 10 --username ${sub.username}`,
+      { env, tty: true, answers: ['y'] },
+    );
     expect(r.code, r.stderr).toBe(0);
     const newEnd = new Date(Date.parse(sub.end_date) + 10 * 86_400_000).toISOString().slice(0, 10);
     expect(r.stderr).toContain(`subscription ${sub.subscription_id}: ${sub.username}`);
     expect(r.stderr).toContain(`end_date: ${sub.end_date.slice(0, 10)} -> ${newEnd}`);
     expect(r.stderr).toMatch(/Proceed\? \[y\/N\]/);
-    const after = sb.db.prepare('SELECT end_date FROM subscriptions WHERE subscription_id = ?').get(sub.subscription_id) as { end_date: string };
+    const after = sb.db.prepare('SELECT end_date FROM subscriptions WHERE subscription_id = ?').get(sub.subscription_id) as {
+      end_date: string;
+    };
     expect(after.end_date.slice(0, 10)).toBe(newEnd);
   });
 
   it('answering no sends nothing', async () => {
-    const sub = sb.db.prepare("SELECT subscription_id, status FROM subscriptions WHERE status = 'active' ORDER BY subscription_id DESC LIMIT 1").get() as { subscription_id: number };
+    const sub = sb.db
+      .prepare("SELECT subscription_id, status FROM subscriptions WHERE status = 'active' ORDER BY subscription_id DESC LIMIT 1")
+      .get() as { subscription_id: number };
     const r = await runCli(`subscriptions manage ${sub.subscription_id} --action pause --reason "no"`, { env, tty: true, answers: ['n'] });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/status: active -> paused/);
-    expect((sb.db.prepare('SELECT status FROM subscriptions WHERE subscription_id = ?').get(sub.subscription_id) as { status: string }).status).toBe('active');
+    expect(
+      (sb.db.prepare('SELECT status FROM subscriptions WHERE subscription_id = ?').get(sub.subscription_id) as { status: string }).status,
+    ).toBe('active');
   });
 });
 
@@ -167,13 +189,18 @@ describe('cleanup on a terminal', () => {
   });
 
   it('a real run asks with what will go: each threshold as given or the platform default, and the counts of a dry run made just before', async () => {
-    const expired = () => (sb.db.prepare("SELECT COUNT(*) AS n FROM subscriptions WHERE status IN ('expired', 'cancelled')").get() as { n: number }).n;
+    const expired = () =>
+      (sb.db.prepare("SELECT COUNT(*) AS n FROM subscriptions WHERE status IN ('expired', 'cancelled')").get() as { n: number }).n;
     const before = expired();
     const r = await runCli('cleanup --cleanup-usage-logs-days 3650', { env, tty: true, columns: 100, answers: ['n'] });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('remove subscription data for real:\n');
-    expect(r.stderr).toContain("  expired subscriptions: --cleanup-expired-days not given, the platform's default applies (it says 90 days)\n");
-    expect(r.stderr).toContain("  inactive tokens: --cleanup-inactive-tokens-days not given, the platform's default applies (it says 30 days)\n");
+    expect(r.stderr).toContain(
+      "  expired subscriptions: --cleanup-expired-days not given, the platform's default applies (it says 90 days)\n",
+    );
+    expect(r.stderr).toContain(
+      "  inactive tokens: --cleanup-inactive-tokens-days not given, the platform's default applies (it says 30 days)\n",
+    );
     expect(r.stderr).toContain('  usage logs older than 3650 days\n');
     expect(r.stderr).toMatch(/ {2}a dry run of the same counts: expired_subscriptions \d+, inactive_tokens \d+, usage_logs 0\n/);
     expect(r.stderr).toContain('cancelled: nothing was changed');
@@ -185,7 +212,10 @@ describe('cleanup on a terminal', () => {
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/^Would remove \(dry run, nothing removed\):\n {2}expired_subscriptions +\d+\n/);
     expect(dry.stderr).toBe('');
-    const real = await runCli('-q cleanup --cleanup-expired-days 4000 --cleanup-inactive-tokens-days 4000 --cleanup-usage-logs-days 4000 --yes', { env });
+    const real = await runCli(
+      '-q cleanup --cleanup-expired-days 4000 --cleanup-inactive-tokens-days 4000 --cleanup-usage-logs-days 4000 --yes',
+      { env },
+    );
     expect(real.code, real.stderr).toBe(0);
     expect(real.stdout + real.stderr).toBe('');
   });
@@ -196,7 +226,10 @@ describe('cleanup on a terminal', () => {
     const o = JSON.parse(r.stdout);
     expect(Object.keys(o).slice(0, 4)).toEqual(['dry_run', 'cleanup_summary', 'thresholds', 'cutoffs']);
     expect(o.thresholds).toEqual({ cleanup_expired_days: 400, cleanup_inactive_tokens_days: 30, cleanup_usage_logs_days: 180 });
-    const f = await runCli('cleanup --cleanup-expired-days 400 --dry-run -o json --fields thresholds.cleanup_inactive_tokens_days,cleanup_summary.usage_logs', { env });
+    const f = await runCli(
+      'cleanup --cleanup-expired-days 400 --dry-run -o json --fields thresholds.cleanup_inactive_tokens_days,cleanup_summary.usage_logs',
+      { env },
+    );
     expect(f.code, f.stderr).toBe(0);
     expect(f.stdout).toMatch(/^\{"thresholds.cleanup_inactive_tokens_days":30,"cleanup_summary.usage_logs":\d+\}\n$/);
   });
@@ -205,7 +238,10 @@ describe('cleanup on a terminal', () => {
 describe('csv of the report lists carries every field', () => {
   it('services report and plans report: the table columns first, then every other field of the answer (7 of 14 were dropped)', async () => {
     for (const [line, lead] of [
-      ['services report', ['service_id', 'service_code', 'service_name', 'service_type', 'is_active', 'active_subscriptions_count', 'today_usage_count']],
+      [
+        'services report',
+        ['service_id', 'service_code', 'service_name', 'service_type', 'is_active', 'active_subscriptions_count', 'today_usage_count'],
+      ],
       ['plans report', ['plan_id', 'plan_code', 'plan_name']],
     ] as Array<[string, string[]]>) {
       const json = await runCli(`${line} -o json`, { env });

@@ -48,7 +48,10 @@ describe('exact forms of CLI.md (administrator area)', () => {
   });
 
   it('services list with the exact form returns only HYBRID active services, sorted by name', async () => {
-    const r = await runCli('services list --service-type HYBRID --is-active true --page-size 50 --sort-by ServiceName --sort-order ASC -o json', { env });
+    const r = await runCli(
+      'services list --service-type HYBRID --is-active true --page-size 50 --sort-by ServiceName --sort-order ASC -o json',
+      { env },
+    );
     const rows = json(r.stdout) as Array<{ service_type: string; is_active: boolean; service_name: string }>;
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((s) => s.service_type === 'HYBRID' && s.is_active === true)).toBe(true);
@@ -69,16 +72,25 @@ describe('api --input', () => {
     Buffer.concat([
       Buffer.from('{"service_code":"ENC1","service_name":"'),
       name,
-      Buffer.from('","service_type":"USAGE_BASED","provider_name":"OpenAI","base_service_url":"https://api.example.com","access_pattern":"/v1/*","credit_reset_cycle":"monthly"}\n'),
+      Buffer.from(
+        '","service_type":"USAGE_BASED","provider_name":"OpenAI","base_service_url":"https://api.example.com","access_pattern":"/v1/*","credit_reset_cycle":"monthly"}\n',
+      ),
     ]);
-  const held = () => sb.db.prepare("SELECT service_name FROM services WHERE service_code = 'ENC1'").all() as Array<{ service_name: string }>;
+  const held = () =>
+    sb.db.prepare("SELECT service_name FROM services WHERE service_code = 'ENC1'").all() as Array<{ service_name: string }>;
 
   it('a body that is not UTF-8 is refused before sending (exit 2, line and byte named); the same body in UTF-8 is created as written', async () => {
-    const latin1 = await runCli(['api', 'POST', '/admin/services', '--input', '-'], { env, stdin: body(Buffer.from([0x43, 0x61, 0x66, 0xe9])) });
+    const latin1 = await runCli(['api', 'POST', '/admin/services', '--input', '-'], {
+      env,
+      stdin: body(Buffer.from([0x43, 0x61, 0x66, 0xe9])),
+    });
     expect(latin1.code).toBe(2);
     expect(latin1.stderr).toContain('error: --input -: line 1: not valid UTF-8 (byte 0xE9 at byte 43 of the line)\n');
     expect(held()).toEqual([]);
-    const utf8 = await runCli(['api', 'POST', '/admin/services', '--input', '-', '-o', 'json'], { env, stdin: body(Buffer.from('Café 中')) });
+    const utf8 = await runCli(['api', 'POST', '/admin/services', '--input', '-', '-o', 'json'], {
+      env,
+      stdin: body(Buffer.from('Café 中')),
+    });
     expect(utf8.code, utf8.stderr).toBe(0);
     expect(held()).toEqual([{ service_name: 'Café 中' }]);
   });
@@ -94,7 +106,10 @@ describe('a walk through the whole administrator area', () => {
     );
     expect(r.code, r.stderr).toBe(0);
     expect(json(r.stdout).service_id).toBeGreaterThan(0);
-    r = await runCli('plans create --plan-code WALK-M --plan-name "Walk monthly" --price 19.99 --currency USD --duration 1 --duration-unit months --credit-amount 1000 --credit-unit requests -o json', { env });
+    r = await runCli(
+      'plans create --plan-code WALK-M --plan-name "Walk monthly" --price 19.99 --currency USD --duration 1 --duration-unit months --credit-amount 1000 --credit-unit requests -o json',
+      { env },
+    );
     expect(r.code, r.stderr).toBe(0);
     r = await runCli('service-plans create --service-code WALK1 --plan-code WALK-M -o json', { env });
     expect(r.code, r.stderr).toBe(0);
@@ -102,7 +117,10 @@ describe('a walk through the whole administrator area', () => {
     expect(linkId).toBeGreaterThan(0);
 
     // 500 codes, printed to stdout, then listed back: 500, all unused.
-    r = await runCli(`usage-codes generate --batch-id WALK26 --code-count 500 --expiration-days 90 --service-plan-id ${linkId} --code-prefix WLK -o csv`, { env });
+    r = await runCli(
+      `usage-codes generate --batch-id WALK26 --code-count 500 --expiration-days 90 --service-plan-id ${linkId} --code-prefix WLK -o csv`,
+      { env },
+    );
     expect(r.code, r.stderr).toBe(0);
     const generated = r.stdout.trim().split('\n');
     expect(generated[0]).toBe('code_value,batch_id,expiry_date,code_id');
@@ -115,20 +133,33 @@ describe('a walk through the whole administrator area', () => {
     expect(new Set(codes.map((c) => c.code_value)).size).toBe(500);
 
     // Extend an active subscription by 30 days, then pause and resume it.
-    const sub = sb.db.prepare("SELECT subscription_id, end_date FROM subscriptions WHERE status = 'active' AND end_date > ? ORDER BY subscription_id LIMIT 1").get(new Date().toISOString()) as {
+    const sub = sb.db
+      .prepare(
+        "SELECT subscription_id, end_date FROM subscriptions WHERE status = 'active' AND end_date > ? ORDER BY subscription_id LIMIT 1",
+      )
+      .get(new Date().toISOString()) as {
       subscription_id: number;
       end_date: string;
     };
-    r = await runCli(`subscriptions manage ${sub.subscription_id} --action extend --reason "support ticket 981" --extend-days 30 -o json`, { env });
+    r = await runCli(`subscriptions manage ${sub.subscription_id} --action extend --reason "support ticket 981" --extend-days 30 -o json`, {
+      env,
+    });
     expect(r.code, r.stderr).toBe(0);
-    const after = sb.db.prepare('SELECT end_date, status FROM subscriptions WHERE subscription_id = ?').get(sub.subscription_id) as { end_date: string; status: string };
+    const after = sb.db.prepare('SELECT end_date, status FROM subscriptions WHERE subscription_id = ?').get(sub.subscription_id) as {
+      end_date: string;
+      status: string;
+    };
     expect(Date.parse(after.end_date) - Date.parse(sub.end_date)).toBe(30 * DAY);
     r = await runCli(`subscriptions manage ${sub.subscription_id} --action pause --reason "walk pause"`, { env });
     expect(r.code, r.stderr).toBe(0);
-    expect((sb.db.prepare('SELECT status FROM subscriptions WHERE subscription_id = ?').get(sub.subscription_id) as { status: string }).status).toBe('paused');
+    expect(
+      (sb.db.prepare('SELECT status FROM subscriptions WHERE subscription_id = ?').get(sub.subscription_id) as { status: string }).status,
+    ).toBe('paused');
     r = await runCli(`subscriptions manage ${sub.subscription_id} --action resume --reason "walk resume"`, { env });
     expect(r.code, r.stderr).toBe(0);
-    expect((sb.db.prepare('SELECT status FROM subscriptions WHERE subscription_id = ?').get(sub.subscription_id) as { status: string }).status).toBe('active');
+    expect(
+      (sb.db.prepare('SELECT status FROM subscriptions WHERE subscription_id = ?').get(sub.subscription_id) as { status: string }).status,
+    ).toBe('active');
     // A forbidden transition is a clear rejection, exit 5.
     r = await runCli(`subscriptions manage ${sub.subscription_id} --action resume --reason "again"`, { env });
     expect(r.code).toBe(5);
@@ -141,14 +172,18 @@ describe('a walk through the whole administrator area', () => {
       logs: (sb.db.prepare('SELECT COUNT(*) AS n FROM usage_logs').get() as { n: number }).n,
     });
     const c0 = counts();
-    r = await runCli('cleanup --cleanup-expired-days 90 --cleanup-inactive-tokens-days 0 --cleanup-usage-logs-days 180 --dry-run -o json', { env });
+    r = await runCli('cleanup --cleanup-expired-days 90 --cleanup-inactive-tokens-days 0 --cleanup-usage-logs-days 180 --dry-run -o json', {
+      env,
+    });
     expect(r.code, r.stderr).toBe(0);
     const dry = json(r.stdout);
     expect(dry.dry_run).toBe(true);
     expect(counts()).toEqual(c0);
     const summary = dry.cleanup_summary as Record<string, number>;
     expect(summary.expired_subscriptions + summary.usage_logs).toBeGreaterThan(0);
-    r = await runCli('cleanup --cleanup-expired-days 90 --cleanup-inactive-tokens-days 0 --cleanup-usage-logs-days 180 --yes -o json', { env });
+    r = await runCli('cleanup --cleanup-expired-days 90 --cleanup-inactive-tokens-days 0 --cleanup-usage-logs-days 180 --yes -o json', {
+      env,
+    });
     expect(r.code, r.stderr).toBe(0);
     const real = json(r.stdout);
     expect(real.dry_run).toBe(false);
@@ -163,7 +198,14 @@ describe('a walk through the whole administrator area', () => {
     r = await runCli(`audit list --start-date ${started} --page-size 100 -o json`, { env });
     expect(r.code, r.stderr).toBe(0);
     const seen = (json(r.stdout) as Array<{ module: string; action: string }>).map((e) => `${e.module}.${e.action}`);
-    for (const want of ['services.create', 'subscription-plans.create', 'service-plans.create', 'usage-codes.generate', 'subscriptions.manage', 'maintenance.cleanup']) {
+    for (const want of [
+      'services.create',
+      'subscription-plans.create',
+      'service-plans.create',
+      'usage-codes.generate',
+      'subscriptions.manage',
+      'maintenance.cleanup',
+    ]) {
       expect(seen, want).toContain(want);
     }
     expect(seen.filter((s) => s === 'subscriptions.manage').length).toBeGreaterThanOrEqual(3);
@@ -173,9 +215,23 @@ describe('a walk through the whole administrator area', () => {
 describe('cron', () => {
   function cron(args: string[], cfg: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
     return new Promise((done) => {
-      const child = spawn('env', ['-i', `PATH=${process.env.PATH}`, `HOME=${cfg}`, `SUBCTL_CONFIG_DIR=${cfg}`, `SUBCTL_BASE_URL=${sb.url}`, `SUBCTL_TOKEN=${env.SUBCTL_TOKEN}`, process.execPath, bin, ...args], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        'env',
+        [
+          '-i',
+          `PATH=${process.env.PATH}`,
+          `HOME=${cfg}`,
+          `SUBCTL_CONFIG_DIR=${cfg}`,
+          `SUBCTL_BASE_URL=${sb.url}`,
+          `SUBCTL_TOKEN=${env.SUBCTL_TOKEN}`,
+          process.execPath,
+          bin,
+          ...args,
+        ],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d) => (stdout += d));
@@ -192,19 +248,41 @@ describe('cron', () => {
     expect(r.code).toBe(0);
   });
 
-  it('after a reboot, a lock left by a killed run whose pid is now another live process does not stop the next night\'s run', async () => {
+  it("after a reboot, a lock left by a killed run whose pid is now another live process does not stop the next night's run", async () => {
     const cfg = tempDir('subctl-cron-');
     // The killed run's lock, from before the reboot: its pid is now init's (pid 1, alive).
     // The lock of this platform's cleanup: profile "default" on the sandbox's address (cleanup.ts).
     const file = join(cfg, 'state', `cleanup-${createHash('sha256').update(`default\0${sb.url}`).digest('hex').slice(0, 16)}.lock`);
     mkdirSync(join(cfg, 'state'), { recursive: true, mode: 0o700 });
-    writeFileSync(file, JSON.stringify({ pid: 1, started_at: '2026-11-20T02:00:00.000Z', command: 'cleanup', host: hostname(), nonce: 'x', pid_start: '00000000-0000-0000-0000-000000000000/42' }) + '\n', { mode: 0o600 });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        pid: 1,
+        started_at: '2026-11-20T02:00:00.000Z',
+        command: 'cleanup',
+        host: hostname(),
+        nonce: 'x',
+        pid_start: '00000000-0000-0000-0000-000000000000/42',
+      }) + '\n',
+      { mode: 0o600 },
+    );
     const r = await cron(['cleanup', '--cleanup-expired-days', '400', '-q', '--yes'], cfg);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(existsSync(file)).toBe(false);
     // The same lock said to be pid 1 as it is now: still held, as before.
-    writeFileSync(file, JSON.stringify({ pid: 1, started_at: '2026-11-20T02:00:00.000Z', command: 'cleanup', host: hostname(), nonce: 'x', pid_start: processStart(1) }) + '\n', { mode: 0o600 });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        pid: 1,
+        started_at: '2026-11-20T02:00:00.000Z',
+        command: 'cleanup',
+        host: hostname(),
+        nonce: 'x',
+        pid_start: processStart(1),
+      }) + '\n',
+      { mode: 0o600 },
+    );
     const held = await cron(['cleanup', '--cleanup-expired-days', '400', '-q', '--yes'], cfg);
     expect(held.code).toBe(5);
     expect(held.stderr).toContain('another subctl cleanup is running (pid 1');
@@ -255,16 +333,26 @@ describe('CSV export read back by Python', () => {
 
   it('subscriptions list --all -o csv equals the rows the sandbox holds, text intact', async () => {
     // Text with commas, quotes and newlines in the data itself.
-    sb.db.prepare("UPDATE users SET full_name = ? WHERE user_id = (SELECT user_id FROM subscriptions ORDER BY subscription_id LIMIT 1)").run('Zoë "Zed" Müller,\nsecond line');
+    sb.db
+      .prepare('UPDATE users SET full_name = ? WHERE user_id = (SELECT user_id FROM subscriptions ORDER BY subscription_id LIMIT 1)')
+      .run('Zoë "Zed" Müller,\nsecond line');
     const r = await runCli('subscriptions list --all -o csv', { env });
     expect(r.code, r.stderr).toBe(0);
     const dir = tempDir('subctl-csv-');
     const f = join(dir, 'subs.csv');
     writeFileSync(f, r.stdout);
-    const py = spawnSync('python3', ['-c', 'import csv,json,sys; rows=list(csv.DictReader(open(sys.argv[1], newline="", encoding="utf-8"))); print(json.dumps(rows))', f], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    const py = spawnSync(
+      'python3',
+      ['-c', 'import csv,json,sys; rows=list(csv.DictReader(open(sys.argv[1], newline="", encoding="utf-8"))); print(json.dumps(rows))', f],
+      { encoding: 'utf8', maxBuffer: 1 << 28 },
+    );
     expect(py.status, py.stderr).toBe(0);
     const rows = JSON.parse(py.stdout) as Array<Record<string, string>>;
-    const held = sb.db.prepare('SELECT s.subscription_id, u.full_name FROM subscriptions s JOIN users u ON u.user_id = s.user_id ORDER BY s.subscription_id').all() as Array<{
+    const held = sb.db
+      .prepare(
+        'SELECT s.subscription_id, u.full_name FROM subscriptions s JOIN users u ON u.user_id = s.user_id ORDER BY s.subscription_id',
+      )
+      .all() as Array<{
       subscription_id: number;
       full_name: string;
     }>;

@@ -8,12 +8,29 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../support/run-cli.js';
 
-type Doc = { openapi: string; paths: Record<string, Record<string, { operationId: string; parameters?: Array<{ name: string; in: string; required: boolean }>; requestBody?: unknown; 'x-subctl-command'?: string }>> };
+type Doc = {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        operationId: string;
+        parameters?: Array<{ name: string; in: string; required: boolean }>;
+        requestBody?: unknown;
+        'x-subctl-command'?: string;
+      }
+    >
+  >;
+};
 let doc: Doc;
 
 beforeAll(() => {
   // The bundle, as users run it (npm test builds it first).
-  const text = execFileSync(process.execPath, ['bin/subctl.js', 'api', 'openapi'], { env: { PATH: process.env.PATH, SUBCTL_CONFIG_DIR: tempConfigDir() }, encoding: 'utf8' });
+  const text = execFileSync(process.execPath, ['bin/subctl.js', 'api', 'openapi'], {
+    env: { PATH: process.env.PATH, SUBCTL_CONFIG_DIR: tempConfigDir() },
+    encoding: 'utf8',
+  });
   doc = JSON.parse(text) as Doc;
 });
 
@@ -35,20 +52,36 @@ describe('api openapi', () => {
     const r = await runCli('api endpoints -o json');
     expect(r.code, r.stderr).toBe(0);
     const listed = JSON.parse(r.stdout) as Array<{ method: string; path: string; name: string; command: string | null }>;
-    const ops = Object.entries(doc.paths).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([m, op]) => ({ method: m.toUpperCase(), path, ...op })));
-    expect(ops.map((o) => `${o.method} ${o.path} ${o.operationId}`).sort()).toEqual(listed.map((e) => `${e.method} ${e.path} ${e.name}`).sort());
+    const ops = Object.entries(doc.paths).flatMap(([path, byMethod]) =>
+      Object.entries(byMethod).map(([m, op]) => ({ method: m.toUpperCase(), path, ...op })),
+    );
+    expect(ops.map((o) => `${o.method} ${o.path} ${o.operationId}`).sort()).toEqual(
+      listed.map((e) => `${e.method} ${e.path} ${e.name}`).sort(),
+    );
     for (const e of listed) {
       const op = doc.paths[e.path][e.method.toLowerCase()];
       expect(op['x-subctl-command'] ?? null, e.name).toBe(e.command);
       // Every {placeholder} of the path is a required path parameter.
       const placeholders = [...e.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-      expect((op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name).sort(), e.name).toEqual(placeholders.sort());
+      expect(
+        (op.parameters ?? [])
+          .filter((p) => p.in === 'path')
+          .map((p) => p.name)
+          .sort(),
+        e.name,
+      ).toEqual(placeholders.sort());
     }
     // One in detail: the query of `services list`, and the body of `services create`.
     const list = doc.paths['/admin/services'].get;
-    expect(list.parameters).toEqual(expect.arrayContaining([{ name: 'page_size', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100 } }]));
-    const create = doc.paths['/admin/services'].post as unknown as { requestBody: { content: { 'application/json': { schema: { required: string[]; properties: Record<string, unknown> } } } } };
-    expect(create.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['service_code', 'service_name']));
+    expect(list.parameters).toEqual(
+      expect.arrayContaining([{ name: 'page_size', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100 } }]),
+    );
+    const create = doc.paths['/admin/services'].post as unknown as {
+      requestBody: { content: { 'application/json': { schema: { required: string[]; properties: Record<string, unknown> } } } };
+    };
+    expect(create.requestBody.content['application/json'].schema.required).toEqual(
+      expect.arrayContaining(['service_code', 'service_name']),
+    );
   });
 
   it('works with --jq', async () => {

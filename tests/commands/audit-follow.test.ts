@@ -18,7 +18,14 @@ function feed() {
   const add = (n: number) => {
     for (let i = 0; i < n; i++) {
       id++;
-      logs.unshift({ id, created_at: `2026-11-22T10:00:${String(id).padStart(2, '0')}Z`, username: 'admin', module: 'subscriptions', action: 'manage', details: `{"subscription_id":${id},"reason":"a, \\"b\\""}` });
+      logs.unshift({
+        id,
+        created_at: `2026-11-22T10:00:${String(id).padStart(2, '0')}Z`,
+        username: 'admin',
+        module: 'subscriptions',
+        action: 'manage',
+        details: `{"subscription_id":${id},"reason":"a, \\"b\\""}`,
+      });
     }
   };
   add(3);
@@ -34,7 +41,12 @@ function feed() {
 async function follow(args: string, ms: number, opts: { tty?: boolean; env?: Record<string, string> } = {}) {
   const ac = new AbortController();
   setTimeout(() => ac.abort(), ms);
-  return runCli(`audit list --follow --interval 0.2 ${args}`, { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't', ...opts.env }, signal: ac.signal, tty: opts.tty, columns: 80 });
+  return runCli(`audit list --follow --interval 0.2 ${args}`, {
+    env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't', ...opts.env },
+    signal: ac.signal,
+    tty: opts.tty,
+    columns: 80,
+  });
 }
 
 describe('audit --follow', () => {
@@ -59,12 +71,20 @@ describe('audit --follow', () => {
       feed();
       const r = await follow('', 700, { tty: true });
       expect(r.stdout.trim().split('\n')[0]).toMatch(/^2026-11-22 19:00:01 \+09:00 {2}admin {2}subscriptions\.manage/);
-      const list = await runCli('audit list --limit 1 --fields id,created_at', { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' }, tty: true, columns: 80 });
+      const list = await runCli('audit list --limit 1 --fields id,created_at', {
+        env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' },
+        tty: true,
+        columns: 80,
+      });
       expect(list.stdout).toMatch(/2026-11-22 19:00:06 \+09:00/);
       feed();
       const utc = await follow('--utc', 700, { tty: true });
       expect(utc.stdout.trim().split('\n')[0]).toMatch(/^2026-11-22 10:00:01 \+00:00 {2}admin/);
-      const env = await runCli('audit list --limit 1 --fields id,created_at', { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't', SUBCTL_TZ: 'UTC' }, tty: true, columns: 80 });
+      const env = await runCli('audit list --limit 1 --fields id,created_at', {
+        env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't', SUBCTL_TZ: 'UTC' },
+        tty: true,
+        columns: 80,
+      });
       expect(env.stdout).toMatch(/2026-11-22 10:00:06 \+00:00/);
     } finally {
       if (zone === undefined) delete process.env.TZ;
@@ -86,7 +106,12 @@ describe('audit --follow', () => {
     expect(csv.stdout).toBe('id,action\n1,manage\n2,manage\n3,manage\n4,manage\n5,manage\n6,manage\n');
     feed();
     const json = await follow('-o json --fields id', 1300);
-    expect(json.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(
+      json.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual([1, 2, 3, 4, 5, 6]);
   });
 });
 
@@ -97,7 +122,14 @@ function pagedFeed(script: (n: number, add: (k: number) => void) => { status: nu
   const add = (k: number) => {
     for (let i = 0; i < k; i++) {
       id++;
-      logs.unshift({ id, created_at: '2026-11-22T10:00:00Z', username: 'admin', module: 'subscriptions', action: 'manage', details: { subscription_id: id } });
+      logs.unshift({
+        id,
+        created_at: '2026-11-22T10:00:00Z',
+        username: 'admin',
+        module: 'subscriptions',
+        action: 'manage',
+        details: { subscription_id: id },
+      });
     }
   };
   add(30);
@@ -108,12 +140,22 @@ function pagedFeed(script: (n: number, add: (k: number) => void) => { status: nu
     if (failure) return { status: failure.status, json: { success: false, message: failure.message, data: null } };
     const page = Number(req.query.page ?? 1);
     const size = Number(req.query.page_size ?? 20);
-    return ok({ logs: logs.slice((page - 1) * size, page * size), page, page_size: size, total_items: logs.length, total_pages: Math.ceil(logs.length / size) });
+    return ok({
+      logs: logs.slice((page - 1) * size, page * size),
+      page,
+      page_size: size,
+      total_items: logs.length,
+      total_pages: Math.ceil(logs.length / size),
+    });
   });
   return { total: () => id };
 }
 
-const printedIds = (stdout: string) => stdout.trim().split('\n').map((l) => (JSON.parse(l) as { id: number }).id);
+const printedIds = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { id: number }).id);
 
 describe('audit --follow: nothing missed', () => {
   it('a burst of 250 entries between two polls (a bulk run) is printed whole, each once, oldest first', async () => {
@@ -166,10 +208,14 @@ describe('audit --follow: nothing missed', () => {
 describe('audit --follow: long runs', () => {
   it('leaves no listener behind poll after poll (they piled up: a warning after 11 polls, memory for as long as it ran)', async () => {
     const { EventEmitter } = await import('node:events');
-    const listeners = (t: AbortSignal) => (EventEmitter as unknown as { getEventListeners(t: EventTarget, name: string): unknown[] }).getEventListeners(t, 'abort');
+    const listeners = (t: AbortSignal) =>
+      (EventEmitter as unknown as { getEventListeners(t: EventTarget, name: string): unknown[] }).getEventListeners(t, 'abort');
     pagedFeed(() => undefined);
     const ac = new AbortController();
-    const run = runCli('audit list --follow --interval 0.2 -o json', { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' }, signal: ac.signal });
+    const run = runCli('audit list --follow --interval 0.2 -o json', {
+      env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' },
+      signal: ac.signal,
+    });
     await new Promise((r) => setTimeout(r, 3000));
     expect(server.requests.length).toBeGreaterThanOrEqual(12);
     expect(listeners(ac.signal).length).toBeLessThanOrEqual(4);

@@ -8,8 +8,25 @@ import { runCli } from '../support/run-cli.js';
 import { wrapWidth } from '../../src/output/wrap.js';
 
 let server: StubServer;
-const details = { subscription_id: 397, action: 'extend', extend_days: 30, reason: 'customer asked on ticket 4711, "goodwill" after the outage of the 24th', from_status: 'active', to_status: 'active' };
-const entry = { id: 9, user_id: 1, username: 'admin', module: 'subscriptions', action: 'manage', details, ip_address: '10.0.0.7', user_agent: 'subctl/1.0', created_at: '2026-11-26T05:03:27Z' };
+const details = {
+  subscription_id: 397,
+  action: 'extend',
+  extend_days: 30,
+  reason: 'customer asked on ticket 4711, "goodwill" after the outage of the 24th',
+  from_status: 'active',
+  to_status: 'active',
+};
+const entry = {
+  id: 9,
+  user_id: 1,
+  username: 'admin',
+  module: 'subscriptions',
+  action: 'manage',
+  details,
+  ip_address: '10.0.0.7',
+  user_agent: 'subctl/1.0',
+  created_at: '2026-11-26T05:03:27Z',
+};
 beforeAll(async () => {
   server = await startStubServer();
   server.setHandler(() => ok({ logs: [entry], page: 1, page_size: 20, total_items: 1, total_pages: 1 }));
@@ -50,7 +67,9 @@ describe('-o wide', () => {
     const cells = row.split('\t');
     expect(cells[1]).toBe('2026-11-26T05:03:27Z');
     expect(cells[columns.indexOf('details')]).toBe(JSON.stringify(details));
-    expect(cells[columns.indexOf('change')]).toBe('extend extend_days=30 reason=customer asked on ticket 4711, "goodwill" after the outage of the 24th from_status=active to_status=active');
+    expect(cells[columns.indexOf('change')]).toBe(
+      'extend extend_days=30 reason=customer asked on ticket 4711, "goodwill" after the outage of the 24th from_status=active to_status=active',
+    );
   });
 
   it('json is unchanged by the table reading', async () => {

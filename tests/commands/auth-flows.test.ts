@@ -12,7 +12,12 @@ import { runCli, tempConfigDir } from '../support/run-cli.js';
 let server: StubServer;
 const TOKEN = 'tok-auth-flows';
 let configDir: string;
-const env = (extra: Record<string, string> = {}) => ({ SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: TOKEN, SUBCTL_CONFIG_DIR: configDir, ...extra });
+const env = (extra: Record<string, string> = {}) => ({
+  SUBCTL_BASE_URL: server.url,
+  SUBCTL_TOKEN: TOKEN,
+  SUBCTL_CONFIG_DIR: configDir,
+  ...extra,
+});
 const body = (i = 0) => server.requests[i].body as Record<string, unknown>;
 const profiles = () => JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles as Record<string, { device_id?: string }>;
 
@@ -29,7 +34,8 @@ beforeEach(() => {
 });
 
 describe('auth register', () => {
-  const full = 'auth register --username alice --email alice@example.com --full-name "Alice Liddell" --phone-number 5550100200 --address "1 Rabbit Hole" --referral-code REF-ABC234 --password-stdin -o json';
+  const full =
+    'auth register --username alice --email alice@example.com --full-name "Alice Liddell" --phone-number 5550100200 --address "1 Rabbit Hole" --referral-code REF-ABC234 --password-stdin -o json';
 
   it('sends every flag in a typed body, the password from stdin, and the profile device id as X-Device-ID', async () => {
     server.setHandler(() => ok({ success: true, user_id: 42, message: 'registered' }, 'registered'));
@@ -56,9 +62,16 @@ describe('auth register', () => {
   });
 
   it('--base-url with a new profile: the profile points there, and the sign-in it suggests works as printed (it went to the embedded sandbox)', async () => {
-    server.setHandler((req) => (req.path === '/auth/login' ? ok({ token: 'tok-new', user_id: 42, username: 'newbie', role: 'user' }) : ok({ success: true, user_id: 42, message: 'registered' }, 'registered')));
+    server.setHandler((req) =>
+      req.path === '/auth/login'
+        ? ok({ token: 'tok-new', user_id: 42, username: 'newbie', role: 'user' })
+        : ok({ success: true, user_id: 42, message: 'registered' }, 'registered'),
+    );
     const cfg = { SUBCTL_CONFIG_DIR: configDir };
-    const r = await runCli(`auth register --base-url ${server.url} --profile newbie --username newbie --email n@x.io --password-stdin`, { env: cfg, stdin: 'pw-123456\n' });
+    const r = await runCli(`auth register --base-url ${server.url} --profile newbie --username newbie --email n@x.io --password-stdin`, {
+      env: cfg,
+      stdin: 'pw-123456\n',
+    });
     expect(r.code, r.stderr).toBe(0);
     expect((profiles() as Record<string, { base_url?: string }>).newbie.base_url).toBe(server.url);
     const suggested = /sign in with `subctl (auth login --profile newbie)`/.exec(r.stderr)![1];
@@ -94,7 +107,11 @@ describe('auth register', () => {
   });
 
   it('on a terminal it asks twice with a masked prompt and sends what was typed', async () => {
-    const r = await runCli('auth register --username alice --email a@x', { env: env({ FORCE_COLOR: '0' }), tty: true, answers: ['typed-pass-1', 'typed-pass-1'] });
+    const r = await runCli('auth register --username alice --email a@x', {
+      env: env({ FORCE_COLOR: '0' }),
+      tty: true,
+      answers: ['typed-pass-1', 'typed-pass-1'],
+    });
     expect(r.code).toBe(0);
     expect(body().password).toBe('typed-pass-1');
     expect(r.stderr).toMatch(/Password: \*+/);
@@ -182,7 +199,10 @@ describe('auth forgot-password', () => {
 
 describe('auth reset-password', () => {
   it('sends user_id (integer), the token flag and the new password from stdin to /auth/reset-password', async () => {
-    const r = await runCli('auth reset-password --user-id 5 --reset-token rt-123 --password-stdin', { env: env(), stdin: 'brand-new-pass\n' });
+    const r = await runCli('auth reset-password --user-id 5 --reset-token rt-123 --password-stdin', {
+      env: env(),
+      stdin: 'brand-new-pass\n',
+    });
     expect(r.code).toBe(0);
     expect(server.requests[0].path).toBe('/auth/reset-password');
     expect(body()).toEqual({ user_id: 5, reset_token: 'rt-123', new_password: 'brand-new-pass' });
@@ -196,7 +216,10 @@ describe('auth reset-password', () => {
   });
 
   it('--cms with --user-id is a usage error', async () => {
-    const r = await runCli('auth reset-password --cms --user-id 5 --reset-token rt --password-stdin', { env: env(), stdin: 'brand-new-pass\n' });
+    const r = await runCli('auth reset-password --cms --user-id 5 --reset-token rt --password-stdin', {
+      env: env(),
+      stdin: 'brand-new-pass\n',
+    });
     expect(r.code).toBe(2);
     expect(server.requests).toHaveLength(0);
   });
@@ -253,7 +276,11 @@ describe('auth change-password', () => {
   });
 
   it('on a terminal it asks for the current password, then the new one twice', async () => {
-    const r = await runCli('auth change-password', { env: env({ FORCE_COLOR: '0' }), tty: true, answers: ['old-password', 'new-password-1', 'new-password-1'] });
+    const r = await runCli('auth change-password', {
+      env: env({ FORCE_COLOR: '0' }),
+      tty: true,
+      answers: ['old-password', 'new-password-1', 'new-password-1'],
+    });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/Current password: .*\n[\s\S]*New password: .*\n[\s\S]*Repeat new password: /);
     expect(body()).toEqual({ old_password: 'old-password', new_password: 'new-password-1' });
@@ -293,7 +320,13 @@ describe('auth verify', () => {
   });
 
   it('needs exactly one of --send and --code; the type and code length are checked before sending', async () => {
-    for (const line of ['auth verify --type email', 'auth verify --send --code 1234 --type email', 'auth verify --send --type fax', 'auth verify --code 12 --type email', 'auth verify --send']) {
+    for (const line of [
+      'auth verify --type email',
+      'auth verify --send --code 1234 --type email',
+      'auth verify --send --type fax',
+      'auth verify --code 12 --type email',
+      'auth verify --send',
+    ]) {
       const r = await runCli(line, { env: env() });
       expect(r.code, line).toBe(2);
     }
@@ -304,7 +337,10 @@ describe('auth verify', () => {
 describe('existing auth verbs keep working', () => {
   it('login --password-stdin still signs in and stores the token', async () => {
     server.setHandler(() => ok({ token: 'tok-new', user_id: 3, username: 'ops', role: 'admin' }));
-    const r = await runCli('auth login --username ops --password-stdin', { env: { SUBCTL_BASE_URL: server.url, SUBCTL_CONFIG_DIR: configDir }, stdin: 'pw\n' });
+    const r = await runCli('auth login --username ops --password-stdin', {
+      env: { SUBCTL_BASE_URL: server.url, SUBCTL_CONFIG_DIR: configDir },
+      stdin: 'pw\n',
+    });
     expect(r.code).toBe(0);
     expect(server.requests[0].path).toBe('/auth/login');
     expect(body()).toEqual({ username: 'ops', password: 'pw' });
@@ -312,8 +348,15 @@ describe('existing auth verbs keep working', () => {
   });
 
   it('the first profile of a machine becomes the active one: login --profile prod, then a command without --profile goes to prod with its token', async () => {
-    server.setHandler((req) => (req.path === '/auth/login' ? ok({ token: 'tok-prod', user_id: 3, username: 'ops', role: 'admin' }) : ok({ pagination: { current_page: 1, page_size: 20, total_pages: 0, total_records: 0 }, services: [] })));
-    const login = await runCli(`auth login --base-url ${server.url} --profile prod --username ops --password-stdin`, { env: { SUBCTL_CONFIG_DIR: configDir }, stdin: 'pw\n' });
+    server.setHandler((req) =>
+      req.path === '/auth/login'
+        ? ok({ token: 'tok-prod', user_id: 3, username: 'ops', role: 'admin' })
+        : ok({ pagination: { current_page: 1, page_size: 20, total_pages: 0, total_records: 0 }, services: [] }),
+    );
+    const login = await runCli(`auth login --base-url ${server.url} --profile prod --username ops --password-stdin`, {
+      env: { SUBCTL_CONFIG_DIR: configDir },
+      stdin: 'pw\n',
+    });
     expect(login.code, login.stderr).toBe(0);
     expect(login.stderr).toContain("on profile 'prod' (now the active profile)");
     const list = await runCli('services list -o json', { env: { SUBCTL_CONFIG_DIR: configDir } });
@@ -321,7 +364,10 @@ describe('existing auth verbs keep working', () => {
     expect(server.requests.at(-1)!.path).toBe('/admin/services');
     expect(server.requests.at(-1)!.headers.authorization).toBe('Bearer tok-prod');
     // A second profile does not take over.
-    const second = await runCli(`auth login --base-url ${server.url} --profile staging --username ops --password-stdin`, { env: { SUBCTL_CONFIG_DIR: configDir }, stdin: 'pw\n' });
+    const second = await runCli(`auth login --base-url ${server.url} --profile staging --username ops --password-stdin`, {
+      env: { SUBCTL_CONFIG_DIR: configDir },
+      stdin: 'pw\n',
+    });
     expect(second.stderr).not.toContain('now the active profile');
     expect(JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).current_profile).toBe('prod');
   });
@@ -329,8 +375,15 @@ describe('existing auth verbs keep working', () => {
   it("a profile's token goes only to its own platform: --base-url naming another one gets no token (a sandbox profile's went anywhere)", async () => {
     const other = await startStubServer(() => fail(401, 'no token'));
     try {
-      server.setHandler((req) => (req.path === '/auth/login' ? ok({ token: 'tok-own', user_id: 3, username: 'ops', role: 'admin' }) : ok({ pagination: { current_page: 1, page_size: 20, total_pages: 0, total_records: 0 }, services: [] })));
-      const login = await runCli(`auth login --base-url ${server.url} --profile own --username ops --password-stdin`, { env: { SUBCTL_CONFIG_DIR: configDir }, stdin: 'pw\n' });
+      server.setHandler((req) =>
+        req.path === '/auth/login'
+          ? ok({ token: 'tok-own', user_id: 3, username: 'ops', role: 'admin' })
+          : ok({ pagination: { current_page: 1, page_size: 20, total_pages: 0, total_records: 0 }, services: [] }),
+      );
+      const login = await runCli(`auth login --base-url ${server.url} --profile own --username ops --password-stdin`, {
+        env: { SUBCTL_CONFIG_DIR: configDir },
+        stdin: 'pw\n',
+      });
       expect(login.code, login.stderr).toBe(0);
       // Another address: no Authorization header at all; the 401 says why.
       const r = await runCli(`--profile own --base-url ${other.url} services list --retries 0`, { env: { SUBCTL_CONFIG_DIR: configDir } });
@@ -343,13 +396,20 @@ describe('existing auth verbs keep working', () => {
       expect(same.code, same.stderr).toBe(0);
       expect(server.requests.at(-1)!.headers.authorization).toBe('Bearer tok-own');
       // A token given for the run itself is sent wherever the run goes.
-      await runCli(`--profile own --base-url ${other.url} services list --retries 0`, { env: { SUBCTL_CONFIG_DIR: configDir, SUBCTL_TOKEN: 'tok-env' } });
+      await runCli(`--profile own --base-url ${other.url} services list --retries 0`, {
+        env: { SUBCTL_CONFIG_DIR: configDir, SUBCTL_TOKEN: 'tok-env' },
+      });
       expect(other.requests.at(-1)!.headers.authorization).toBe('Bearer tok-env');
       // A sandbox profile signed in to the embedded sandbox: its token stays there.
       const sbDir = tempConfigDir();
-      const sbLogin = await runCli('auth login --sandbox --profile adm --username admin --password-stdin', { env: { SUBCTL_CONFIG_DIR: sbDir, HOME: sbDir }, stdin: 'sandbox-admin\n' });
+      const sbLogin = await runCli('auth login --sandbox --profile adm --username admin --password-stdin', {
+        env: { SUBCTL_CONFIG_DIR: sbDir, HOME: sbDir },
+        stdin: 'sandbox-admin\n',
+      });
       expect(sbLogin.code, sbLogin.stderr).toBe(0);
-      const away = await runCli(`--profile adm --base-url ${other.url} services list --retries 0`, { env: { SUBCTL_CONFIG_DIR: sbDir, HOME: sbDir } });
+      const away = await runCli(`--profile adm --base-url ${other.url} services list --retries 0`, {
+        env: { SUBCTL_CONFIG_DIR: sbDir, HOME: sbDir },
+      });
       expect(other.requests.at(-1)!.headers.authorization).toBeUndefined();
       expect(away.stderr).toContain(`profile 'adm' is signed in to sandbox, and its token is not sent to ${other.url}`);
       // The profile's address changed since it signed in (`config set base-url`): the token was
@@ -367,8 +427,12 @@ describe('existing auth verbs keep working', () => {
       expect(JSON.parse(st.stdout)).toMatchObject({ token_source: 'none', signed_in_to: server.url, valid: false });
       const rf = await runCli(`--profile own --base-url ${other.url} auth refresh`, { env: { SUBCTL_CONFIG_DIR: configDir } });
       expect(rf.code).toBe(2);
-      expect(rf.stderr).toContain(`error: profile 'own' signed in to ${server.url}: auth refresh sends its token there, not to ${other.url}; nothing was sent`);
-      const dr = await runCli(`--profile own --base-url ${other.url} doctor -o json --retries 0`, { env: { SUBCTL_CONFIG_DIR: configDir } });
+      expect(rf.stderr).toContain(
+        `error: profile 'own' signed in to ${server.url}: auth refresh sends its token there, not to ${other.url}; nothing was sent`,
+      );
+      const dr = await runCli(`--profile own --base-url ${other.url} doctor -o json --retries 0`, {
+        env: { SUBCTL_CONFIG_DIR: configDir },
+      });
       expect(dr.stdout).toContain(`was issued for ${server.url}: its token is not sent to ${other.url}`);
       expect(seen()).not.toContain('tok-own');
       // auth logout revokes where the sign-in was issued, or not at all: nothing goes to the other
@@ -376,7 +440,9 @@ describe('existing auth verbs keep working', () => {
       const before = other.requests.length;
       const out = await runCli(`--profile own --base-url ${other.url} auth logout`, { env: { SUBCTL_CONFIG_DIR: configDir } });
       expect(out.code).toBe(2);
-      expect(out.stderr).toContain(`error: profile 'own' signed in to ${server.url}: auth logout sends its token there, not to ${other.url}; nothing was sent`);
+      expect(out.stderr).toContain(
+        `error: profile 'own' signed in to ${server.url}: auth logout sends its token there, not to ${other.url}; nothing was sent`,
+      );
       expect(other.requests).toHaveLength(before);
       // A profile that does not exist is that, for logout and refresh too (logout said "not signed in", exit 0).
       for (const verb of ['logout', 'refresh']) {
@@ -421,8 +487,13 @@ describe('auth status', () => {
 
 describe('auth logout', () => {
   const login = async (base: string) => {
-    server.setHandler((req) => (req.path === '/auth/login' ? ok({ token: 'tok-out', user_id: 9, username: 'ops', role: 'admin' }) : ok({ message: 'logged out' })));
-    const r = await runCli(`auth login --base-url ${base} --profile p --username ops --password-stdin`, { env: { SUBCTL_CONFIG_DIR: configDir }, stdin: 'pw\n' });
+    server.setHandler((req) =>
+      req.path === '/auth/login' ? ok({ token: 'tok-out', user_id: 9, username: 'ops', role: 'admin' }) : ok({ message: 'logged out' }),
+    );
+    const r = await runCli(`auth login --base-url ${base} --profile p --username ops --password-stdin`, {
+      env: { SUBCTL_CONFIG_DIR: configDir },
+      stdin: 'pw\n',
+    });
     expect(r.code, r.stderr).toBe(0);
     server.requests.length = 0;
   };
@@ -457,13 +528,20 @@ describe('auth logout', () => {
 
   it('the server out of reach: exit 7, and it says the token is forgotten here but not revoked', async () => {
     // Signed in to a platform that then goes away (nothing listens on its port any more).
-    const gone = await startStubServer((req) => (req.path === '/auth/login' ? ok({ token: 'tok-out', user_id: 9, username: 'ops', role: 'admin' }) : ok({})));
-    const signed = await runCli(`auth login --base-url ${gone.url} --profile p --username ops --password-stdin`, { env: { SUBCTL_CONFIG_DIR: configDir }, stdin: 'pw\n' });
+    const gone = await startStubServer((req) =>
+      req.path === '/auth/login' ? ok({ token: 'tok-out', user_id: 9, username: 'ops', role: 'admin' }) : ok({}),
+    );
+    const signed = await runCli(`auth login --base-url ${gone.url} --profile p --username ops --password-stdin`, {
+      env: { SUBCTL_CONFIG_DIR: configDir },
+      stdin: 'pw\n',
+    });
     expect(signed.code, signed.stderr).toBe(0);
     await gone.close();
     const r = await runCli('auth logout --retries 0', { env: { SUBCTL_CONFIG_DIR: configDir } });
     expect(r.code).toBe(7);
-    expect(r.stderr).toContain("note: the token is forgotten on this machine (profile 'p' is signed out here), but the server did not revoke it: it stays valid until it expires\n");
+    expect(r.stderr).toContain(
+      "note: the token is forgotten on this machine (profile 'p' is signed out here), but the server did not revoke it: it stays valid until it expires\n",
+    );
     expect(await tokenSource()).toBe('none');
   });
 });

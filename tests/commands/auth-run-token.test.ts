@@ -63,7 +63,7 @@ describe('auth logout with a run token', () => {
     expect(server.requests[0].headers.authorization).toBe('Bearer tok-stored');
   });
 
-  it("the run token is the stored one: its user_id is known and sent", async () => {
+  it('the run token is the stored one: its user_id is known and sent', async () => {
     await signIn();
     const r = await runCli('auth logout', { env: env({ SUBCTL_TOKEN: 'tok-stored' }) });
     expect(r.code).toBe(0);

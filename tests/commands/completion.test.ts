@@ -66,13 +66,27 @@ describe('__complete: the command tree', () => {
   });
 
   it('completes the verbs of a group (and of an alias)', async () => {
-    expect((await complete(['subctl', 'services', ''])).lines).toEqual(expect.arrayContaining(['list', 'get', 'report', 'create', 'update', 'delete']));
+    expect((await complete(['subctl', 'services', ''])).lines).toEqual(
+      expect.arrayContaining(['list', 'get', 'report', 'create', 'update', 'delete']),
+    );
     expect((await complete(['subctl', 'subs', 'm'])).lines).toEqual(['manage']);
   });
 
   it('completes the flags of a verb, global options included', async () => {
     const r = await complete(['subctl', 'services', 'list', '--']);
-    expect(r.lines).toEqual(expect.arrayContaining(['--service-type', '--is-active', '--page-size', '--sort-by', '--output', '--profile', '--base-url', '--all', '--timeout']));
+    expect(r.lines).toEqual(
+      expect.arrayContaining([
+        '--service-type',
+        '--is-active',
+        '--page-size',
+        '--sort-by',
+        '--output',
+        '--profile',
+        '--base-url',
+        '--all',
+        '--timeout',
+      ]),
+    );
     expect((await complete(['subctl', 'services', 'list', '--service-t'])).lines).toEqual(['--service-type']);
     // Global options before the group do not lose the place.
     expect((await complete(['subctl', '--profile', 'x', '-o', 'json', 'services', 'list', '--sort-o'])).lines).toEqual(['--sort-order']);
@@ -81,7 +95,13 @@ describe('__complete: the command tree', () => {
   it('completes enum values after an enum flag, -o, and subscriptions manage --action', async () => {
     expect((await complete(['subctl', 'services', 'list', '--service-type', ''])).lines).toEqual(['TIME_BASED', 'USAGE_BASED', 'HYBRID']);
     expect((await complete(['subctl', 'services', 'list', '-o', ''])).lines).toEqual(['table', 'wide', 'json', 'ndjson', 'csv']);
-    expect((await complete(['subctl', 'subscriptions', 'manage', '42', '--action', ''])).lines).toEqual(['extend', 'pause', 'resume', 'cancel', 'add_credits']);
+    expect((await complete(['subctl', 'subscriptions', 'manage', '42', '--action', ''])).lines).toEqual([
+      'extend',
+      'pause',
+      'resume',
+      'cancel',
+      'add_credits',
+    ]);
     expect((await complete(['subctl', 'services', 'list', '--service-type', 'HY'])).lines).toEqual(['HYBRID']);
     expect((await complete(['subctl', 'services', 'list', '--service-type=U'])).lines).toEqual(['--service-type=USAGE_BASED']);
     expect((await complete(['subctl', 'services', 'list', '--is-active', ''])).lines).toEqual(['true', 'false']);
@@ -93,7 +113,10 @@ describe('__complete: the command tree', () => {
     // (with one, `--service-type=<TAB>` became `--service-type==`).
     expect((await complete(['subctl', 'services', 'list', '--service-type', '='])).lines).toEqual(['TIME_BASED', 'USAGE_BASED', 'HYBRID']);
     // `--base-url http://h:1` arrives in pieces; the group after it is still found.
-    expect((await complete(['subctl', '--base-url', 'http', ':', '//127.0.0.1', ':', '9', 'services', 'li'])).lines).toEqual(['list', 'list-alt']);
+    expect((await complete(['subctl', '--base-url', 'http', ':', '//127.0.0.1', ':', '9', 'services', 'li'])).lines).toEqual([
+      'list',
+      'list-alt',
+    ]);
   });
 
   it('config use completes the profiles; config get, set and unset the settings', async () => {
@@ -102,7 +125,8 @@ describe('__complete: the command tree', () => {
     for (const p of ['prod', 'staging']) await runCli(['config', 'set', 'base-url', `https://${p}.example.com`, '--profile', p], { env });
     expect((await complete(['subctl', 'config', 'use', ''], { env })).lines).toEqual(['prod', 'staging']);
     expect((await complete(['subctl', 'config', 'use', 'st'], { env })).lines).toEqual(['staging']);
-    for (const verb of ['get', 'set', 'unset']) expect((await complete(['subctl', 'config', verb, ''], { env })).lines).toEqual(['base-url', 'output', 'timeout', 'retries']);
+    for (const verb of ['get', 'set', 'unset'])
+      expect((await complete(['subctl', 'config', verb, ''], { env })).lines).toEqual(['base-url', 'output', 'timeout', 'retries']);
     // The keys completion offers are the settings config takes.
     const { SETTINGS } = await import('../../src/config/store.js');
     expect(SETTINGS.map((s) => s.key)).toEqual(['base-url', 'output', 'timeout', 'retries']);
@@ -116,7 +140,9 @@ describe('__complete: the command tree', () => {
 
   it('needs no network for anything but dynamic values', async () => {
     await complete(['subctl', 'services', 'list', '--'], { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' } });
-    await complete(['subctl', 'services', 'get', '--service-code', 'GPT4', '--'], { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' } });
+    await complete(['subctl', 'services', 'get', '--service-code', 'GPT4', '--'], {
+      env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' },
+    });
     expect(server.requests).toHaveLength(0);
   });
 });
@@ -165,8 +191,14 @@ describe('__complete: dynamic values', () => {
 
   it('plan codes and batch ids, each kind in its own cache file', async () => {
     const dir = tempConfigDir();
-    expect((await complete(['subctl', 'service-plans', 'manage', '--plan-code', ''], { env: envFor(dir) })).lines).toEqual(['BASIC', 'PRO-M']);
-    expect((await complete(['subctl', 'usage-codes', 'list', '--batch-id', ''], { env: envFor(dir) })).lines).toEqual(['SPRING26', 'WINTER25']);
+    expect((await complete(['subctl', 'service-plans', 'manage', '--plan-code', ''], { env: envFor(dir) })).lines).toEqual([
+      'BASIC',
+      'PRO-M',
+    ]);
+    expect((await complete(['subctl', 'usage-codes', 'list', '--batch-id', ''], { env: envFor(dir) })).lines).toEqual([
+      'SPRING26',
+      'WINTER25',
+    ]);
     expect(server.requests.map((r) => r.path)).toEqual(['/admin/subscription-plans', '/admin/usage-codes/list']);
     expect(existsSync(join(dir, 'cache', 'completion', 'default-plans.json'))).toBe(true);
     expect(existsSync(join(dir, 'cache', 'completion', 'default-batches.json'))).toBe(true);
@@ -204,7 +236,9 @@ describe('__complete: dynamic values', () => {
   });
 
   it('an unreachable address or a broken configuration: silent too', async () => {
-    const r = await complete(['subctl', 'services', 'get', '--service-code', ''], { env: { SUBCTL_BASE_URL: 'http://127.0.0.1:9', SUBCTL_TOKEN: 't' } });
+    const r = await complete(['subctl', 'services', 'get', '--service-code', ''], {
+      env: { SUBCTL_BASE_URL: 'http://127.0.0.1:9', SUBCTL_TOKEN: 't' },
+    });
     expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
     const dir = tempConfigDir();
     writeFileSync(join(dir, 'config.json'), '{ not json');
@@ -216,7 +250,9 @@ describe('__complete: dynamic values', () => {
     const dir = tempConfigDir();
     // A profile named on the line must exist, as for any command (a misspelt one is refused).
     expect((await runCli('config set timeout 5000 --profile ops', { env: { SUBCTL_CONFIG_DIR: dir } })).code).toBe(0);
-    const r = await complete(['subctl', '--profile', 'ops', 'services', 'get', '--base-url', server.url, '--service-code', 'GP'], { env: { SUBCTL_CONFIG_DIR: dir, SUBCTL_TOKEN: 't' } });
+    const r = await complete(['subctl', '--profile', 'ops', 'services', 'get', '--base-url', server.url, '--service-code', 'GP'], {
+      env: { SUBCTL_CONFIG_DIR: dir, SUBCTL_TOKEN: 't' },
+    });
     expect(r.lines).toEqual(['GPT4']);
     expect(existsSync(join(dir, 'cache', 'completion', 'ops-services.json'))).toBe(true);
   });
@@ -273,15 +309,24 @@ describe('completion scripts', () => {
     chmodSync(join(bin, 'subctl'), 0o755);
     const run = (words: string[]) => {
       const assign = `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}`;
-      const r = spawnSync('bash', ['-c', `source '${file}'; ${assign}; _subctl_complete; printf '%s\\n' "\${COMPREPLY[@]}"; complete -p subctl`], {
-        encoding: 'utf8',
-        env: { PATH: `${bin}:${process.env.PATH}`, HOME: process.env.HOME, SUBCTL_CONFIG_DIR: tempConfigDir() },
-      });
+      const r = spawnSync(
+        'bash',
+        ['-c', `source '${file}'; ${assign}; _subctl_complete; printf '%s\\n' "\${COMPREPLY[@]}"; complete -p subctl`],
+        {
+          encoding: 'utf8',
+          env: { PATH: `${bin}:${process.env.PATH}`, HOME: process.env.HOME, SUBCTL_CONFIG_DIR: tempConfigDir() },
+        },
+      );
       expect(r.stderr).toBe('');
       expect(r.status).toBe(0);
       return r.stdout.split('\n').filter(Boolean);
     };
-    expect(run(['subctl', 'services', 'list', '--service-type', ''])).toEqual(['TIME_BASED', 'USAGE_BASED', 'HYBRID', 'complete -o default -F _subctl_complete subctl']);
+    expect(run(['subctl', 'services', 'list', '--service-type', ''])).toEqual([
+      'TIME_BASED',
+      'USAGE_BASED',
+      'HYBRID',
+      'complete -o default -F _subctl_complete subctl',
+    ]);
     expect(run(['subctl', 'subs', 'ma'])).toEqual(['manage', 'complete -o default -F _subctl_complete subctl']);
   });
 });

@@ -31,7 +31,10 @@ function platform(extraHeaders: Record<string, string> = {}) {
       const valid = (req.body as { token?: string }).token === GOOD;
       reply = valid
         ? ok({ valid: true, user_id: 1, username: 'admin', role: 'admin', message: 'session is valid' }, 'session is valid')
-        : ok({ valid: false, user_id: null, username: null, role: null, message: 'token unknown, revoked or expired' }, 'session is not valid');
+        : ok(
+            { valid: false, user_id: null, username: null, role: null, message: 'token unknown, revoked or expired' },
+            'session is not valid',
+          );
     } else reply = { status: 404, json: { status: false, message: 'not found', data: null } };
     return { ...reply, headers: { ...reply.headers, ...extraHeaders } };
   };
@@ -62,7 +65,16 @@ describe('doctor', () => {
   it('all ok: every check passes, exit 0, -o json gives {check, status, detail, fix}', async () => {
     const r = await doctor('', { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: GOOD });
     expect(r.code).toBe(0);
-    expect(r.checks.map((c) => c.check)).toEqual(['profile', 'config-files', 'base-url', 'proxy', 'reachability', 'tls', 'clock', 'credential']);
+    expect(r.checks.map((c) => c.check)).toEqual([
+      'profile',
+      'config-files',
+      'base-url',
+      'proxy',
+      'reachability',
+      'tls',
+      'clock',
+      'credential',
+    ]);
     for (const c of r.checks) {
       expect(Object.keys(c).sort()).toEqual(['check', 'detail', 'fix', 'status']);
       expect(c.status, `${c.check}: ${c.detail}`).toBe('ok');
@@ -116,7 +128,7 @@ describe('doctor', () => {
     expect(r.by('credential').detail).toContain('no credential');
   });
 
-  it("a server clock 2 minutes off: a warning naming the skew, exit 0", async () => {
+  it('a server clock 2 minutes off: a warning naming the skew, exit 0', async () => {
     server.setHandler(platform({ date: new Date(Date.now() - 120_000).toUTCString() }));
     const r = await doctor('', { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: GOOD });
     expect(r.code).toBe(0);
@@ -153,7 +165,12 @@ describe('doctor', () => {
   });
 
   it('reports the proxies in effect', async () => {
-    const r = await doctor('', { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: GOOD, https_proxy: 'http://user:secret@proxy.invalid:3128', no_proxy: '127.0.0.1' });
+    const r = await doctor('', {
+      SUBCTL_BASE_URL: server.url,
+      SUBCTL_TOKEN: GOOD,
+      https_proxy: 'http://user:secret@proxy.invalid:3128',
+      no_proxy: '127.0.0.1',
+    });
     expect(r.by('proxy').status).toBe('ok');
     expect(r.by('proxy').detail).toContain('proxy.invalid:3128');
     expect(r.by('proxy').detail).not.toContain('secret');
@@ -179,7 +196,23 @@ describe('doctor over https with a self-signed certificate', () => {
     dir = tempDir('subctl-tls-');
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '30', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-days',
+        '30',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      ],
       { stdio: 'ignore' },
     );
     const handler = platform();
@@ -188,7 +221,15 @@ describe('doctor over https with a self-signed certificate', () => {
       req.on('data', (c) => (raw += c));
       req.on('end', () => {
         const u = new URL(req.url ?? '/', 'https://x');
-        const reply = handler({ method: req.method ?? '', path: u.pathname, query: {}, headers: req.headers, rawBody: raw, body: raw ? JSON.parse(raw) : undefined, at: Date.now() });
+        const reply = handler({
+          method: req.method ?? '',
+          path: u.pathname,
+          query: {},
+          headers: req.headers,
+          rawBody: raw,
+          body: raw ? JSON.parse(raw) : undefined,
+          at: Date.now(),
+        });
         res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' });
         res.end(JSON.stringify(reply.json ?? null));
       });

@@ -38,11 +38,17 @@ describe('CLI.md exact forms against the sandbox', () => {
     expect(Date.parse(after42.end_date) - Date.parse(sub42.end_date)).toBe(30 * 86_400_000);
 
     const csv = join(dir, 'actions.csv');
-    const ids = (sb.db.prepare("SELECT subscription_id FROM subscriptions WHERE status = 'active' ORDER BY subscription_id LIMIT 20").all() as Array<{ subscription_id: number }>).map((x) => x.subscription_id);
+    const ids = (
+      sb.db.prepare("SELECT subscription_id FROM subscriptions WHERE status = 'active' ORDER BY subscription_id LIMIT 20").all() as Array<{
+        subscription_id: number;
+      }>
+    ).map((x) => x.subscription_id);
     writeFileSync(csv, `subscription_id,action,reason,extend_days\n${ids.map((id) => `${id},extend,"bulk, from CSV",5`).join('\n')}\n`);
     await ok(`subscriptions manage --from-csv ${csv} --concurrency 8 --yes`);
 
-    const gen = await ok('usage-codes generate --batch-id SPRING26 --code-count 500 --expiration-days 90 --service-plan-id 3 --code-prefix SPR');
+    const gen = await ok(
+      'usage-codes generate --batch-id SPRING26 --code-count 500 --expiration-days 90 --service-plan-id 3 --code-prefix SPR',
+    );
     expect(gen.stdout.trim().split('\n')).toHaveLength(501);
     expect((sb.db.prepare("SELECT COUNT(*) AS n FROM usage_codes WHERE batch_id = 'SPRING26'").get() as { n: number }).n).toBe(500);
 
@@ -53,10 +59,14 @@ describe('CLI.md exact forms against the sandbox', () => {
       'services create --service-code GPT4 --service-name "GPT-4 access" --service-type USAGE_BASED --provider-name OpenAI --base-service-url https://api.example.com --access-pattern "/v1/*" --credit-reset-cycle monthly',
     );
     await ok('services update 12 --service-name "GPT-4 Turbo"');
-    expect((sb.db.prepare('SELECT service_name FROM services WHERE service_id = 12').get() as { service_name: string }).service_name).toBe('GPT-4 Turbo');
+    expect((sb.db.prepare('SELECT service_name FROM services WHERE service_id = 12').get() as { service_name: string }).service_name).toBe(
+      'GPT-4 Turbo',
+    );
 
     await ok('plans delete --plan-code PRO-M --force-delete --delete-related-data --yes');
-    await ok('plans create --plan-code PRO-M --plan-name "Pro monthly" --price 19.99 --currency USD --duration 1 --duration-unit months --credit-amount 1000 --credit-unit requests');
+    await ok(
+      'plans create --plan-code PRO-M --plan-name "Pro monthly" --price 19.99 --currency USD --duration 1 --duration-unit months --credit-amount 1000 --credit-unit requests',
+    );
     await ok('service-plans create --service-code GPT4 --plan-code PRO-M');
     await ok('service-plans manage --action deactivate --service-code GPT4 --plan-code PRO-M');
 

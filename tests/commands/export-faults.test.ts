@@ -20,7 +20,11 @@ afterAll(async () => {
 type Row = { subscription_id: number; username: string };
 const make = (n: number): Row[] => Array.from({ length: n }, (_, i) => ({ subscription_id: n - i, username: `u${n - i}` }));
 const env = () => ({ SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' });
-const ids = (ndjson: string): number[] => ndjson.split('\n').filter(Boolean).map((l) => JSON.parse(l).subscription_id);
+const ids = (ndjson: string): number[] =>
+  ndjson
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l).subscription_id);
 const pageOf = (rows: Row[], page: number, size: number, over: Partial<Record<'total_pages' | 'total_records', number>> = {}) =>
   ok({
     pagination: { current_page: page, page_size: size, total_pages: Math.ceil(rows.length / size), total_records: rows.length, ...over },
@@ -39,7 +43,8 @@ function serve(rows: Row[], hook: (page: number, n: number) => StubReply | void 
 }
 
 /** The error of a run under -o ndjson: one JSON object on stderr (its hint and note inside). */
-const errorOf = (stderr: string) => (JSON.parse(stderr.trim().split('\n').pop()!) as { error: { message: string; hint?: string; note?: string } }).error;
+const errorOf = (stderr: string) =>
+  (JSON.parse(stderr.trim().split('\n').pop()!) as { error: { message: string; hint?: string; note?: string } }).error;
 
 const list = (extra = '') => runCli(`subscriptions list --all -o ndjson --page-size 10 --retries 0 ${extra}`, { env: env() });
 
@@ -76,7 +81,9 @@ describe('pages that shift under the export', () => {
     expect(got.length).toBeGreaterThan(0);
     expect(new Set(got).size).toBe(got.length);
     const e = errorOf(r.stderr);
-    expect(e.message).toMatch(/^the list kept changing during 5 passes over it: up to \d+ rows that existed may be missing \(\d+ printed\)$/);
+    expect(e.message).toMatch(
+      /^the list kept changing during 5 passes over it: up to \d+ rows that existed may be missing \(\d+ printed\)$/,
+    );
     expect(e.hint).toContain('run the same command again when the platform is quieter and merge the two outputs by subscription_id');
   });
 });
@@ -84,10 +91,22 @@ describe('pages that shift under the export', () => {
 describe('pages that break the announcement: exit 6 naming the page, the rows before it kept', () => {
   const rows = make(100);
   const cases: Array<[string, StubReply, RegExp]> = [
-    ['an empty page', ok({ pagination: { current_page: 4, page_size: 10, total_pages: 10, total_records: 100 }, subscriptions: [] }), /page 4 of GET \/admin\/subscriptions came back empty \(the platform announced 100 rows in 10 pages\)/],
+    [
+      'an empty page',
+      ok({ pagination: { current_page: 4, page_size: 10, total_pages: 10, total_records: 100 }, subscriptions: [] }),
+      /page 4 of GET \/admin\/subscriptions came back empty \(the platform announced 100 rows in 10 pages\)/,
+    ],
     ['data: null', ok(null), /page 4 of GET \/admin\/subscriptions came back with data: null/],
-    ['a page without its list', ok({ pagination: { current_page: 4, page_size: 10, total_pages: 10, total_records: 100 } }), /page 4 of GET \/admin\/subscriptions came back without its list 'subscriptions'/],
-    ['a short page before the last', pageOf(rows.slice(0, 33), 4, 10, { total_pages: 10, total_records: 100 }), /page 4 of GET \/admin\/subscriptions came back with 3 rows of 10, before the last page/],
+    [
+      'a page without its list',
+      ok({ pagination: { current_page: 4, page_size: 10, total_pages: 10, total_records: 100 } }),
+      /page 4 of GET \/admin\/subscriptions came back without its list 'subscriptions'/,
+    ],
+    [
+      'a short page before the last',
+      pageOf(rows.slice(0, 33), 4, 10, { total_pages: 10, total_records: 100 }),
+      /page 4 of GET \/admin\/subscriptions came back with 3 rows of 10, before the last page/,
+    ],
   ];
   it.each(cases)('%s', async (_name, reply, message) => {
     serve(rows, (page) => (page === 4 ? reply : undefined));
@@ -120,13 +139,17 @@ describe('a platform that repeats itself', () => {
     const r = await list();
     expect(r.code).toBe(6);
     expect(ids(r.stdout)).toEqual(rows.map((x) => x.subscription_id));
-    expect(errorOf(r.stderr).message).toMatch(/^pages 2-9 of GET \/admin\/subscriptions brought no row not already printed: the platform repeats its pages/);
+    expect(errorOf(r.stderr).message).toMatch(
+      /^pages 2-9 of GET \/admin\/subscriptions brought no row not already printed: the platform repeats its pages/,
+    );
     expect(server.requests.length).toBeLessThan(20);
   });
 
   it('--limit 3 over rows that share one id stops after 3 rows read, with one request', async () => {
     const same = Array.from({ length: 100 }, (_, i) => ({ subscription_id: 7, username: `dup${i}` }));
-    serve(same, (page) => ok({ pagination: { current_page: page, page_size: 100, total_pages: 1000, total_records: 100_000 }, subscriptions: same }));
+    serve(same, (page) =>
+      ok({ pagination: { current_page: page, page_size: 100, total_pages: 1000, total_records: 100_000 }, subscriptions: same }),
+    );
     const r = await runCli('subscriptions list --limit 3 -o ndjson', { env: env() });
     expect(r.code).toBe(0);
     expect(ids(r.stdout)).toEqual([7]);
@@ -154,18 +177,28 @@ describe('--page-number keeps its meaning with --limit', () => {
 describe('the sandbox: subscriptions deleted from its data file while an export of them runs', () => {
   it('every subscription that stayed is printed, once', async () => {
     const sb = await startTestSandbox();
-    const before = (sb.db.prepare('SELECT subscription_id FROM subscriptions').all() as Array<{ subscription_id: number }>).map((x) => x.subscription_id);
-    const del = sb.db.prepare('DELETE FROM subscriptions WHERE subscription_id IN (SELECT subscription_id FROM subscriptions ORDER BY random() LIMIT 15)');
+    const before = (sb.db.prepare('SELECT subscription_id FROM subscriptions').all() as Array<{ subscription_id: number }>).map(
+      (x) => x.subscription_id,
+    );
+    const del = sb.db.prepare(
+      'DELETE FROM subscriptions WHERE subscription_id IN (SELECT subscription_id FROM subscriptions ORDER BY random() LIMIT 15)',
+    );
     let deletions = 0;
     // 600 deletions, 15 every few milliseconds, while the export reads pages of 50.
     const timer = setInterval(() => {
       if (deletions < 600) deletions += del.run().changes;
     }, 3);
-    const r = await runCli('subscriptions list --all -o ndjson --page-size 50', { env: { SUBCTL_BASE_URL: sb.url, SUBCTL_TOKEN: tokenOf(sb, 'admin') } });
+    const r = await runCli('subscriptions list --all -o ndjson --page-size 50', {
+      env: { SUBCTL_BASE_URL: sb.url, SUBCTL_TOKEN: tokenOf(sb, 'admin') },
+    });
     clearInterval(timer);
     expect(r.code, r.stderr).toBe(0);
     expect(deletions).toBeGreaterThan(0);
-    const after = new Set((sb.db.prepare('SELECT subscription_id FROM subscriptions').all() as Array<{ subscription_id: number }>).map((x) => x.subscription_id));
+    const after = new Set(
+      (sb.db.prepare('SELECT subscription_id FROM subscriptions').all() as Array<{ subscription_id: number }>).map(
+        (x) => x.subscription_id,
+      ),
+    );
     const got = ids(r.stdout);
     expect(new Set(got).size).toBe(got.length);
     expect(before.filter((id) => after.has(id) && !got.includes(id))).toEqual([]);

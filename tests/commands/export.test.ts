@@ -33,10 +33,15 @@ function serve(rows: Row[], mutate: (page: number, rows: Row[]) => void) {
   });
 }
 
-const make = (from: number, to: number): Row[] => Array.from({ length: to - from + 1 }, (_, i) => ({ subscription_id: to - i, username: `u${to - i}, "q"` }));
+const make = (from: number, to: number): Row[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => ({ subscription_id: to - i, username: `u${to - i}, "q"` }));
 
 function idsOf(out: string, format: string): number[] {
-  if (format === 'ndjson') return out.trim().split('\n').map((l) => JSON.parse(l).subscription_id);
+  if (format === 'ndjson')
+    return out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).subscription_id);
   if (format === 'json') return JSON.parse(out).map((r: Row) => r.subscription_id);
   return out
     .trim()
@@ -53,7 +58,9 @@ describe.each(['ndjson', 'json', 'csv'])('--all -o %s while the table changes', 
     serve(rows, (page) => {
       if (page === 3 || page === 6) for (let i = 0; i < 37; i++) rows.unshift({ subscription_id: ++added, username: 'new' });
     });
-    const r = await runCli(['subscriptions', 'list', '--all', '-o', format, '--fields', 'subscription_id,username'], { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' } });
+    const r = await runCli(['subscriptions', 'list', '--all', '-o', format, '--fields', 'subscription_id,username'], {
+      env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' },
+    });
     expect(r.code).toBe(0);
     const ids = idsOf(r.stdout, format);
     expect(new Set(ids).size).toBe(ids.length);
@@ -66,7 +73,9 @@ describe.each(['ndjson', 'json', 'csv'])('--all -o %s while the table changes', 
     serve(rows, (page) => {
       if (page === 4) for (const r of rows.splice(10, 45)) deleted.add(r.subscription_id);
     });
-    const r = await runCli(['subscriptions', 'list', '--all', '-o', format, '--fields', 'subscription_id,username'], { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' } });
+    const r = await runCli(['subscriptions', 'list', '--all', '-o', format, '--fields', 'subscription_id,username'], {
+      env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' },
+    });
     expect(r.code).toBe(0);
     const ids = idsOf(r.stdout, format);
     expect(new Set(ids).size).toBe(ids.length);
@@ -84,7 +93,9 @@ describe.each(['ndjson', 'json', 'csv'])('--all -o %s while the table changes', 
     serve(rows, (page) => {
       if (page >= 3 && page <= 12) for (let i = 0; i < 1000; i++) rows.unshift({ subscription_id: ++added, username: 'new' });
     });
-    const r = await runCli(['subscriptions', 'list', '--all', '-o', format, '--fields', 'subscription_id,username', '--page-size', '100'], { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' } });
+    const r = await runCli(['subscriptions', 'list', '--all', '-o', format, '--fields', 'subscription_id,username', '--page-size', '100'], {
+      env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' },
+    });
     expect(r.code).toBe(0);
     const ids = idsOf(r.stdout, format);
     expect(ids.length - new Set(ids).size).toBe(0);
@@ -101,7 +112,9 @@ describe.each(['ndjson', 'json', 'csv'])('--all -o %s while the table changes', 
         for (const r of rows.splice(0, 1200)) deleted.add(r.subscription_id);
       }
     });
-    const r = await runCli(['subscriptions', 'list', '--all', '-o', format, '--fields', 'subscription_id,username', '--page-size', '100'], { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' } });
+    const r = await runCli(['subscriptions', 'list', '--all', '-o', format, '--fields', 'subscription_id,username', '--page-size', '100'], {
+      env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' },
+    });
     expect(r.code).toBe(0);
     const ids = idsOf(r.stdout, format);
     expect(new Set(ids).size).toBe(ids.length);
@@ -117,7 +130,9 @@ describe.each(['ndjson', 'json', 'csv'])('--all -o %s while the table changes', 
     serve(rows, (page) => {
       if (page === 2) for (let i = 0; i < 150; i++) rows.push({ subscription_id: ++added, username: 'late' });
     });
-    const r = await runCli(['subscriptions', 'list', '--all', '-o', format, '--fields', 'subscription_id,username'], { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' } });
+    const r = await runCli(['subscriptions', 'list', '--all', '-o', format, '--fields', 'subscription_id,username'], {
+      env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' },
+    });
     expect(r.code).toBe(0);
     const ids = idsOf(r.stdout, format);
     expect(ids).toEqual(Array.from({ length: 550 }, (_, i) => i + 1));
@@ -133,14 +148,19 @@ describe('--all that fails part-way', () => {
       const page = Number(req.query.page_number ?? 1);
       const size = Number(req.query.page_size ?? 20);
       if (page === failOn) return { status: 503, json: { success: false, message: 'overloaded', data: null } };
-      return ok({ pagination: { current_page: page, page_size: size, total_pages: Math.ceil(rows.length / size), total_records: rows.length }, subscriptions: rows.slice((page - 1) * size, page * size) });
+      return ok({
+        pagination: { current_page: page, page_size: size, total_pages: Math.ceil(rows.length / size), total_records: rows.length },
+        subscriptions: rows.slice((page - 1) * size, page * size),
+      });
     });
     const env = { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' };
     const r = await runCli('subscriptions list --all -o csv --retries 0', { env });
     expect(r.code).toBe(6);
     expect(idsOf(r.stdout, 'csv')).toEqual(rows.slice(0, 500).map((x) => x.subscription_id));
     expect(r.stderr).toContain('error: overloaded (HTTP 503)\n');
-    expect(r.stderr).toContain('note: pages 1-5 were printed whole; to go on from page 6, run the same command with --page-number 6 --page-size 100\n');
+    expect(r.stderr).toContain(
+      'note: pages 1-5 were printed whole; to go on from page 6, run the same command with --page-number 6 --page-size 100\n',
+    );
     failOn = undefined;
     const rest = await runCli('subscriptions list --all -o csv --retries 0 --page-number 6 --page-size 100', { env });
     expect(rest.code).toBe(0);
@@ -159,7 +179,10 @@ describe('--all that fails part-way', () => {
     server.setHandler((req) => {
       const page = Number(req.query.page_number ?? 1);
       const size = Number(req.query.page_size ?? 20);
-      const reply = ok({ pagination: { current_page: page, page_size: size, total_pages: Math.ceil(rows.length / size), total_records: rows.length }, subscriptions: rows.slice((page - 1) * size, page * size) });
+      const reply = ok({
+        pagination: { current_page: page, page_size: size, total_pages: Math.ceil(rows.length / size), total_records: rows.length },
+        subscriptions: rows.slice((page - 1) * size, page * size),
+      });
       return page === slowPage ? { ...reply, delayMs: 3000 } : reply;
     });
     server.requests.length = 0;
@@ -171,7 +194,9 @@ describe('--all that fails part-way', () => {
     ac.abort();
     const r = await running;
     expect(r.code).toBe(130);
-    expect(r.stderr).toContain('interrupted\nnote: pages 1-5 were printed whole; to go on from page 6, run the same command with --page-number 6 --page-size 100\n');
+    expect(r.stderr).toContain(
+      'interrupted\nnote: pages 1-5 were printed whole; to go on from page 6, run the same command with --page-number 6 --page-size 100\n',
+    );
     expect(idsOf(r.stdout, 'csv')).toEqual(rows.slice(0, 500).map((x) => x.subscription_id));
     slowPage = undefined;
     const rest = await runCli('subscriptions list --all -o csv --page-number 6 --page-size 100', { env });

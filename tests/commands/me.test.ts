@@ -25,7 +25,16 @@ beforeEach(() => {
 describe('reads', () => {
   it('services: GET /user/services/available, the bare array as a list', async () => {
     const services = [
-      { service_id: 1, service_code: 'GPT4', service_name: 'GPT-4', service_type: 'HYBRID', min_price: 9.99, max_price: 19.99, has_active_subscription: true, current_plan_name: 'Pro' },
+      {
+        service_id: 1,
+        service_code: 'GPT4',
+        service_name: 'GPT-4',
+        service_type: 'HYBRID',
+        min_price: 9.99,
+        max_price: 19.99,
+        has_active_subscription: true,
+        current_plan_name: 'Pro',
+      },
     ];
     server.setHandler(() => ok(services));
     const r = await runCli('me services --service-type HYBRID --no-show-subscribed', { env: env() });
@@ -84,12 +93,24 @@ describe('reads', () => {
   });
 
   it('subscriptions: --status and --service-code; default columns', async () => {
-    server.setHandler(() => ok([{ subscription_id: 3, service_code: 'GPT4', plan_code: 'PRO-M', status: 'active', remaining_credits: 900, auto_renewal: false }]));
+    server.setHandler(() =>
+      ok([{ subscription_id: 3, service_code: 'GPT4', plan_code: 'PRO-M', status: 'active', remaining_credits: 900, auto_renewal: false }]),
+    );
     const r = await runCli('me subscriptions --status all --service-code GPT4', { env: env() });
     expect(r.code).toBe(0);
     expect(server.requests[0].path).toBe('/user/subscriptions');
     expect(server.requests[0].query).toEqual({ status: 'all', service_code: 'GPT4' });
-    expect(r.stdout.split('\n')[0].split('\t')).toEqual(['subscription_id', 'service_code', 'plan_code', 'status', 'start_date', 'end_date', 'remaining_credits', 'usage_today', 'auto_renewal']);
+    expect(r.stdout.split('\n')[0].split('\t')).toEqual([
+      'subscription_id',
+      'service_code',
+      'plan_code',
+      'status',
+      'start_date',
+      'end_date',
+      'remaining_credits',
+      'usage_today',
+      'auto_renewal',
+    ]);
     const bad = await runCli('me subscriptions --status gone', { env: env() });
     expect(bad.code).toBe(2);
   });
@@ -149,12 +170,17 @@ describe('actions', () => {
     const r2 = await runCli('me use GPT4 --usage-amount 1 --usage-type api_call', { env: env() });
     expect(r2.code).toBe(5);
     expect(r2.stdout).toBe('');
-    expect(r2.stderr).toBe('error: daily usage limit reached (HTTP 400)\nhint: the plan allows 5 a day and 5 were used today; `subctl me access GPT4` shows what remains\n');
+    expect(r2.stderr).toBe(
+      'error: daily usage limit reached (HTTP 400)\nhint: the plan allows 5 a day and 5 were used today; `subctl me access GPT4` shows what remains\n',
+    );
   });
 
   it('topup: amount as a number, --payment-data as a JSON object', async () => {
     server.setHandler(() => ok({ success: true, new_balance: 150, transaction_id: 77 }));
-    const r = await runCli(`me topup --amount 100.5 --payment-method card --transaction-reference T-1 --payment-data '{"card_last4":"4242"}' -o json`, { env: env() });
+    const r = await runCli(
+      `me topup --amount 100.5 --payment-method card --transaction-reference T-1 --payment-data '{"card_last4":"4242"}' -o json`,
+      { env: env() },
+    );
     expect(r.code).toBe(0);
     expect(server.requests[0].path).toBe('/user/wallet/topup');
     expect(body()).toEqual({ amount: 100.5, payment_method: 'card', transaction_reference: 'T-1', payment_data: { card_last4: '4242' } });

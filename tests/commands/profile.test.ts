@@ -9,19 +9,42 @@ import { runCli, tempConfigDir } from '../support/run-cli.js';
 
 let server: StubServer;
 const TOKEN = 'tok-profile-test';
-const env = (extra: Record<string, string> = {}) => ({ SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: TOKEN, SUBCTL_SESSION_ID: 'sess-9', ...extra });
+const env = (extra: Record<string, string> = {}) => ({
+  SUBCTL_BASE_URL: server.url,
+  SUBCTL_TOKEN: TOKEN,
+  SUBCTL_SESSION_ID: 'sess-9',
+  ...extra,
+});
 const body = (i = 0) => server.requests[i].body as Record<string, unknown>;
 
 const profile = {
   basic_info: { user_id: 3, username: 'alice', email: 'a@x', full_name: 'Alice Liddell', role: 'support', status: 'Active' },
-  login_history: [{ login_id: 1, login_time: '2026-01-01T10:00:00Z', login_status: 'SUCCESS', ip_address: '10.0.0.1', user_agent: 'subctl' }],
+  login_history: [
+    { login_id: 1, login_time: '2026-01-01T10:00:00Z', login_status: 'SUCCESS', ip_address: '10.0.0.1', user_agent: 'subctl' },
+  ],
   permissions: [{ permission_name: 'audit.read', granted_by_username: 'admin', granted_date: '2026-01-01T00:00:00Z' }],
   referral_info: { referral_code: 'REF-AAAAAA', referrer_username: 'bob' },
 };
 
 const devices = [
-  { device_id: 'dev-a', device_name: 'laptop', device_type: 'desktop', ip_address: '10.0.0.1', is_current_device: false, is_currently_logged_in: true, last_activity_time: '2026-01-01T10:00:00Z' },
-  { device_id: 'dev-b', device_name: 'phone', device_type: 'mobile', ip_address: '10.0.0.2', is_current_device: true, is_currently_logged_in: true, last_activity_time: '2026-01-02T10:00:00Z' },
+  {
+    device_id: 'dev-a',
+    device_name: 'laptop',
+    device_type: 'desktop',
+    ip_address: '10.0.0.1',
+    is_current_device: false,
+    is_currently_logged_in: true,
+    last_activity_time: '2026-01-01T10:00:00Z',
+  },
+  {
+    device_id: 'dev-b',
+    device_name: 'phone',
+    device_type: 'mobile',
+    ip_address: '10.0.0.2',
+    is_current_device: true,
+    is_currently_logged_in: true,
+    last_activity_time: '2026-01-02T10:00:00Z',
+  },
 ];
 
 beforeAll(async () => {
@@ -50,7 +73,9 @@ describe('profile get', () => {
     const r = await runCli('profile get', { env: env() });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^user_id\t3\nusername\talice\n/);
-    expect(r.stdout).toContain('\nLogin history (1)\nlogin_time\tlogin_status\tip_address\tuser_agent\n2026-01-01T10:00:00Z\tSUCCESS\t10.0.0.1\tsubctl\n');
+    expect(r.stdout).toContain(
+      '\nLogin history (1)\nlogin_time\tlogin_status\tip_address\tuser_agent\n2026-01-01T10:00:00Z\tSUCCESS\t10.0.0.1\tsubctl\n',
+    );
     expect(r.stdout).toContain('\nPermissions (1)\npermission_name\tgranted_by_username\tgranted_date\naudit.read\tadmin\t');
     expect(r.stdout).toContain('\nReferred by\nreferral_code\tREF-AAAAAA\nreferrer_username\tbob\n');
   });
@@ -59,12 +84,21 @@ describe('profile get', () => {
 describe('profile update', () => {
   it('PUT /cms/users/profile with the flags given, typed', async () => {
     server.setHandler(() => ok(null, 'profile updated'));
-    const r = await runCli('profile update --full-name "Alice L" --city Paris --gender Female --date-of-birth 1990-02-03 --phone-number 0123456789', { env: env() });
+    const r = await runCli(
+      'profile update --full-name "Alice L" --city Paris --gender Female --date-of-birth 1990-02-03 --phone-number 0123456789',
+      { env: env() },
+    );
     expect(r.code).toBe(0);
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0].method).toBe('PUT');
     expect(server.requests[0].path).toBe('/cms/users/profile');
-    expect(body()).toEqual({ full_name: 'Alice L', city: 'Paris', gender: 'Female', date_of_birth: '1990-02-03', phone_number: '0123456789' });
+    expect(body()).toEqual({
+      full_name: 'Alice L',
+      city: 'Paris',
+      gender: 'Female',
+      date_of_birth: '1990-02-03',
+      phone_number: '0123456789',
+    });
   });
 
   it('without --full-name (the API requires it): refused before any request, exit 2', async () => {
@@ -99,8 +133,20 @@ describe('devices', () => {
     expect(r.code).toBe(0);
     expect(server.requests[0].path).toBe('/cms/users/devices');
     expect(server.requests[0].query).toEqual({});
-    const lines = r.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
-    expect(lines[0]).toEqual(['current', 'device_id', 'device_name', 'device_type', 'ip_address', 'is_currently_logged_in', 'last_activity_time', 'last_login_date']);
+    const lines = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
+    expect(lines[0]).toEqual([
+      'current',
+      'device_id',
+      'device_name',
+      'device_type',
+      'ip_address',
+      'is_currently_logged_in',
+      'last_activity_time',
+      'last_login_date',
+    ]);
     expect(lines[1].slice(0, 2)).toEqual(['', 'dev-a']);
     expect(lines[2].slice(0, 2)).toEqual(['*', 'dev-b']);
   });
@@ -120,7 +166,7 @@ describe('devices', () => {
     expect(JSON.parse(r.stdout)).toEqual(devices);
   });
 
-  it('a session id and a device token are masked in every format (the caller\'s live CMS session id was printed)', async () => {
+  it("a session id and a device token are masked in every format (the caller's live CMS session id was printed)", async () => {
     const withSecrets = devices.map((d, i) => ({ ...d, session_id: `sess-live-${i}`, device_token: `devtok-${i}` }));
     server.setHandler(() => ok({ devices: withSecrets }));
     for (const format of ['json', 'ndjson', 'csv', 'table']) {

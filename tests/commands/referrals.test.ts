@@ -30,7 +30,14 @@ beforeEach(() => {
 
 describe('the caller’s codes', () => {
   it('the exact form of CLI.md: generate --description "partners" --expiry-days 30 --usage-limit 100', async () => {
-    const answer = { success: true, referral_id: 4, referral_code: 'REF-AAAAAA', description: 'partners', usage_limit: 100, expiry_date: '2026-02-01T00:00:00Z' };
+    const answer = {
+      success: true,
+      referral_id: 4,
+      referral_code: 'REF-AAAAAA',
+      description: 'partners',
+      usage_limit: 100,
+      expiry_date: '2026-02-01T00:00:00Z',
+    };
     server.setHandler(() => ok(answer, 'referral code generated'));
     const r = await runCli('referrals generate --description "partners" --expiry-days 30 --usage-limit 100 -o json', { env: env() });
     expect(r.code).toBe(0);
@@ -56,7 +63,9 @@ describe('the caller’s codes', () => {
     expect(server.requests[0].path).toBe('/cms/referral/validate');
     expect(body()).toEqual({ referral_code: 'REF-AAAAAA' });
     expect(JSON.parse(r.stdout)).toMatchObject({ is_valid: true, remaining_uses: 98 });
-    server.setHandler(() => ok({ is_valid: false, success: false, referral_code: 'REF-BBBBBB', message: 'referral code has no uses left' }));
+    server.setHandler(() =>
+      ok({ is_valid: false, success: false, referral_code: 'REF-BBBBBB', message: 'referral code has no uses left' }),
+    );
     const r2 = await runCli('referrals validate --referral-code REF-BBBBBB -o json', { env: env() });
     expect(r2.code).toBe(5);
     expect(JSON.parse(r2.stdout)).toMatchObject({ is_valid: false });
@@ -110,12 +119,19 @@ describe('the caller’s codes', () => {
     expect(r.code).toBe(0);
     expect(server.requests[0].path).toBe('/cms/referral/my-codes');
     expect(server.requests[0].query).toEqual({ include_inactive: 'true', search_keyword: 'REF', page_size: '5' });
-    expect(r.stdout).toBe('referral_id\treferral_code\tusage_limit\tused_count\tstatus\n4\tREF-AAAAAA\t100\t2\tactive\n5\tREF-BBBBBB\t10\t10\texhausted\n');
+    expect(r.stdout).toBe(
+      'referral_id\treferral_code\tusage_limit\tused_count\tstatus\n4\tREF-AAAAAA\t100\t2\tactive\n5\tREF-BBBBBB\t10\t10\texhausted\n',
+    );
     expect(r.stderr).toMatch(/Summary\n {2}total_codes +2\n {2}total_uses +12/);
   });
 
   it('stats: the composite answer as one object', async () => {
-    const stats = { summary: { total_codes: 2 }, code_usage: [{ referral_code: 'REF-AAAAAA', uses: 2 }], daily_stats: [], monthly_stats: [] };
+    const stats = {
+      summary: { total_codes: 2 },
+      code_usage: [{ referral_code: 'REF-AAAAAA', uses: 2 }],
+      daily_stats: [],
+      monthly_stats: [],
+    };
     server.setHandler(() => ok(stats));
     const r = await runCli('referrals stats -o json', { env: env() });
     expect(r.code).toBe(0);
@@ -126,7 +142,8 @@ describe('the caller’s codes', () => {
   it('info <user_id>, referred, search', async () => {
     server.setHandler((req) => {
       if (req.path.startsWith('/cms/referral/info/')) return ok({ user_details: { user_id: 7 }, codes });
-      if (req.path === '/cms/referred-users') return ok({ referred_users: [{ user_id: 9, username: 'zed' }], summary: { total: 1 }, pagination: pagination(1) });
+      if (req.path === '/cms/referred-users')
+        return ok({ referred_users: [{ user_id: 9, username: 'zed' }], summary: { total: 1 }, pagination: pagination(1) });
       return ok({ referral_codes: codes, pagination: pagination(2) });
     });
     const a = await runCli('referrals info 7 -o json', { env: env() });
@@ -146,7 +163,11 @@ describe('the caller’s codes', () => {
 
 describe('admin views', () => {
   it('admin-search and admin-referred', async () => {
-    server.setHandler((req) => (req.path.endsWith('referred-users') ? ok({ referred_users: [{ user_id: 9 }], pagination: pagination(1) }) : ok({ referral_codes: codes, pagination: pagination(2) })));
+    server.setHandler((req) =>
+      req.path.endsWith('referred-users')
+        ? ok({ referred_users: [{ user_id: 9 }], pagination: pagination(1) })
+        : ok({ referral_codes: codes, pagination: pagination(2) }),
+    );
     const a = await runCli('referrals admin-search --search-keyword REF -o json', { env: env() });
     expect(JSON.parse(a.stdout)).toEqual(codes);
     const b = await runCli('referrals admin-referred --search-keyword z --page-size 20 -o json', { env: env() });
@@ -158,7 +179,9 @@ describe('admin views', () => {
   });
 
   it('admin-list sends every filter and the sort', async () => {
-    server.setHandler(() => ok({ referrals: [{ referral_id: 1, username: 'zed' }], summary: { total_referrals: 1 }, pagination: pagination(1) }));
+    server.setHandler(() =>
+      ok({ referrals: [{ referral_id: 1, username: 'zed' }], summary: { total_referrals: 1 }, pagination: pagination(1) }),
+    );
     const r = await runCli(
       'referrals admin-list --filter-status active --filter-date-from 2026-01-01 --filter-date-to 2026-01-31 --search-keyword z --sort-by Username --sort-order ASC --page-number 1 --page-size 10 -o json',
       { env: env() },
@@ -191,7 +214,12 @@ describe('admin views', () => {
     server.setHandler((req) =>
       req.path.endsWith('/statistics')
         ? ok({ user_summary: { user_id: 7 }, daily_activity: [], code_usage: [] })
-        : ok({ referred_users: [{ user_id: 9 }], user_details: { user_id: 7, username: 'bob' }, summary: { total: 1 }, pagination: pagination(1) }),
+        : ok({
+            referred_users: [{ user_id: 9 }],
+            user_details: { user_id: 7, username: 'bob' },
+            summary: { total: 1 },
+            pagination: pagination(1),
+          }),
     );
     const a = await runCli('referrals user-referred 7', { env: env() });
     expect(a.code).toBe(0);

@@ -11,8 +11,26 @@ const env = (extra: Record<string, string> = {}) => ({ SUBCTL_BASE_URL: server.u
 const body = (i = 0) => server.requests[i].body as Record<string, unknown>;
 
 const roles = [
-  { role_id: 1, role_name: 'superadmin', display_name: 'Super admin', priority: 100, is_system_role: true, is_active: true, user_count: 1, permission_count: 20 },
-  { role_id: 9, role_name: 'auditor', display_name: 'Auditor', priority: 45, is_system_role: false, is_active: true, user_count: 3, permission_count: 2 },
+  {
+    role_id: 1,
+    role_name: 'superadmin',
+    display_name: 'Super admin',
+    priority: 100,
+    is_system_role: true,
+    is_active: true,
+    user_count: 1,
+    permission_count: 20,
+  },
+  {
+    role_id: 9,
+    role_name: 'auditor',
+    display_name: 'Auditor',
+    priority: 45,
+    is_system_role: false,
+    is_active: true,
+    user_count: 3,
+    permission_count: 2,
+  },
 ];
 
 beforeAll(async () => {
@@ -33,13 +51,24 @@ describe('roles list / create / update', () => {
     expect(server.requests[0].path).toBe('/cms/roles');
     expect(server.requests[0].query).toEqual({ page: '1', page_size: '5' });
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0].split('\t')).toEqual(['role_id', 'role_name', 'display_name', 'priority', 'is_system_role', 'is_active', 'user_count', 'permission_count']);
+    expect(lines[0].split('\t')).toEqual([
+      'role_id',
+      'role_name',
+      'display_name',
+      'priority',
+      'is_system_role',
+      'is_active',
+      'user_count',
+      'permission_count',
+    ]);
     expect(lines[2].split('\t')).toEqual(['9', 'auditor', 'Auditor', '45', 'false', 'true', '3', '2']);
   });
 
   it('create: POST /cms/roles with a typed body', async () => {
     server.setHandler(() => ok({ success: true, role_id: 12, role_name: 'qa' }, 'role created'));
-    const r = await runCli('roles create --role-name qa --display-name "Quality" --description "QA team" --priority 30 -o json', { env: env() });
+    const r = await runCli('roles create --role-name qa --display-name "Quality" --description "QA team" --priority 30 -o json', {
+      env: env(),
+    });
     expect(r.code).toBe(0);
     expect(server.requests[0].method).toBe('POST');
     expect(server.requests[0].path).toBe('/cms/roles');
@@ -123,7 +152,26 @@ describe('roles delete', () => {
 
 describe('roles members / assignments / of', () => {
   it('members <role>: GET /cms/roles/{role}/users with page and limit', async () => {
-    server.setHandler(() => ok({ users: [{ user_id: 3, username: 'alice', email: 'a@x', full_name: 'Alice', is_active: true, assigned_at: '2026-01-01T00:00:00Z', assigned_by: 'admin' }], page: 1, limit: 20, total_count: 1, total_pages: 1, role: 'auditor' }));
+    server.setHandler(() =>
+      ok({
+        users: [
+          {
+            user_id: 3,
+            username: 'alice',
+            email: 'a@x',
+            full_name: 'Alice',
+            is_active: true,
+            assigned_at: '2026-01-01T00:00:00Z',
+            assigned_by: 'admin',
+          },
+        ],
+        page: 1,
+        limit: 20,
+        total_count: 1,
+        total_pages: 1,
+        role: 'auditor',
+      }),
+    );
     const r = await runCli('roles members auditor --page-size 50 --page 2', { env: env() });
     expect(r.code).toBe(0);
     expect(server.requests[0].path).toBe('/cms/roles/auditor/users');
@@ -136,7 +184,13 @@ describe('roles members / assignments / of', () => {
     server.setHandler((req) => {
       const page = Number(req.query.page);
       const size = Number(req.query.limit);
-      return ok({ users: all.slice((page - 1) * size, page * size), page, limit: size, total_count: 30, total_pages: Math.ceil(30 / size) });
+      return ok({
+        users: all.slice((page - 1) * size, page * size),
+        page,
+        limit: size,
+        total_count: 30,
+        total_pages: Math.ceil(30 / size),
+      });
     });
     const r = await runCli('roles members auditor --limit 3 -o json', { env: env() });
     expect(r.code).toBe(0);
@@ -145,7 +199,16 @@ describe('roles members / assignments / of', () => {
 
   it('assignments: --search and --role-filter; the role summary after the rows on stderr', async () => {
     const summary = { total_users: 10, admins: 2, support: 3, users: 5 };
-    server.setHandler(() => ok({ users: [{ user_id: 3, username: 'alice', role: 'support', role_level: 40 }], summary, page: 1, limit: 20, total_count: 1, total_pages: 1 }));
+    server.setHandler(() =>
+      ok({
+        users: [{ user_id: 3, username: 'alice', role: 'support', role_level: 40 }],
+        summary,
+        page: 1,
+        limit: 20,
+        total_count: 1,
+        total_pages: 1,
+      }),
+    );
     const r = await runCli('roles assignments --search ali --role-filter support -o json', { env: env() });
     expect(r.code).toBe(0);
     expect(server.requests[0].path).toBe('/cms/users/roles');

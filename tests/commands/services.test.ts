@@ -11,8 +11,24 @@ const TOKEN = 'tok-services-test';
 const env = () => ({ SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: TOKEN, SUBCTL_SESSION_ID: 'sess-1' });
 
 const services = [
-  { service_id: 1, service_code: 'GPT4', service_name: 'GPT-4 access', service_type: 'HYBRID', provider_name: 'OpenAI', is_active: true, active_subscriptions_count: 12 },
-  { service_id: 2, service_code: 'DALLE', service_name: 'Images, "quoted"', service_type: 'HYBRID', provider_name: 'OpenAI', is_active: true, active_subscriptions_count: 3 },
+  {
+    service_id: 1,
+    service_code: 'GPT4',
+    service_name: 'GPT-4 access',
+    service_type: 'HYBRID',
+    provider_name: 'OpenAI',
+    is_active: true,
+    active_subscriptions_count: 12,
+  },
+  {
+    service_id: 2,
+    service_code: 'DALLE',
+    service_name: 'Images, "quoted"',
+    service_type: 'HYBRID',
+    provider_name: 'OpenAI',
+    is_active: true,
+    active_subscriptions_count: 3,
+  },
 ];
 const pagination = (page: number, size: number, total: number) => ({
   current_page: page,
@@ -36,7 +52,10 @@ beforeEach(() => {
 
 describe('services list', () => {
   it('sends the exact form of CLI.md with every flag mapped to its query name', async () => {
-    const r = await runCli('services list --service-type HYBRID --is-active true --page-size 50 --sort-by ServiceName --sort-order ASC -o json', { env: env() });
+    const r = await runCli(
+      'services list --service-type HYBRID --is-active true --page-size 50 --sort-by ServiceName --sort-order ASC -o json',
+      { env: env() },
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(server.requests).toHaveLength(1);
@@ -54,14 +73,26 @@ describe('services list', () => {
     const r = await runCli('services list --no-is-active --page 3 -o ndjson', { env: env() });
     expect(r.code).toBe(0);
     expect(server.requests[0].query).toEqual({ is_active: 'false', page_number: '3' });
-    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual(services);
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(services);
   });
 
   it('off a terminal the table has the default columns, tab-separated, no colour, no note', async () => {
     const r = await runCli('services list', { env: env() });
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0].split('\t')).toEqual(['service_id', 'service_code', 'service_name', 'service_type', 'is_active', 'active_subscriptions_count']);
+    expect(lines[0].split('\t')).toEqual([
+      'service_id',
+      'service_code',
+      'service_name',
+      'service_type',
+      'is_active',
+      'active_subscriptions_count',
+    ]);
     expect(lines[1].split('\t')).toEqual(['1', 'GPT4', 'GPT-4 access', 'HYBRID', 'true', '12']);
     expect(r.stdout).not.toMatch(/\u001b\[/);
     expect(r.stderr).toBe('');
@@ -90,7 +121,10 @@ describe('services list', () => {
     });
     const r = await runCli('services list --all -o ndjson --service-type HYBRID', { env: env() });
     expect(r.code).toBe(0);
-    const ids = r.stdout.trim().split('\n').map((l) => JSON.parse(l).service_id);
+    const ids = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).service_id);
     expect(ids).toEqual(all.map((s) => s.service_id));
     expect(server.requests.map((q) => q.query.page_number).sort()).toEqual(['1', '2', '3']);
     expect(server.requests.every((q) => q.query.page_size === '100' && q.query.service_type === 'HYBRID')).toBe(true);
@@ -118,7 +152,13 @@ describe('services list', () => {
 
 describe('services get / report', () => {
   it('get --service-code GPT4 sends the query and prints the detail object', async () => {
-    const detail = { service_info: { service_id: 1, service_code: 'GPT4' }, service_plans: [], active_subscriptions: [], top_users: [], usage_statistics: [] };
+    const detail = {
+      service_info: { service_id: 1, service_code: 'GPT4' },
+      service_plans: [],
+      active_subscriptions: [],
+      top_users: [],
+      usage_statistics: [],
+    };
     server.setHandler(() => ok(detail));
     const r = await runCli('services get --service-code GPT4 -o json', { env: env() });
     expect(r.code).toBe(0);
@@ -128,7 +168,9 @@ describe('services get / report', () => {
   });
 
   it('get and delete take the id or the code as their argument: a whole number is the id (as update takes it), anything else the code', async () => {
-    server.setHandler(() => ok({ service_info: { service_id: 14 }, service_plans: [], active_subscriptions: [], top_users: [], usage_statistics: [] }));
+    server.setHandler(() =>
+      ok({ service_info: { service_id: 14 }, service_plans: [], active_subscriptions: [], top_users: [], usage_statistics: [] }),
+    );
     expect((await runCli('services get 14 -o json', { env: env() })).code).toBe(0);
     expect((await runCli('services get GPT4 -o json', { env: env() })).code).toBe(0);
     // A code of digits only goes by its flag.
@@ -239,7 +281,10 @@ describe('services create / update / delete', () => {
       ['services list --page-number 1.5', "page_number (--page-number): expected a whole number, got '1.5'"],
       ['services list --is-active maybe', "is_active (--is-active): expected true or false, got 'maybe'"],
       ['plans list --price-from cheap', "price_from (--price-from): expected a number, got 'cheap'"],
-      ['subscriptions manage 7 --action extend --reason r --extend-days x --yes', "extend_days (--extend-days): expected a whole number, got 'x'"],
+      [
+        'subscriptions manage 7 --action extend --reason r --extend-days x --yes',
+        "extend_days (--extend-days): expected a whole number, got 'x'",
+      ],
     ];
     for (const [line, message] of cases) {
       const r = await runCli(line, { env: env() });
@@ -248,7 +293,9 @@ describe('services create / update / delete', () => {
     }
     // -o json: the same problems, with how each value was given.
     const j = await runCli('services update abc --service-name X -o json', { env: env() });
-    expect(JSON.parse(j.stderr.trim().split('\n').pop()!).error.details).toEqual([{ field: 'id', flag: 'argument', message: "expected a whole number, got 'abc'" }]);
+    expect(JSON.parse(j.stderr.trim().split('\n').pop()!).error.details).toEqual([
+      { field: 'id', flag: 'argument', message: "expected a whole number, got 'abc'" },
+    ]);
     expect(server.requests).toHaveLength(0);
   });
 
@@ -285,7 +332,9 @@ describe('services create / update / delete', () => {
   });
 
   it('a 409 shows the server message and field errors, exit 5; -o json says it once, as one JSON error object on stderr', async () => {
-    server.setHandler(() => fail(409, 'service code GPT4 already exists', { code: 'CONFLICT', fields: [{ field: 'service_code', message: 'taken' }] }));
+    server.setHandler(() =>
+      fail(409, 'service code GPT4 already exists', { code: 'CONFLICT', fields: [{ field: 'service_code', message: 'taken' }] }),
+    );
     const r = await runCli(
       'services create --service-code GPT4 --service-name X --service-type HYBRID --provider-name P --base-service-url https://x --access-pattern "/*" --credit-reset-cycle daily -o json',
       { env: env() },

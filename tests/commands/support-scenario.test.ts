@@ -127,7 +127,9 @@ describe('a support engineer follows a new user from sign-up to the daily limit'
   });
 
   it('as admin: usage codes for the offer; alice activates one and her credits rise', async () => {
-    const codes = await json(`usage-codes generate --profile admin --batch-id SCN1 --code-count 2 --expiration-days 30 --service-plan-id ${S.servicePlanId}`);
+    const codes = await json(
+      `usage-codes generate --profile admin --batch-id SCN1 --code-count 2 --expiration-days 30 --service-plan-id ${S.servicePlanId}`,
+    );
     expect(codes).toHaveLength(2);
     S.usageCode = codes[0].code_value;
     const act = await json(`me activate ${S.usageCode} --service-code GPT4 --profile alice`);
@@ -160,7 +162,11 @@ describe('a support engineer follows a new user from sign-up to the daily limit'
     });
     const access = await run('me access GPT4 --profile alice -o json');
     expect(access.code).toBe(5);
-    expect(JSON.parse(access.stdout)).toMatchObject({ has_access: false, access_reason: 'DAILY_LIMIT_REACHED', remaining_credits: S.credits + 1000 - 5 });
+    expect(JSON.parse(access.stdout)).toMatchObject({
+      has_access: false,
+      access_reason: 'DAILY_LIMIT_REACHED',
+      remaining_credits: S.credits + 1000 - 5,
+    });
   });
 
   it('as admin: the audit log shows all of it', async () => {
@@ -186,7 +192,12 @@ describe('a support engineer follows a new user from sign-up to the daily limit'
     expect(mine.every((e: { username: string }) => e.username === 'alice')).toBe(true);
     // Registration and sign-in happen before alice has a token: their entries name her in details.
     const reg = await json('audit list --profile admin --module auth --action register');
-    expect(reg.some((e: { details: { user_id?: number; referral_code?: string } }) => e.details?.user_id === S.aliceId && e.details?.referral_code === S.referralCode)).toBe(true);
+    expect(
+      reg.some(
+        (e: { details: { user_id?: number; referral_code?: string } }) =>
+          e.details?.user_id === S.aliceId && e.details?.referral_code === S.referralCode,
+      ),
+    ).toBe(true);
     const table = await run(`audit list --profile admin --user-id ${S.aliceId} --action buy`);
     expect(table.code).toBe(0);
     // A table reads each entry: module.action, the target and the change from its details.

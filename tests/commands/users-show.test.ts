@@ -14,7 +14,12 @@ let configDir: string;
 const S = {} as { userId: number; subscriptionId: number; code: string; activatedSub: number; topupTx: number };
 
 function run(line: string, opts: { stdin?: string; tty?: boolean; env?: Record<string, string> } = {}): Promise<RunResult> {
-  return runCli(line, { env: { SUBCTL_BASE_URL: sb.url, SUBCTL_CONFIG_DIR: configDir, TZ: 'UTC', ...opts.env }, stdin: opts.stdin, tty: opts.tty, columns: 80 });
+  return runCli(line, {
+    env: { SUBCTL_BASE_URL: sb.url, SUBCTL_CONFIG_DIR: configDir, TZ: 'UTC', ...opts.env },
+    stdin: opts.stdin,
+    tty: opts.tty,
+    columns: 80,
+  });
 }
 async function json(line: string, opts: { stdin?: string } = {}): Promise<any> {
   const r = await run(`${line} -o json`, opts);
@@ -26,7 +31,10 @@ beforeAll(async () => {
   sb = await startTestSandbox();
   configDir = tempConfigDir();
   expect((await run('auth login --profile admin --username admin --password-stdin', { stdin: 'sandbox-admin\n' })).code).toBe(0);
-  const created = await json('users create --profile admin --username zoe.support --email zoe.support@example.com --full-name "Zoë Support" --role user --password-stdin', { stdin: 'zoe-pass-1234\n' });
+  const created = await json(
+    'users create --profile admin --username zoe.support --email zoe.support@example.com --full-name "Zoë Support" --role user --password-stdin',
+    { stdin: 'zoe-pass-1234\n' },
+  );
   S.userId = created.user_id;
   expect((await run('auth login --profile zoe --username zoe.support --password-stdin', { stdin: 'zoe-pass-1234\n' })).code).toBe(0);
   const top = await json('me topup --amount 120 --payment-method card --profile zoe');
@@ -35,7 +43,9 @@ beforeAll(async () => {
   const paid = (plans.plans ?? plans).find((p: any) => p.price > 0 && p.price <= 120);
   const buy = await json(`me buy --service-plan-id ${paid.service_plan_id} --payment-method WALLET --profile zoe`);
   S.subscriptionId = buy.subscription_id;
-  const codes = await json(`usage-codes generate --profile admin --batch-id SHOW1 --code-count 1 --expiration-days 30 --service-plan-id ${paid.service_plan_id}`);
+  const codes = await json(
+    `usage-codes generate --profile admin --batch-id SHOW1 --code-count 1 --expiration-days 30 --service-plan-id ${paid.service_plan_id}`,
+  );
   S.code = (codes.codes ?? codes)[0].code_value ?? (codes.codes ?? codes)[0];
   const act = await json(`me activate ${S.code} --service-code GPT4 --profile zoe`);
   S.activatedSub = act.subscription_id;
@@ -92,7 +102,9 @@ describe('users show', () => {
     const flat = r.stdout.replace(/\n {8}/g, ' ');
     expect(flat).toMatch(/zoe\.support +user\.topup +transaction \d+ +amount=120 /);
     expect(flat).toMatch(/zoe\.support +user\.activate_code +subscription \d+/);
-    expect(flat).toMatch(new RegExp(`admin +subscriptions\\.manage +subscription ${S.subscriptionId}\\s+extend reason=ticket 4711 extend_days=30`));
+    expect(flat).toMatch(
+      new RegExp(`admin +subscriptions\\.manage +subscription ${S.subscriptionId}\\s+extend reason=ticket 4711 extend_days=30`),
+    );
     expect(r.stderr).toMatch(/unavailable to this account: devices/);
   });
 
@@ -139,7 +151,11 @@ describe('users show', () => {
     expect(entries.every((e: any) => e.details.subscription_id === S.subscriptionId)).toBe(true);
     const t = await run(`audit list --profile admin --subscription-id ${S.subscriptionId}`);
     expect(t.stdout.split('\n')[0]).toBe('id\tcreated_at\tusername\taction\ttarget\tchange');
-    expect(t.stdout).toMatch(new RegExp(`\\tadmin\\tsubscriptions\\.manage\\tsubscription ${S.subscriptionId}\\textend reason=ticket 4711 extend_days=30 from_status=active to_status=active\\n`));
+    expect(t.stdout).toMatch(
+      new RegExp(
+        `\\tadmin\\tsubscriptions\\.manage\\tsubscription ${S.subscriptionId}\\textend reason=ticket 4711 extend_days=30 from_status=active to_status=active\\n`,
+      ),
+    );
     const svc = await run('audit list --profile admin --service GPT4 --limit 5 -o json');
     expect(JSON.parse(svc.stdout).every((e: any) => e.details.service_code === 'GPT4')).toBe(true);
   });

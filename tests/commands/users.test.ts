@@ -12,7 +12,16 @@ const env = (extra: Record<string, string> = {}) => ({ SUBCTL_BASE_URL: server.u
 const body = (i = 0) => server.requests[i].body as Record<string, unknown>;
 
 const users = [
-  { user_id: 1, username: 'admin', email: 'admin@x', full_name: 'Ada Admin', role: 'admin', status: 'Active', last_login_date: '2026-01-02T03:04:05Z', permissions: ['users.write'] },
+  {
+    user_id: 1,
+    username: 'admin',
+    email: 'admin@x',
+    full_name: 'Ada Admin',
+    role: 'admin',
+    status: 'Active',
+    last_login_date: '2026-01-02T03:04:05Z',
+    permissions: ['users.write'],
+  },
   { user_id: 7, username: 'bob', email: 'bob@x', full_name: 'Bob, "B"', role: 'admin', status: 'Active', last_login_date: null },
 ];
 
@@ -55,11 +64,22 @@ describe('users list', () => {
     server.setHandler((req) => {
       const page = Number(req.query.page);
       const size = Number(req.query.page_size);
-      return ok({ users: all.slice((page - 1) * size, page * size), current_page: page, page_size: size, total_count: all.length, total_pages: Math.ceil(all.length / size) });
+      return ok({
+        users: all.slice((page - 1) * size, page * size),
+        current_page: page,
+        page_size: size,
+        total_count: all.length,
+        total_pages: Math.ceil(all.length / size),
+      });
     });
     const r = await runCli('users list --all -o ndjson', { env: env() });
     expect(r.code).toBe(0);
-    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l).user_id)).toEqual(all.map((u) => u.user_id));
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).user_id),
+    ).toEqual(all.map((u) => u.user_id));
     expect(server.requests.map((q) => q.query.page).sort()).toEqual(['1', '2']);
   });
 
@@ -100,21 +120,35 @@ describe('users create', () => {
   it('POST /users with typed fields and the password from stdin; the 201 answer is printed', async () => {
     const created = { user_id: 50, username: 'carol', email: 'carol@x', role: 'support', full_name: 'Carol', status: 'Active' };
     server.setHandler(() => ({ status: 201, json: { status: true, message: 'user created', data: created, error: null } }));
-    const r = await runCli('users create --email carol@x --username carol --role support --full-name Carol --chatgpt-user-id cg-1 --password-stdin -o json', {
-      env: env(),
-      stdin: 'carol-pass-1\n',
-    });
+    const r = await runCli(
+      'users create --email carol@x --username carol --role support --full-name Carol --chatgpt-user-id cg-1 --password-stdin -o json',
+      {
+        env: env(),
+        stdin: 'carol-pass-1\n',
+      },
+    );
     expect(r.code).toBe(0);
     const req = server.requests[0];
     expect(req.method).toBe('POST');
     expect(req.path).toBe('/users');
-    expect(req.body).toEqual({ email: 'carol@x', username: 'carol', role: 'support', full_name: 'Carol', chatgpt_user_id: 'cg-1', password: 'carol-pass-1' });
+    expect(req.body).toEqual({
+      email: 'carol@x',
+      username: 'carol',
+      role: 'support',
+      full_name: 'Carol',
+      chatgpt_user_id: 'cg-1',
+      password: 'carol-pass-1',
+    });
     expect(JSON.parse(r.stdout)).toEqual(created);
   });
 
   it('on a terminal the password is asked for twice, masked', async () => {
     server.setHandler(() => ({ status: 201, json: { status: true, message: 'user created', data: { user_id: 51 } } }));
-    const r = await runCli('users create --email d@x --username dan --role user', { env: env({ FORCE_COLOR: '0' }), tty: true, answers: ['dan-pass-12', 'dan-pass-12'] });
+    const r = await runCli('users create --email d@x --username dan --role user', {
+      env: env({ FORCE_COLOR: '0' }),
+      tty: true,
+      answers: ['dan-pass-12', 'dan-pass-12'],
+    });
     expect(r.code).toBe(0);
     expect(body().password).toBe('dan-pass-12');
     expect(r.stderr).not.toContain('dan-pass-12');
@@ -125,7 +159,11 @@ describe('users create', () => {
     const csv = 'username,email,role,password\nerin,erin@x,user,erin-pass-1\nfay,fay@x,agent,fay-pass-12\n';
     const r = await runCli('users create --from-csv - --yes', { env: env(), stdin: csv });
     expect(r.code, r.stderr).toBe(0);
-    expect(server.requests.map((q) => q.body).sort((a, b) => String((a as { username: string }).username).localeCompare(String((b as { username: string }).username)))).toEqual([
+    expect(
+      server.requests
+        .map((q) => q.body)
+        .sort((a, b) => String((a as { username: string }).username).localeCompare(String((b as { username: string }).username))),
+    ).toEqual([
       { username: 'erin', email: 'erin@x', role: 'user', password: 'erin-pass-1' },
       { username: 'fay', email: 'fay@x', role: 'agent', password: 'fay-pass-12' },
     ]);
@@ -199,7 +237,19 @@ describe('users delete', () => {
 describe('users search (superadmin)', () => {
   const statistics = { total_users: 2, active_users: 2, banned_users: 0, never_logged_in: 1 };
   const answer = {
-    users: [{ user_id: 1, username: 'admin', email: 'admin@x', full_name: 'Ada', role_names: 'admin', status: 'Active', activity_status: 'Active today', last_login_date: null, referral_count: 3 }],
+    users: [
+      {
+        user_id: 1,
+        username: 'admin',
+        email: 'admin@x',
+        full_name: 'Ada',
+        role_names: 'admin',
+        status: 'Active',
+        activity_status: 'Active today',
+        last_login_date: null,
+        referral_count: 3,
+      },
+    ],
     statistics,
     page_info: { page_number: 1, page_size: 20, total_count: 1, total_pages: 1 },
   };
@@ -236,7 +286,17 @@ describe('users search (superadmin)', () => {
     const r = await runCli('users search --no-has-referrals', { env: env() });
     expect(r.code).toBe(0);
     expect(server.requests[0].query).toEqual({ has_referrals: 'false' });
-    expect(r.stdout.split('\n')[0].split('\t')).toEqual(['user_id', 'username', 'email', 'full_name', 'role_names', 'status', 'activity_status', 'last_login_date', 'referral_count']);
+    expect(r.stdout.split('\n')[0].split('\t')).toEqual([
+      'user_id',
+      'username',
+      'email',
+      'full_name',
+      'role_names',
+      'status',
+      'activity_status',
+      'last_login_date',
+      'referral_count',
+    ]);
     expect(r.stderr).toMatch(/^\nStatistics\n/);
     expect(r.stderr).toMatch(/\n {2}total_users +2\n/);
     expect(r.stderr).toMatch(/never_logged_in +1/);
@@ -276,7 +336,10 @@ describe('users set-password (superadmin)', () => {
   it('--dry-run checks the password as a real run does and prints the request with it masked; nothing is sent', async () => {
     const r = await runCli('users set-password 17 --password-stdin --dry-run -o json', { env: env(), stdin: 'reset-pass-99\n' });
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ request: 'POST /cms/superadmin/auth/change-password', body: { user_id: 17, new_password: '***' } });
+    expect(JSON.parse(r.stdout)).toEqual({
+      request: 'POST /cms/superadmin/auth/change-password',
+      body: { user_id: 17, new_password: '***' },
+    });
     expect(r.stdout).not.toContain('reset-pass-99');
     const short = await runCli('users set-password 17 --password-stdin --dry-run', { env: env(), stdin: 'short\n' });
     expect(short.code).toBe(2);

@@ -17,7 +17,8 @@ beforeEach(() => {
 });
 
 const x = (n: number) => 'x'.repeat(n);
-const svc = '--service-name S --service-type HYBRID --provider-name P --base-service-url https://x --access-pattern "/*" --credit-reset-cycle daily';
+const svc =
+  '--service-name S --service-type HYBRID --provider-name P --base-service-url https://x --access-pattern "/*" --credit-reset-cycle daily';
 const svcCreate = (over: string) => `services create --service-code C ${svc} ${over}`;
 const plan = (over: string) =>
   `plans create --plan-code P --plan-name N --price 1 --currency USD --duration 1 --duration-unit months --credit-amount 10 --credit-unit requests ${over}`;
@@ -110,17 +111,29 @@ const userRules: Array<[string, string, string]> = [
   ['referral expiry_days at least 1', api('POST', '/cms/referral/generate', { ...ref, expiry_days: 0 }), 'expiry_days'],
   ['referral usage_limit 1-1000', api('POST', '/cms/referral/generate', { ...ref, usage_limit: 1001 }), 'usage_limit'],
   ['deactivate reason 3-255', api('DELETE', '/cms/referral/deactivate', { referral_code_id: 1, reason: 'no' }), 'reason'],
-  ['deactivate referral_code_id min 1', api('DELETE', '/cms/referral/deactivate', { referral_code_id: 0, reason: 'spam' }), 'referral_code_id'],
+  [
+    'deactivate referral_code_id min 1',
+    api('DELETE', '/cms/referral/deactivate', { referral_code_id: 0, reason: 'spam' }),
+    'referral_code_id',
+  ],
   ['use new_user_id min 1', api('POST', '/cms/referral/use', { new_user_id: 0, referral_code: 'REF-1' }), 'new_user_id'],
   ['use referral_code 3-50', api('POST', '/cms/referral/use', { new_user_id: 5, referral_code: 'RF' }), 'referral_code'],
   ['validate referral_code 3-50', api('POST', '/cms/referral/validate', { referral_code: x(51) }), 'referral_code'],
   ['update referral_code_id min 1', api('PUT', '/cms/referral/update', { referral_code_id: 0 }), 'referral_code_id'],
   ['update new_usage_limit 1-1000', api('PUT', '/cms/referral/update', { referral_code_id: 1, new_usage_limit: 1001 }), 'new_usage_limit'],
-  ['update new_expiry_date a date', api('PUT', '/cms/referral/update', { referral_code_id: 1, new_expiry_date: 'soon' }), 'new_expiry_date'],
+  [
+    'update new_expiry_date a date',
+    api('PUT', '/cms/referral/update', { referral_code_id: 1, new_expiry_date: 'soon' }),
+    'new_expiry_date',
+  ],
   ['generate verification type', api('POST', '/cms/users/generate-verification', { type: 'fax' }), 'type'],
   ['verify code 4-10 chars', api('POST', '/cms/users/verify', { code: 'abc', type: 'email' }), 'code'],
   ['verify type', api('POST', '/cms/users/verify', { code: 'abcd', type: 'pigeon' }), 'type'],
-  ['cms reset new_password min 8', api('POST', '/cms/auth/reset-password-token', { reset_token: 't', new_password: 'short' }), 'new_password'],
+  [
+    'cms reset new_password min 8',
+    api('POST', '/cms/auth/reset-password-token', { reset_token: 't', new_password: 'short' }),
+    'new_password',
+  ],
   ['cms reset reset_token required', api('POST', '/cms/auth/reset-password-token', { new_password: 'long-enough' }), 'reset_token'],
   ['cms login username required', api('POST', '/cms/auth/login', { password: 'pw' }), 'username'],
   ['cms login password required', api('POST', '/cms/auth/login', { username: 'u' }), 'password'],
@@ -135,7 +148,11 @@ const userRules: Array<[string, string, string]> = [
   ['profile city max 100', api('PUT', '/cms/users/profile', { ...profile, city: x(101) }), 'city'],
   ['profile country max 100', api('PUT', '/cms/users/profile', { ...profile, country: x(101) }), 'country'],
   ['profile postal_code max 20', api('PUT', '/cms/users/profile', { ...profile, postal_code: x(21) }), 'postal_code'],
-  ['profile profile_picture_url max 500', api('PUT', '/cms/users/profile', { ...profile, profile_picture_url: x(501) }), 'profile_picture_url'],
+  [
+    'profile profile_picture_url max 500',
+    api('PUT', '/cms/users/profile', { ...profile, profile_picture_url: x(501) }),
+    'profile_picture_url',
+  ],
   ['profile phone_number 10-20', api('PUT', '/cms/users/profile', { ...profile, phone_number: '+47-12' }), 'phone_number'],
   ['profile gender enum', api('PUT', '/cms/users/profile', { ...profile, gender: 'Robot' }), 'gender'],
   ['profile date_of_birth YYYY-MM-DD', api('PUT', '/cms/users/profile', { ...profile, date_of_birth: '1990-13-01' }), 'date_of_birth'],
@@ -147,10 +164,18 @@ const userRules: Array<[string, string, string]> = [
   ['buy service_code max 50', api('POST', '/user/subscriptions/buy', { ...buy, service_code: x(51) }), 'service_code'],
   ['generate access service_code 2-50', api('POST', '/user/services/generate-access', { service_code: 'G' }), 'service_code'],
   ['auto-renewal subscription_id required', api('PUT', '/user/subscriptions/auto-renewal', { auto_renewal: true }), 'subscription_id'],
-  ['auto-renewal payment_method enum', api('PUT', '/user/subscriptions/auto-renewal', { subscription_id: 1, payment_method: 'crypto' }), 'payment_method'],
+  [
+    'auto-renewal payment_method enum',
+    api('PUT', '/user/subscriptions/auto-renewal', { subscription_id: 1, payment_method: 'crypto' }),
+    'payment_method',
+  ],
   ['top up amount a number', api('POST', '/user/wallet/topup', { ...topup, amount: 'ten' }), 'amount'],
   ['top up payment_method enum', api('POST', '/user/wallet/topup', { ...topup, payment_method: 'cash' }), 'payment_method'],
-  ['top up transaction_reference max 100', api('POST', '/user/wallet/topup', { ...topup, transaction_reference: x(101) }), 'transaction_reference'],
+  [
+    'top up transaction_reference max 100',
+    api('POST', '/user/wallet/topup', { ...topup, transaction_reference: x(101) }),
+    'transaction_reference',
+  ],
   ['use service_code max 50', api('POST', '/user/services/use', { ...use, service_code: x(51) }), 'service_code'],
   ['use usage_amount integer', api('POST', '/user/services/use', { ...use, usage_amount: 1.5 }), 'usage_amount'],
   ['use usage_type enum', api('POST', '/user/services/use', { ...use, usage_type: 'stream' }), 'usage_type'],
@@ -160,7 +185,11 @@ const userRules: Array<[string, string, string]> = [
   ['create user email required', api('POST', '/users', { password: 'pw', role: 'user', username: 'u' }), 'email'],
   ['create user role required', api('POST', '/users', { email: 'a@b.c', password: 'pw', username: 'u' }), 'role'],
   // A number as raw JSON (`-f k=5` is typed by the contract: a text field keeps '5').
-  ['create user username a string', `${api('POST', '/users', { email: 'a@b.c', password: 'pw', role: 'user' })} -f username:=5`, 'username'],
+  [
+    'create user username a string',
+    `${api('POST', '/users', { email: 'a@b.c', password: 'pw', role: 'user' })} -f username:=5`,
+    'username',
+  ],
   ['update user user_id integer required', api('PUT', '/users/5', { full_name: 'A' }), 'user_id'],
   ['users path id integer', 'api GET /users/abc', 'id'],
   ['list users page integer', 'api GET /users -f page=first', 'page'],

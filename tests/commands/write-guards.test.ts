@@ -22,7 +22,10 @@ beforeEach(() => {
   server.requests.length = 0;
   server.setHandler((req) => {
     if (req.method === 'GET' && req.path === '/admin/subscriptions') {
-      return ok({ pagination: { total_pages: 1, total_records: 1 }, subscriptions: [{ subscription_id: 42, status: 'active', end_date: '2026-12-01T00:00:00.000Z' }] });
+      return ok({
+        pagination: { total_pages: 1, total_records: 1 },
+        subscriptions: [{ subscription_id: 42, status: 'active', end_date: '2026-12-01T00:00:00.000Z' }],
+      });
     }
     return ok({ message: 'done' });
   });
@@ -33,7 +36,10 @@ const writes = () => server.requests.filter((q) => q.method !== 'GET');
 
 describe('--dry-run of one write', () => {
   it('subscriptions manage: the request, the change against the current state; no PUT', async () => {
-    const r = await runCli(['subscriptions', 'manage', '42', '--action', 'extend', '--reason', 'ticket 9', '--extend-days', '7', '--dry-run', '-o', 'json'], { env });
+    const r = await runCli(
+      ['subscriptions', 'manage', '42', '--action', 'extend', '--reason', 'ticket 9', '--extend-days', '7', '--dry-run', '-o', 'json'],
+      { env },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({
       request: 'PUT /admin/subscriptions/42/manage',
@@ -45,10 +51,17 @@ describe('--dry-run of one write', () => {
   });
 
   it('a change the status does not allow is not previewed as if it would happen', async () => {
-    server.setHandler(() => ok({ pagination: { total_pages: 1, total_records: 1 }, subscriptions: [{ subscription_id: 42, status: 'expired', end_date: '2026-10-01T00:00:00.000Z' }] }));
+    server.setHandler(() =>
+      ok({
+        pagination: { total_pages: 1, total_records: 1 },
+        subscriptions: [{ subscription_id: 42, status: 'expired', end_date: '2026-10-01T00:00:00.000Z' }],
+      }),
+    );
     const r = await runCli(['subscriptions', 'manage', '42', '--action', 'pause', '--reason', 'x', '--dry-run', '-o', 'json'], { env });
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).change).toBe('expired, ends 2026-10-01: likely refused by the server: pause needs status active (it is expired)');
+    expect(JSON.parse(r.stdout).change).toBe(
+      'expired, ends 2026-10-01: likely refused by the server: pause needs status active (it is expired)',
+    );
     expect(writes()).toEqual([]);
   });
 
@@ -56,7 +69,22 @@ describe('--dry-run of one write', () => {
     const del = await runCli(['services', 'delete', 'GPT4', '--dry-run', '--yes', '-o', 'json'], { env });
     expect(del.code, del.stderr).toBe(0);
     expect(JSON.parse(del.stdout)).toEqual({ request: 'DELETE /admin/services', body: { service_code: 'GPT4' } });
-    const service = ['services', 'create', '--service-code', 'DRY1', '--service-name', 'Dry', '--provider-name', 'P', '--base-service-url', 'https://p.example', '--access-pattern', 'api', '--credit-reset-cycle', 'monthly'];
+    const service = [
+      'services',
+      'create',
+      '--service-code',
+      'DRY1',
+      '--service-name',
+      'Dry',
+      '--provider-name',
+      'P',
+      '--base-service-url',
+      'https://p.example',
+      '--access-pattern',
+      'api',
+      '--credit-reset-cycle',
+      'monthly',
+    ];
     const create = await runCli([...service, '--service-type', 'USAGE_BASED', '--dry-run', '-o', 'json'], { env });
     expect(create.code, create.stderr).toBe(0);
     expect(JSON.parse(create.stdout).request).toBe('POST /admin/services');
@@ -67,7 +95,23 @@ describe('--dry-run of one write', () => {
   });
 
   it('a secret in the body is masked in the plan', async () => {
-    const r = await runCli(['users', 'create', '--username', 'ann', '--email', 'ann@example.com', '--role', 'user', '--password-stdin', '--dry-run', '-o', 'json'], { env, stdin: 'S3cret-pass!\n' });
+    const r = await runCli(
+      [
+        'users',
+        'create',
+        '--username',
+        'ann',
+        '--email',
+        'ann@example.com',
+        '--role',
+        'user',
+        '--password-stdin',
+        '--dry-run',
+        '-o',
+        'json',
+      ],
+      { env, stdin: 'S3cret-pass!\n' },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain('S3cret-pass!');
     expect(writes()).toEqual([]);
@@ -90,9 +134,18 @@ describe('--dry-run of one write', () => {
 
 describe('the argument and a flag naming the same field', () => {
   it.each([
-    [['services', 'delete', 'FI-16', '--service-code', 'FI-15', '--yes'], 'the argument says service_code FI-16 and --service-code says FI-15: give one of them'],
-    [['services', 'delete', '62', '--service-id', '61', '--yes'], 'the argument says service_id 62 and --service-id says 61: give one of them'],
-    [['subscriptions', 'manage', '1037', '--id', '1038', '--action', 'pause', '--reason', 'x', '--yes'], 'the argument says id 1037 and --id says 1038: give one of them'],
+    [
+      ['services', 'delete', 'FI-16', '--service-code', 'FI-15', '--yes'],
+      'the argument says service_code FI-16 and --service-code says FI-15: give one of them',
+    ],
+    [
+      ['services', 'delete', '62', '--service-id', '61', '--yes'],
+      'the argument says service_id 62 and --service-id says 61: give one of them',
+    ],
+    [
+      ['subscriptions', 'manage', '1037', '--id', '1038', '--action', 'pause', '--reason', 'x', '--yes'],
+      'the argument says id 1037 and --id says 1038: give one of them',
+    ],
   ])('%j: exit 2, nothing sent', async (argv, message) => {
     const r = await runCli(argv, { env });
     expect(r.code).toBe(2);
@@ -123,7 +176,29 @@ describe('bulk options without bulk input', () => {
 
 describe('numbers as typed', () => {
   it.each([
-    [['plans', 'create', '--plan-code', 'P1', '--plan-name', 'x', '--price', '0x10', '--currency', 'USD', '--duration', '1', '--duration-unit', 'days', '--credit-amount', '1', '--credit-unit', 'requests'], "price (--price): expected a number, got '0x10'"],
+    [
+      [
+        'plans',
+        'create',
+        '--plan-code',
+        'P1',
+        '--plan-name',
+        'x',
+        '--price',
+        '0x10',
+        '--currency',
+        'USD',
+        '--duration',
+        '1',
+        '--duration-unit',
+        'days',
+        '--credit-amount',
+        '1',
+        '--credit-unit',
+        'requests',
+      ],
+      "price (--price): expected a number, got '0x10'",
+    ],
     [['plans', 'list', '--price-from', '0b11'], "price_from (--price-from): expected a number, got '0b11'"],
     [['services', 'list', '--page-size', ''], "page_size (--page-size): expected a whole number, got ''"],
     [['subscriptions', 'manage', '0x10', '--action', 'pause', '--reason', 'x'], "id (argument): expected a whole number, got '0x10'"],
@@ -142,7 +217,10 @@ describe('numbers as typed', () => {
   });
 
   it('a bulk cell is held to the same rule, with its line', async () => {
-    const r = await runCli(['subscriptions', 'manage', '--from-csv', '-', '--dry-run'], { env, stdin: 'subscription_id,action,reason,extend_days\n1037,extend,a,0x1\n' });
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', '-', '--dry-run'], {
+      env,
+      stdin: 'subscription_id,action,reason,extend_days\n1037,extend,a,0x1\n',
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("line 2: extend_days (--extend-days): expected a whole number, got '0x1'");
   });
@@ -150,7 +228,9 @@ describe('numbers as typed', () => {
   it('a date that is not YYYY-MM-DD is said to be so once', async () => {
     const r = await runCli(['audit', 'list', '--start-date', 'yesterday'], { env });
     expect(r.code).toBe(2);
-    expect(r.stderr.split('\n').filter((l) => l.includes('Invalid date'))).toEqual(['error: invalid input: start_date (--start-date): Invalid date: expected YYYY-MM-DD']);
+    expect(r.stderr.split('\n').filter((l) => l.includes('Invalid date'))).toEqual([
+      'error: invalid input: start_date (--start-date): Invalid date: expected YYYY-MM-DD',
+    ]);
   });
 
   it('a missing path id is the missing argument, not a NaN', async () => {
@@ -172,7 +252,10 @@ describe('global options named as given', () => {
     expect(retries.code).toBe(2);
     expect(retries.stderr).toContain("error: --retries expects a whole number from 0 to 10, got '11'");
     // With -o json (typed, or from SUBCTL_OUTPUT), such an error is a JSON object on stderr too.
-    for (const [argv, e] of [[['services', 'list', '--limit', '0', '-o', 'json'], env], [['services', 'list', '--retries', '99'], { ...env, SUBCTL_OUTPUT: 'json' }]] as const) {
+    for (const [argv, e] of [
+      [['services', 'list', '--limit', '0', '-o', 'json'], env],
+      [['services', 'list', '--retries', '99'], { ...env, SUBCTL_OUTPUT: 'json' }],
+    ] as const) {
       const r = await runCli([...argv], { env: e });
       expect(r.code).toBe(2);
       expect(JSON.parse(r.stderr.trim().split('\n').pop()!).error.type).toBe('usage');
@@ -183,18 +266,32 @@ describe('global options named as given', () => {
 
 describe('hints that name the way out', () => {
   it('a user not found by `audit user` or `roles of` points at the users; a login refused points at the password', async () => {
-    server.setHandler((req) => (req.path === '/auth/login' ? fail(401, 'invalid username or password') : fail(404, 'user 999999 not found')));
-    for (const argv of [['audit', 'user', '999999'], ['roles', 'of', '999999']]) {
+    server.setHandler((req) =>
+      req.path === '/auth/login' ? fail(401, 'invalid username or password') : fail(404, 'user 999999 not found'),
+    );
+    for (const argv of [
+      ['audit', 'user', '999999'],
+      ['roles', 'of', '999999'],
+    ]) {
       const r = await runCli(argv, { env });
       expect(r.code).toBe(4);
       expect(r.stderr).toContain('hint: check the user id; `subctl users list` shows what exists');
     }
     for (const [argv, hint] of [
-      [['me', 'use', 'NOPE', '--usage-amount', '1', '--usage-type', 'api_call'], 'hint: check the service code; `subctl me services` shows what exists'],
-      [['referrals', 'update', '99999', '--new-usage-limit', '5'], 'hint: check the id or code; `subctl referrals mine` (yours) or `subctl referrals admin-list` shows what exists'],
+      [
+        ['me', 'use', 'NOPE', '--usage-amount', '1', '--usage-type', 'api_call'],
+        'hint: check the service code; `subctl me services` shows what exists',
+      ],
+      [
+        ['referrals', 'update', '99999', '--new-usage-limit', '5'],
+        'hint: check the id or code; `subctl referrals mine` (yours) or `subctl referrals admin-list` shows what exists',
+      ],
       // What is missing is named: a subscription, a plan (they said "check the service code").
       [['me', 'auto-renewal', '1', '--auto-renewal'], 'hint: check the subscription id; `subctl me subscriptions` shows yours'],
-      [['me', 'buy', '--service-plan-id', '9999', '--payment-method', 'WALLET'], 'hint: check the plan (--service-plan-id, or --plan-code with --service-code); `subctl me plans` shows what exists'],
+      [
+        ['me', 'buy', '--service-plan-id', '9999', '--payment-method', 'WALLET'],
+        'hint: check the plan (--service-plan-id, or --plan-code with --service-code); `subctl me plans` shows what exists',
+      ],
     ] as const) {
       const r = await runCli([...argv], { env });
       expect(r.code).toBe(4);
@@ -225,7 +322,10 @@ describe('api', () => {
     const r = await runCli(['api', 'GET', '/admin/services', '-f', 'service_code=123', '-f', 'page_size=5', '-o', 'json'], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(server.requests[0].query).toMatchObject({ service_code: '123', page_size: '5' });
-    const body = await runCli(['api', 'PUT', '/admin/subscriptions/7/manage', '-f', 'action=extend', '-f', 'reason=12345', '-f', 'extend_days=1'], { env });
+    const body = await runCli(
+      ['api', 'PUT', '/admin/subscriptions/7/manage', '-f', 'action=extend', '-f', 'reason=12345', '-f', 'extend_days=1'],
+      { env },
+    );
     expect(body.code, body.stderr).toBe(0);
     expect(server.requests[1].body).toEqual({ action: 'extend', reason: '12345', extend_days: 1 });
   });
@@ -234,7 +334,9 @@ describe('api', () => {
     const r = await runCli(['api', 'GET', '/admin/services', '-f', 'page_size=abc'], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("error: invalid input: page_size (-f page_size): expected a whole number, got 'abc'");
-    expect(r.stderr).toContain('hint: the endpoint is services.list; `subctl services list --help` lists each field with its type and bounds');
+    expect(r.stderr).toContain(
+      'hint: the endpoint is services.list; `subctl services list --help` lists each field with its type and bounds',
+    );
     // A number written otherwise than in decimals is refused as typed, as on the flags.
     const hex = await runCli(['api', 'GET', '/admin/services', '-f', 'page_size=0x3'], { env });
     expect(hex.code).toBe(2);
@@ -243,7 +345,10 @@ describe('api', () => {
     expect(server.requests).toEqual([]);
     const p = await runCli(['api', 'PUT', '/admin/services/abc', '-f', 'service_name=x'], { env });
     expect(p.stderr).toContain("id (in the path): expected a number, got 'abc'");
-    const bom = await runCli(['api', 'POST', '/admin/subscriptions/7/manage', '--input', '-'], { env, stdin: '\ufeff{"action":"pause","reason":"bom"}' });
+    const bom = await runCli(['api', 'POST', '/admin/subscriptions/7/manage', '--input', '-'], {
+      env,
+      stdin: '\ufeff{"action":"pause","reason":"bom"}',
+    });
     expect(bom.code, bom.stderr).toBe(0);
     expect(server.requests.at(-1)!.body).toEqual({ action: 'pause', reason: 'bom' });
   });
@@ -252,11 +357,17 @@ describe('api', () => {
 describe('a delete that names nothing to delete', () => {
   it('subscriptions delete and service-plans delete need their target: exit 2, nothing sent, also with --dry-run or only the flags', async () => {
     const refused: Array<[string, string]> = [
-      ['subscriptions delete --yes', 'subscriptions delete needs a subscription id (argument or --subscription-id), or --user-id with --service-id'],
+      [
+        'subscriptions delete --yes',
+        'subscriptions delete needs a subscription id (argument or --subscription-id), or --user-id with --service-id',
+      ],
       ['subscriptions delete --force-delete --yes --dry-run', 'subscriptions delete needs a subscription id'],
       ['subscriptions delete --user-id 5 --yes', 'or --user-id with --service-id'],
       ['subscriptions delete --service-id 1 --delete-related-data --yes', 'or --user-id with --service-id'],
-      ['service-plans delete --yes --dry-run', 'service-plans delete needs a link id (argument or --service-plan-id), or --service-id with --plan-id'],
+      [
+        'service-plans delete --yes --dry-run',
+        'service-plans delete needs a link id (argument or --service-plan-id), or --service-id with --plan-id',
+      ],
       ['service-plans delete --plan-id 3 --force-delete --yes', 'or --service-id with --plan-id'],
     ];
     for (const [line, message] of refused) {
@@ -268,7 +379,12 @@ describe('a delete that names nothing to delete', () => {
     }
     expect(server.requests).toEqual([]);
     // Named, they go as before.
-    for (const line of ['subscriptions delete 7 --yes', 'subscriptions delete --user-id 5 --service-id 1 --yes', 'service-plans delete 9 --yes', 'service-plans delete --service-id 2 --plan-id 3 --yes']) {
+    for (const line of [
+      'subscriptions delete 7 --yes',
+      'subscriptions delete --user-id 5 --service-id 1 --yes',
+      'service-plans delete 9 --yes',
+      'service-plans delete --service-id 2 --plan-id 3 --yes',
+    ]) {
       const r = await runCli(line, { env });
       expect(r.code, `${line}: ${r.stderr}`).toBe(0);
     }
@@ -286,7 +402,9 @@ describe('what a refusal or a preview says', () => {
     server.setHandler(() => fail(409, 'subscription 3001 is active; cancel it first or pass force_delete', { code: 'CONFLICT' }));
     const r = await runCli('subscriptions delete 3001 --yes', { env });
     expect(r.code).toBe(5);
-    expect(r.stderr).toContain('hint: add --force-delete to delete it anyway (with --delete-related-data what depends on it goes too); `subctl subscriptions delete --help` says more');
+    expect(r.stderr).toContain(
+      'hint: add --force-delete to delete it anyway (with --delete-related-data what depends on it goes too); `subctl subscriptions delete --help` says more',
+    );
     const no = await runCli('subscriptions delete 3001', { env, tty: true, answers: ['n'] });
     expect(no.code).toBe(2);
     expect(no.stderr).toContain('error: cancelled: nothing was changed\n');
@@ -296,7 +414,13 @@ describe('what a refusal or a preview says', () => {
   it('extending an expired subscription: the preview says whether it becomes active, from the new end date', () => {
     const now = new Date('2026-11-23T00:00:00Z');
     const sub = { subscription_id: 42, status: 'expired', end_date: '2025-09-28T00:00:00.000Z' };
-    expect(describeChange(sub, { action: 'extend', extend_days: 30 }, now)).toEqual(['end_date: 2025-09-28 -> 2025-10-28', 'status: stays expired (the new end date is still past)']);
-    expect(describeChange(sub, { action: 'extend', extend_days: 500 }, now)).toEqual(['end_date: 2025-09-28 -> 2027-02-10', 'status: expired -> active']);
+    expect(describeChange(sub, { action: 'extend', extend_days: 30 }, now)).toEqual([
+      'end_date: 2025-09-28 -> 2025-10-28',
+      'status: stays expired (the new end date is still past)',
+    ]);
+    expect(describeChange(sub, { action: 'extend', extend_days: 500 }, now)).toEqual([
+      'end_date: 2025-09-28 -> 2027-02-10',
+      'status: expired -> active',
+    ]);
   });
 });

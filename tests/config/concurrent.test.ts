@@ -22,7 +22,9 @@ describe('parallel changes of the config', () => {
   it('eight `config set` of eight profiles at once: eight profiles, each with its address; no lock left', async () => {
     const cfg = tempDir('subctl-cfg-');
     const env = { PATH: process.env.PATH, HOME: tempDir('subctl-home-'), SUBCTL_CONFIG_DIR: cfg };
-    const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => run(['config', 'set', 'base-url', `https://p${i}.example.com`, '--profile', `p${i}`], env)));
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => run(['config', 'set', 'base-url', `https://p${i}.example.com`, '--profile', `p${i}`], env)),
+    );
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
     const profiles = JSON.parse(readFileSync(join(cfg, 'config.json'), 'utf8')).profiles as Record<string, { base_url?: string }>;
     expect(Object.keys(profiles).sort()).toEqual(Array.from({ length: 8 }, (_, i) => `p${i}`));
@@ -34,7 +36,13 @@ describe('parallel changes of the config', () => {
     const cfg = tempDir('subctl-cfg-');
     const env = { PATH: process.env.PATH, HOME: tempDir('subctl-home-'), SUBCTL_CONFIG_DIR: cfg };
     const users = ['superadmin', 'admin', 'manager', 'support', 'agent', 'enduser'];
-    const logins = await Promise.all(users.map((u) => run(['auth', 'login', '--base-url', sb.url, '--username', u, '--password-stdin', '--profile', `pr-${u}`], env, { stdin: `sandbox-${u}\n` })));
+    const logins = await Promise.all(
+      users.map((u) =>
+        run(['auth', 'login', '--base-url', sb.url, '--username', u, '--password-stdin', '--profile', `pr-${u}`], env, {
+          stdin: `sandbox-${u}\n`,
+        }),
+      ),
+    );
     for (const r of logins) expect(r.code, r.stderr).toBe(0);
     const stored = JSON.parse(readFileSync(join(cfg, 'credentials.json'), 'utf8')).profiles as Record<string, unknown>;
     expect(Object.keys(stored).sort()).toEqual(users.map((u) => `pr-${u}`).sort());

@@ -15,7 +15,8 @@ import { tempDir } from '../support/tmp.js';
 const root = tempDir('subctl-native-test-');
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-const bindingLoaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes(`${path.sep}@napi-rs${path.sep}keyring`));
+const bindingLoaded = () =>
+  Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes(`${path.sep}@napi-rs${path.sep}keyring`));
 const headlessLinux = process.platform === 'linux' && !process.env.DBUS_SESSION_BUS_ADDRESS;
 
 describe('lazy keyring binding', () => {

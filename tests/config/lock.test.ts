@@ -84,7 +84,10 @@ describe('acquireLock in process', () => {
   it('takes over a stale lock (dead pid) silently', () => {
     const file = freshLock();
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, JSON.stringify({ pid: deadPid(), started_at: '2020-01-01T00:00:00.000Z', command: 'cleanup', host: os.hostname() }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ pid: deadPid(), started_at: '2020-01-01T00:00:00.000Z', command: 'cleanup', host: os.hostname() }),
+    );
     const lock = acquireLock(file, { command: 'cleanup' });
     expect(JSON.parse(fs.readFileSync(file, 'utf8')).pid).toBe(process.pid);
     lock.release();
@@ -106,20 +109,53 @@ describe('acquireLock in process', () => {
       expect(start).toMatch(/^[0-9a-f-]{36}\/\d+$/);
       const [boot, ticks] = start.split('/');
       // The live child, as the lock's holder: held.
-      fs.writeFileSync(file, JSON.stringify({ pid: child.pid, started_at: '2026-01-01T00:00:00.000Z', command: 'cleanup', host: os.hostname(), pid_start: start }));
+      fs.writeFileSync(
+        file,
+        JSON.stringify({
+          pid: child.pid,
+          started_at: '2026-01-01T00:00:00.000Z',
+          command: 'cleanup',
+          host: os.hostname(),
+          pid_start: start,
+        }),
+      );
       expect(thrown(() => acquireLock(file, { command: 'cleanup' }))).toBeInstanceOf(LockHeldError);
       // The same pid, but the holder started at another time (the pid was reused): taken over.
-      fs.writeFileSync(file, JSON.stringify({ pid: child.pid, started_at: '2026-01-01T00:00:00.000Z', command: 'cleanup', host: os.hostname(), pid_start: `${boot}/${Number(ticks) - 1}` }));
+      fs.writeFileSync(
+        file,
+        JSON.stringify({
+          pid: child.pid,
+          started_at: '2026-01-01T00:00:00.000Z',
+          command: 'cleanup',
+          host: os.hostname(),
+          pid_start: `${boot}/${Number(ticks) - 1}`,
+        }),
+      );
       acquireLock(file, { command: 'cleanup' }).release();
       // Before the last reboot: taken over.
-      fs.writeFileSync(file, JSON.stringify({ pid: child.pid, started_at: '2026-01-01T00:00:00.000Z', command: 'cleanup', host: os.hostname(), pid_start: `00000000-0000-0000-0000-000000000000/${ticks}` }));
+      fs.writeFileSync(
+        file,
+        JSON.stringify({
+          pid: child.pid,
+          started_at: '2026-01-01T00:00:00.000Z',
+          command: 'cleanup',
+          host: os.hostname(),
+          pid_start: `00000000-0000-0000-0000-000000000000/${ticks}`,
+        }),
+      );
       acquireLock(file, { command: 'cleanup' }).release();
       // A lock of an earlier version (no pid_start): its time tells. Taken after the live process
       // with its pid started, it may be that process's: held. Taken before (long ago, the pid
       // reused since): taken over (it was held for good).
-      fs.writeFileSync(file, JSON.stringify({ pid: child.pid, started_at: new Date(Date.now() + 5_000).toISOString(), command: 'cleanup', host: os.hostname() }));
+      fs.writeFileSync(
+        file,
+        JSON.stringify({ pid: child.pid, started_at: new Date(Date.now() + 5_000).toISOString(), command: 'cleanup', host: os.hostname() }),
+      );
       expect(thrown(() => acquireLock(file, { command: 'cleanup' }))).toBeInstanceOf(LockHeldError);
-      fs.writeFileSync(file, JSON.stringify({ pid: child.pid, started_at: '2020-01-01T00:00:00.000Z', command: 'cleanup', host: os.hostname() }));
+      fs.writeFileSync(
+        file,
+        JSON.stringify({ pid: child.pid, started_at: '2020-01-01T00:00:00.000Z', command: 'cleanup', host: os.hostname() }),
+      );
       acquireLock(file, { command: 'cleanup' }).release();
     } finally {
       child.kill('SIGKILL');
@@ -210,7 +246,15 @@ describe('acquireLock across processes', () => {
   let script: string;
   beforeAll(() => {
     bundle = path.join(root, 'lock-bundle.mjs');
-    buildSync({ entryPoints: [path.resolve('src/config/lock.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: bundle, logLevel: 'silent' });
+    buildSync({
+      entryPoints: [path.resolve('src/config/lock.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      outfile: bundle,
+      logLevel: 'silent',
+    });
     script = path.join(root, 'racer.mjs');
     fs.writeFileSync(
       script,
@@ -244,7 +288,9 @@ try {
     return Promise.all(
       Array.from({ length: count }, () => {
         return new Promise<string>((resolve, reject) => {
-          const child = spawn(process.execPath, [script, file, String(startAt), marks, String(count)], { stdio: ['ignore', 'pipe', 'pipe'] });
+          const child = spawn(process.execPath, [script, file, String(startAt), marks, String(count)], {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
           let out = '';
           let err = '';
           child.stdout.on('data', (d) => (out += d));
@@ -268,7 +314,10 @@ try {
   it('8 processes racing for a stale lock: exactly one takes it over', async () => {
     const file = freshLock();
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, JSON.stringify({ pid: deadPid(), started_at: '2020-01-01T00:00:00.000Z', command: 'cleanup', host: os.hostname() }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ pid: deadPid(), started_at: '2020-01-01T00:00:00.000Z', command: 'cleanup', host: os.hostname() }),
+    );
     const results = await race(file, 8);
     expect(results.filter((r) => r === 'won')).toHaveLength(1);
     expect(results.filter((r) => r === 'lost:locked:5')).toHaveLength(7);

@@ -76,11 +76,14 @@ describe('resolvePaths', () => {
 });
 
 describe('private files and directories', () => {
-  it.skipIf(!fs.existsSync('/proc/self'))('a directory where the parent refuses children (/proc) is an error at once, not a spin (Node recursive mkdir loops there)', () => {
-    const t = performance.now();
-    expect(() => ensurePrivateDir('/proc/subctl-test/cfg')).toThrow(/cannot create the directory \/proc\/subctl-test\/cfg: ENOENT/);
-    expect(performance.now() - t).toBeLessThan(1000);
-  });
+  it.skipIf(!fs.existsSync('/proc/self'))(
+    'a directory where the parent refuses children (/proc) is an error at once, not a spin (Node recursive mkdir loops there)',
+    () => {
+      const t = performance.now();
+      expect(() => ensurePrivateDir('/proc/subctl-test/cfg')).toThrow(/cannot create the directory \/proc\/subctl-test\/cfg: ENOENT/);
+      expect(performance.now() - t).toBeLessThan(1000);
+    },
+  );
 
   it('ensurePrivateDir creates nested directories 0700', () => {
     const d = path.join(tmp(), 'a', 'b', 'c');
@@ -129,7 +132,9 @@ describe('private files and directories', () => {
     const link = path.join(d, 'link.json');
     fs.writeFileSync(target, '1');
     fs.symlinkSync(target, link);
-    expect(() => writeFileAtomic(link, '2')).toThrow(`${link} is a symbolic link: subctl reads and writes only files of its own there, never through a link`);
+    expect(() => writeFileAtomic(link, '2')).toThrow(
+      `${link} is a symbolic link: subctl reads and writes only files of its own there, never through a link`,
+    );
     expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
     expect(fs.readFileSync(target, 'utf8')).toBe('1');
   });

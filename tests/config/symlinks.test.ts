@@ -86,7 +86,9 @@ describe('a symlink planted in place of', () => {
     const csv = join(p.dir, 'in.csv');
     fs.writeFileSync(csv, 'subscription_id,action,reason\n1,pause,x\n');
     server.requests.length = 0;
-    const r = await runCli(['subscriptions', 'manage', '--from-csv', csv, '--yes', '--report', p.link], { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' } });
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', csv, '--yes', '--report', p.link], {
+      env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' },
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(refused(p.link));
     expect(server.requests).toHaveLength(0);
@@ -96,7 +98,11 @@ describe('a symlink planted in place of', () => {
   it("the bulk journal's row file: a link at its temporary name is replaced, never written through", () => {
     const p = plant(`run.journal.rows.${process.pid}.tmp`);
     const journal = join(p.dir, 'run.journal');
-    writeRowsFile(journal, { command: 'subscriptions manage', endpoint: 'POST /admin/subscriptions/{id}/manage', platform: 'http://127.0.0.1:1' } as never, [[2, 'x']]);
+    writeRowsFile(
+      journal,
+      { command: 'subscriptions manage', endpoint: 'POST /admin/subscriptions/{id}/manage', platform: 'http://127.0.0.1:1' } as never,
+      [[2, 'x']],
+    );
     expect(fs.readFileSync(p.target, 'utf8')).toBe(p.before);
     expect(fs.statSync(p.target).mode & 0o777).toBe(0o644);
     expect(JSON.parse(fs.readFileSync(`${journal}.rows`, 'utf8')).rows).toEqual([[2, 'x']]);
@@ -108,7 +114,7 @@ describe('a symlink planted in place of', () => {
     untouched(p);
   });
 
-  it('a symlinked config directory (dotfiles) is used, its target directory\'s mode left alone', async () => {
+  it("a symlinked config directory (dotfiles) is used, its target directory's mode left alone", async () => {
     const real = tempDir('subctl-real-');
     fs.chmodSync(real, 0o755);
     const link = join(tempDir('subctl-home-'), 'subctl');
@@ -124,7 +130,9 @@ describe('a malformed credentials file', () => {
   it('names the file and the line, never its content', async () => {
     const dir = tempDir('subctl-badcred-');
     fs.writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { base_url: server.url } } }), { mode: 0o600 });
-    fs.writeFileSync(join(dir, 'credentials.json'), '{\n  "profiles": {\n    "default": { "token": eyJSECRET-abcdef }\n  }\n}\n', { mode: 0o600 });
+    fs.writeFileSync(join(dir, 'credentials.json'), '{\n  "profiles": {\n    "default": { "token": eyJSECRET-abcdef }\n  }\n}\n', {
+      mode: 0o600,
+    });
     const r = await runCli('auth status', { env: { SUBCTL_CONFIG_DIR: dir } });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`credentials file ${join(dir, 'credentials.json')} is not valid JSON (line 3, column 27)`);

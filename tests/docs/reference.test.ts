@@ -47,7 +47,10 @@ describe('the generated reference', () => {
 
   it.skipIf(!manInstalled)('man -l renders man/subctl-services.1 and man/subctl.1 without warnings', () => {
     for (const page of ['man/subctl-services.1', 'man/subctl.1']) {
-      const r = spawnSync('man', ['--warnings', '-l', join(root, page)], { encoding: 'utf8', env: { ...process.env, MANWIDTH: '80', MANPAGER: 'cat', PAGER: 'cat' } });
+      const r = spawnSync('man', ['--warnings', '-l', join(root, page)], {
+        encoding: 'utf8',
+        env: { ...process.env, MANWIDTH: '80', MANPAGER: 'cat', PAGER: 'cat' },
+      });
       expect(r.status, r.stderr).toBe(0);
       expect(r.stderr).toBe('');
       if (page.endsWith('services.1')) {

@@ -24,7 +24,35 @@ const SAFE = Number.MAX_SAFE_INTEGER;
 const unit = fc.oneof(
   { arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }), weight: 6 },
   {
-    arbitrary: fc.constantFrom(',', '"', "'", '\n', '\r\n', '\t', ' ', '&', '=', '?', '#', '%', '%2F', '+', '/', '\\', '\u0000', '\u001b[31m', 'é', 'ß', '中', '😀', '\u202e', '=1+1', '@', ';', '<b>'),
+    arbitrary: fc.constantFrom(
+      ',',
+      '"',
+      "'",
+      '\n',
+      '\r\n',
+      '\t',
+      ' ',
+      '&',
+      '=',
+      '?',
+      '#',
+      '%',
+      '%2F',
+      '+',
+      '/',
+      '\\',
+      '\u0000',
+      '\u001b[31m',
+      'é',
+      'ß',
+      '中',
+      '😀',
+      '\u202e',
+      '=1+1',
+      '@',
+      ';',
+      '<b>',
+    ),
     weight: 2,
   },
   { arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }), weight: 2 },
@@ -35,7 +63,11 @@ function text(min: number, max: number): fc.Arbitrary<string> {
   const any = fc.string({ unit, minLength: min, maxLength: hi }).filter((s) => s.length >= min && s.length <= max);
   if (max === Infinity || max > 200) return any;
   // The bounds themselves, exactly.
-  return fc.oneof(any, fc.string({ unit: 'grapheme-ascii', minLength: max, maxLength: max }), fc.string({ unit: 'grapheme-ascii', minLength: min, maxLength: min }));
+  return fc.oneof(
+    any,
+    fc.string({ unit: 'grapheme-ascii', minLength: max, maxLength: max }),
+    fc.string({ unit: 'grapheme-ascii', minLength: min, maxLength: min }),
+  );
 }
 
 function integer(info: FieldInfo): fc.Arbitrary<number> {
@@ -43,17 +75,30 @@ function integer(info: FieldInfo): fc.Arbitrary<number> {
   const max = Math.min(info.max ?? SAFE, SAFE);
   const lo = Math.max(min, -1000);
   const hi = Math.min(max, 100_000);
-  const small = lo <= hi ? fc.integer({ min: lo, max: hi }) : fc.integer({ min: Math.max(min, -(2 ** 31)), max: Math.min(max, 2 ** 31 - 1) });
-  return fc.oneof({ arbitrary: small, weight: 4 }, fc.constantFrom(min, max), fc.maxSafeInteger().filter((v) => v >= min && v <= max));
+  const small =
+    lo <= hi ? fc.integer({ min: lo, max: hi }) : fc.integer({ min: Math.max(min, -(2 ** 31)), max: Math.min(max, 2 ** 31 - 1) });
+  return fc.oneof(
+    { arbitrary: small, weight: 4 },
+    fc.constantFrom(min, max),
+    fc.maxSafeInteger().filter((v) => v >= min && v <= max),
+  );
 }
 
 function number(info: FieldInfo): fc.Arbitrary<number> {
   const min = info.min ?? -1e12;
   const max = info.max ?? 1e12;
-  return fc.oneof(fc.double({ min, max, noNaN: true, noDefaultInfinity: true }), fc.integer({ min: Math.max(Math.ceil(min), -1e6), max: Math.min(Math.floor(max), 1e6) }), fc.constant(min)).map((v) => (Object.is(v, -0) ? 0 : v));
+  return fc
+    .oneof(
+      fc.double({ min, max, noNaN: true, noDefaultInfinity: true }),
+      fc.integer({ min: Math.max(Math.ceil(min), -1e6), max: Math.min(Math.floor(max), 1e6) }),
+      fc.constant(min),
+    )
+    .map((v) => (Object.is(v, -0) ? 0 : v));
 }
 
-const isoDate = fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2199-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+const isoDate = fc
+  .date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2199-12-31T00:00:00Z'), noInvalidDate: true })
+  .map((d) => d.toISOString().slice(0, 10));
 
 /** A value the field accepts. */
 export function validValue(info: FieldInfo): fc.Arbitrary<unknown> {
@@ -94,9 +139,15 @@ export function invalidValue(info: FieldInfo, place: Place): fc.Arbitrary<unknow
       opts.push(fc.integer(), fc.boolean(), fc.constant({ a: 1 }), fc.constant(['x']));
       break;
     case 'integer':
-      if (info.min !== undefined) opts.push(fc.integer({ min: 1, max: 1000 }).map((d) => (info.min! > -SAFE ? info.min! - d : -SAFE - d * 2)));
-      if (info.max !== undefined) opts.push(fc.integer({ min: 1, max: 1000 }).map((d) => (info.max! < SAFE ? info.max! + d : SAFE + d * 2)));
-      opts.push(fc.integer({ min: -1000, max: 1000 }).map((n) => n + 0.5), fc.constantFrom('abc', 'twelve', '1e', '0x'), fc.constant({ n: 1 }));
+      if (info.min !== undefined)
+        opts.push(fc.integer({ min: 1, max: 1000 }).map((d) => (info.min! > -SAFE ? info.min! - d : -SAFE - d * 2)));
+      if (info.max !== undefined)
+        opts.push(fc.integer({ min: 1, max: 1000 }).map((d) => (info.max! < SAFE ? info.max! + d : SAFE + d * 2)));
+      opts.push(
+        fc.integer({ min: -1000, max: 1000 }).map((n) => n + 0.5),
+        fc.constantFrom('abc', 'twelve', '1e', '0x'),
+        fc.constant({ n: 1 }),
+      );
       if (!wire) opts.push(fc.constantFrom('12', true, false, null));
       break;
     case 'number':
@@ -112,12 +163,33 @@ export function invalidValue(info: FieldInfo, place: Place): fc.Arbitrary<unknow
     case 'enum': {
       const values = info.values ?? [];
       opts.push(fc.string({ maxLength: 12 }).filter((s) => !values.includes(s)));
-      opts.push(fc.constantFrom(...values).map((v) => (v.toLowerCase() !== v ? v.toLowerCase() : `${v.toUpperCase()}_`)).filter((v) => !values.includes(v)));
+      opts.push(
+        fc
+          .constantFrom(...values)
+          .map((v) => (v.toLowerCase() !== v ? v.toLowerCase() : `${v.toUpperCase()}_`))
+          .filter((v) => !values.includes(v)),
+      );
       opts.push(fc.constant(7), fc.constant(['x']));
       break;
     }
     case 'date':
-      opts.push(fc.constantFrom('2026-02-30', '2026-13-01', '2025-02-29', '2026-1-1', '20260101', '2026/01/01', '01-01-2026', 'yesterday', '', '2026-01-01T00:00:00Z', '0000-00-00', '2026-00-10', ' 2026-01-01'));
+      opts.push(
+        fc.constantFrom(
+          '2026-02-30',
+          '2026-13-01',
+          '2025-02-29',
+          '2026-1-1',
+          '20260101',
+          '2026/01/01',
+          '01-01-2026',
+          'yesterday',
+          '',
+          '2026-01-01T00:00:00Z',
+          '0000-00-00',
+          '2026-00-10',
+          ' 2026-01-01',
+        ),
+      );
       opts.push(fc.constant(20260101));
       break;
     case 'list':
@@ -194,21 +266,21 @@ export function brokenInput(ep: AnyEndpoint): fc.Arbitrary<Broken> | undefined {
   // A field can be broken when it is required (left out) or refuses some value.
   const breakable = fieldsOf(ep).filter((f) => !f.info.optional || probes.some((v) => !f.schema.safeParse(v).success));
   if (!breakable.length) return undefined;
-  return fc
-    .tuple(validInput(ep), fc.constantFrom(...breakable), fc.boolean())
-    .chain(([input, f, drop]) => {
-      if (drop && !f.info.optional) {
-        const copy = structuredClone(input);
-        delete copy[f.place][f.name];
-        return fc.constant<Broken>({ input: copy, field: f.name, place: f.place, how: 'missing' });
-      }
-      return invalidValue(f.info, f.place)
+  return fc.tuple(validInput(ep), fc.constantFrom(...breakable), fc.boolean()).chain(([input, f, drop]) => {
+    if (drop && !f.info.optional) {
+      const copy = structuredClone(input);
+      delete copy[f.place][f.name];
+      return fc.constant<Broken>({ input: copy, field: f.name, place: f.place, how: 'missing' });
+    }
+    return (
+      invalidValue(f.info, f.place)
         // Only values the field itself refuses (a z.unknown() field refuses nothing).
         .filter((v) => refuses(f, v))
         .map((v) => {
           const copy = structuredClone(input);
           copy[f.place][f.name] = v;
           return { input: copy, field: f.name, place: f.place, how: 'value', value: v } as Broken;
-        });
-    });
+        })
+    );
+  });
 }

@@ -61,7 +61,8 @@ async function check<T>(group: string, arb: fc.Arbitrary<T>, numRuns: number, pr
     await fc.assert(
       fc.asyncProperty(arb, async (v) => {
         n++;
-        if (process.env.FUZZ_TRACE) (await import('node:fs')).appendFileSync(process.env.FUZZ_TRACE, `${group} ${n} ${JSON.stringify(v).slice(0, 300)}\n`);
+        if (process.env.FUZZ_TRACE)
+          (await import('node:fs')).appendFileSync(process.env.FUZZ_TRACE, `${group} ${n} ${JSON.stringify(v).slice(0, 300)}\n`);
         await predicate(v);
       }),
       params(numRuns),
@@ -97,7 +98,12 @@ afterAll(async () => {
   const w = Math.max(5, ...rows.map(([g]) => g.length));
   const line = (g: string, c: string | number, f: string | number) => `${g.padEnd(w)}  ${String(c).padStart(7)}  ${String(f).padStart(8)}`;
   console.log(
-    [`fuzz cases per command group (FUZZ_RUNS=${RUNS})`, line('group', 'cases', 'failures'), ...rows.map(([g, t]) => line(g, t.cases, t.failures)), line('total', total, failures)].join('\n'),
+    [
+      `fuzz cases per command group (FUZZ_RUNS=${RUNS})`,
+      line('group', 'cases', 'failures'),
+      ...rows.map(([g, t]) => line(g, t.cases, t.failures)),
+      line('total', total, failures),
+    ].join('\n'),
   );
 });
 
@@ -132,7 +138,11 @@ function checkOnTheWire(ep: AnyEndpoint, req: WireRequest, input: Input): void {
     expect(r.success, `params ${JSON.stringify(m!.params)}: ${r.error?.message}`).toBe(true);
     expect(r.data).toEqual(ep.params.parse(input.params));
   }
-  const listFields = new Set(fieldsOf(ep).filter((f) => f.place === 'query' && f.info.kind === 'list').map((f) => f.name));
+  const listFields = new Set(
+    fieldsOf(ep)
+      .filter((f) => f.place === 'query' && f.info.kind === 'list')
+      .map((f) => f.name),
+  );
   const query: Record<string, unknown> = {};
   for (const k of new Set(req.search.keys())) {
     const all = req.search.getAll(k);
@@ -197,7 +207,10 @@ describe('(a) invalid input is refused before sending, naming the field', () => 
       }
       expect(err, JSON.stringify(b)).toBeInstanceOf(ValidationError);
       const fields = (err as ValidationError).problems.map((p) => p.field);
-      expect(fields.some((f) => f === b.field || f.startsWith(`${b.field}.`)), `${JSON.stringify(fields)} names ${b.field}`).toBe(true);
+      expect(
+        fields.some((f) => f === b.field || f.startsWith(`${b.field}.`)),
+        `${JSON.stringify(fields)} names ${b.field}`,
+      ).toBe(true);
     });
 
     // The same through the whole CLI: a sample of cases a command line can say.
@@ -210,7 +223,10 @@ describe('(a) invalid input is refused before sending, naming the field', () => 
     };
     // Drawn, then kept when expressible (a filter could loop for ever: an empty path id, say,
     // routes nowhere, so no broken path id of DELETE /cms/users/devices/{id} can be said).
-    const said = fc.sample(broken, { numRuns: CLI_RUNS * 20, seed: SEED }).filter(expressible).slice(0, CLI_RUNS);
+    const said = fc
+      .sample(broken, { numRuns: CLI_RUNS * 20, seed: SEED })
+      .filter(expressible)
+      .slice(0, CLI_RUNS);
     if (!said.length) return;
     await checkList(groupOf(ep), said, async (b) => {
       wire.requests.length = 0;
@@ -254,7 +270,8 @@ const JSON_TYPE = { 'content-type': 'application/json' };
 type Unwrapped = { type: string; shape?: Record<string, unknown>; element?: unknown; innerType?: unknown };
 function unwrap(s: unknown): Unwrapped {
   let d = (s as { _zod: { def: Unwrapped } })._zod.def;
-  for (let i = 0; i < 5 && (d.type === 'optional' || d.type === 'nullable'); i++) d = (d.innerType as { _zod: { def: Unwrapped } })._zod.def;
+  for (let i = 0; i < 5 && (d.type === 'optional' || d.type === 'nullable'); i++)
+    d = (d.innerType as { _zod: { def: Unwrapped } })._zod.def;
   return d;
 }
 const keysOf = (s: unknown): string[] => {
@@ -291,34 +308,79 @@ const HUGE = (() => {
   return { text, cut: text.slice(0, text.length - 7) };
 })();
 
-const controlText = fc.string({ unit: fc.oneof(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }), fc.constantFrom('\n', '\r', '\t', '\u001b[2J', '\u001b]0;owned\u0007', '\u0000', '\u0008', '\u009b', '\n    at Object.<anonymous> (/srv/app.js:1:1)')), maxLength: 60 });
+const controlText = fc.string({
+  unit: fc.oneof(
+    fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }),
+    fc.constantFrom(
+      '\n',
+      '\r',
+      '\t',
+      '\u001b[2J',
+      '\u001b]0;owned\u0007',
+      '\u0000',
+      '\u0008',
+      '\u009b',
+      '\n    at Object.<anonymous> (/srv/app.js:1:1)',
+    ),
+  ),
+  maxLength: 60,
+});
 
 /** Every kind of malformed answer, each drawn at random. */
 function malformed(ep: AnyEndpoint): fc.Arbitrary<{ kind: string; reply: WireReply }> {
   const sample = JSON.stringify({ status: true, message: 'OK', data: { a: 1, b: [1, 2, { c: 'x' }], d: 'text' }, error: null, meta: null });
   const kinds: Array<fc.Arbitrary<{ kind: string; reply: WireReply }>> = [
-    fc.integer({ min: 0, max: sample.length - 1 }).map((n) => ({ kind: 'truncated JSON', reply: { status: 200, headers: JSON_TYPE, body: sample.slice(0, n) } })),
+    fc
+      .integer({ min: 0, max: sample.length - 1 })
+      .map((n) => ({ kind: 'truncated JSON', reply: { status: 200, headers: JSON_TYPE, body: sample.slice(0, n) } })),
     fc.constantFrom(200, 400, 401, 403, 404, 409, 422, 500, 502, 503, 504).map((status) => ({
       kind: 'HTML error page',
-      reply: { status, headers: { 'content-type': 'text/html; charset=utf-8' }, body: `<!DOCTYPE html>\n<html><head><title>${status}</title></head>\n<body><h1>Error ${status}</h1><p>nginx</p></body></html>\n` },
+      reply: {
+        status,
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+        body: `<!DOCTYPE html>\n<html><head><title>${status}</title></head>\n<body><h1>Error ${status}</h1><p>nginx</p></body></html>\n`,
+      },
     })),
     wrongData(ep).map((data) => ({ kind: 'wrong types in the data', reply: envelope(data) })),
     fc.constantFrom(HUGE.text, HUGE.cut).map((body) => ({ kind: 'huge body', reply: { status: 200, headers: JSON_TYPE, body } })),
-    fc.constantFrom(200, 201, 204, 400, 401, 404, 500, 503).map((status) => ({ kind: 'empty body', reply: { status, headers: JSON_TYPE, body: '' } })),
     fc
-      .record({ message: fc.option(controlText, { nil: undefined }), error: fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.record({ code: fc.oneof(fc.string(), fc.integer()), message: controlText, fields: fc.array(fc.record({ field: controlText, message: controlText }), { maxLength: 3 }) })) })
-      .map((e) => ({ kind: '200 with status:false', reply: { status: 200, headers: JSON_TYPE, body: JSON.stringify({ status: false, message: e.message, data: null, error: e.error }) } })),
+      .constantFrom(200, 201, 204, 400, 401, 404, 500, 503)
+      .map((status) => ({ kind: 'empty body', reply: { status, headers: JSON_TYPE, body: '' } })),
     fc
-      .tuple(fc.uint8Array({ minLength: 1, maxLength: 40, min: 0x80, max: 0xff }), fc.boolean())
-      .map(([bytes, inJson]) => ({
-        kind: 'non-UTF-8 bytes',
-        reply: {
-          status: 200,
-          headers: JSON_TYPE,
-          body: inJson ? Buffer.concat([Buffer.from('{"status":true,"message":"'), Buffer.from(bytes), Buffer.from('","data":{"name":"'), Buffer.from(bytes), Buffer.from('"}}')]) : Buffer.from(bytes),
-        },
+      .record({
+        message: fc.option(controlText, { nil: undefined }),
+        error: fc.oneof(
+          fc.jsonValue({ maxDepth: 2 }),
+          fc.record({
+            code: fc.oneof(fc.string(), fc.integer()),
+            message: controlText,
+            fields: fc.array(fc.record({ field: controlText, message: controlText }), { maxLength: 3 }),
+          }),
+        ),
+      })
+      .map((e) => ({
+        kind: '200 with status:false',
+        reply: { status: 200, headers: JSON_TYPE, body: JSON.stringify({ status: false, message: e.message, data: null, error: e.error }) },
       })),
-    fc.jsonValue({ maxDepth: 2 }).map((v) => ({ kind: 'JSON that is not an envelope', reply: { status: 200, headers: JSON_TYPE, body: JSON.stringify(v) } })),
+    fc.tuple(fc.uint8Array({ minLength: 1, maxLength: 40, min: 0x80, max: 0xff }), fc.boolean()).map(([bytes, inJson]) => ({
+      kind: 'non-UTF-8 bytes',
+      reply: {
+        status: 200,
+        headers: JSON_TYPE,
+        body: inJson
+          ? Buffer.concat([
+              Buffer.from('{"status":true,"message":"'),
+              Buffer.from(bytes),
+              Buffer.from('","data":{"name":"'),
+              Buffer.from(bytes),
+              Buffer.from('"}}'),
+            ])
+          : Buffer.from(bytes),
+      },
+    })),
+    fc
+      .jsonValue({ maxDepth: 2 })
+      .map((v) => ({ kind: 'JSON that is not an envelope', reply: { status: 200, headers: JSON_TYPE, body: JSON.stringify(v) } })),
   ];
   return fc.oneof(...kinds);
 }
@@ -342,10 +404,15 @@ describe('(c) malformed answers: a clear error and a documented exit code, never
       }
     });
     // Through `subctl api` (raw: no response schema), in two output formats.
-    await check(groupOf(ep), fc.tuple(malformed(ep), fc.constantFrom('json', 'table', 'csv', 'ndjson')), CLI_RUNS, async ([{ reply }, format]) => {
-      wire.reply = () => reply;
-      expectClearFailure(await runCli(apiArgs(ep, input, ['-o', format]), { env: env() }), ANSWER_EXITS);
-    });
+    await check(
+      groupOf(ep),
+      fc.tuple(malformed(ep), fc.constantFrom('json', 'table', 'csv', 'ndjson')),
+      CLI_RUNS,
+      async ([{ reply }, format]) => {
+        wire.reply = () => reply;
+        expectClearFailure(await runCli(apiArgs(ep, input, ['-o', format]), { env: env() }), ANSWER_EXITS);
+      },
+    );
   });
 
   // Verbs that render answers: lists (table, csv, json, ndjson, --all), objects, summaries, charts.
@@ -398,12 +465,25 @@ describe('(c) malformed answers: a clear error and a documented exit code, never
     const words = line.split(' ');
     const stdin = words.includes('--password-stdin') ? 'pw-fuzz-1\n' : undefined;
     const ep = endpoints.find((e) => e.name.startsWith(`${words[0]}.`)) ?? endpoints[0];
-    await check(group, fc.oneof(malformed(ep), ...endpoints.filter((e) => groupOf(e) === group).map((e) => wrongData(e).map((data) => ({ kind: 'wrong types', reply: envelope(data) })))), CLI_RUNS * 2, async (m) => {
-      wire.reply = () => m.reply;
-      // Its own config directory: a sign-in may store whatever token the answer held.
-      // `profile update` without --full-name keeps the profile's: none in the answer is a usage error (2).
-      const allowed = line.startsWith('profile update') ? [...ANSWER_EXITS, 2] : ANSWER_EXITS;
-      expectClearFailure(await runCli([...words, '--retries', '0'], { env: { ...env(), SUBCTL_CONFIG_DIR: tempConfigDir() }, stdin }), allowed);
-    });
+    await check(
+      group,
+      fc.oneof(
+        malformed(ep),
+        ...endpoints
+          .filter((e) => groupOf(e) === group)
+          .map((e) => wrongData(e).map((data) => ({ kind: 'wrong types', reply: envelope(data) }))),
+      ),
+      CLI_RUNS * 2,
+      async (m) => {
+        wire.reply = () => m.reply;
+        // Its own config directory: a sign-in may store whatever token the answer held.
+        // `profile update` without --full-name keeps the profile's: none in the answer is a usage error (2).
+        const allowed = line.startsWith('profile update') ? [...ANSWER_EXITS, 2] : ANSWER_EXITS;
+        expectClearFailure(
+          await runCli([...words, '--retries', '0'], { env: { ...env(), SUBCTL_CONFIG_DIR: tempConfigDir() }, stdin }),
+          allowed,
+        );
+      },
+    );
   });
 });

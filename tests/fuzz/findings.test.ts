@@ -59,7 +59,9 @@ describe("path ids '.' and '..'", () => {
 describe('server text on the terminal', () => {
   it('oneLine drops escape sequences and makes control characters and line breaks spaces', () => {
     expect(oneLine('bad\n\u001b[31minput\u001b[0m')).toBe('bad input');
-    expect(oneLine('\u001b]0;owned\u0007title\r\n    at Object.<anonymous> (/srv/app.js:1:1)')).toBe('title at Object.<anonymous> (/srv/app.js:1:1)');
+    expect(oneLine('\u001b]0;owned\u0007title\r\n    at Object.<anonymous> (/srv/app.js:1:1)')).toBe(
+      'title at Object.<anonymous> (/srv/app.js:1:1)',
+    );
     expect(oneLine('a\u0000b\u009b2Jc\u0008')).toBe('a bc');
     expect(oneLine('  plain  ')).toBe('plain');
   });
@@ -67,7 +69,11 @@ describe('server text on the terminal', () => {
   it('an error message and field errors with escapes and newlines print as clean lines', async () => {
     server.setHandler(() =>
       json(
-        { status: false, message: 'bad\u001b[2J request\n    at handler (/srv/app.js:9:1)', error: { code: 'X\u0007', fields: [{ field: 'name\n', message: 'too\u001b]0;owned\u0007 long' }] } },
+        {
+          status: false,
+          message: 'bad\u001b[2J request\n    at handler (/srv/app.js:9:1)',
+          error: { code: 'X\u0007', fields: [{ field: 'name\n', message: 'too\u001b]0;owned\u0007 long' }] },
+        },
         400,
       ),
     );
@@ -94,7 +100,11 @@ describe('answers without data, or with items that are not objects', () => {
 
   it('a list summary is not given a null: `usage-codes list` and `referrals mine` print an empty list', async () => {
     server.setHandler(() => json({ status: true, message: 'OK', data: null }));
-    for (const line of [['usage-codes', 'list'], ['referrals', 'mine'], ['wallet', 'list', '-o', 'json']]) {
+    for (const line of [
+      ['usage-codes', 'list'],
+      ['referrals', 'mine'],
+      ['wallet', 'list', '-o', 'json'],
+    ]) {
       const r = await runCli(line, { env: env() });
       expect(r.code, `${line.join(' ')}: ${r.stderr}`).toBe(0);
     }
@@ -117,7 +127,16 @@ describe('csv of keys csv-stringify trips on', () => {
     const one = await runCli(['api', 'GET', '/x', '-o', 'csv'], { env: env() });
     expect(one.code, one.stderr).toBe(0);
     expect(one.stdout).toBe('-7,,x\na,1,-2\n');
-    server.setHandler(() => json({ status: true, message: 'OK', data: [{ '': '-1', b: '=cmd' }, { '': 2, b: 'ok' }] }));
+    server.setHandler(() =>
+      json({
+        status: true,
+        message: 'OK',
+        data: [
+          { '': '-1', b: '=cmd' },
+          { '': 2, b: 'ok' },
+        ],
+      }),
+    );
     const list = await runCli(['api', 'GET', '/x', '-o', 'csv'], { env: env() });
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toBe(",b\n-1,'=cmd\n2,ok\n");
@@ -127,11 +146,17 @@ describe('csv of keys csv-stringify trips on', () => {
 describe('auth answers outside the contract', () => {
   it('a sign-in answered 200 with an error message is exit 3 (not a usage error: something was sent)', async () => {
     server.setHandler(() => json({ status: true, message: 'OK', data: { success: false, error_message: 'wrong\npassword' } }));
-    const r = await runCli(['auth', 'login', '--username', 'ann', '--password-stdin'], { env: { SUBCTL_BASE_URL: server.url, SUBCTL_CONFIG_DIR: cfg }, stdin: 'pw-1\n' });
+    const r = await runCli(['auth', 'login', '--username', 'ann', '--password-stdin'], {
+      env: { SUBCTL_BASE_URL: server.url, SUBCTL_CONFIG_DIR: cfg },
+      stdin: 'pw-1\n',
+    });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/^error: sign-in refused: wrong password$/m);
     server.setHandler(() => json({ status: true, message: 'OK', data: null }));
-    const none = await runCli(['auth', 'login', '--username', 'ann', '--password-stdin'], { env: { SUBCTL_BASE_URL: server.url, SUBCTL_CONFIG_DIR: cfg }, stdin: 'pw-1\n' });
+    const none = await runCli(['auth', 'login', '--username', 'ann', '--password-stdin'], {
+      env: { SUBCTL_BASE_URL: server.url, SUBCTL_CONFIG_DIR: cfg },
+      stdin: 'pw-1\n',
+    });
     expect(none.code).toBe(6);
     expect(none.stderr).toMatch(/no token in the answer/);
   });
@@ -139,7 +164,9 @@ describe('auth answers outside the contract', () => {
   it('auth status with no data does not crash; auth refresh without a token keeps the stored one (exit 6)', async () => {
     const dir = tempDir('subctl-refresh-');
     const e = { SUBCTL_BASE_URL: server.url, SUBCTL_CONFIG_DIR: dir };
-    server.setHandler(() => json({ status: true, message: 'OK', data: { token: 'tok-stored-1', user_id: 1, username: 'ann', role: 'admin' } }));
+    server.setHandler(() =>
+      json({ status: true, message: 'OK', data: { token: 'tok-stored-1', user_id: 1, username: 'ann', role: 'admin' } }),
+    );
     expect((await runCli(['auth', 'login', '--username', 'ann', '--password-stdin'], { env: e, stdin: 'pw-1\n' })).code).toBe(0);
     server.setHandler(() => json({ status: true, message: 'OK', data: null }));
     const status = await runCli(['auth', 'status', '-o', 'json'], { env: e });

@@ -50,7 +50,14 @@ export async function startWire(): Promise<Wire> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const u = new URL(req.url ?? '/', 'http://x');
-    const rec: WireRequest = { method: req.method ?? '', url: req.url ?? '/', path: u.pathname, search: u.searchParams, headers: req.headers, body: Buffer.concat(chunks) };
+    const rec: WireRequest = {
+      method: req.method ?? '',
+      url: req.url ?? '/',
+      path: u.pathname,
+      search: u.searchParams,
+      headers: req.headers,
+      body: Buffer.concat(chunks),
+    };
     wire.requests.push(rec);
     let r: WireReply;
     try {

@@ -39,7 +39,13 @@ describe('bars', () => {
   });
 
   test('long labels are cut to a third of the width; every line fits the width', () => {
-    const lines = bars([{ label: 'a very long service name indeed', value: 1234567 }, { label: 'b', value: -3 }], 40);
+    const lines = bars(
+      [
+        { label: 'a very long service name indeed', value: 1234567 },
+        { label: 'b', value: -3 },
+      ],
+      40,
+    );
     for (const l of lines) expect(displayWidth(l)).toBeLessThanOrEqual(40);
     expect(lines[0].startsWith('a very long …  █')).toBe(true);
     expect(lines[0].endsWith(' 1234567')).toBe(true);
@@ -77,7 +83,7 @@ describe('width helpers', () => {
     expect(fitColumns([], 20)).toEqual({ widths: [], shown: 0 });
   });
 
-  test('fitColumns with the values\' widths: a header wider than its values gives way before any value is cut', () => {
+  test("fitColumns with the values' widths: a header wider than its values gives way before any value is cut", () => {
     // 'subscription_id' (15) over ids of 4 digits, next to a 30-wide column, in 30 columns.
     expect(fitColumns([15, 30], 30, [4, 30])).toEqual({ widths: [6, 22], shown: 2 });
     // Cutting headers alone is enough: the values stay whole, spare room goes back to the headers.

@@ -47,12 +47,15 @@ describe('colour rules (clig.dev): escape codes only when stdout takes colour', 
     );
   });
 
-  test.each(['json', 'ndjson', 'csv'] as OutputFormat[])('%s never carries escape codes, even with FORCE_COLOR on a terminal', async (format) => {
-    const io = fakeIO({ tty: true, env: { FORCE_COLOR: '1' } });
-    await printList(rows, { format, io });
-    await printObject(rows[0], { format, io });
-    expect(io.out()).not.toContain('\u001b');
-  });
+  test.each(['json', 'ndjson', 'csv'] as OutputFormat[])(
+    '%s never carries escape codes, even with FORCE_COLOR on a terminal',
+    async (format) => {
+      const io = fakeIO({ tty: true, env: { FORCE_COLOR: '1' } });
+      await printList(rows, { format, io });
+      await printObject(rows[0], { format, io });
+      expect(io.out()).not.toContain('\u001b');
+    },
+  );
 
   test('printObject on a terminal follows the same rules', async () => {
     const on = fakeIO({ tty: true });

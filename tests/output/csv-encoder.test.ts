@@ -25,11 +25,45 @@ const reference = (records: unknown[][]) =>
       // Text that begins or ends with white space is quoted (readers that trim would lose it),
       // unless the formula quote that leads it (a TAB or CR first) already hides its start.
       string: (v) =>
-        NEGATIVE_NUMBER.test(v) ? { value: v, escape_formulas: false } : /\s$/.test(v) || (/^\s/.test(v) && !/^[\t\r]/.test(v)) ? { value: v, quoted: true } : v,
+        NEGATIVE_NUMBER.test(v)
+          ? { value: v, escape_formulas: false }
+          : /\s$/.test(v) || (/^\s/.test(v) && !/^[\t\r]/.test(v))
+            ? { value: v, quoted: true }
+            : v,
     },
   });
 
-const tricky = fc.constantFrom('', ' ', ' lead', 'trail ', '\u00a0nbsp', 'mid dle', ',', '"', 'a,b', 'say "hi"', 'two\nlines', 'cr\rhere', 'crlf\r\nx', '=SUM(A1)', '+1', '-1', '-19.99', '-1e5', '-x', '@me', '\tlead', '\rlead', '＝1', '＋1', '－1', '＠a', 'Ünïcødé', '日本', "'quoted");
+const tricky = fc.constantFrom(
+  '',
+  ' ',
+  ' lead',
+  'trail ',
+  '\u00a0nbsp',
+  'mid dle',
+  ',',
+  '"',
+  'a,b',
+  'say "hi"',
+  'two\nlines',
+  'cr\rhere',
+  'crlf\r\nx',
+  '=SUM(A1)',
+  '+1',
+  '-1',
+  '-19.99',
+  '-1e5',
+  '-x',
+  '@me',
+  '\tlead',
+  '\rlead',
+  '＝1',
+  '＋1',
+  '－1',
+  '＠a',
+  'Ünïcødé',
+  '日本',
+  "'quoted",
+);
 const cell = fc.oneof(
   tricky,
   fc.string({ maxLength: 10 }),

@@ -1,12 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import {
-  escapeControls,
-  formatCell,
-  getPath,
-  OUTPUT_FORMATS,
-  parseOutputFormat,
-  pickFields,
-} from '../../src/output/index.js';
+import { escapeControls, formatCell, getPath, OUTPUT_FORMATS, parseOutputFormat, pickFields } from '../../src/output/index.js';
 import { UsageError } from '../../src/api/errors.js';
 
 /** The local rendering with seconds and offset, computed independently of src/output/time.ts. */

@@ -8,8 +8,20 @@ import { runCli } from '../support/run-cli.js';
 
 let server: StubServer;
 const env = () => ({ SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 'tok' });
-const service = (id: number) => ({ service_id: id, service_code: `S${id}`, service_name: `Service ${id}`, service_type: 'HYBRID', provider_name: 'P', is_active: id % 2 === 0 });
-const pagination = (page: number, size: number, total: number) => ({ current_page: page, page_size: size, total_pages: Math.ceil(total / size), total_records: total });
+const service = (id: number) => ({
+  service_id: id,
+  service_code: `S${id}`,
+  service_name: `Service ${id}`,
+  service_type: 'HYBRID',
+  provider_name: 'P',
+  is_active: id % 2 === 0,
+});
+const pagination = (page: number, size: number, total: number) => ({
+  current_page: page,
+  page_size: size,
+  total_pages: Math.ceil(total / size),
+  total_records: total,
+});
 
 beforeAll(async () => {
   server = await startStubServer();
@@ -56,7 +68,9 @@ describe('--jq on a list', () => {
       const bad = await runCli(['services', 'list', '-o', format, '--jq', '.'], { env: env() });
       expect(bad.code).toBe(2);
       expect(bad.stdout).toBe('');
-      expect(JSON.parse(bad.stderr).error.message).toBe(`--jq filters JSON output: leave out -o ${format}, or use -o json (one document) or -o ndjson (one a line)`);
+      expect(JSON.parse(bad.stderr).error.message).toBe(
+        `--jq filters JSON output: leave out -o ${format}, or use -o json (one document) or -o ndjson (one a line)`,
+      );
     }
     expect(server.requests).toHaveLength(0);
   });
@@ -73,13 +87,15 @@ describe('--jq on a get', () => {
 });
 
 describe('--jq errors', () => {
-  it('an expression that does not compile: exit 2 with jq\'s message, before anything is sent', async () => {
+  it("an expression that does not compile: exit 2 with jq's message, before anything is sent", async () => {
     const r = await runCli(['services', 'list', '--jq', '.[] | nosuchfunction'], { env: env() });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     const e = JSON.parse(r.stderr).error;
     expect(e.type).toBe('usage');
-    expect(e.message).toMatch(/^--jq: jq: error: nosuchfunction\/0 is not defined at <top-level>, line 1:\n\.\[\] \| nosuchfunction\njq: 1 compile error$/);
+    expect(e.message).toMatch(
+      /^--jq: jq: error: nosuchfunction\/0 is not defined at <top-level>, line 1:\n\.\[\] \| nosuchfunction\njq: 1 compile error$/,
+    );
     expect(server.requests).toHaveLength(0);
     const empty = await runCli(['services', 'list', '--jq', ''], { env: env() });
     expect(empty.code).toBe(2);

@@ -15,7 +15,9 @@ vi.mock('../../src/commands/api/openapi.js', async (orig) => (loaded.openapi++, 
 
 let server: StubServer;
 beforeAll(async () => {
-  server = await startStubServer(() => ok({ pagination: { current_page: 1, page_size: 20, total_pages: 1, total_records: 0 }, services: [] }));
+  server = await startStubServer(() =>
+    ok({ pagination: { current_page: 1, page_size: 20, total_pages: 1, total_records: 0 }, services: [] }),
+  );
 });
 afterAll(() => server.close());
 

@@ -45,7 +45,9 @@ describe('lazy loading of the heavy printers', () => {
     const dir = join(import.meta.dirname, '../../src/output');
     for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
       const src = readFileSync(join(dir, file), 'utf8');
-      const staticImports = [...src.matchAll(/^import\s[^;]*?from\s+'([^']+)'/gms)].filter((m) => !/^import\s+type\s/.test(m[0])).map((m) => m[1]);
+      const staticImports = [...src.matchAll(/^import\s[^;]*?from\s+'([^']+)'/gms)]
+        .filter((m) => !/^import\s+type\s/.test(m[0]))
+        .map((m) => m[1]);
       if (file !== 'table.ts') expect(staticImports, file).not.toContain('cli-table3');
       // wide.ts shares the table's layout and is itself imported only lazily (index.ts).
       if (file !== 'wide.ts') expect(staticImports, file).not.toContain('./table.js');

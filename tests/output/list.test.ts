@@ -215,21 +215,27 @@ describe('table on a terminal', () => {
 });
 
 describe('--fields naming a field no row has (a typo)', () => {
-  test.each(['json', 'ndjson', 'csv', 'table'] as const)('%s: refused (exit 2) with the fields there are, nothing printed', async (format) => {
-    const io = fakeIO();
-    const refused = printList(asyncRows(rows), { format, io, fields: ['name', 'nmae', 'created_by.username', 'created_by.email'] });
-    await expect(refused).rejects.toMatchObject({
-      exitCode: 2,
-      message: "--fields: 'nmae', 'created_by.email' are neither in the answer nor in the contract; the fields are: id, name, active, price, created_by",
-    });
-    expect(io.out()).toBe('');
-    // A field of the contract is no typo, whether or not the rows have it.
-    const contract = fakeIO();
-    expect(await printList(asyncRows(rows), { format, io: contract, fields: ['name', 'nmae'], knownFields: () => ['id', 'name', 'nmae'] })).toBe(3);
-    const quiet = fakeIO();
-    await printList(asyncRows(rows), { format, io: quiet, fields: ['name', 'created_by.username'] });
-    expect(quiet.err()).toBe('');
-  });
+  test.each(['json', 'ndjson', 'csv', 'table'] as const)(
+    '%s: refused (exit 2) with the fields there are, nothing printed',
+    async (format) => {
+      const io = fakeIO();
+      const refused = printList(asyncRows(rows), { format, io, fields: ['name', 'nmae', 'created_by.username', 'created_by.email'] });
+      await expect(refused).rejects.toMatchObject({
+        exitCode: 2,
+        message:
+          "--fields: 'nmae', 'created_by.email' are neither in the answer nor in the contract; the fields are: id, name, active, price, created_by",
+      });
+      expect(io.out()).toBe('');
+      // A field of the contract is no typo, whether or not the rows have it.
+      const contract = fakeIO();
+      expect(
+        await printList(asyncRows(rows), { format, io: contract, fields: ['name', 'nmae'], knownFields: () => ['id', 'name', 'nmae'] }),
+      ).toBe(3);
+      const quiet = fakeIO();
+      await printList(asyncRows(rows), { format, io: quiet, fields: ['name', 'created_by.username'] });
+      expect(quiet.err()).toBe('');
+    },
+  );
 
   test('a field that only a later row has is no typo; an empty list says nothing; only the first 1,000 rows are looked at', async () => {
     const io = fakeIO();

@@ -25,7 +25,12 @@ describe('printObject json / ndjson', () => {
 
   test('json with --fields: those keys, in order', async () => {
     const io = fakeIO();
-    await printObject(service, { format: 'json', fields: ['service_code', 'created_by.username', 'missing'], io, knownFields: () => ['missing'] });
+    await printObject(service, {
+      format: 'json',
+      fields: ['service_code', 'created_by.username', 'missing'],
+      io,
+      knownFields: () => ['missing'],
+    });
     expect(io.out()).toBe('{\n  "service_code": "GPT4",\n  "created_by.username": "ana",\n  "missing": null\n}\n');
     expect(io.err()).toBe('');
     // Neither in the answer nor in the contract: refused with the fields there are, nothing printed.

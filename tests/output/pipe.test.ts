@@ -138,32 +138,36 @@ describe('backpressure and memory', () => {
     ['csv', true],
     ['json', true],
     ['table', true],
-  ] as const)('%s (async source: %s): 200,000 rows, the producer stays within ~1 highWaterMark of the reader', async (format, isAsync) => {
-    const total = 200_000;
-    let consumed = 0;
-    let maxAhead = 0;
-    const sink = slowSink((n) => (consumed += n));
-    const stats = { produced: 0 };
-    function* rows(): Generator<Record<string, unknown>> {
-      for (let i = 0; i < total; i++) {
-        stats.produced++;
-        maxAhead = Math.max(maxAhead, stats.produced - consumed);
-        yield { id: i, name: `row ${i}`, amount: i % 100 };
+  ] as const)(
+    '%s (async source: %s): 200,000 rows, the producer stays within ~1 highWaterMark of the reader',
+    async (format, isAsync) => {
+      const total = 200_000;
+      let consumed = 0;
+      let maxAhead = 0;
+      const sink = slowSink((n) => (consumed += n));
+      const stats = { produced: 0 };
+      function* rows(): Generator<Record<string, unknown>> {
+        for (let i = 0; i < total; i++) {
+          stats.produced++;
+          maxAhead = Math.max(maxAhead, stats.produced - consumed);
+          yield { id: i, name: `row ${i}`, amount: i % 100 };
+        }
       }
-    }
-    async function* asyncRows(): AsyncGenerator<Record<string, unknown>> {
-      yield* rows();
-    }
-    const written = await printList(isAsync ? asyncRows() : rows(), { format, io: ioWith(sink) });
-    expect(written).toBe(total);
-    await new Promise<void>((r) => sink.end(r)); // let the reader take what stdout still buffers
-    // every line reached the reader (json: '[', one line per key and brace per item, ']')
-    const expectedLines = { ndjson: total, csv: total + 1, table: total + 1, json: total * 5 + 2 }[format];
-    expect(consumed).toBe(expectedLines);
-    const aheadLimit = format === 'json' ? 2_000 * 5 : 2_000;
-    // rows pulled but not yet read: a write chunk plus what stdout buffers, never the whole list
-    expect(format === 'json' ? maxAhead * 5 : maxAhead).toBeLessThan(aheadLimit);
-  }, 60_000);
+      async function* asyncRows(): AsyncGenerator<Record<string, unknown>> {
+        yield* rows();
+      }
+      const written = await printList(isAsync ? asyncRows() : rows(), { format, io: ioWith(sink) });
+      expect(written).toBe(total);
+      await new Promise<void>((r) => sink.end(r)); // let the reader take what stdout still buffers
+      // every line reached the reader (json: '[', one line per key and brace per item, ']')
+      const expectedLines = { ndjson: total, csv: total + 1, table: total + 1, json: total * 5 + 2 }[format];
+      expect(consumed).toBe(expectedLines);
+      const aheadLimit = format === 'json' ? 2_000 * 5 : 2_000;
+      // rows pulled but not yet read: a write chunk plus what stdout buffers, never the whole list
+      expect(format === 'json' ? maxAhead * 5 : maxAhead).toBeLessThan(aheadLimit);
+    },
+    60_000,
+  );
 });
 
 describe('backpressure with a paged source', () => {

@@ -17,7 +17,14 @@ const BIN = resolve('bin/subctl.js');
 const hasScript = existsSync('/usr/bin/script');
 let server: StubServer;
 let dir: string;
-const all = Array.from({ length: 250 }, (_, i) => ({ service_id: i + 1, service_code: `S${i + 1}`, service_name: `Service ${i + 1}`, service_type: 'HYBRID', provider_name: 'P', is_active: true }));
+const all = Array.from({ length: 250 }, (_, i) => ({
+  service_id: i + 1,
+  service_code: `S${i + 1}`,
+  service_name: `Service ${i + 1}`,
+  service_type: 'HYBRID',
+  provider_name: 'P',
+  is_active: true,
+}));
 /** Each answer this late: well past the 300 ms after which the spinner shows. */
 let delayMs = 1200;
 
@@ -26,7 +33,13 @@ beforeAll(async () => {
     if (req.path === '/admin/services/detail') return { ...ok({ service_info: all[0] }), delayMs };
     const page = Number(req.query.page_number ?? 1);
     const size = Number(req.query.page_size ?? 20);
-    return { ...ok({ pagination: { current_page: page, page_size: size, total_pages: Math.ceil(all.length / size), total_records: all.length }, services: all.slice((page - 1) * size, page * size) }), delayMs };
+    return {
+      ...ok({
+        pagination: { current_page: page, page_size: size, total_pages: Math.ceil(all.length / size), total_records: all.length },
+        services: all.slice((page - 1) * size, page * size),
+      }),
+      delayMs,
+    };
   });
   dir = tempDir('subctl-progress-');
 });
@@ -34,7 +47,14 @@ afterAll(() => server.close());
 
 function env(): NodeJS.ProcessEnv {
   // No CI: the suite may run under CI=true, where nothing is shown by design.
-  return { PATH: process.env.PATH, HOME: process.env.HOME, SUBCTL_CONFIG_DIR: tempConfigDir(), SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't', TERM: 'xterm' };
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    SUBCTL_CONFIG_DIR: tempConfigDir(),
+    SUBCTL_BASE_URL: server.url,
+    SUBCTL_TOKEN: 't',
+    TERM: 'xterm',
+  };
 }
 
 /** Runs `subctl ARGS > out` on a pseudo-terminal 100 columns wide; resolves to what the terminal showed. */
@@ -74,7 +94,10 @@ describe.skipIf(!hasScript)('on a pseudo-terminal', () => {
 describe('off a terminal', () => {
   it('nothing is shown on stderr, however slow the calls', async () => {
     delayMs = 1200;
-    const r = await run(process.execPath, [BIN, 'services', 'list', '--all', '--page-size', '100', '-o', 'csv'], { env: env(), timeout: 120_000 });
+    const r = await run(process.execPath, [BIN, 'services', 'list', '--all', '--page-size', '100', '-o', 'csv'], {
+      env: env(),
+      timeout: 120_000,
+    });
     expect(r.stderr).toBe('');
     expect(r.stdout.trim().split('\n')).toHaveLength(251);
   });

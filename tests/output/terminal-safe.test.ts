@@ -28,7 +28,10 @@ let payload = '';
 beforeAll(async () => {
   server = await startStubServer((req) => {
     if (req.path === '/admin/services') {
-      return ok({ pagination: { current_page: 1, page_size: 20, total_pages: 1, total_records: 1 }, services: [{ service_id: 1, service_code: 'X', service_name: payload }] });
+      return ok({
+        pagination: { current_page: 1, page_size: 20, total_pages: 1, total_records: 1 },
+        services: [{ service_id: 1, service_code: 'X', service_name: payload }],
+      });
     }
     return fail(400, `refused: ${payload}`);
   });
@@ -43,7 +46,15 @@ describe.each(CLASSES)('%s', (_name, planted, shown) => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toMatch(RAW);
     if (format === 'table' || format === 'csv') expect(r.stdout).toContain(shown);
-    else expect(JSON.stringify(r.stdout.split('\n').filter(Boolean).map((l) => l))).not.toMatch(RAW);
+    else
+      expect(
+        JSON.stringify(
+          r.stdout
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => l),
+        ),
+      ).not.toMatch(RAW);
     if (format === 'ndjson') expect(JSON.parse(r.stdout).service_name).toBe(planted);
     if (format === 'json') expect(JSON.parse(r.stdout)[0].service_name).toBe(planted);
   });
@@ -59,7 +70,10 @@ describe.each(CLASSES)('%s', (_name, planted, shown) => {
   });
 
   it('an audit --follow line: escaped', () => {
-    const line = auditLine({ created_at: '2026-01-01T00:00:00Z', username: planted, module: 'm', action: 'a', details: planted } as never, 200);
+    const line = auditLine(
+      { created_at: '2026-01-01T00:00:00Z', username: planted, module: 'm', action: 'a', details: planted } as never,
+      200,
+    );
     expect(line).not.toMatch(RAW);
     expect(line).toContain(shown);
   });

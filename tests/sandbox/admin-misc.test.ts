@@ -16,7 +16,9 @@ const gen = (body: Record<string, unknown>) => call(sb, 'POST', '/admin/usage-co
 const linkId = (service: string, plan: string) =>
   (
     sb.db
-      .prepare('SELECT sp.service_plan_id AS id FROM service_plans sp JOIN services s USING (service_id) JOIN subscription_plans p USING (plan_id) WHERE s.service_code = ? AND p.plan_code = ?')
+      .prepare(
+        'SELECT sp.service_plan_id AS id FROM service_plans sp JOIN services s USING (service_id) JOIN subscription_plans p USING (plan_id) WHERE s.service_code = ? AND p.plan_code = ?',
+      )
       .get(service, plan) as { id: number }
   ).id;
 
@@ -32,7 +34,22 @@ describe('usage codes', () => {
     expect(summary.top_service_code).toEqual(expect.any(String));
     expect(summary.total_revenue).toBeGreaterThan(0);
     expect(summary.average_usage_time).toBeGreaterThan(0);
-    for (const k of ['batch_id', 'code_id', 'code_value', 'created_date', 'credit_amount', 'expiry_date', 'is_expired', 'is_used', 'plan_code', 'service_code', 'used_by', 'used_by_username', 'used_date', 'used_in_subscription']) {
+    for (const k of [
+      'batch_id',
+      'code_id',
+      'code_value',
+      'created_date',
+      'credit_amount',
+      'expiry_date',
+      'is_expired',
+      'is_used',
+      'plan_code',
+      'service_code',
+      'used_by',
+      'used_by_username',
+      'used_date',
+      'used_in_subscription',
+    ]) {
       expect(usage_codes[0]).toHaveProperty(k);
     }
     const noSummary = await get('/admin/usage-codes/list', { include_summary: false });
@@ -44,14 +61,22 @@ describe('usage codes', () => {
     expect(used.json.data.usage_codes.every((c: { is_used: boolean; used_date: string }) => c.is_used && c.used_date)).toBe(true);
     expect(used.json.data.summary.used_codes).toBe(used.json.data.summary.total_codes);
     const exp = await get('/admin/usage-codes/list', { is_expired: true, is_used: false, page_size: 100 });
-    expect(exp.json.data.usage_codes.every((c: { is_expired: boolean; expiry_date: string }) => c.is_expired && c.expiry_date < new Date().toISOString())).toBe(true);
+    expect(
+      exp.json.data.usage_codes.every(
+        (c: { is_expired: boolean; expiry_date: string }) => c.is_expired && c.expiry_date < new Date().toISOString(),
+      ),
+    ).toBe(true);
     const live = await get('/admin/usage-codes/list', { is_expired: false, is_used: false });
     expect(live.json.data.summary.active_codes).toBe(live.json.data.pagination.total_records);
     const batch = used.json.data.usage_codes[0].batch_id;
     const b = await get('/admin/usage-codes/list', { batch_id: batch, page_size: 100 });
     expect(b.json.data.usage_codes.every((c: { batch_id: string }) => c.batch_id === batch)).toBe(true);
     const svc = await get('/admin/usage-codes/list', { service_code: 'GPT4', plan_code: 'PRO-M', page_size: 100 });
-    expect(svc.json.data.usage_codes.every((c: { service_code: string; plan_code: string }) => c.service_code === 'GPT4' && c.plan_code === 'PRO-M')).toBe(true);
+    expect(
+      svc.json.data.usage_codes.every(
+        (c: { service_code: string; plan_code: string }) => c.service_code === 'GPT4' && c.plan_code === 'PRO-M',
+      ),
+    ).toBe(true);
     const part = (used.json.data.usage_codes[0].code_value as string).slice(-4).toLowerCase();
     const v = await get('/admin/usage-codes/list', { code_value: part });
     expect(v.json.data.usage_codes.every((c: { code_value: string }) => c.code_value.toLowerCase().includes(part))).toBe(true);
@@ -60,7 +85,9 @@ describe('usage codes', () => {
     expect(ud.json.data.usage_codes.length).toBeGreaterThan(0);
     expect(ud.json.data.usage_codes.every((c: { used_date: string }) => c.used_date.startsWith(day))).toBe(true);
     const cd = await get('/admin/usage-codes/list', { created_date_from: '2026-01-01', created_date_to: '2026-06-30', page_size: 100 });
-    expect(cd.json.data.usage_codes.every((c: { created_date: string }) => c.created_date >= '2026-01-01' && c.created_date < '2026-07-01')).toBe(true);
+    expect(
+      cd.json.data.usage_codes.every((c: { created_date: string }) => c.created_date >= '2026-01-01' && c.created_date < '2026-07-01'),
+    ).toBe(true);
   });
 
   it('sorts by code value, batch, service, used date', async () => {
@@ -70,7 +97,13 @@ describe('usage codes', () => {
       ['ServiceCode', 'service_code'],
       ['UsedDate', 'used_date'],
     ]) {
-      const r = await get('/admin/usage-codes/list', { sort_by: sortBy, sort_order: 'ASC', is_used: true, page_size: 100, include_summary: false });
+      const r = await get('/admin/usage-codes/list', {
+        sort_by: sortBy,
+        sort_order: 'ASC',
+        is_used: true,
+        page_size: 100,
+        include_summary: false,
+      });
       const vals = r.json.data.usage_codes.map((c: Record<string, string>) => c[key].toLowerCase());
       expect(vals).toEqual([...vals].sort());
     }
@@ -81,7 +114,13 @@ describe('usage codes', () => {
     const r = await gen({ batch_id: 'TEST-BATCH-1', code_count: 250, code_prefix: 'PROMO', expiration_days: 30, service_plan_id: id });
     expect(r.status).toBe(200);
     const d = r.json.data;
-    expect(d).toMatchObject({ batch_id: 'TEST-BATCH-1', generated_count: 250, service_plan_id: id, service_code: 'GPT4', plan_code: 'PRO-M' });
+    expect(d).toMatchObject({
+      batch_id: 'TEST-BATCH-1',
+      generated_count: 250,
+      service_plan_id: id,
+      service_code: 'GPT4',
+      plan_code: 'PRO-M',
+    });
     expect(new Set(d.codes.map((c: { code_value: string }) => c.code_value)).size).toBe(250);
     expect(d.codes.every((c: { code_value: string }) => /^PROMO-[A-Z2-9]{4}-[A-Z2-9]{4}$/.test(c.code_value))).toBe(true);
     expect(Math.round((Date.parse(d.expiry_date) - Date.now()) / 86_400_000)).toBe(30);
@@ -109,14 +148,23 @@ describe('usage codes', () => {
     expect(again.json.error.fields[0].field).toBe('batch_id');
     expect(sb.db.prepare("SELECT COUNT(*) AS n FROM usage_codes WHERE batch_id = 'case-202611-905'").get()).toEqual({ n: 0 });
     // The lookup uses an index that ignores case (schema migration admin-002).
-    const plan = sb.db.prepare("EXPLAIN QUERY PLAN SELECT 1 FROM usage_codes WHERE batch_id = ? COLLATE NOCASE LIMIT 1").all('x') as Array<{ detail: string }>;
+    const plan = sb.db.prepare('EXPLAIN QUERY PLAN SELECT 1 FROM usage_codes WHERE batch_id = ? COLLATE NOCASE LIMIT 1').all('x') as Array<{
+      detail: string;
+    }>;
     expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING (COVERING )?INDEX usage_codes_batch_nocase/);
   });
 
   it('validates the generate bounds', async () => {
     const id = linkId('GPT4', 'PRO-M');
     const base = { batch_id: 'TEST-B', code_count: 1, expiration_days: 1, service_plan_id: id };
-    for (const bad of [{ code_count: 1001 }, { expiration_days: 366 }, { batch_id: 'ab' }, { batch_id: 'x'.repeat(51) }, { code_prefix: 'x'.repeat(21) }, { code_prefix: 'a b' }]) {
+    for (const bad of [
+      { code_count: 1001 },
+      { expiration_days: 366 },
+      { batch_id: 'ab' },
+      { batch_id: 'x'.repeat(51) },
+      { code_prefix: 'x'.repeat(21) },
+      { code_prefix: 'a b' },
+    ]) {
       const r = await gen({ ...base, ...bad });
       expect(r.status).toBe(400);
       expect(r.json.error.fields[0].field).toBe(Object.keys(bad)[0]);
@@ -135,35 +183,81 @@ describe('wallet transactions', () => {
     expect(summary.transaction_count).toBe(total);
     const dates = transactions.map((t: { transaction_date: string }) => t.transaction_date);
     expect(dates).toEqual([...dates].sort().reverse());
-    for (const k of ['amount', 'balance_after', 'balance_before', 'created_date', 'currency', 'description', 'email', 'payment_method', 'related_subscription_id', 'status', 'transaction_date', 'transaction_id', 'transaction_reference', 'transaction_type', 'user_id', 'username']) {
+    for (const k of [
+      'amount',
+      'balance_after',
+      'balance_before',
+      'created_date',
+      'currency',
+      'description',
+      'email',
+      'payment_method',
+      'related_subscription_id',
+      'status',
+      'transaction_date',
+      'transaction_id',
+      'transaction_reference',
+      'transaction_type',
+      'user_id',
+      'username',
+    ]) {
       expect(transactions[0]).toHaveProperty(k);
     }
-    expect(summary.net_amount).toBeCloseTo(summary.total_topup_amount + summary.total_refund_amount - summary.total_deduct_amount - summary.total_auto_renewal_amount, 1);
+    expect(summary.net_amount).toBeCloseTo(
+      summary.total_topup_amount + summary.total_refund_amount - summary.total_deduct_amount - summary.total_auto_renewal_amount,
+      1,
+    );
     expect(['card', 'bank', 'paypal', 'crypto']).toContain(summary.top_payment_method);
     expect(['topup', 'deduct', 'refund', 'auto_renewal']).toContain(summary.top_transaction_type);
     expect(summary.date_range_analyzed.from).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 
   it('filters by type, method, amount, dates, user and username', async () => {
-    const r = await get('/admin/wallet-transactions/list', { transaction_type: 'refund', payment_method: 'paypal', amount_from: 10, amount_to: 30, date_from: '2025-06-01', date_to: '2025-12-31', page_size: 100 });
+    const r = await get('/admin/wallet-transactions/list', {
+      transaction_type: 'refund',
+      payment_method: 'paypal',
+      amount_from: 10,
+      amount_to: 30,
+      date_from: '2025-06-01',
+      date_to: '2025-12-31',
+      page_size: 100,
+    });
     const t = r.json.data.transactions;
     expect(t.length).toBeGreaterThan(0);
     expect(
       t.every(
         (x: Record<string, any>) =>
-          x.transaction_type === 'refund' && x.payment_method === 'paypal' && x.amount >= 10 && x.amount <= 30 && x.transaction_date >= '2025-06-01' && x.transaction_date < '2026-01-01',
+          x.transaction_type === 'refund' &&
+          x.payment_method === 'paypal' &&
+          x.amount >= 10 &&
+          x.amount <= 30 &&
+          x.transaction_date >= '2025-06-01' &&
+          x.transaction_date < '2026-01-01',
       ),
     ).toBe(true);
-    expect(r.json.data.summary).toMatchObject({ total_topup_amount: 0, total_deduct_amount: 0, top_transaction_type: 'refund', top_payment_method: 'paypal', date_range_analyzed: { from: '2025-06-01', to: '2025-12-31' } });
+    expect(r.json.data.summary).toMatchObject({
+      total_topup_amount: 0,
+      total_deduct_amount: 0,
+      top_transaction_type: 'refund',
+      top_payment_method: 'paypal',
+      date_range_analyzed: { from: '2025-06-01', to: '2025-12-31' },
+    });
     const u = t[0].user_id;
-    const byUser = await get('/admin/wallet-transactions/list', { user_id: u, page_size: 100, sort_by: 'TransactionDate', sort_order: 'ASC' });
+    const byUser = await get('/admin/wallet-transactions/list', {
+      user_id: u,
+      page_size: 100,
+      sort_by: 'TransactionDate',
+      sort_order: 'ASC',
+    });
     const rows = byUser.json.data.transactions as Array<{ user_id: number; balance_before: number; balance_after: number }>;
     expect(rows.every((x) => x.user_id === u)).toBe(true);
     // One wallet's history chains: each balance_before is the previous balance_after, never negative.
     for (let i = 1; i < rows.length; i++) expect(rows[i].balance_before).toBeCloseTo(rows[i - 1].balance_after, 2);
     expect(rows.every((x) => x.balance_after >= 0)).toBe(true);
     const name = await get('/admin/wallet-transactions/list', { username: t[0].username.toUpperCase() });
-    expect(name.json.data.transactions.every((x: { username: string }) => x.username.toLowerCase().includes(t[0].username.toLowerCase()))).toBe(true);
+    expect(
+      name.json.data.transactions.every((x: { username: string }) => x.username.toLowerCase().includes(t[0].username.toLowerCase())),
+    ).toBe(true);
     expect((await get('/admin/wallet-transactions/list', { transaction_type: 'gift' })).status).toBe(400);
   });
 
@@ -199,13 +293,21 @@ describe('dashboard', () => {
     const r = await get('/admin/dashboard');
     expect(r.status).toBe(200);
     const d = r.json.data;
-    expect(d.totals).toMatchObject({ services: expect.any(Number), active_subscriptions: expect.any(Number), users: expect.any(Number), revenue_30_days: expect.any(Number) });
+    expect(d.totals).toMatchObject({
+      services: expect.any(Number),
+      active_subscriptions: expect.any(Number),
+      users: expect.any(Number),
+      revenue_30_days: expect.any(Number),
+    });
     expect(Object.keys(d.subscriptions_by_status).sort()).toEqual(['active', 'cancelled', 'expired', 'paused']);
     expect(d.totals.subscriptions).toBe(Object.values(d.subscriptions_by_status as Record<string, number>).reduce((a, b) => a + b, 0));
     expect(d.revenue_by_day).toHaveLength(30);
     expect(d.new_subscriptions_by_day).toHaveLength(30);
     expect(d.revenue_by_day[29].date).toBe(new Date().toISOString().slice(0, 10));
-    expect(d.totals.revenue_30_days).toBeCloseTo(d.revenue_by_day.reduce((s: number, x: { amount: number }) => s + x.amount, 0), 1);
+    expect(d.totals.revenue_30_days).toBeCloseTo(
+      d.revenue_by_day.reduce((s: number, x: { amount: number }) => s + x.amount, 0),
+      1,
+    );
     expect(d.top_services).toHaveLength(5);
     expect(d.recent_activity).toHaveLength(10);
     expect(d.recent_activity[0].id).toBeGreaterThan(d.recent_activity[9].id);
@@ -223,12 +325,23 @@ describe('audit', () => {
     const ids = d.logs.map((l: { id: number }) => l.id);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
     expect(typeof d.logs.find((l: { details: unknown }) => l.details !== null).details).toBe('object');
-    for (const k of ['id', 'user_id', 'username', 'module', 'action', 'details', 'ip_address', 'user_agent', 'created_at']) expect(d.logs[0]).toHaveProperty(k);
+    for (const k of ['id', 'user_id', 'username', 'module', 'action', 'details', 'ip_address', 'user_agent', 'created_at'])
+      expect(d.logs[0]).toHaveProperty(k);
     const p2 = await get('/audit', { page_size: 25, page: 2 });
     expect(p2.json.data.logs[0].id).toBeLessThan(ids[24]);
-    const m = await get('/audit', { module: 'subscriptions', action: 'manage', start_date: '2025-01-01', end_date: '2025-12-31', page_size: 100 });
+    const m = await get('/audit', {
+      module: 'subscriptions',
+      action: 'manage',
+      start_date: '2025-01-01',
+      end_date: '2025-12-31',
+      page_size: 100,
+    });
     expect(m.json.data.logs.length).toBeGreaterThan(0);
-    expect(m.json.data.logs.every((l: Record<string, string>) => l.module === 'subscriptions' && l.action === 'manage' && l.created_at.startsWith('2025'))).toBe(true);
+    expect(
+      m.json.data.logs.every(
+        (l: Record<string, string>) => l.module === 'subscriptions' && l.action === 'manage' && l.created_at.startsWith('2025'),
+      ),
+    ).toBe(true);
     const u = await get('/audit', { user_id: 2, page_size: 100 });
     expect(u.json.data.logs.every((l: { user_id: number }) => l.user_id === 2)).toBe(true);
     expect((await get('/audit', { page_size: 101 })).status).toBe(400);

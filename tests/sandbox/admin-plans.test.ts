@@ -31,11 +31,29 @@ describe('subscription plans', () => {
     const all = await get('/admin/subscription-plans', { page_size: 100 });
     expect(all.json.data.pagination.total_records).toBe(15);
     const item = all.json.data.subscription_plans[0];
-    for (const k of ['plan_id', 'plan_code', 'plan_name', 'price', 'currency', 'duration', 'duration_unit', 'credit_amount', 'credit_unit', 'is_active', 'linked_services_count', 'active_subscriptions_count', 'revenue_30_days', 'created_date', 'last_updated']) {
+    for (const k of [
+      'plan_id',
+      'plan_code',
+      'plan_name',
+      'price',
+      'currency',
+      'duration',
+      'duration_unit',
+      'credit_amount',
+      'credit_unit',
+      'is_active',
+      'linked_services_count',
+      'active_subscriptions_count',
+      'revenue_30_days',
+      'created_date',
+      'last_updated',
+    ]) {
       expect(item).toHaveProperty(k);
     }
     const codes = async (q: Record<string, unknown>) =>
-      ((await get('/admin/subscription-plans', { page_size: 100, ...q })).json.data.subscription_plans as Array<{ plan_code: string }>).map((p) => p.plan_code).sort();
+      ((await get('/admin/subscription-plans', { page_size: 100, ...q })).json.data.subscription_plans as Array<{ plan_code: string }>)
+        .map((p) => p.plan_code)
+        .sort();
     expect(await codes({ duration_unit: 'years' })).toEqual(['ENTERPRISE-Y', 'HOURS-200', 'PRO-Y']);
     expect(await codes({ credit_unit: 'minutes' })).toEqual(['MINUTES-100', 'MINUTES-1000']);
     expect(await codes({ price_from: 100, price_to: 1000 })).toEqual(['HOURS-200', 'PRO-Y']);
@@ -61,7 +79,11 @@ describe('subscription plans', () => {
     expect(r.json.data[0]).toMatchObject({ auto_renewal: false, max_usage_per_day: 200 });
     expect(r.json.data[0]).not.toHaveProperty('total_revenue');
     const s = await get('/admin/subscription-plans/report', { include_stats: true, plan_code: 'PRO-M' });
-    expect(s.json.data[0]).toMatchObject({ plan_code: 'PRO-M', total_subscriptions_count: expect.any(Number), total_revenue: expect.any(Number) });
+    expect(s.json.data[0]).toMatchObject({
+      plan_code: 'PRO-M',
+      total_subscriptions_count: expect.any(Number),
+      total_revenue: expect.any(Number),
+    });
   });
 
   it('creates (409 on a duplicate code), updates (409 on a taken code, 400 on a mismatched plan_id), deletes', async () => {
@@ -73,7 +95,13 @@ describe('subscription plans', () => {
     expect((await send('POST', '/admin/subscription-plans', plan('T-ZERO', { duration: 0 }))).json.error.fields[0].field).toBe('duration');
     const u = await send('PUT', `/admin/subscription-plans/${id}`, { plan_id: id, price: 20, is_active: false, plan_name: 'Renamed' });
     expect(u.status).toBe(200);
-    expect(u.json.data.subscription_plan).toMatchObject({ plan_id: id, price: 20, is_active: false, plan_name: 'Renamed', currency: 'USD' });
+    expect(u.json.data.subscription_plan).toMatchObject({
+      plan_id: id,
+      price: 20,
+      is_active: false,
+      plan_name: 'Renamed',
+      currency: 'USD',
+    });
     expect((await send('PUT', `/admin/subscription-plans/${id}`, { plan_id: id, plan_code: 'PRO-M' })).status).toBe(409);
     expect((await send('PUT', `/admin/subscription-plans/${id}`, { plan_id: id + 1 })).status).toBe(400);
     // plan_id is required (the spec's "plan_id required"), the path id notwithstanding.
@@ -93,7 +121,9 @@ describe('subscription plans', () => {
     expect(r.status).toBe(409);
     const f = await send('DELETE', '/admin/subscription-plans', { plan_code: 'HOURS-10', force_delete: true });
     expect(f.status).toBe(200);
-    const left = sb.db.prepare("SELECT COUNT(*) AS n FROM service_plans sp JOIN subscription_plans p USING (plan_id) WHERE p.plan_code = 'HOURS-10'").get() as { n: number };
+    const left = sb.db
+      .prepare("SELECT COUNT(*) AS n FROM service_plans sp JOIN subscription_plans p USING (plan_id) WHERE p.plan_code = 'HOURS-10'")
+      .get() as { n: number };
     expect(left.n).toBe(0);
   });
 });
@@ -103,8 +133,30 @@ describe('service-plan links', () => {
     const r = await get('/admin/service-plans', { service_code: 'GPT4', sort_by: 'PlanCode', sort_order: 'ASC' });
     const links = r.json.data.service_plans;
     expect(links.length).toBe(7);
-    expect(links.map((l: { plan_code: string }) => l.plan_code)).toEqual(['BASIC-M', 'ENTERPRISE-Y', 'PRO-M', 'PRO-Q', 'PRO-Y', 'STARTER-JP', 'TRIAL-7D']);
-    for (const k of ['service_plan_id', 'service_code', 'service_name', 'service_type', 'plan_code', 'plan_name', 'plan_description', 'is_available', 'total_codes_count', 'unused_codes_count', 'active_subscriptions_count', 'created_date', 'last_updated']) {
+    expect(links.map((l: { plan_code: string }) => l.plan_code)).toEqual([
+      'BASIC-M',
+      'ENTERPRISE-Y',
+      'PRO-M',
+      'PRO-Q',
+      'PRO-Y',
+      'STARTER-JP',
+      'TRIAL-7D',
+    ]);
+    for (const k of [
+      'service_plan_id',
+      'service_code',
+      'service_name',
+      'service_type',
+      'plan_code',
+      'plan_name',
+      'plan_description',
+      'is_available',
+      'total_codes_count',
+      'unused_codes_count',
+      'active_subscriptions_count',
+      'created_date',
+      'last_updated',
+    ]) {
       expect(links[0]).toHaveProperty(k);
     }
     const unused = await get('/admin/service-plans/list', { has_unused_codes: true, page_size: 100 });
@@ -114,7 +166,11 @@ describe('service-plan links', () => {
     const total = (await get('/admin/service-plans')).json.data.pagination.total_records;
     expect(unused.json.data.pagination.total_records + none.json.data.pagination.total_records).toBe(total);
     const hyb = await get('/admin/service-plans', { service_type: 'HYBRID', is_available: true, page_size: 100 });
-    expect(hyb.json.data.service_plans.every((l: { service_type: string; is_available: boolean }) => l.service_type === 'HYBRID' && l.is_available)).toBe(true);
+    expect(
+      hyb.json.data.service_plans.every(
+        (l: { service_type: string; is_available: boolean }) => l.service_type === 'HYBRID' && l.is_available,
+      ),
+    ).toBe(true);
     const bySvc = await get('/admin/service-plans', { sort_by: 'ServiceCode', sort_order: 'ASC', page_size: 100 });
     const svcs = bySvc.json.data.service_plans.map((l: { service_code: string }) => l.service_code);
     expect(svcs).toEqual([...svcs].sort());
@@ -124,7 +180,13 @@ describe('service-plan links', () => {
     const id = (await get('/admin/service-plans', { service_code: 'GPT4', plan_code: 'PRO-M' })).json.data.service_plans[0].service_plan_id;
     const d = await get(`/admin/service-plans/${id}/detail`);
     expect(d.status).toBe(200);
-    expect(d.json.data.service_plan_info).toMatchObject({ service_plan_id: id, service_code: 'GPT4', plan_code: 'PRO-M', base_service_url: expect.any(String), requires_auth: true });
+    expect(d.json.data.service_plan_info).toMatchObject({
+      service_plan_id: id,
+      service_code: 'GPT4',
+      plan_code: 'PRO-M',
+      base_service_url: expect.any(String),
+      requires_auth: true,
+    });
     expect(d.json.data.service_plan_info).toHaveProperty('last_subscription_date');
     expect(d.json.data.subscriptions.length).toBeGreaterThan(0);
     expect(d.json.data.subscriptions[0]).toHaveProperty('username');
@@ -146,12 +208,37 @@ describe('service-plan links', () => {
     expect(again.json.message).toMatch(/already available/);
     const deact = await send('PUT', '/admin/service-plans/manage', { action: 'deactivate', service_code: 'WHISPER', plan_code: 'PRO-M' });
     expect(deact.json.data.service_plan.is_available).toBe(false);
-    expect((await send('PUT', '/admin/service-plans/manage', { action: 'activate', service_code: 'WHISPER', plan_code: 'PRO-M', service_plan_id: id + 1000 })).status).toBe(400);
-    expect((await send('PUT', '/admin/service-plans/manage', { action: 'update', service_code: 'WHISPER', plan_code: 'PRO-Y' })).status).toBe(400);
-    const moved = await send('PUT', '/admin/service-plans/manage', { action: 'update', service_code: 'WHISPER', plan_code: 'PRO-Y', service_plan_id: id });
+    expect(
+      (
+        await send('PUT', '/admin/service-plans/manage', {
+          action: 'activate',
+          service_code: 'WHISPER',
+          plan_code: 'PRO-M',
+          service_plan_id: id + 1000,
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await send('PUT', '/admin/service-plans/manage', { action: 'update', service_code: 'WHISPER', plan_code: 'PRO-Y' })).status,
+    ).toBe(400);
+    const moved = await send('PUT', '/admin/service-plans/manage', {
+      action: 'update',
+      service_code: 'WHISPER',
+      plan_code: 'PRO-Y',
+      service_plan_id: id,
+    });
     expect(moved.status).toBe(200);
     expect(moved.json.data.service_plan).toMatchObject({ service_code: 'WHISPER', plan_code: 'PRO-Y' });
-    expect((await send('PUT', '/admin/service-plans/manage', { action: 'update', service_code: 'GPT4', plan_code: 'PRO-M', service_plan_id: id })).status).toBe(409);
+    expect(
+      (
+        await send('PUT', '/admin/service-plans/manage', {
+          action: 'update',
+          service_code: 'GPT4',
+          plan_code: 'PRO-M',
+          service_plan_id: id,
+        })
+      ).status,
+    ).toBe(409);
 
     const up = await send('PUT', '/admin/service-plans', { service_plan_id: id, is_available: true });
     expect(up.json.data.service_plan.is_available).toBe(true);
@@ -169,11 +256,15 @@ describe('service-plan links', () => {
     const r = await send('DELETE', '/admin/service-plans', { service_plan_id: link.service_plan_id });
     expect(r.status).toBe(409);
     expect((await send('DELETE', '/admin/service-plans', {})).status).toBe(400);
-    const subs = (sb.db.prepare('SELECT COUNT(*) AS n FROM subscriptions WHERE service_plan_id = ?').get(link.service_plan_id) as { n: number }).n;
+    const subs = (
+      sb.db.prepare('SELECT COUNT(*) AS n FROM subscriptions WHERE service_plan_id = ?').get(link.service_plan_id) as { n: number }
+    ).n;
     const codes = link.total_codes_count;
     const f = await send('DELETE', '/admin/service-plans', { service_plan_id: link.service_plan_id, delete_related_data: true });
     expect(f.status).toBe(200);
     expect(f.json.data.affected_records).toBeGreaterThanOrEqual(subs + codes + 1);
-    expect((sb.db.prepare('SELECT COUNT(*) AS n FROM usage_codes WHERE service_plan_id = ?').get(link.service_plan_id) as { n: number }).n).toBe(0);
+    expect(
+      (sb.db.prepare('SELECT COUNT(*) AS n FROM usage_codes WHERE service_plan_id = ?').get(link.service_plan_id) as { n: number }).n,
+    ).toBe(0);
   });
 });

@@ -29,7 +29,14 @@ describe('GET /admin/services', () => {
   it('pages with the pagination block', async () => {
     const p1 = await get('/admin/services', { page_size: 5 });
     expect(p1.status).toBe(200);
-    expect(p1.json.data.pagination).toEqual({ current_page: 1, page_size: 5, total_pages: 3, total_records: 13, has_next_page: true, has_previous_page: false });
+    expect(p1.json.data.pagination).toEqual({
+      current_page: 1,
+      page_size: 5,
+      total_pages: 3,
+      total_records: 13,
+      has_next_page: true,
+      has_previous_page: false,
+    });
     const p3 = await get('/admin/services', { page_size: 5, page_number: 3 });
     expect(p3.json.data.pagination).toMatchObject({ current_page: 3, has_next_page: false, has_previous_page: true });
     expect(p3.json.data.services).toHaveLength(3);
@@ -147,11 +154,17 @@ describe('GET /admin/services/report', () => {
   it('lists every service with today_usage_count; filters by report type; stats on demand', async () => {
     const r = await get('/admin/services/report');
     expect(r.json.data).toHaveLength(13);
-    expect(r.json.data.every((s: Record<string, unknown>) => typeof s.today_usage_count === 'number' && !('total_usage_count' in s))).toBe(true);
+    expect(r.json.data.every((s: Record<string, unknown>) => typeof s.today_usage_count === 'number' && !('total_usage_count' in s))).toBe(
+      true,
+    );
     const wh = await get('/admin/services/report', { service_type: 'webhook' });
     expect(wh.json.data.map((s: { service_code: string }) => s.service_code).sort()).toEqual(['TTS-HD', 'VISION-OCR']);
     const st = await get('/admin/services/report', { include_stats: true, service_code: 'GPT4' });
-    expect(st.json.data[0]).toMatchObject({ service_code: 'GPT4', total_subscriptions_count: expect.any(Number), revenue_30_days: expect.any(Number) });
+    expect(st.json.data[0]).toMatchObject({
+      service_code: 'GPT4',
+      total_subscriptions_count: expect.any(Number),
+      revenue_30_days: expect.any(Number),
+    });
     expect((await get('/admin/services/report', { service_type: 'HYBRID' })).status).toBe(400);
   });
 });
@@ -165,8 +178,14 @@ describe('create, update, delete', () => {
     expect(again.status).toBe(409);
     expect(again.json.error.code).toBe('CONFLICT');
     const d = await get('/admin/services/detail', { service_code: 'T-CREATE' });
-    expect(d.json.data.service_info).toMatchObject({ description: 'Line one\nLine two', is_active: true, created_by: { username: 'admin' } });
-    const audit = sb.db.prepare("SELECT * FROM audit_logs WHERE module = 'services' AND action = 'create' ORDER BY id DESC LIMIT 1").get() as { details: string };
+    expect(d.json.data.service_info).toMatchObject({
+      description: 'Line one\nLine two',
+      is_active: true,
+      created_by: { username: 'admin' },
+    });
+    const audit = sb.db
+      .prepare("SELECT * FROM audit_logs WHERE module = 'services' AND action = 'create' ORDER BY id DESC LIMIT 1")
+      .get() as { details: string };
     expect(JSON.parse(audit.details)).toMatchObject({ service_code: 'T-CREATE' });
   });
 
@@ -192,7 +211,11 @@ describe('create, update, delete', () => {
     expect((await call(sb, 'DELETE', '/admin/services', { as: 'admin', body: {} })).status).toBe(400);
 
     const subs = (code: string) =>
-      (sb.db.prepare('SELECT COUNT(*) AS n FROM subscriptions x JOIN services s USING (service_id) WHERE s.service_code = ?').get(code) as { n: number }).n;
+      (
+        sb.db
+          .prepare('SELECT COUNT(*) AS n FROM subscriptions x JOIN services s USING (service_id) WHERE s.service_code = ?')
+          .get(code) as { n: number }
+      ).n;
     expect(subs('WHISPER')).toBeGreaterThan(0);
     const refused = await call(sb, 'DELETE', '/admin/services', { as: 'admin', body: { service_code: 'WHISPER' } });
     expect(refused.status).toBe(409);
@@ -208,7 +231,10 @@ describe('create, update, delete', () => {
     // delete_related_data: subscriptions go too.
     const n = subs('TTS-HD');
     expect(n).toBeGreaterThan(0);
-    const all = await call(sb, 'DELETE', '/admin/services', { as: 'admin', body: { service_code: 'TTS-HD', force_delete: true, delete_related_data: true } });
+    const all = await call(sb, 'DELETE', '/admin/services', {
+      as: 'admin',
+      body: { service_code: 'TTS-HD', force_delete: true, delete_related_data: true },
+    });
     expect(all.status).toBe(200);
     expect(all.json.data.affected_records).toBeGreaterThan(n);
     expect((sb.db.prepare('SELECT COUNT(*) AS n FROM subscriptions').get() as { n: number }).n).toBe(before - n);

@@ -13,10 +13,14 @@ beforeAll(async () => {
 afterAll(closeAllTestSandboxes);
 
 const get = (query: Record<string, unknown> = {}) => call(sb, 'GET', '/admin/subscriptions', { as: 'admin', query });
-const manage = (id: number, body: Record<string, unknown>) => call(sb, 'PUT', `/admin/subscriptions/${id}/manage`, { as: 'admin', body: { reason: 'test, "quoted"', ...body } });
+const manage = (id: number, body: Record<string, unknown>) =>
+  call(sb, 'PUT', `/admin/subscriptions/${id}/manage`, { as: 'admin', body: { reason: 'test, "quoted"', ...body } });
 const anyWith = (status: string): number =>
-  (sb.db.prepare('SELECT subscription_id FROM subscriptions WHERE status = ? ORDER BY subscription_id LIMIT 1 OFFSET ?').get(status, Math.floor(Math.random() * 20)) as { subscription_id: number })
-    .subscription_id;
+  (
+    sb.db
+      .prepare('SELECT subscription_id FROM subscriptions WHERE status = ? ORDER BY subscription_id LIMIT 1 OFFSET ?')
+      .get(status, Math.floor(Math.random() * 20)) as { subscription_id: number }
+  ).subscription_id;
 const fresh = (status: string, end: string): number => {
   const row = sb.db.prepare('SELECT * FROM subscriptions WHERE status = ? LIMIT 1').get('active') as Record<string, unknown>;
   const r = sb.db
@@ -36,9 +40,42 @@ describe('GET /admin/subscriptions', () => {
     expect(r.status).toBe(200);
     const p = r.json.data.pagination;
     const total = (sb.db.prepare('SELECT COUNT(*) AS n FROM subscriptions').get() as { n: number }).n;
-    expect(p).toEqual({ current_page: 1, page_size: 100, total_pages: Math.ceil(total / 100), total_records: total, has_next_page: true, has_previous_page: false });
+    expect(p).toEqual({
+      current_page: 1,
+      page_size: 100,
+      total_pages: Math.ceil(total / 100),
+      total_records: total,
+      has_next_page: true,
+      has_previous_page: false,
+    });
     const s = r.json.data.subscriptions[0];
-    for (const k of ['subscription_id', 'user_id', 'username', 'full_name', 'email', 'service_code', 'service_name', 'plan_code', 'plan_name', 'status', 'start_date', 'end_date', 'is_expired', 'auto_renewal', 'payment_method', 'price', 'currency', 'total_credits', 'used_credits', 'remaining_credits', 'renewal_count', 'activation_code', 'activation_batch', 'created_date', 'last_updated']) {
+    for (const k of [
+      'subscription_id',
+      'user_id',
+      'username',
+      'full_name',
+      'email',
+      'service_code',
+      'service_name',
+      'plan_code',
+      'plan_name',
+      'status',
+      'start_date',
+      'end_date',
+      'is_expired',
+      'auto_renewal',
+      'payment_method',
+      'price',
+      'currency',
+      'total_credits',
+      'used_credits',
+      'remaining_credits',
+      'renewal_count',
+      'activation_code',
+      'activation_batch',
+      'created_date',
+      'last_updated',
+    ]) {
       expect(s).toHaveProperty(k);
     }
     expect(s.remaining_credits).toBe(s.total_credits - s.used_credits);
@@ -59,7 +96,8 @@ describe('GET /admin/subscriptions', () => {
     expect(mix.json.data.subscriptions.length).toBeGreaterThan(0);
     expect(
       mix.json.data.subscriptions.every(
-        (x: Record<string, unknown>) => x.status === 'active' && x.payment_method === 'paypal' && x.service_code === 'GPT4' && x.auto_renewal === true,
+        (x: Record<string, unknown>) =>
+          x.status === 'active' && x.payment_method === 'paypal' && x.service_code === 'GPT4' && x.auto_renewal === true,
       ),
     ).toBe(true);
     const plan = await get({ plan_code: 'PRO-Y', page_size: 100 });
@@ -69,15 +107,24 @@ describe('GET /admin/subscriptions', () => {
     expect(byUser.json.data.subscriptions.every((x: { user_id: number }) => x.user_id === uid)).toBe(true);
     const uname = mix.json.data.subscriptions[0].username as string;
     const byName = await get({ username: uname.slice(0, 5).toUpperCase(), page_size: 100 });
-    expect(byName.json.data.subscriptions.every((x: { username: string }) => x.username.toLowerCase().includes(uname.slice(0, 5).toLowerCase()))).toBe(true);
+    expect(
+      byName.json.data.subscriptions.every((x: { username: string }) => x.username.toLowerCase().includes(uname.slice(0, 5).toLowerCase())),
+    ).toBe(true);
     const expired = await get({ is_expired: true, page_size: 100 });
-    expect(expired.json.data.subscriptions.every((x: { is_expired: boolean; end_date: string }) => x.is_expired && x.end_date < new Date().toISOString())).toBe(true);
+    expect(
+      expired.json.data.subscriptions.every(
+        (x: { is_expired: boolean; end_date: string }) => x.is_expired && x.end_date < new Date().toISOString(),
+      ),
+    ).toBe(true);
     const running = await get({ is_expired: false, status: 'expired' });
     expect(running.json.data.pagination.total_records).toBe(0);
     const d = await get({ start_date_from: '2025-03-01', start_date_to: '2025-03-31', end_date_from: '2025-04-01', page_size: 100 });
     expect(d.json.data.subscriptions.length).toBeGreaterThan(0);
     expect(
-      d.json.data.subscriptions.every((x: { start_date: string; end_date: string }) => x.start_date >= '2025-03-01' && x.start_date < '2025-04-01' && x.end_date >= '2025-04-01'),
+      d.json.data.subscriptions.every(
+        (x: { start_date: string; end_date: string }) =>
+          x.start_date >= '2025-03-01' && x.start_date < '2025-04-01' && x.end_date >= '2025-04-01',
+      ),
     ).toBe(true);
     expect((await get({ status: 'gone' })).status).toBe(400);
     expect((await get({ payment_method: 'cash' })).status).toBe(400);
@@ -124,7 +171,13 @@ describe('PUT /admin/subscriptions/{id}/manage', () => {
     const id = fresh('active', future());
     const p = await manage(id, { action: 'pause' });
     expect(p.status).toBe(200);
-    expect(p.json.data).toMatchObject({ subscription_id: id, action: 'pause', status: 'paused', total_credits: 100, remaining_credits: 60 });
+    expect(p.json.data).toMatchObject({
+      subscription_id: id,
+      action: 'pause',
+      status: 'paused',
+      total_credits: 100,
+      remaining_credits: 60,
+    });
     expect((await manage(id, { action: 'resume' })).json.data.status).toBe('active');
     const add = await manage(id, { action: 'add_credits', extend_credits: 50 });
     expect(add.json.data).toMatchObject({ status: 'active', total_credits: 150, remaining_credits: 110 });
@@ -134,7 +187,17 @@ describe('PUT /admin/subscriptions/{id}/manage', () => {
     const c = await manage(id, { action: 'cancel' });
     expect(c.json.data.status).toBe('cancelled');
     expect(Object.keys(c.json.data).sort()).toEqual(
-      ['action', 'end_date', 'message', 'previous_status', 'remaining_credits', 'start_date', 'status', 'subscription_id', 'total_credits'].sort(),
+      [
+        'action',
+        'end_date',
+        'message',
+        'previous_status',
+        'remaining_credits',
+        'start_date',
+        'status',
+        'subscription_id',
+        'total_credits',
+      ].sort(),
     );
   });
 
@@ -191,13 +254,22 @@ describe('PUT /admin/subscriptions/{id}/manage', () => {
   it('writes one audit entry per manage with the reason and the days', async () => {
     const id = fresh('active', future());
     await manage(id, { action: 'extend', extend_days: 7, reason: 'Goodwill, "outage"\nsecond line' });
-    const rows = sb.db.prepare("SELECT * FROM audit_logs WHERE module = 'subscriptions' AND action = 'manage' AND json_extract(details, '$.subscription_id') = ?").all(id) as Array<{
+    const rows = sb.db
+      .prepare(
+        "SELECT * FROM audit_logs WHERE module = 'subscriptions' AND action = 'manage' AND json_extract(details, '$.subscription_id') = ?",
+      )
+      .all(id) as Array<{
       details: string;
       username: string;
     }>;
     expect(rows).toHaveLength(1);
     expect(rows[0].username).toBe('admin');
-    expect(JSON.parse(rows[0].details)).toMatchObject({ subscription_id: id, action: 'extend', reason: 'Goodwill, "outage"\nsecond line', extend_days: 7 });
+    expect(JSON.parse(rows[0].details)).toMatchObject({
+      subscription_id: id,
+      action: 'extend',
+      reason: 'Goodwill, "outage"\nsecond line',
+      extend_days: 7,
+    });
   });
 });
 
@@ -216,14 +288,20 @@ describe('DELETE /admin/subscriptions', () => {
   });
 
   it('subscription_id with a user_id or service_id it does not have is 400 naming the field; nothing deleted', async () => {
-    const sub = sb.db.prepare("SELECT subscription_id, user_id, service_id FROM subscriptions WHERE status = 'expired' AND service_id IS NOT NULL LIMIT 1").get() as {
+    const sub = sb.db
+      .prepare("SELECT subscription_id, user_id, service_id FROM subscriptions WHERE status = 'expired' AND service_id IS NOT NULL LIMIT 1")
+      .get() as {
       subscription_id: number;
       user_id: number;
       service_id: number;
     };
-    const otherUser = (sb.db.prepare('SELECT user_id FROM users WHERE user_id <> ? LIMIT 1').get(sub.user_id) as { user_id: number }).user_id;
-    const otherService = (sb.db.prepare('SELECT service_id FROM services WHERE service_id <> ? LIMIT 1').get(sub.service_id) as { service_id: number }).service_id;
-    const del = (body: Record<string, unknown>) => call(sb, 'DELETE', '/admin/subscriptions', { as: 'admin', body: { subscription_id: sub.subscription_id, ...body } });
+    const otherUser = (sb.db.prepare('SELECT user_id FROM users WHERE user_id <> ? LIMIT 1').get(sub.user_id) as { user_id: number })
+      .user_id;
+    const otherService = (
+      sb.db.prepare('SELECT service_id FROM services WHERE service_id <> ? LIMIT 1').get(sub.service_id) as { service_id: number }
+    ).service_id;
+    const del = (body: Record<string, unknown>) =>
+      call(sb, 'DELETE', '/admin/subscriptions', { as: 'admin', body: { subscription_id: sub.subscription_id, ...body } });
     const exists = () => sb.db.prepare('SELECT 1 FROM subscriptions WHERE subscription_id = ?').get(sub.subscription_id) !== undefined;
     for (const [body, field] of [
       [{ user_id: otherUser, service_id: sub.service_id }, 'user_id'],
@@ -245,18 +323,30 @@ describe('DELETE /admin/subscriptions', () => {
   });
 
   it('by user and service; delete_related_data removes usage logs', async () => {
-    const row = sb.db.prepare('SELECT x.user_id, x.service_id, COUNT(*) AS n FROM subscriptions x JOIN usage_logs l ON l.subscription_id = x.subscription_id GROUP BY x.user_id, x.service_id LIMIT 1').get() as {
+    const row = sb.db
+      .prepare(
+        'SELECT x.user_id, x.service_id, COUNT(*) AS n FROM subscriptions x JOIN usage_logs l ON l.subscription_id = x.subscription_id GROUP BY x.user_id, x.service_id LIMIT 1',
+      )
+      .get() as {
       user_id: number;
       service_id: number;
     };
-    const ids = (sb.db.prepare('SELECT subscription_id FROM subscriptions WHERE user_id = ? AND service_id = ?').all(row.user_id, row.service_id) as Array<{ subscription_id: number }>).map(
-      (x) => x.subscription_id,
-    );
-    const logs = (sb.db.prepare(`SELECT COUNT(*) AS n FROM usage_logs WHERE subscription_id IN (${ids.join(',')})`).get() as { n: number }).n;
-    const r = await call(sb, 'DELETE', '/admin/subscriptions', { as: 'admin', body: { ...row, n: undefined, force_delete: true, delete_related_data: true } });
+    const ids = (
+      sb.db
+        .prepare('SELECT subscription_id FROM subscriptions WHERE user_id = ? AND service_id = ?')
+        .all(row.user_id, row.service_id) as Array<{ subscription_id: number }>
+    ).map((x) => x.subscription_id);
+    const logs = (sb.db.prepare(`SELECT COUNT(*) AS n FROM usage_logs WHERE subscription_id IN (${ids.join(',')})`).get() as { n: number })
+      .n;
+    const r = await call(sb, 'DELETE', '/admin/subscriptions', {
+      as: 'admin',
+      body: { ...row, n: undefined, force_delete: true, delete_related_data: true },
+    });
     expect(r.status).toBe(200);
     expect(r.json.data.affected_records).toBe(ids.length + logs);
-    expect((sb.db.prepare(`SELECT COUNT(*) AS n FROM usage_logs WHERE subscription_id IN (${ids.join(',')})`).get() as { n: number }).n).toBe(0);
+    expect(
+      (sb.db.prepare(`SELECT COUNT(*) AS n FROM usage_logs WHERE subscription_id IN (${ids.join(',')})`).get() as { n: number }).n,
+    ).toBe(0);
   });
 });
 
@@ -266,7 +356,10 @@ describe('POST /admin/maintenance/cleanup-subscription-data', () => {
     const body = { cleanup_expired_days: 60, cleanup_inactive_tokens_days: 10, cleanup_usage_logs_days: 90 };
     const count = (sql: string, ...a: unknown[]) => (local.db.prepare(sql).get(...a) as { n: number }).n;
     const cut = (d: number) => new Date(Date.now() - d * 86_400_000).toISOString();
-    const dry = await call(local, 'POST', '/admin/maintenance/cleanup-subscription-data', { as: 'admin', body: { ...body, dry_run: true } });
+    const dry = await call(local, 'POST', '/admin/maintenance/cleanup-subscription-data', {
+      as: 'admin',
+      body: { ...body, dry_run: true },
+    });
     expect(dry.status).toBe(200);
     const s = dry.json.data.cleanup_summary;
     expect(Object.keys(s).sort()).toEqual(['dry_run', 'expired_subscriptions', 'inactive_tokens', 'usage_logs']);
@@ -276,7 +369,9 @@ describe('POST /admin/maintenance/cleanup-subscription-data', () => {
     expect(s.usage_logs).toBeGreaterThan(0);
     expect(dry.json.data.message).toMatch(/^dry run: would delete/);
     const subsBefore = count('SELECT COUNT(*) AS n FROM subscriptions');
-    expect(count("SELECT COUNT(*) AS n FROM subscriptions WHERE status IN ('expired','cancelled') AND end_date < ?", cut(60))).toBe(s.expired_subscriptions);
+    expect(count("SELECT COUNT(*) AS n FROM subscriptions WHERE status IN ('expired','cancelled') AND end_date < ?", cut(60))).toBe(
+      s.expired_subscriptions,
+    );
 
     const real = await call(local, 'POST', '/admin/maintenance/cleanup-subscription-data', { as: 'admin', body });
     expect(real.json.data.cleanup_summary).toEqual({ ...s, dry_run: false });
@@ -285,11 +380,19 @@ describe('POST /admin/maintenance/cleanup-subscription-data', () => {
     expect(count('SELECT COUNT(*) AS n FROM usage_logs WHERE used_at < ?', cut(90))).toBe(0);
     expect(count('SELECT COUNT(*) AS n FROM tokens WHERE expires_at < ?', cut(10))).toBe(0);
 
-    const again = await call(local, 'POST', '/admin/maintenance/cleanup-subscription-data', { as: 'admin', body: { ...body, dry_run: true } });
+    const again = await call(local, 'POST', '/admin/maintenance/cleanup-subscription-data', {
+      as: 'admin',
+      body: { ...body, dry_run: true },
+    });
     expect(again.json.data.cleanup_summary).toEqual({ expired_subscriptions: 0, inactive_tokens: 0, usage_logs: 0, dry_run: true });
-    const audit = local.db.prepare("SELECT details FROM audit_logs WHERE module = 'maintenance' ORDER BY id DESC LIMIT 3").all() as Array<{ details: string }>;
+    const audit = local.db.prepare("SELECT details FROM audit_logs WHERE module = 'maintenance' ORDER BY id DESC LIMIT 3").all() as Array<{
+      details: string;
+    }>;
     expect(audit.map((a) => JSON.parse(a.details).dry_run)).toEqual([true, false, true]);
-    expect((await call(local, 'POST', '/admin/maintenance/cleanup-subscription-data', { as: 'admin', body: { cleanup_expired_days: -1 } })).status).toBe(400);
+    expect(
+      (await call(local, 'POST', '/admin/maintenance/cleanup-subscription-data', { as: 'admin', body: { cleanup_expired_days: -1 } }))
+        .status,
+    ).toBe(400);
     await local.close();
   });
 });

@@ -22,8 +22,13 @@ describe('sandbox audit actors', () => {
   it('every seeded subscription has its purchase or activation by its owner, naming it', () => {
     const d = db();
     try {
-      const subs = d.prepare('SELECT subscription_id, user_id FROM subscriptions').all() as Array<{ subscription_id: number; user_id: number }>;
-      const rows = d.prepare("SELECT user_id, action, details FROM audit_logs WHERE module = 'user' AND action IN ('buy', 'activate_code')").all() as Array<{ user_id: number; action: string; details: string }>;
+      const subs = d.prepare('SELECT subscription_id, user_id FROM subscriptions').all() as Array<{
+        subscription_id: number;
+        user_id: number;
+      }>;
+      const rows = d
+        .prepare("SELECT user_id, action, details FROM audit_logs WHERE module = 'user' AND action IN ('buy', 'activate_code')")
+        .all() as Array<{ user_id: number; action: string; details: string }>;
       const bySub = new Map(rows.map((r) => [JSON.parse(r.details).subscription_id, r.user_id]));
       for (const s of subs) expect(bySub.get(s.subscription_id), `subscription ${s.subscription_id}`).toBe(s.user_id);
     } finally {
@@ -41,7 +46,13 @@ describe('sandbox audit actors', () => {
          ORDER BY u.user_id LIMIT 1`,
       )
       .get() as { user_id: number };
-    const topups = (d.prepare("SELECT COUNT(*) AS n FROM wallet_transactions WHERE user_id = ? AND transaction_type = 'topup' AND status = 'completed' AND description NOT LIKE 'Balance adjustment%'").get(u.user_id) as { n: number }).n;
+    const topups = (
+      d
+        .prepare(
+          "SELECT COUNT(*) AS n FROM wallet_transactions WHERE user_id = ? AND transaction_type = 'topup' AND status = 'completed' AND description NOT LIKE 'Balance adjustment%'",
+        )
+        .get(u.user_id) as { n: number }
+    ).n;
     d.close();
     const r = await call(sb, 'GET', `/audit/users/${u.user_id}`, { as: 'admin', query: { page_size: 100, action: 'topup' } });
     expect(r.status).toBe(200);
@@ -51,7 +62,11 @@ describe('sandbox audit actors', () => {
 
   it('entries are in time order: a newer id is never older', () => {
     const d = db();
-    const bad = (d.prepare('SELECT COUNT(*) AS n FROM audit_logs a JOIN audit_logs b ON b.id = a.id + 1 WHERE b.created_at < a.created_at').get() as { n: number }).n;
+    const bad = (
+      d.prepare('SELECT COUNT(*) AS n FROM audit_logs a JOIN audit_logs b ON b.id = a.id + 1 WHERE b.created_at < a.created_at').get() as {
+        n: number;
+      }
+    ).n;
     d.close();
     expect(bad).toBe(0);
   });

@@ -12,7 +12,13 @@ afterAll(closeAllTestSandboxes);
 
 describe('parseChaos', () => {
   it('parses the documented form', () => {
-    expect(parseChaos('latency=0-50,5xx=0.2,reset=0.05,hang=0.02,429=0.05')).toEqual({ latencyMs: [0, 50], error5xx: 0.2, reset: 0.05, hang: 0.02, rate429: 0.05 });
+    expect(parseChaos('latency=0-50,5xx=0.2,reset=0.05,hang=0.02,429=0.05')).toEqual({
+      latencyMs: [0, 50],
+      error5xx: 0.2,
+      reset: 0.05,
+      hang: 0.02,
+      rate429: 0.05,
+    });
     expect(parseChaos(' latency=20 , 429=10% , retry-after=3 ')).toEqual({ latencyMs: [20, 20], rate429: 0.1, retryAfterSeconds: 3 });
     expect(parseChaos('')).toEqual({});
   });
@@ -58,7 +64,10 @@ describe('faults over HTTP', () => {
       Array.from({ length: N }, async () => {
         const t0 = performance.now();
         try {
-          const r = await request(`${sb.url}/admin/services?page_size=1`, { headers: { authorization: `Bearer ${token}` }, dispatcher: agent });
+          const r = await request(`${sb.url}/admin/services?page_size=1`, {
+            headers: { authorization: `Bearer ${token}` },
+            dispatcher: agent,
+          });
           const body = (await r.body.json()) as { status: boolean; error: { code: string } | null };
           const key = String(r.statusCode);
           tally[key] = (tally[key] ?? 0) + 1;

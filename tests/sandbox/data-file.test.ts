@@ -14,7 +14,8 @@ import { tempDir } from '../support/tmp.js';
 
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 const env = () => ({ PATH: process.env.PATH, HOME: tempDir('subctl-home-'), SUBCTL_CONFIG_DIR: tempDir('subctl-cfg-') });
-const lastJson = (stderr: string) => JSON.parse(stderr.trim().split('\n').pop()!) as { error: { type: string; code: string | null; message: string; hint?: string } };
+const lastJson = (stderr: string) =>
+  JSON.parse(stderr.trim().split('\n').pop()!) as { error: { type: string; code: string | null; message: string; hint?: string } };
 
 /** Files that are not a sandbox's, each as a user might name one by mistake. */
 function strangers(dir: string): Record<string, string> {
@@ -27,7 +28,9 @@ function strangers(dir: string): Record<string, string> {
   // Rails keeps a schema_migrations table too, with a `version` column.
   const rails = join(dir, 'rails.db');
   const r = new Database(rails);
-  r.exec("CREATE TABLE schema_migrations (version TEXT PRIMARY KEY); INSERT INTO schema_migrations VALUES ('20240101'); CREATE TABLE users (id INTEGER)");
+  r.exec(
+    "CREATE TABLE schema_migrations (version TEXT PRIMARY KEY); INSERT INTO schema_migrations VALUES ('20240101'); CREATE TABLE users (id INTEGER)",
+  );
   r.close();
   return { csv, app, rails };
 }
@@ -42,14 +45,20 @@ describe('--data names a file that cannot be a sandbox data file: exit 2, named,
       expect(r.code, `${kind}: ${r.stderr}`).toBe(2);
       const { error } = lastJson(r.stderr);
       expect(error.type).toBe('usage');
-      expect(error.message).toMatch(new RegExp(`^--data ${file.replace(/[.]/g, '\\.')} is (not an SQLite database|the SQLite database of something else \\(tables: (customers|schema_migrations, users)\\), not a sandbox's); subctl writes into, and deletes, only files a sandbox made$`));
+      expect(error.message).toMatch(
+        new RegExp(
+          `^--data ${file.replace(/[.]/g, '\\.')} is (not an SQLite database|the SQLite database of something else \\(tables: (customers|schema_migrations, users)\\), not a sandbox's); subctl writes into, and deletes, only files a sandbox made$`,
+        ),
+      );
       expect(sha(file), kind).toBe(before);
       expect(existsSync(`${file}-wal`) || existsSync(`${file}-shm`), kind).toBe(false);
     }
     // A file in a directory that does not exist; a directory.
     const missing = await run(['sandbox', verb, '--data', join(dir, 'nope', 's.db'), ...extra], env());
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain(`error: --data ${join(dir, 'nope', 's.db')} is in a directory that does not exist (${join(dir, 'nope')})\n`);
+    expect(missing.stderr).toContain(
+      `error: --data ${join(dir, 'nope', 's.db')} is in a directory that does not exist (${join(dir, 'nope')})\n`,
+    );
     expect(missing.stderr).toContain(`hint: create the directory first (mkdir -p ${join(dir, 'nope')})`);
     const directory = await run(['sandbox', verb, '--data', dir, ...extra], env());
     expect(directory.code).toBe(2);
@@ -86,7 +95,11 @@ describe('a damaged data file', () => {
     for (const f of [`${file}-wal`, `${file}-shm`]) if (existsSync(f)) writeFileSync(f, '');
     const cut = await run(['--sandbox', 'services', 'list', '-o', 'json'], e);
     expect(cut.code, cut.stderr).toBe(1);
-    expect(lastJson(cut.stderr).error).toMatchObject({ type: 'local', code: 'SQLITE_CORRUPT', message: `the sandbox data file ${file} is damaged (database disk image is malformed)` });
+    expect(lastJson(cut.stderr).error).toMatchObject({
+      type: 'local',
+      code: 'SQLITE_CORRUPT',
+      message: `the sandbox data file ${file} is damaged (database disk image is malformed)`,
+    });
     expect(lastJson(cut.stderr).error.hint).toBe("`subctl sandbox reset` deletes it and seeds a new one (the sandbox's data only)");
     writeFileSync(file, Buffer.alloc(5000, 7));
     const garbage = await run(['--sandbox', 'services', 'list'], e);

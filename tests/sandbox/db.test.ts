@@ -49,7 +49,15 @@ db.close();
   );
   child = join(dir, 'child.cjs');
   const { build } = await import('esbuild');
-  await build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'cjs', external: ['better-sqlite3'], outfile: child, logLevel: 'error' });
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    external: ['better-sqlite3'],
+    outfile: child,
+    logLevel: 'error',
+  });
 });
 afterAll(async () => {
   await closeAllTestSandboxes();
@@ -117,13 +125,17 @@ describe('openDatabase', () => {
 
   it('another process writes while the server reads', async () => {
     const sb = await startTestSandbox();
-    const before = (await call(sb, 'GET', '/admin/wallet-transactions/list', { as: 'admin', query: { user_id: 6 } })).json.data.summary.transaction_count;
+    const before = (await call(sb, 'GET', '/admin/wallet-transactions/list', { as: 'admin', query: { user_id: 6 } })).json.data.summary
+      .transaction_count;
     const writer = run('write', join(sb.db.name), '300');
     let reads = 0;
     let done = false;
     void writer.then(() => (done = true));
     while (!done) {
-      const r = await call(sb, 'GET', '/admin/subscriptions', { as: 'admin', query: { page_size: 50, status: 'active', sort_by: 'EndDate' } });
+      const r = await call(sb, 'GET', '/admin/subscriptions', {
+        as: 'admin',
+        query: { page_size: 50, status: 'active', sort_by: 'EndDate' },
+      });
       expect(r.status).toBe(200);
       reads++;
     }
@@ -132,7 +144,8 @@ describe('openDatabase', () => {
     expect(JSON.parse(w.out).wrote).toBe(300);
     expect(reads).toBeGreaterThan(3);
     // The server sees the other process's commits at once (cached counts and summaries included).
-    const after = (await call(sb, 'GET', '/admin/wallet-transactions/list', { as: 'admin', query: { user_id: 6 } })).json.data.summary.transaction_count;
+    const after = (await call(sb, 'GET', '/admin/wallet-transactions/list', { as: 'admin', query: { user_id: 6 } })).json.data.summary
+      .transaction_count;
     expect(after).toBe(before + 300);
     const d = await call(sb, 'GET', '/admin/services/detail', { as: 'admin', query: { service_code: 'DALLE' } });
     expect(d.json.data.service_info.service_name).toBe('Renamed by the child');
@@ -140,7 +153,7 @@ describe('openDatabase', () => {
 });
 
 describe('holdingDataStamp (one stamp per GET)', () => {
-  it('answers the held stamp inside and the database\'s own outside; a write or a rollback ends the hold', () => {
+  it("answers the held stamp inside and the database's own outside; a write or a rollback ends the hold", () => {
     const file = join(dir, 'hold.db');
     const db = openDatabase(file);
     const other = openDatabase(file);
@@ -229,7 +242,8 @@ describe('seeding', () => {
     expect(r.ms).toBeLessThan(3000);
     expect(seedDatabase(db, { scale: 1 }).seeded).toBe(false);
     const n = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
-    for (const a of SEEDED_ACCOUNTS) expect(n(`SELECT COUNT(*) AS n FROM users WHERE username = '${a.username}' AND role = '${a.role}'`)).toBe(1);
+    for (const a of SEEDED_ACCOUNTS)
+      expect(n(`SELECT COUNT(*) AS n FROM users WHERE username = '${a.username}' AND role = '${a.role}'`)).toBe(1);
     expect(n('SELECT COUNT(*) AS n FROM users')).toBeGreaterThanOrEqual(300);
     expect(n('SELECT COUNT(*) AS n FROM subscriptions')).toBe(3000);
     expect(n('SELECT COUNT(*) AS n FROM usage_codes')).toBe(2000);
@@ -240,9 +254,15 @@ describe('seeding', () => {
     expect(n('SELECT COUNT(DISTINCT service_type) AS n FROM services')).toBe(3);
     expect(n('SELECT COUNT(DISTINCT duration_unit) AS n FROM subscription_plans')).toBe(3);
     expect(n('SELECT COUNT(DISTINCT credit_unit) AS n FROM subscription_plans')).toBe(4);
-    expect(n("SELECT COUNT(*) AS n FROM subscriptions WHERE status = 'active' AND end_date <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now')")).toBe(0);
-    expect(n("SELECT COUNT(*) AS n FROM subscriptions WHERE created_date < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-700 days')")).toBeGreaterThan(0);
-    expect(n("SELECT COUNT(*) AS n FROM usage_codes WHERE is_used = 0 AND expiry_date < strftime('%Y-%m-%dT%H:%M:%fZ', 'now')")).toBeGreaterThan(0);
+    expect(n("SELECT COUNT(*) AS n FROM subscriptions WHERE status = 'active' AND end_date <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now')")).toBe(
+      0,
+    );
+    expect(
+      n("SELECT COUNT(*) AS n FROM subscriptions WHERE created_date < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-700 days')"),
+    ).toBeGreaterThan(0);
+    expect(
+      n("SELECT COUNT(*) AS n FROM usage_codes WHERE is_used = 0 AND expiry_date < strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"),
+    ).toBeGreaterThan(0);
     expect(n('SELECT COUNT(*) AS n FROM wallet_transactions WHERE balance_after < 0 OR balance_before < 0')).toBe(0);
     const text = db
       .prepare(

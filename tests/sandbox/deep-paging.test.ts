@@ -129,7 +129,10 @@ describe('pageRows against plain OFFSET (synthetic table: ties, NULLs, collation
   }
 
   function total(w: Where): number {
-    return db.prepare(`SELECT COUNT(*) FROM ${FROM} ${w.sql}`).pluck().get(...w.args) as number;
+    return db
+      .prepare(`SELECT COUNT(*) FROM ${FROM} ${w.sql}`)
+      .pluck()
+      .get(...w.args) as number;
   }
 
   it('every sort × direction × filter, walked in order, in reverse and at random, with page sizes 23 and 100', () => {
@@ -149,7 +152,9 @@ describe('pageRows against plain OFFSET (synthetic table: ties, NULLs, collation
                 const want = expected(sort, dir, w, p, size);
                 const ids = got.map((x) => x.id);
                 if (JSON.stringify(ids) !== JSON.stringify(want)) {
-                  throw new Error(`sort ${sortName} ${dir}, filter ${filterName}, size ${size}, ${kind} walk, page ${p}: got ${ids.join(',')} want ${want.join(',')}`);
+                  throw new Error(
+                    `sort ${sortName} ${dir}, filter ${filterName}, size ${size}, ${kind} walk, page ${p}: got ${ids.join(',')} want ${want.join(',')}`,
+                  );
                 }
                 pagesChecked++;
               }
@@ -257,7 +262,8 @@ interface ListCase {
 
 const WALLET_FROM = 'wallet_transactions w JOIN users u ON u.user_id = w.user_id';
 const SUB_FROM = 'subscriptions x JOIN users u ON u.user_id = x.user_id LEFT JOIN services s ON s.service_id = x.service_id';
-const CODE_FROM = 'usage_codes c LEFT JOIN service_plans sp ON sp.service_plan_id = c.service_plan_id LEFT JOIN services s ON s.service_id = sp.service_id';
+const CODE_FROM =
+  'usage_codes c LEFT JOIN service_plans sp ON sp.service_plan_id = c.service_plan_id LEFT JOIN services s ON s.service_id = sp.service_id';
 
 function cases(now: string): ListCase[] {
   const wallet = (name: string, query: Record<string, unknown>, order: string, where = '', args: unknown[] = []): ListCase => ({
@@ -301,9 +307,17 @@ function cases(now: string): ListCase[] {
     wallet('date ASC', { sort_by: 'TransactionDate', sort_order: 'ASC' }, 'w.transaction_date ASC, w.transaction_id ASC'),
     wallet('amount ASC (ties)', { sort_by: 'Amount', sort_order: 'ASC' }, 'w.amount ASC, w.transaction_id ASC'),
     wallet('amount DESC (ties)', { sort_by: 'Amount', sort_order: 'DESC' }, 'w.amount DESC, w.transaction_id DESC'),
-    wallet('username ASC (case-insensitive, ties)', { sort_by: 'Username', sort_order: 'ASC' }, 'u.username COLLATE NOCASE ASC, w.transaction_id ASC'),
+    wallet(
+      'username ASC (case-insensitive, ties)',
+      { sort_by: 'Username', sort_order: 'ASC' },
+      'u.username COLLATE NOCASE ASC, w.transaction_id ASC',
+    ),
     wallet('username DESC', { sort_by: 'Username', sort_order: 'DESC' }, 'u.username COLLATE NOCASE DESC, w.transaction_id DESC'),
-    wallet('type ASC', { sort_by: 'TransactionType', sort_order: 'ASC' }, 'w.transaction_type ASC, w.transaction_date ASC, w.transaction_id ASC'),
+    wallet(
+      'type ASC',
+      { sort_by: 'TransactionType', sort_order: 'ASC' },
+      'w.transaction_type ASC, w.transaction_date ASC, w.transaction_id ASC',
+    ),
     wallet(
       'deduct by amount DESC',
       { transaction_type: 'deduct', sort_by: 'Amount', sort_order: 'DESC' },
@@ -318,21 +332,64 @@ function cases(now: string): ListCase[] {
       'w.payment_method = ? AND w.amount >= ? AND w.amount <= ?',
       ['card', 5, 60],
     ),
-    wallet('username filter', { username: 'a' }, 'w.transaction_date DESC, w.transaction_id DESC', "w.user_id IN (SELECT user_id FROM users WHERE lower(username) LIKE '%a%')"),
+    wallet(
+      'username filter',
+      { username: 'a' },
+      'w.transaction_date DESC, w.transaction_id DESC',
+      "w.user_id IN (SELECT user_id FROM users WHERE lower(username) LIKE '%a%')",
+    ),
     subs('default (created, newest first)', {}, 'x.created_date DESC, x.subscription_id DESC'),
-    subs('service code ASC (NULLs first)', { sort_by: 'ServiceCode', sort_order: 'ASC' }, 's.service_code COLLATE NOCASE ASC, x.subscription_id ASC'),
-    subs('service code DESC (NULLs last)', { sort_by: 'ServiceCode', sort_order: 'DESC' }, 's.service_code COLLATE NOCASE DESC, x.subscription_id DESC'),
+    subs(
+      'service code ASC (NULLs first)',
+      { sort_by: 'ServiceCode', sort_order: 'ASC' },
+      's.service_code COLLATE NOCASE ASC, x.subscription_id ASC',
+    ),
+    subs(
+      'service code DESC (NULLs last)',
+      { sort_by: 'ServiceCode', sort_order: 'DESC' },
+      's.service_code COLLATE NOCASE DESC, x.subscription_id DESC',
+    ),
     subs('username ASC', { sort_by: 'Username', sort_order: 'ASC' }, 'u.username COLLATE NOCASE ASC, x.subscription_id ASC'),
-    subs('active by end ASC', { status: 'active', sort_by: 'EndDate', sort_order: 'ASC' }, 'x.end_date ASC, x.subscription_id ASC', "x.status = 'active'"),
-    subs('expired (clock)', { is_expired: true, sort_by: 'StartDate', sort_order: 'DESC' }, 'x.start_date DESC, x.subscription_id DESC', 'x.end_date < ?', [now]),
+    subs(
+      'active by end ASC',
+      { status: 'active', sort_by: 'EndDate', sort_order: 'ASC' },
+      'x.end_date ASC, x.subscription_id ASC',
+      "x.status = 'active'",
+    ),
+    subs(
+      'expired (clock)',
+      { is_expired: true, sort_by: 'StartDate', sort_order: 'DESC' },
+      'x.start_date DESC, x.subscription_id DESC',
+      'x.end_date < ?',
+      [now],
+    ),
     codes('default (created, newest first)', {}, 'c.created_date DESC, c.code_id DESC'),
     codes('used date ASC (NULLs first)', { sort_by: 'UsedDate', sort_order: 'ASC' }, 'c.used_date ASC, c.code_id ASC'),
     codes('used date DESC (NULLs last)', { sort_by: 'UsedDate', sort_order: 'DESC' }, 'c.used_date DESC, c.code_id DESC'),
-    codes('service code ASC (NULLs first)', { sort_by: 'ServiceCode', sort_order: 'ASC' }, 's.service_code COLLATE NOCASE ASC, c.code_id ASC'),
-    codes('service code DESC (NULLs last)', { sort_by: 'ServiceCode', sort_order: 'DESC' }, 's.service_code COLLATE NOCASE DESC, c.code_id DESC'),
+    codes(
+      'service code ASC (NULLs first)',
+      { sort_by: 'ServiceCode', sort_order: 'ASC' },
+      's.service_code COLLATE NOCASE ASC, c.code_id ASC',
+    ),
+    codes(
+      'service code DESC (NULLs last)',
+      { sort_by: 'ServiceCode', sort_order: 'DESC' },
+      's.service_code COLLATE NOCASE DESC, c.code_id DESC',
+    ),
     codes('code value ASC', { sort_by: 'CodeValue', sort_order: 'ASC' }, 'c.code_value COLLATE NOCASE ASC, c.code_id ASC'),
-    codes('unused by batch DESC', { is_used: false, sort_by: 'BatchID', sort_order: 'DESC' }, 'c.batch_id DESC, c.code_id DESC', 'c.is_used = 0'),
-    codes('unexpired (clock) by used date DESC', { is_expired: false, sort_by: 'UsedDate', sort_order: 'DESC' }, 'c.used_date DESC, c.code_id DESC', 'c.expiry_date > ?', [now]),
+    codes(
+      'unused by batch DESC',
+      { is_used: false, sort_by: 'BatchID', sort_order: 'DESC' },
+      'c.batch_id DESC, c.code_id DESC',
+      'c.is_used = 0',
+    ),
+    codes(
+      'unexpired (clock) by used date DESC',
+      { is_expired: false, sort_by: 'UsedDate', sort_order: 'DESC' },
+      'c.used_date DESC, c.code_id DESC',
+      'c.expiry_date > ?',
+      [now],
+    ),
     audit('all', {}),
     audit('one module', { module: 'subscriptions' }, "module = 'subscriptions'"),
   ];
@@ -367,7 +424,10 @@ describe('list endpoints over HTTP against a reference query and a plain-OFFSET 
     // Audit entries for the audit walks.
     for (let i = 0; i < 30; i++) {
       const id = db.prepare("SELECT subscription_id FROM subscriptions WHERE status = 'active' LIMIT 1 OFFSET ?").pluck().get(i) as number;
-      await call(sb, 'PUT', `/admin/subscriptions/${id}/manage`, { as: 'admin', body: { action: 'add_credits', extend_credits: 1, reason: 'deep paging test' } });
+      await call(sb, 'PUT', `/admin/subscriptions/${id}/manage`, {
+        as: 'admin',
+        body: { action: 'add_credits', extend_credits: 1, reason: 'deep paging test' },
+      });
     }
   });
   afterAll(async () => {
@@ -382,7 +442,12 @@ describe('list endpoints over HTTP against a reference query and a plain-OFFSET 
       .prepare(`SELECT ${c.ref.id} FROM ${c.ref.from} ${where} ORDER BY ${c.ref.order} LIMIT ? OFFSET ?`)
       .pluck()
       .all(...c.ref.args, size, (page - 1) * size) as number[];
-    const total = knownTotal ?? (sb.db.prepare(`SELECT COUNT(*) FROM ${c.ref.from} ${where}`).pluck().get(...c.ref.args) as number);
+    const total =
+      knownTotal ??
+      (sb.db
+        .prepare(`SELECT COUNT(*) FROM ${c.ref.from} ${where}`)
+        .pluck()
+        .get(...c.ref.args) as number);
     return { ids, total };
   }
 
@@ -390,16 +455,33 @@ describe('list endpoints over HTTP against a reference query and a plain-OFFSET 
    * One page from the sandbox: its ids and pagination block against the reference and, with
    * `plainToo`, the whole answer against the plain-OFFSET sandbox's.
    */
-  async function checkPage(c: ListCase, page: number, size: number, label: string, o: { plainToo: boolean; total?: number }): Promise<void> {
+  async function checkPage(
+    c: ListCase,
+    page: number,
+    size: number,
+    label: string,
+    o: { plainToo: boolean; total?: number },
+  ): Promise<void> {
     const query = { ...c.query, page_size: size, [c.pageParam]: page };
-    const [a, b] = await Promise.all([call(sb, 'GET', c.path, { as: 'admin', query }), o.plainToo ? call(plain, 'GET', c.path, { as: 'admin', query }) : undefined]);
+    const [a, b] = await Promise.all([
+      call(sb, 'GET', c.path, { as: 'admin', query }),
+      o.plainToo ? call(plain, 'GET', c.path, { as: 'admin', query }) : undefined,
+    ]);
     expect(a.status, `${label}: ${JSON.stringify(a.json?.error)}`).toBe(200);
     const ref = reference(c, page, size, o.total);
     const ids = (a.json.data[c.items] as Array<Record<string, number>>).map((x) => x[c.id]);
     if (JSON.stringify(ids) !== JSON.stringify(ref.ids)) throw new Error(`${label}: got ids ${ids.join(',')}, want ${ref.ids.join(',')}`);
     const totalPages = Math.ceil(ref.total / size);
     if (c.pageParam === 'page') {
-      expect({ page: a.json.data.page, page_size: a.json.data.page_size, total_items: a.json.data.total_items, total_pages: a.json.data.total_pages }, label).toEqual({
+      expect(
+        {
+          page: a.json.data.page,
+          page_size: a.json.data.page_size,
+          total_items: a.json.data.total_items,
+          total_pages: a.json.data.total_pages,
+        },
+        label,
+      ).toEqual({
         page,
         page_size: size,
         total_items: ref.total,
@@ -451,34 +533,83 @@ describe('list endpoints over HTTP against a reference query and a plain-OFFSET 
     const r = rng(1234);
     const db = sb.db;
     const writes: Array<[string, () => Promise<void> | void]> = [
-      ['insert a newest transaction (same connection)', () => {
-        db.prepare(
-          `INSERT INTO wallet_transactions (user_id, transaction_type, amount, balance_before, balance_after, currency, payment_method, status, transaction_date, created_date)
+      [
+        'insert a newest transaction (same connection)',
+        () => {
+          db.prepare(
+            `INSERT INTO wallet_transactions (user_id, transaction_type, amount, balance_before, balance_after, currency, payment_method, status, transaction_date, created_date)
            VALUES (6, 'topup', 12.5, 0, 12.5, 'USD', 'card', 'completed', ?, ?)`,
-        ).run('2999-01-01T00:00:00.000Z', nowIso);
-      }],
-      ['delete a transaction in the middle (other connection)', () => {
-        other.prepare('DELETE FROM wallet_transactions WHERE transaction_id = (SELECT transaction_id FROM wallet_transactions ORDER BY transaction_date DESC LIMIT 1 OFFSET 200)').run();
-      }],
-      ['change an amount (other connection)', () => {
-        other.prepare('UPDATE wallet_transactions SET amount = amount + 0.5 WHERE transaction_id = (SELECT transaction_id FROM wallet_transactions ORDER BY amount LIMIT 1 OFFSET 300)').run();
-      }],
-      ['top up over HTTP', async () => {
-        const t = await call(sb, 'POST', '/user/wallet/topup', { as: 'enduser', body: { amount: 7, payment_method: 'card' }, headers: { 'x-device-id': 'deep-paging-test' } });
-        expect(t.status, JSON.stringify(t.json?.error)).toBe(200);
-      }],
-      ['manage a subscription over HTTP (new audit entry on top, subscription changed)', async () => {
-        const id = db.prepare("SELECT subscription_id FROM subscriptions WHERE status = 'active' ORDER BY random() LIMIT 1").pluck().get() as number;
-        const m = await call(sb, 'PUT', `/admin/subscriptions/${id}/manage`, { as: 'admin', body: { action: 'extend', extend_days: 3, reason: 'deep paging test' } });
-        expect(m.status).toBe(200);
-      }],
-      ['orphan a subscription and a code (other connection)', () => {
-        other.prepare('UPDATE subscriptions SET service_id = NULL WHERE subscription_id = (SELECT subscription_id FROM subscriptions WHERE service_id IS NOT NULL ORDER BY random() LIMIT 1)').run();
-        other.prepare('UPDATE usage_codes SET service_plan_id = NULL WHERE code_id = (SELECT code_id FROM usage_codes WHERE service_plan_id IS NOT NULL ORDER BY random() LIMIT 1)').run();
-      }],
-      ['use a code (same connection)', () => {
-        db.prepare("UPDATE usage_codes SET is_used = 1, used_date = '2000-01-01T00:00:00.000Z', used_by = 6 WHERE code_id = (SELECT code_id FROM usage_codes WHERE is_used = 0 ORDER BY random() LIMIT 1)").run();
-      }],
+          ).run('2999-01-01T00:00:00.000Z', nowIso);
+        },
+      ],
+      [
+        'delete a transaction in the middle (other connection)',
+        () => {
+          other
+            .prepare(
+              'DELETE FROM wallet_transactions WHERE transaction_id = (SELECT transaction_id FROM wallet_transactions ORDER BY transaction_date DESC LIMIT 1 OFFSET 200)',
+            )
+            .run();
+        },
+      ],
+      [
+        'change an amount (other connection)',
+        () => {
+          other
+            .prepare(
+              'UPDATE wallet_transactions SET amount = amount + 0.5 WHERE transaction_id = (SELECT transaction_id FROM wallet_transactions ORDER BY amount LIMIT 1 OFFSET 300)',
+            )
+            .run();
+        },
+      ],
+      [
+        'top up over HTTP',
+        async () => {
+          const t = await call(sb, 'POST', '/user/wallet/topup', {
+            as: 'enduser',
+            body: { amount: 7, payment_method: 'card' },
+            headers: { 'x-device-id': 'deep-paging-test' },
+          });
+          expect(t.status, JSON.stringify(t.json?.error)).toBe(200);
+        },
+      ],
+      [
+        'manage a subscription over HTTP (new audit entry on top, subscription changed)',
+        async () => {
+          const id = db
+            .prepare("SELECT subscription_id FROM subscriptions WHERE status = 'active' ORDER BY random() LIMIT 1")
+            .pluck()
+            .get() as number;
+          const m = await call(sb, 'PUT', `/admin/subscriptions/${id}/manage`, {
+            as: 'admin',
+            body: { action: 'extend', extend_days: 3, reason: 'deep paging test' },
+          });
+          expect(m.status).toBe(200);
+        },
+      ],
+      [
+        'orphan a subscription and a code (other connection)',
+        () => {
+          other
+            .prepare(
+              'UPDATE subscriptions SET service_id = NULL WHERE subscription_id = (SELECT subscription_id FROM subscriptions WHERE service_id IS NOT NULL ORDER BY random() LIMIT 1)',
+            )
+            .run();
+          other
+            .prepare(
+              'UPDATE usage_codes SET service_plan_id = NULL WHERE code_id = (SELECT code_id FROM usage_codes WHERE service_plan_id IS NOT NULL ORDER BY random() LIMIT 1)',
+            )
+            .run();
+        },
+      ],
+      [
+        'use a code (same connection)',
+        () => {
+          db.prepare(
+            "UPDATE usage_codes SET is_used = 1, used_date = '2000-01-01T00:00:00.000Z', used_by = 6 WHERE code_id = (SELECT code_id FROM usage_codes WHERE is_used = 0 ORDER BY random() LIMIT 1)",
+          ).run();
+        },
+      ],
     ];
     const before = readsSnapshot();
     for (const c of cases(nowIso)) {
@@ -486,7 +617,10 @@ describe('list endpoints over HTTP against a reference query and a plain-OFFSET 
       const pages = Math.ceil(reference(c, 1, size).total / size);
       // Forward up to a point, a write, on; then back from the end, a write, on.
       let w = 0;
-      for (const p of [...Array.from({ length: Math.min(pages, 12) }, (_, i) => i + 1), ...Array.from({ length: Math.min(pages, 12) }, (_, i) => pages - i)]) {
+      for (const p of [
+        ...Array.from({ length: Math.min(pages, 12) }, (_, i) => i + 1),
+        ...Array.from({ length: Math.min(pages, 12) }, (_, i) => pages - i),
+      ]) {
         if (p === 6 || p === pages - 5) {
           const [name, write] = writes[(w++ + Math.floor(r() * writes.length)) % writes.length];
           await write();

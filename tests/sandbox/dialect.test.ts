@@ -46,8 +46,22 @@ describe('the alt dialect answers the same data another way', () => {
       expect(x.created_date).toBe((r.created_date as string).slice(0, 19).replace('T', ' '));
       expect(x.plan_code).toBe(r.plan_code);
     }
-    expect(d.data.pagination).toEqual({ current_page: 1, page_size: 100, total_pages: 1, total_records: dRows.length, has_next_page: false, has_previous_page: false });
-    expect(a.data.pagination).toEqual({ current_page: '1', page_size: '100', totalPages: '1', total_count: String(dRows.length), has_next_page: 0, has_previous_page: 0 });
+    expect(d.data.pagination).toEqual({
+      current_page: 1,
+      page_size: 100,
+      total_pages: 1,
+      total_records: dRows.length,
+      has_next_page: false,
+      has_previous_page: false,
+    });
+    expect(a.data.pagination).toEqual({
+      current_page: '1',
+      page_size: '100',
+      totalPages: '1',
+      total_count: String(dRows.length),
+      has_next_page: 0,
+      has_previous_page: 0,
+    });
   });
 
   it('a role as an object, flat paging totals renamed and as strings', async () => {
@@ -117,7 +131,10 @@ describe('choosing the dialect', () => {
     const bin = await binary();
     const cfg = tempDir('subctl-dialect-');
     const env = { PATH: process.env.PATH, HOME: cfg, SUBCTL_CONFIG_DIR: join(cfg, 'cfg') };
-    const server = spawn(process.execPath, [bin, 'sandbox', 'serve', '--port', '0', '--data', join(cfg, 'serve.db'), '--dialect', 'alt'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const server = spawn(process.execPath, [bin, 'sandbox', 'serve', '--port', '0', '--data', join(cfg, 'serve.db'), '--dialect', 'alt'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     server.stderr.on('data', (d) => (stderr += d));
     try {
@@ -131,7 +148,9 @@ describe('choosing the dialect', () => {
       });
       const body = (await (await fetch(`${url}/test/services`)).json()) as { data: { services: Row[] } };
       expect(body.data.services.length).toBeGreaterThan(0);
-      expect(body.data.services.every((s) => typeof s.service_id === 'string' && (s.requires_auth === 0 || s.requires_auth === 1))).toBe(true);
+      expect(body.data.services.every((s) => typeof s.service_id === 'string' && (s.requires_auth === 0 || s.requires_auth === 1))).toBe(
+        true,
+      );
       await new Promise<void>((resolve) => {
         const wait = () => (/alt dialect/.test(stderr) ? resolve() : setTimeout(wait, 50));
         wait();

@@ -82,7 +82,11 @@ async function signIn(username: string, password: string): Promise<ApiClient> {
 }
 
 /** Signs in through cms.auth.login with a device id: token, session id and device id. */
-async function cmsSignIn(username: string, password: string, deviceId: string): Promise<{ c: ApiClient; token: string; sessionId: string }> {
+async function cmsSignIn(
+  username: string,
+  password: string,
+  deviceId: string,
+): Promise<{ c: ApiClient; token: string; sessionId: string }> {
   const d = await hit(client({ deviceId }), 'cms.auth.login', { body: { username, password } });
   return { c: client({ token: d.token, sessionId: d.session_id, deviceId }), token: d.token, sessionId: d.session_id };
 }
@@ -169,7 +173,10 @@ const rows: Row[] = [
       const d = await hit(client({ deviceId }), 'cms.auth.login', { body: { username: 'enduser', password: 'sandbox-enduser' } });
       expect(d.session_id).toMatch(/^[0-9a-f]{32}$/);
       expect(d.permissions).toContain('profile.self');
-      expect(one('SELECT * FROM devices WHERE user_id = 6 AND device_id = ?', deviceId)).toMatchObject({ is_active: 1, session_id: d.session_id });
+      expect(one('SELECT * FROM devices WHERE user_id = 6 AND device_id = ?', deviceId)).toMatchObject({
+        is_active: 1,
+        session_id: d.session_id,
+      });
       s.cmsEnd = client({ token: d.token, sessionId: d.session_id, deviceId });
     },
   },
@@ -184,7 +191,9 @@ const rows: Row[] = [
   {
     name: 'profile.update',
     run: async () => {
-      await hit(s.cmsEnd, 'profile.update', { body: { full_name: 'Eve Enduser', city: 'Lisbon', country: 'Portugal', gender: 'Female', date_of_birth: '1990-04-01' } });
+      await hit(s.cmsEnd, 'profile.update', {
+        body: { full_name: 'Eve Enduser', city: 'Lisbon', country: 'Portugal', gender: 'Female', date_of_birth: '1990-04-01' },
+      });
       expect(one('SELECT city, country, gender, date_of_birth FROM profiles WHERE user_id = 6')).toMatchObject({
         city: 'Lisbon',
         country: 'Portugal',
@@ -219,7 +228,9 @@ const rows: Row[] = [
       const tablet = await cmsSignIn('enduser', 'sandbox-enduser', 'every-ep-tablet');
       await hit(tablet.c, 'cms.auth.logout');
       expect(tokenRow(tablet.token).revoked_at).not.toBeNull();
-      expect(one("SELECT is_active, logout_time FROM devices WHERE user_id = 6 AND device_id = 'every-ep-tablet'")).toMatchObject({ is_active: 0 });
+      expect(one("SELECT is_active, logout_time FROM devices WHERE user_id = 6 AND device_id = 'every-ep-tablet'")).toMatchObject({
+        is_active: 0,
+      });
       expect(one("SELECT logout_time FROM devices WHERE user_id = 6 AND device_id = 'every-ep-tablet'").logout_time).not.toBeNull();
     },
   },
@@ -240,7 +251,9 @@ const rows: Row[] = [
       const me = await signIn(NEWCOMER.username, s.newcomerPassword); // Pending accounts may sign in
       const d = await hit(me, 'cms.verification.generate', { body: { type: 'email' } });
       expect(d.code).toMatch(/^\d{6}$/);
-      expect(countOf('verification_codes', "user_id = ? AND type = 'email' AND code = ? AND used_at IS NULL", s.newcomerId, d.code)).toBe(1);
+      expect(countOf('verification_codes', "user_id = ? AND type = 'email' AND code = ? AND used_at IS NULL", s.newcomerId, d.code)).toBe(
+        1,
+      );
       s.verificationCode = d.code;
     },
   },
@@ -257,7 +270,10 @@ const rows: Row[] = [
     run: async () => {
       const d = await hit(anon, 'auth.forgot-password', { body: { email: NEWCOMER.email } });
       expect(d).toMatchObject({ success: true, user_id: s.newcomerId });
-      expect(one('SELECT user_id, used_at FROM password_resets WHERE reset_token = ?', d.reset_token)).toEqual({ user_id: s.newcomerId, used_at: null });
+      expect(one('SELECT user_id, used_at FROM password_resets WHERE reset_token = ?', d.reset_token)).toEqual({
+        user_id: s.newcomerId,
+        used_at: null,
+      });
       s.resetToken = d.reset_token;
     },
   },
@@ -265,7 +281,9 @@ const rows: Row[] = [
     name: 'auth.reset-password',
     run: async () => {
       s.newcomerPassword = 'Newcomer#2025';
-      await hit(anon, 'auth.reset-password', { body: { user_id: s.newcomerId, reset_token: s.resetToken, new_password: s.newcomerPassword } });
+      await hit(anon, 'auth.reset-password', {
+        body: { user_id: s.newcomerId, reset_token: s.resetToken, new_password: s.newcomerPassword },
+      });
       expect(one('SELECT used_at FROM password_resets WHERE reset_token = ?', s.resetToken).used_at).not.toBeNull();
       expectPassword(s.newcomerId, s.newcomerPassword);
     },
@@ -324,7 +342,13 @@ const rows: Row[] = [
     name: 'users.create',
     run: async () => {
       const d = await hit(admin, 'users.create', {
-        body: { username: 'every.ep.created', email: 'every.ep.created@example.test', password: 'Created#2024', role: 'user', full_name: 'Every Endpoint Created' },
+        body: {
+          username: 'every.ep.created',
+          email: 'every.ep.created@example.test',
+          password: 'Created#2024',
+          role: 'user',
+          full_name: 'Every Endpoint Created',
+        },
       });
       expect(d).toMatchObject({ username: 'every.ep.created', role: 'user' });
       expect(userRow(d.user_id)).toMatchObject({ username: 'every.ep.created', role: 'user', status: 'Active', created_by: 2 });
@@ -349,7 +373,10 @@ const rows: Row[] = [
   {
     name: 'users.update',
     run: async () => {
-      await hit(admin, 'users.update', { params: { id: s.createdUserId }, body: { user_id: s.createdUserId, full_name: 'Every Endpoint Renamed', chatgpt_user_id: 'gpt-every-ep' } });
+      await hit(admin, 'users.update', {
+        params: { id: s.createdUserId },
+        body: { user_id: s.createdUserId, full_name: 'Every Endpoint Renamed', chatgpt_user_id: 'gpt-every-ep' },
+      });
       expect(userRow(s.createdUserId)).toMatchObject({ full_name: 'Every Endpoint Renamed', chatgpt_user_id: 'gpt-every-ep' });
     },
   },
@@ -372,7 +399,14 @@ const rows: Row[] = [
   {
     name: 'roles.create',
     run: async () => {
-      await hit(admin, 'roles.create', { body: { role_name: 'every-ep-role', display_name: 'Every Endpoint Role', description: 'made by the every-endpoint test', priority: 30 } });
+      await hit(admin, 'roles.create', {
+        body: {
+          role_name: 'every-ep-role',
+          display_name: 'Every Endpoint Role',
+          description: 'made by the every-endpoint test',
+          priority: 30,
+        },
+      });
       const r = one("SELECT * FROM roles WHERE role_name = 'every-ep-role'");
       expect(r).toMatchObject({ display_name: 'Every Endpoint Role', priority: 30, is_system_role: 0, is_active: 1, created_by_user: 2 });
       s.roleId = r.role_id;
@@ -381,8 +415,14 @@ const rows: Row[] = [
   {
     name: 'roles.update',
     run: async () => {
-      await hit(admin, 'roles.update', { params: { role_id: s.roleId }, body: { display_name: 'Every Endpoint Role, renamed', priority: 25 } });
-      expect(one('SELECT display_name, priority FROM roles WHERE role_id = ?', s.roleId)).toEqual({ display_name: 'Every Endpoint Role, renamed', priority: 25 });
+      await hit(admin, 'roles.update', {
+        params: { role_id: s.roleId },
+        body: { display_name: 'Every Endpoint Role, renamed', priority: 25 },
+      });
+      expect(one('SELECT display_name, priority FROM roles WHERE role_id = ?', s.roleId)).toEqual({
+        display_name: 'Every Endpoint Role, renamed',
+        priority: 25,
+      });
     },
   },
   {
@@ -421,8 +461,14 @@ const rows: Row[] = [
   {
     name: 'roles.assign',
     run: async () => {
-      await hit(admin, 'roles.assign', { params: { user_id: s.createdUserId }, body: { new_roles: ['user', 'beta-tester'], reason: 'beta programme' } });
-      const held = sb.db.prepare('SELECT role_name FROM user_roles WHERE user_id = ? ORDER BY role_name').all(s.createdUserId).map((r: any) => r.role_name);
+      await hit(admin, 'roles.assign', {
+        params: { user_id: s.createdUserId },
+        body: { new_roles: ['user', 'beta-tester'], reason: 'beta programme' },
+      });
+      const held = sb.db
+        .prepare('SELECT role_name FROM user_roles WHERE user_id = ? ORDER BY role_name')
+        .all(s.createdUserId)
+        .map((r: any) => r.role_name);
       expect(held).toEqual(['beta-tester', 'user']);
       expect(userRow(s.createdUserId).role).toBe('beta-tester');
     },
@@ -446,7 +492,10 @@ const rows: Row[] = [
     run: async () => {
       await hit(admin, 'roles.assign', { params: { user_id: s.createdUserId }, body: { new_roles: ['beta-tester'] } });
       await hit(admin, 'roles.remove', { params: { user_id: s.createdUserId }, body: { reason: 'end of beta' } });
-      const held = sb.db.prepare('SELECT role_name FROM user_roles WHERE user_id = ?').all(s.createdUserId).map((r: any) => r.role_name);
+      const held = sb.db
+        .prepare('SELECT role_name FROM user_roles WHERE user_id = ?')
+        .all(s.createdUserId)
+        .map((r: any) => r.role_name);
       expect(held).toEqual(['user']);
       expect(userRow(s.createdUserId).role).toBe('user');
     },
@@ -498,14 +547,21 @@ const rows: Row[] = [
           credit_reset_cycle: 'monthly',
         },
       });
-      expect(one('SELECT service_code, is_active, created_by FROM services WHERE service_id = ?', d.service_id)).toEqual({ service_code: SVC, is_active: 1, created_by: 2 });
+      expect(one('SELECT service_code, is_active, created_by FROM services WHERE service_id = ?', d.service_id)).toEqual({
+        service_code: SVC,
+        is_active: 1,
+        created_by: 2,
+      });
       s.serviceId = d.service_id;
     },
   },
   {
     name: 'services.update',
     run: async () => {
-      await hit(admin, 'services.update', { params: { id: s.serviceId }, body: { service_name: 'Every Endpoint Service, renamed', description: 'updated' } });
+      await hit(admin, 'services.update', {
+        params: { id: s.serviceId },
+        body: { service_name: 'Every Endpoint Service, renamed', description: 'updated' },
+      });
       expect(one('SELECT service_name, description, updated_by FROM services WHERE service_id = ?', s.serviceId)).toEqual({
         service_name: 'Every Endpoint Service, renamed',
         description: 'updated',
@@ -564,8 +620,14 @@ const rows: Row[] = [
   {
     name: 'plans.update',
     run: async () => {
-      await hit(admin, 'plans.update', { params: { id: s.planId }, body: { plan_id: s.planId, plan_name: 'Every Endpoint Plan, renamed', auto_renewal: true } });
-      expect(one('SELECT plan_name, auto_renewal FROM subscription_plans WHERE plan_id = ?', s.planId)).toEqual({ plan_name: 'Every Endpoint Plan, renamed', auto_renewal: 1 });
+      await hit(admin, 'plans.update', {
+        params: { id: s.planId },
+        body: { plan_id: s.planId, plan_name: 'Every Endpoint Plan, renamed', auto_renewal: true },
+      });
+      expect(one('SELECT plan_name, auto_renewal FROM subscription_plans WHERE plan_id = ?', s.planId)).toEqual({
+        plan_name: 'Every Endpoint Plan, renamed',
+        auto_renewal: 1,
+      });
     },
   },
   {
@@ -613,14 +675,18 @@ const rows: Row[] = [
   {
     name: 'service-plans.manage',
     run: async () => {
-      await hit(admin, 'service-plans.manage', { body: { action: 'activate', service_code: SVC, plan_code: PLAN, service_plan_id: s.linkId } });
+      await hit(admin, 'service-plans.manage', {
+        body: { action: 'activate', service_code: SVC, plan_code: PLAN, service_plan_id: s.linkId },
+      });
       expect(one('SELECT is_available FROM service_plans WHERE service_plan_id = ?', s.linkId).is_available).toBe(1);
     },
   },
   {
     name: 'usage-codes.generate',
     run: async () => {
-      const d = await hit(admin, 'usage-codes.generate', { body: { batch_id: BATCH, code_count: 3, code_prefix: 'EVERY', expiration_days: 30, service_plan_id: s.linkId } });
+      const d = await hit(admin, 'usage-codes.generate', {
+        body: { batch_id: BATCH, code_count: 3, code_prefix: 'EVERY', expiration_days: 30, service_plan_id: s.linkId },
+      });
       expect(d.generated_count).toBe(3);
       expect(countOf('usage_codes', 'batch_id = ? AND service_plan_id = ? AND is_used = 0', BATCH, s.linkId)).toBe(3);
       s.codes = d.codes.map((c: any) => c.code_value);
@@ -672,7 +738,11 @@ const rows: Row[] = [
     name: 'me.services',
     run: async () => {
       const d = await hit(enduser, 'me.services');
-      expect(d.find((x: any) => x.service_code === SVC)).toMatchObject({ service_id: s.serviceId, available_plans_count: 1, has_active_subscription: false });
+      expect(d.find((x: any) => x.service_code === SVC)).toMatchObject({
+        service_id: s.serviceId,
+        available_plans_count: 1,
+        has_active_subscription: false,
+      });
     },
   },
   {
@@ -704,7 +774,10 @@ const rows: Row[] = [
       const d = await hit(enduser, 'me.topup', { body: { amount: 50, payment_method: 'card', transaction_reference: 'every-ep-topup' } });
       expect(userRow(6).wallet_balance).toBeCloseTo(before + 50, 2);
       expect(d.new_balance).toBeCloseTo(before + 50, 2);
-      expect(one('SELECT transaction_type, amount FROM wallet_transactions WHERE transaction_id = ?', d.transaction_id)).toEqual({ transaction_type: 'topup', amount: 50 });
+      expect(one('SELECT transaction_type, amount FROM wallet_transactions WHERE transaction_id = ?', d.transaction_id)).toEqual({
+        transaction_type: 'topup',
+        amount: 50,
+      });
     },
   },
   {
@@ -714,7 +787,9 @@ const rows: Row[] = [
       const d = await hit(enduser, 'me.buy', { body: { payment_method: 'WALLET', service_plan_id: s.linkId } });
       expect(d.success).toBe(true);
       expect(userRow(6).wallet_balance).toBeCloseTo(before - 4, 2);
-      expect(one('SELECT user_id, service_id, plan_id, status, total_credits FROM subscriptions WHERE subscription_id = ?', d.subscription_id)).toEqual({
+      expect(
+        one('SELECT user_id, service_id, plan_id, status, total_credits FROM subscriptions WHERE subscription_id = ?', d.subscription_id),
+      ).toEqual({
         user_id: 6,
         service_id: s.serviceId,
         plan_id: s.planId,
@@ -808,7 +883,10 @@ const rows: Row[] = [
       const me = await signIn(NEWCOMER.username, s.newcomerPassword);
       const d = await hit(me, 'referrals.use', { body: { new_user_id: s.newcomerId, referral_code: s.referralCode } });
       expect(d).toMatchObject({ success: true, used_count: 1 });
-      expect(one('SELECT referral_id, referrer_id FROM referral_uses WHERE new_user_id = ?', s.newcomerId)).toEqual({ referral_id: s.referralId, referrer_id: 6 });
+      expect(one('SELECT referral_id, referrer_id FROM referral_uses WHERE new_user_id = ?', s.newcomerId)).toEqual({
+        referral_id: s.referralId,
+        referrer_id: 6,
+      });
       expect(one('SELECT used_count FROM referral_codes WHERE referral_id = ?', s.referralId).used_count).toBe(1);
     },
   },
@@ -898,7 +976,10 @@ const rows: Row[] = [
     name: 'referrals.deactivate',
     run: async () => {
       await hit(enduser, 'referrals.deactivate', { body: { referral_code_id: s.referralId, reason: 'campaign over' } });
-      expect(one('SELECT is_active, deactivated_reason FROM referral_codes WHERE referral_id = ?', s.referralId)).toEqual({ is_active: 0, deactivated_reason: 'campaign over' });
+      expect(one('SELECT is_active, deactivated_reason FROM referral_codes WHERE referral_id = ?', s.referralId)).toEqual({
+        is_active: 0,
+        deactivated_reason: 'campaign over',
+      });
     },
   },
 
@@ -921,7 +1002,10 @@ const rows: Row[] = [
     name: 'subscriptions.manage',
     run: async () => {
       const before = one('SELECT end_date FROM subscriptions WHERE subscription_id = ?', s.boughtSubscriptionId).end_date;
-      const d = await hit(admin, 'subscriptions.manage', { params: { id: s.boughtSubscriptionId }, body: { action: 'extend', reason: 'goodwill', extend_days: 7 } });
+      const d = await hit(admin, 'subscriptions.manage', {
+        params: { id: s.boughtSubscriptionId },
+        body: { action: 'extend', reason: 'goodwill', extend_days: 7 },
+      });
       const after = one('SELECT end_date FROM subscriptions WHERE subscription_id = ?', s.boughtSubscriptionId).end_date;
       expect(Date.parse(after) - Date.parse(before)).toBe(7 * 86_400_000);
       expect(d).toMatchObject({ subscription_id: s.boughtSubscriptionId, status: 'active', end_date: after });
@@ -930,7 +1014,9 @@ const rows: Row[] = [
   {
     name: 'subscriptions.delete',
     run: async () => {
-      const id = one("SELECT subscription_id FROM subscriptions WHERE user_id = 6 AND status = 'cancelled' ORDER BY subscription_id LIMIT 1").subscription_id;
+      const id = one(
+        "SELECT subscription_id FROM subscriptions WHERE user_id = 6 AND status = 'cancelled' ORDER BY subscription_id LIMIT 1",
+      ).subscription_id;
       await hit(admin, 'subscriptions.delete', { body: { subscription_id: id } });
       expect(countOf('subscriptions', 'subscription_id = ?', id)).toBe(0);
     },
@@ -948,7 +1034,16 @@ const rows: Row[] = [
     name: 'plans.delete',
     run: async () => {
       const fresh = await hit(admin, 'plans.create', {
-        body: { plan_code: 'EVERY-EP-DOOMED', plan_name: 'Doomed plan', price: 0, currency: 'USD', duration: 7, duration_unit: 'days', credit_amount: 0, credit_unit: 'requests' },
+        body: {
+          plan_code: 'EVERY-EP-DOOMED',
+          plan_name: 'Doomed plan',
+          price: 0,
+          currency: 'USD',
+          duration: 7,
+          duration_unit: 'days',
+          credit_amount: 0,
+          credit_unit: 'requests',
+        },
       });
       await hit(admin, 'plans.delete', { body: { plan_code: 'every-ep-doomed' } });
       expect(countOf('subscription_plans', 'plan_id = ?', fresh.plan_id)).toBe(0);

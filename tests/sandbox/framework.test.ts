@@ -119,7 +119,17 @@ describe('input validation', () => {
   });
 
   it("words its messages as the spec says the platform's validation library does (Required; Expected X, received Y; String must contain at most N character(s); Invalid enum value), a schema's own message kept", async () => {
-    const b = await call(sb, 'POST', '/admin/services', { as: 'admin', body: { service_code: 'x'.repeat(51), service_name: 5, service_type: 'FREE', base_service_url: 'u', access_pattern: 'a', credit_reset_cycle: 'daily' } });
+    const b = await call(sb, 'POST', '/admin/services', {
+      as: 'admin',
+      body: {
+        service_code: 'x'.repeat(51),
+        service_name: 5,
+        service_type: 'FREE',
+        base_service_url: 'u',
+        access_pattern: 'a',
+        credit_reset_cycle: 'daily',
+      },
+    });
     expect(b.status).toBe(400);
     const by = Object.fromEntries(b.json.error.fields.map((f: { field: string; message: string }) => [f.field, f.message]));
     expect(by).toEqual({
@@ -129,8 +139,13 @@ describe('input validation', () => {
       provider_name: 'Required',
     });
     const q = await call(sb, 'GET', '/admin/services', { as: 'admin', query: { page_size: 500, page_number: 0 } });
-    expect(q.json.message).toBe('Validation failed: page_number: Number must be greater than or equal to 1; page_size: Number must be less than or equal to 100');
-    const f = await call(sb, 'PUT', '/admin/subscriptions/1/manage', { as: 'admin', body: { action: 'extend', reason: 'x', extend_days: 1.5 } });
+    expect(q.json.message).toBe(
+      'Validation failed: page_number: Number must be greater than or equal to 1; page_size: Number must be less than or equal to 100',
+    );
+    const f = await call(sb, 'PUT', '/admin/subscriptions/1/manage', {
+      as: 'admin',
+      body: { action: 'extend', reason: 'x', extend_days: 1.5 },
+    });
     expect(f.json.error.fields).toEqual([{ field: 'extend_days', message: 'Expected integer, received float' }]);
     // A schema's own message stays its own.
     const d = await call(sb, 'GET', '/admin/services', { as: 'admin', query: { created_date_from: '2024-13-45' } });
@@ -152,10 +167,17 @@ describe('input validation', () => {
     expect(d.json.message).toBe('Validation failed: created_date_from: Invalid date: expected YYYY-MM-DD');
   });
 
-
   it('reads query and path numbers only from decimal text: 0x10, 0b11 and 1e400 are refused, not read as 16, 3 and Infinity', async () => {
     // Whole numbers in digits only (`1e1` and `5.0` are refused as the command line refuses them).
-    for (const [field, text] of [['page_size', '0x10'], ['page_size', '0b11'], ['page_number', '0o7'], ['price_from', '0x10'], ['price_to', '1e400'], ['page_size', '1e1'], ['page_number', '5.0']]) {
+    for (const [field, text] of [
+      ['page_size', '0x10'],
+      ['page_size', '0b11'],
+      ['page_number', '0o7'],
+      ['price_from', '0x10'],
+      ['price_to', '1e400'],
+      ['page_size', '1e1'],
+      ['page_number', '5.0'],
+    ]) {
       const r = await call(sb, 'GET', '/admin/subscription-plans', { as: 'admin', query: { [field]: text } });
       expect(r.status, `${field}=${text}`).toBe(400);
       expect(r.json.error.fields.map((f: { field: string }) => f.field)).toEqual([field]);
@@ -164,7 +186,10 @@ describe('input validation', () => {
     expect(p.status).toBe(400);
     expect(p.json.error.fields[0].field).toBe('id');
     // Decimal text, white space around it, a sign and exponents are numbers as before.
-    const ok = await call(sb, 'GET', '/admin/subscription-plans', { as: 'admin', query: { page_size: ' 5 ', price_from: '1e1', price_to: '+250.50' } });
+    const ok = await call(sb, 'GET', '/admin/subscription-plans', {
+      as: 'admin',
+      query: { page_size: ' 5 ', price_from: '1e1', price_to: '+250.50' },
+    });
     expect(ok.status).toBe(200);
     expect(ok.json.data.pagination.page_size).toBe(5);
   });
@@ -196,14 +221,41 @@ describe('query strings', () => {
   function reference(qs: string, lists: Set<string>): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const [k, v] of new URLSearchParams(qs)) {
-      if (lists.has(k)) out[k] = ((out[k] as string[] | undefined) ?? []).concat(v.split(',').map((x) => x.trim()).filter(Boolean));
+      if (lists.has(k))
+        out[k] = ((out[k] as string[] | undefined) ?? []).concat(
+          v
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean),
+        );
       else if (v !== '') out[k] = v;
     }
     return out;
   }
   it('reads every query string as URLSearchParams does, with and without anything to decode', () => {
     const rng = mulberry32(7);
-    const alphabet = ['a', 'b', 'page_size', 'status', '=', '&', '&&', '==', ',', ' ', '1', 'é', '%20', '%', '+', '%zz', '?', '#', ';', 'ids'];
+    const alphabet = [
+      'a',
+      'b',
+      'page_size',
+      'status',
+      '=',
+      '&',
+      '&&',
+      '==',
+      ',',
+      ' ',
+      '1',
+      'é',
+      '%20',
+      '%',
+      '+',
+      '%zz',
+      '?',
+      '#',
+      ';',
+      'ids',
+    ];
     const lists = new Set(['ids', 'a']);
     let plain = 0;
     for (let i = 0; i < 3000; i++) {
@@ -214,7 +266,11 @@ describe('query strings', () => {
       expect(parseQuery(qs, lists), JSON.stringify(qs)).toEqual(reference(qs, lists));
     }
     expect(plain).toBeGreaterThan(1000);
-    expect(parseQuery('page_size=100&status=active&sort_by=EndDate&status=paused&x=', new Set())).toEqual({ page_size: '100', status: 'paused', sort_by: 'EndDate' });
+    expect(parseQuery('page_size=100&status=active&sort_by=EndDate&status=paused&x=', new Set())).toEqual({
+      page_size: '100',
+      status: 'paused',
+      sort_by: 'EndDate',
+    });
   });
 });
 
@@ -239,13 +295,24 @@ describe('handlers', () => {
     });
     const crash = await call(local, 'GET', '/admin/services', { as: 'admin' });
     expect(crash.status).toBe(500);
-    expect(crash.json).toEqual({ status: false, message: 'internal error: boom', data: null, error: { code: 'SERVER_ERROR', message: 'internal error: boom' }, meta: null });
+    expect(crash.json).toEqual({
+      status: false,
+      message: 'internal error: boom',
+      data: null,
+      error: { code: 'SERVER_ERROR', message: 'internal error: boom' },
+      meta: null,
+    });
     const none = await call(local, 'GET', '/admin/dashboard', { as: 'admin' });
     expect(none.status).toBe(501);
     expect(none.json.message).toBe('endpoint dashboard.get (GET /admin/dashboard) has no sandbox handler yet');
     const e = await call(local, 'GET', '/admin/services/report', { as: 'admin' });
     expect(e.status).toBe(422);
-    expect(e.json.error).toEqual({ code: 'UNPROCESSABLE', message: 'cannot do that', fields: [{ field: 'x', message: 'bad' }], hint: 'try again' });
+    expect(e.json.error).toEqual({
+      code: 'UNPROCESSABLE',
+      message: 'cannot do that',
+      fields: [{ field: 'x', message: 'bad' }],
+      hint: 'try again',
+    });
     const body = {
       service_code: 'NEWSVC',
       service_name: 'New',

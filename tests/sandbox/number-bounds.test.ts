@@ -33,7 +33,9 @@ function longPlan(h: Harness, serviceId: number, duration: number) {
        VALUES ('FOREVER', 'Forever', 5, 'USD', ?, 'months', 10, 'requests', 0, ?, ?)`,
     )
     .run(duration, at, at);
-  const l = h.db.prepare('INSERT INTO service_plans (service_id, plan_id, is_available, created_date, last_updated) VALUES (?, ?, 1, ?, ?)').run(serviceId, Number(p.lastInsertRowid), at, at);
+  const l = h.db
+    .prepare('INSERT INTO service_plans (service_id, plan_id, is_available, created_date, last_updated) VALUES (?, ?, 1, ?, ?)')
+    .run(serviceId, Number(p.lastInsertRowid), at, at);
   return { planId: Number(p.lastInsertRowid), linkId: Number(l.lastInsertRowid) };
 }
 
@@ -42,7 +44,11 @@ const count = (h: Harness, sql: string, ...args: unknown[]) => (h.db.prepare(sql
 describe('plan durations past 9999-12-31', () => {
   it('create and update refuse them (400 naming duration); nothing written', async () => {
     const h = await Harness.create();
-    for (const [d, unit] of [[2147483648, 'months'], [9007199254740991, 'days'], [8000, 'years']] as const) {
+    for (const [d, unit] of [
+      [2147483648, 'months'],
+      [9007199254740991, 'days'],
+      [8000, 'years'],
+    ] as const) {
       const r = await h.call('plans.create', { as: 'admin', body: planBody(`BIG-${unit}`, d, unit) });
       expect(r.status).toBe(400);
       expect(r.error).toMatchObject({ code: 'VALIDATION_ERROR', fields: [{ field: 'duration' }] });
@@ -58,7 +64,10 @@ describe('plan durations past 9999-12-31', () => {
     expect(unit.error).toMatchObject({ code: 'VALIDATION_ERROR', fields: [{ field: 'duration' }] });
     const len = await h.call('plans.update', { as: 'admin', params: { id }, body: { plan_id: id, duration: 2147483648 } });
     expect(len.status).toBe(400);
-    expect(h.db.prepare('SELECT duration, duration_unit FROM subscription_plans WHERE plan_id = ?').get(id)).toEqual({ duration: 9000, duration_unit: 'months' });
+    expect(h.db.prepare('SELECT duration, duration_unit FROM subscription_plans WHERE plan_id = ?').get(id)).toEqual({
+      duration: 9000,
+      duration_unit: 'months',
+    });
   });
 
   it('buying (WALLET) or activating a code of such a plan is 400 naming the plan: no debit, no subscription, the code unused', async () => {
@@ -85,7 +94,10 @@ describe('plan durations past 9999-12-31', () => {
     expect(act.status).toBe(400);
     expect(act.error!.code).toBe('PLAN_DURATION_OUT_OF_RANGE');
     expect(act.error!.message).toContain('FOREVER');
-    expect(h.db.prepare("SELECT is_used, used_by FROM usage_codes WHERE code_value = 'FOREVER-CODE'").get()).toEqual({ is_used: 0, used_by: null });
+    expect(h.db.prepare("SELECT is_used, used_by FROM usage_codes WHERE code_value = 'FOREVER-CODE'").get()).toEqual({
+      is_used: 0,
+      used_by: null,
+    });
     expect(count(h, 'SELECT COUNT(*) AS n FROM subscriptions WHERE user_id = ?', eve)).toBe(subs);
   });
 });
@@ -93,29 +105,56 @@ describe('plan durations past 9999-12-31', () => {
 describe('PUT /admin/subscriptions/{id}/manage at the limits', () => {
   it('extend past 9999-12-31 is 400 naming extend_days; the subscription is unchanged', async () => {
     const h = await Harness.create();
-    const sub = h.db.prepare("SELECT subscription_id, end_date, status FROM subscriptions WHERE status = 'active' LIMIT 1").get() as { subscription_id: number; end_date: string; status: string };
+    const sub = h.db.prepare("SELECT subscription_id, end_date, status FROM subscriptions WHERE status = 'active' LIMIT 1").get() as {
+      subscription_id: number;
+      end_date: string;
+      status: string;
+    };
     for (const days of [100000000, 9007199254740991, 3_000_000]) {
-      const r = await h.call('subscriptions.manage', { as: 'admin', params: { id: sub.subscription_id }, body: { action: 'extend', extend_days: days, reason: 'far' } });
+      const r = await h.call('subscriptions.manage', {
+        as: 'admin',
+        params: { id: sub.subscription_id },
+        body: { action: 'extend', extend_days: days, reason: 'far' },
+      });
       expect(r.status).toBe(400);
       expect(r.error).toMatchObject({ code: 'VALIDATION_ERROR', fields: [{ field: 'extend_days' }] });
       expect(r.error!.message).toContain('9999-12-31');
     }
-    expect(h.db.prepare('SELECT end_date, status FROM subscriptions WHERE subscription_id = ?').get(sub.subscription_id)).toEqual({ end_date: sub.end_date, status: sub.status });
+    expect(h.db.prepare('SELECT end_date, status FROM subscriptions WHERE subscription_id = ?').get(sub.subscription_id)).toEqual({
+      end_date: sub.end_date,
+      status: sub.status,
+    });
     // Up to the last day is fine.
     const room = Math.floor((Date.parse('9999-12-31T00:00:00.000Z') - Date.parse(sub.end_date)) / 86_400_000);
-    const ok = await h.call('subscriptions.manage', { as: 'admin', params: { id: sub.subscription_id }, body: { action: 'extend', extend_days: room, reason: 'far' } });
+    const ok = await h.call('subscriptions.manage', {
+      as: 'admin',
+      params: { id: sub.subscription_id },
+      body: { action: 'extend', extend_days: room, reason: 'far' },
+    });
     expect(ok.status).toBe(200);
     expect(ok.data.end_date.slice(0, 10)).toMatch(/^9999-12-3/);
   });
 
   it('add_credits past Number.MAX_SAFE_INTEGER is 400 naming extend_credits; the credits are unchanged', async () => {
     const h = await Harness.create();
-    const sub = h.db.prepare("SELECT subscription_id, total_credits FROM subscriptions WHERE status = 'active' AND total_credits > 0 LIMIT 1").get() as { subscription_id: number; total_credits: number };
-    const r = await h.call('subscriptions.manage', { as: 'admin', params: { id: sub.subscription_id }, body: { action: 'add_credits', extend_credits: Number.MAX_SAFE_INTEGER, reason: 'lots' } });
+    const sub = h.db
+      .prepare("SELECT subscription_id, total_credits FROM subscriptions WHERE status = 'active' AND total_credits > 0 LIMIT 1")
+      .get() as { subscription_id: number; total_credits: number };
+    const r = await h.call('subscriptions.manage', {
+      as: 'admin',
+      params: { id: sub.subscription_id },
+      body: { action: 'add_credits', extend_credits: Number.MAX_SAFE_INTEGER, reason: 'lots' },
+    });
     expect(r.status).toBe(400);
     expect(r.error).toMatchObject({ code: 'VALIDATION_ERROR', fields: [{ field: 'extend_credits' }] });
-    expect((h.db.prepare('SELECT total_credits AS n FROM subscriptions WHERE subscription_id = ?').get(sub.subscription_id) as { n: number }).n).toBe(sub.total_credits);
-    const exact = await h.call('subscriptions.manage', { as: 'admin', params: { id: sub.subscription_id }, body: { action: 'add_credits', extend_credits: Number.MAX_SAFE_INTEGER - sub.total_credits, reason: 'all' } });
+    expect(
+      (h.db.prepare('SELECT total_credits AS n FROM subscriptions WHERE subscription_id = ?').get(sub.subscription_id) as { n: number }).n,
+    ).toBe(sub.total_credits);
+    const exact = await h.call('subscriptions.manage', {
+      as: 'admin',
+      params: { id: sub.subscription_id },
+      body: { action: 'add_credits', extend_credits: Number.MAX_SAFE_INTEGER - sub.total_credits, reason: 'all' },
+    });
     expect(exact.status).toBe(200);
     expect(exact.data.total_credits).toBe(Number.MAX_SAFE_INTEGER);
   });
@@ -125,13 +164,21 @@ describe('PUT /admin/subscriptions/{id}/manage at the limits', () => {
     const fx = fixture(h);
     const bought = await h.call('me.buy', { as: 'enduser', body: { service_plan_id: fx.free.linkId, payment_method: 'FREE' } });
     expect(bought.status).toBe(200);
-    h.db.prepare('UPDATE subscriptions SET total_credits = ? WHERE subscription_id = ?').run(Number.MAX_SAFE_INTEGER - 1, bought.data.subscription_id);
+    h.db
+      .prepare('UPDATE subscriptions SET total_credits = ? WHERE subscription_id = ?')
+      .run(Number.MAX_SAFE_INTEGER - 1, bought.data.subscription_id);
     fx.code('HUGE-CODE', fx.free.linkId, 2);
     const r = await h.call('me.activate', { as: 'enduser', body: { activation_code: 'HUGE-CODE' } });
     expect(r.status).toBe(400);
     expect(r.error).toMatchObject({ code: 'VALIDATION_ERROR', fields: [{ field: 'activation_code' }] });
     expect(h.db.prepare("SELECT is_used FROM usage_codes WHERE code_value = 'HUGE-CODE'").get()).toEqual({ is_used: 0 });
-    expect((h.db.prepare('SELECT total_credits AS n FROM subscriptions WHERE subscription_id = ?').get(bought.data.subscription_id) as { n: number }).n).toBe(Number.MAX_SAFE_INTEGER - 1);
+    expect(
+      (
+        h.db.prepare('SELECT total_credits AS n FROM subscriptions WHERE subscription_id = ?').get(bought.data.subscription_id) as {
+          n: number;
+        }
+      ).n,
+    ).toBe(Number.MAX_SAFE_INTEGER - 1);
   });
 });
 
@@ -166,10 +213,22 @@ describe('thresholds further back than any date', () => {
       const r = await h.call('cleanup.run', { as: 'admin', body });
       expect(r.status).toBe(200);
       for (const v of Object.values(r.data.cutoffs)) expect(v).toMatch(ISO);
-      const far = Object.entries(body).filter(([k]) => k !== 'dry_run').map(([k]) => ({ cleanup_expired_days: 'expired_subscriptions_before', cleanup_inactive_tokens_days: 'inactive_tokens_before', cleanup_usage_logs_days: 'usage_logs_before' })[k]!);
+      const far = Object.entries(body)
+        .filter(([k]) => k !== 'dry_run')
+        .map(
+          ([k]) =>
+            ({
+              cleanup_expired_days: 'expired_subscriptions_before',
+              cleanup_inactive_tokens_days: 'inactive_tokens_before',
+              cleanup_usage_logs_days: 'usage_logs_before',
+            })[k]!,
+        );
       for (const k of far) expect(r.data.cutoffs[k]).toBe(EARLIEST);
     }
-    const last = await h.call('cleanup.run', { as: 'admin', body: { cleanup_expired_days: 1e15, cleanup_inactive_tokens_days: 1e15, cleanup_usage_logs_days: 1e15, dry_run: true } });
+    const last = await h.call('cleanup.run', {
+      as: 'admin',
+      body: { cleanup_expired_days: 1e15, cleanup_inactive_tokens_days: 1e15, cleanup_usage_logs_days: 1e15, dry_run: true },
+    });
     expect(last.data.cleanup_summary).toEqual({ expired_subscriptions: 0, inactive_tokens: 0, usage_logs: 0, dry_run: true });
     expect(count(h, 'SELECT COUNT(*) AS n FROM tokens')).toBe(tokens);
     expect(count(h, 'SELECT COUNT(*) AS n FROM subscriptions')).toBe(subs);

@@ -27,7 +27,9 @@ const mayCall = (role: Role, e: AnyEndpoint) => e.access === 'public' || roleAll
 /** The permissions `role` may hold under the access rule. */
 function derived(role: Role): string[] {
   return Object.entries(PERMISSION_ENDPOINTS)
-    .filter(([name, names]) => (names.length ? names.every((n) => mayCall(role, byName.get(n)!)) : name === 'referrals.admin' && isAdminRole(role)))
+    .filter(([name, names]) =>
+      names.length ? names.every((n) => mayCall(role, byName.get(n)!)) : name === 'referrals.admin' && isAdminRole(role),
+    )
     .map(([name]) => name)
     .sort();
 }
@@ -39,7 +41,9 @@ describe('reported permissions follow the access rule', () => {
     expect(Object.keys(PERMISSION_ENDPOINTS).sort()).toEqual(Object.keys(PERMISSIONS).sort());
     for (const names of Object.values(PERMISSION_ENDPOINTS)) for (const n of names) expect(byName.has(n), n).toBe(true);
     for (const e of endpoints) {
-      const under = Object.entries(PERMISSION_ENDPOINTS).filter(([, names]) => names.includes(e.name)).map(([p]) => p);
+      const under = Object.entries(PERMISSION_ENDPOINTS)
+        .filter(([, names]) => names.includes(e.name))
+        .map(([p]) => p);
       if (e.access === 'public') expect(under, e.name).toEqual([]);
       else expect(under, e.name).toHaveLength(1);
     }
@@ -69,10 +73,13 @@ describe('reported permissions follow the access rule', () => {
       INSERT INTO role_permissions VALUES ('custom', 'users.read', NULL, '2024-01-01T00:00:00.000Z');`);
     db.close();
     db = openDatabase(file);
-    const grants = (role: string) => (db.prepare('SELECT permission_name FROM role_permissions WHERE role_name = ? ORDER BY permission_name').pluck().all(role) as string[]);
+    const grants = (role: string) =>
+      db.prepare('SELECT permission_name FROM role_permissions WHERE role_name = ? ORDER BY permission_name').pluck().all(role) as string[];
     for (const role of roles) expect(grants(role), role).toEqual([...ROLE_PERMISSIONS[role]].sort());
     expect(grants('custom')).toEqual(['users.read']);
-    expect(db.prepare("SELECT description FROM permissions WHERE permission_name = 'services.read'").pluck().get()).toBe(PERMISSIONS['services.read']);
+    expect(db.prepare("SELECT description FROM permissions WHERE permission_name = 'services.read'").pluck().get()).toBe(
+      PERMISSIONS['services.read'],
+    );
     db.close();
   });
 
@@ -87,9 +94,18 @@ describe('reported permissions follow the access rule', () => {
     }
   });
 
-  it('a user made a custom role\'s holder reports a user\'s permissions, and the server agrees', async () => {
+  it("a user made a custom role's holder reports a user's permissions, and the server agrees", async () => {
     const admin = sb.tokenFor('admin');
-    const made = await call(sb, 'POST', '/cms/roles', { token: admin, body: { role_name: 'auditor2', display_name: 'Auditor', description: 'reads audit', priority: 15, permissions: ['audit.read', 'users.read'] } });
+    const made = await call(sb, 'POST', '/cms/roles', {
+      token: admin,
+      body: {
+        role_name: 'auditor2',
+        display_name: 'Auditor',
+        description: 'reads audit',
+        priority: 15,
+        permissions: ['audit.read', 'users.read'],
+      },
+    });
     expect([200, 201]).toContain(made.status);
     const u = sb.db.prepare("SELECT user_id FROM users WHERE role = 'user' ORDER BY user_id LIMIT 1").get() as { user_id: number };
     const up = await call(sb, 'PUT', `/users/${u.user_id}`, { token: admin, body: { user_id: u.user_id, role: 'auditor2' } });
@@ -99,7 +115,10 @@ describe('reported permissions follow the access rule', () => {
   });
 
   it('the system roles\' descriptions say what they may do (agent and support "read accounts", manager "manages services" were refused)', () => {
-    const rows = sb.db.prepare('SELECT role_name, description FROM roles WHERE is_system_role = 1').all() as Array<{ role_name: string; description: string }>;
+    const rows = sb.db.prepare('SELECT role_name, description FROM roles WHERE is_system_role = 1').all() as Array<{
+      role_name: string;
+      description: string;
+    }>;
     const by = Object.fromEntries(rows.map((r) => [r.role_name, r.description]));
     for (const r of SYSTEM_ROLES) expect(by[r.role_name]).toBe(r.description);
     expect(by.agent).not.toMatch(/accounts|subscriptions/);
@@ -122,20 +141,26 @@ async function probe(e: AnyEndpoint, token: string): Promise<number> {
 const runsAnyway = (e: AnyEndpoint) => e.method !== 'GET' && !e.path.includes('{') && !e.body;
 
 describe('over HTTP', () => {
-  it.each(SEEDED_ACCOUNTS.map((a) => [a.username, a.role, a.password] as const))('%s (%s): CMS login reports the role\'s permissions; the server agrees', async (username, role, password) => {
-    const login = await call(sb, 'POST', '/cms/auth/login', { body: { username, password }, headers: { 'x-device-id': `perm-${username}` } });
-    expect(login.status).toBe(200);
-    const reported: string[] = login.json.data.permissions;
-    expect([...reported].sort()).toEqual([...ROLE_PERMISSIONS[role]].sort());
-    const token: string = login.json.data.token;
-    for (const [perm, names] of Object.entries(PERMISSION_ENDPOINTS)) {
-      for (const n of names) {
-        const e = byName.get(n)!;
-        if (runsAnyway(e)) continue;
-        const status = await probe(e, token);
-        if (reported.includes(perm)) expect(status, `${role} ${perm} ${e.method} ${e.path}`).not.toBe(403);
-        else expect(status, `${role} ${perm} ${e.method} ${e.path}`).toBe(403);
+  it.each(SEEDED_ACCOUNTS.map((a) => [a.username, a.role, a.password] as const))(
+    "%s (%s): CMS login reports the role's permissions; the server agrees",
+    async (username, role, password) => {
+      const login = await call(sb, 'POST', '/cms/auth/login', {
+        body: { username, password },
+        headers: { 'x-device-id': `perm-${username}` },
+      });
+      expect(login.status).toBe(200);
+      const reported: string[] = login.json.data.permissions;
+      expect([...reported].sort()).toEqual([...ROLE_PERMISSIONS[role]].sort());
+      const token: string = login.json.data.token;
+      for (const [perm, names] of Object.entries(PERMISSION_ENDPOINTS)) {
+        for (const n of names) {
+          const e = byName.get(n)!;
+          if (runsAnyway(e)) continue;
+          const status = await probe(e, token);
+          if (reported.includes(perm)) expect(status, `${role} ${perm} ${e.method} ${e.path}`).not.toBe(403);
+          else expect(status, `${role} ${perm} ${e.method} ${e.path}`).toBe(403);
+        }
       }
-    }
-  });
+    },
+  );
 });

@@ -15,7 +15,10 @@ describe('sandbox serve', () => {
     const bin = await binary();
     const cfg = tempDir('subctl-serve-');
     const env = { PATH: process.env.PATH, HOME: cfg, SUBCTL_CONFIG_DIR: join(cfg, 'cfg') };
-    const server = spawn(process.execPath, [bin, 'sandbox', 'serve', '--port', '0', '--data', join(cfg, 'serve.db')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const server = spawn(process.execPath, [bin, 'sandbox', 'serve', '--port', '0', '--data', join(cfg, 'serve.db')], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     const tried = await new Promise<string>((resolve, reject) => {
       server.stderr.on('data', (d) => {
@@ -54,7 +57,10 @@ describe('sandbox serve', () => {
     const data = join(cfg, 'shared.db');
     writeFileSync(data, '');
     chmodSync(data, 0o644);
-    const server = spawn(process.execPath, [bin, 'sandbox', 'serve', '--port', '0', '--data', data], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const server = spawn(process.execPath, [bin, 'sandbox', 'serve', '--port', '0', '--data', data], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     try {
       await new Promise<void>((resolve, reject) => {

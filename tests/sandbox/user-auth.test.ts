@@ -14,7 +14,10 @@ const noSecrets = (h: Harness, ...secrets: string[]) => {
 
 describe('user area: handler coverage', () => {
   it('has a handler for every user-area endpoint of the contract, and nothing else', () => {
-    const names = endpoints.filter((e) => e.area === 'user').map((e) => e.name).sort();
+    const names = endpoints
+      .filter((e) => e.area === 'user')
+      .map((e) => e.name)
+      .sort();
     expect(Object.keys(userHandlers).sort()).toEqual(names);
     expect(names.length).toBe(64);
   });
@@ -25,9 +28,16 @@ describe('auth.login / refresh / logout / validate-session', () => {
     const h = await Harness.create();
     const r = await h.call('auth.login', { body: { username: 'enduser', password: 'sandbox-enduser' } });
     expect(r.status).toBe(200);
-    expect(r.data).toMatchObject({ user_id: 6, username: 'enduser', role: 'user', login_result: 'SUCCESS', error_code: null, error_message: null });
+    expect(r.data).toMatchObject({
+      user_id: 6,
+      username: 'enduser',
+      role: 'user',
+      login_result: 'SUCCESS',
+      error_code: null,
+      error_message: null,
+    });
     expect(r.data.token).toMatch(/^sbx_/);
-    const last = h.db.prepare("SELECT login_status FROM login_history WHERE user_id = 6 ORDER BY login_id DESC LIMIT 1").get() as any;
+    const last = h.db.prepare('SELECT login_status FROM login_history WHERE user_id = 6 ORDER BY login_id DESC LIMIT 1').get() as any;
     expect(last.login_status).toBe('SUCCESS');
     expect((h.db.prepare('SELECT last_login_date FROM users WHERE user_id = 6').get() as any).last_login_date).toBe(h.now.toISOString());
     noSecrets(h, 'sandbox-enduser', r.data.token);
@@ -35,7 +45,10 @@ describe('auth.login / refresh / logout / validate-session', () => {
 
   it('answers 401 INVALID_CREDENTIALS for a wrong password or an unknown user, alike and without account data', async () => {
     const h = await Harness.create();
-    for (const body of [{ username: 'enduser', password: 'nope' }, { username: 'ghost', password: 'x' }]) {
+    for (const body of [
+      { username: 'enduser', password: 'nope' },
+      { username: 'ghost', password: 'x' },
+    ]) {
       const r = await h.call('auth.login', { body });
       expect(r.status).toBe(401);
       // Only the login result the specification lists: nothing tells the two apart.
@@ -76,7 +89,7 @@ describe('auth.login / refresh / logout / validate-session', () => {
     expect((await h.call('auth.change-password', { token: t, body: { old_password: 'a', new_password: 'bbbbbbbb' } })).status).toBe(401);
   });
 
-  it('logout of someone else\'s token is for admins only', async () => {
+  it("logout of someone else's token is for admins only", async () => {
     const h = await Harness.create();
     const t = (await h.call('auth.login', { body: { username: 'agent', password: 'sandbox-agent' } })).data.token;
     expect((await h.call('auth.logout', { as: 'enduser', body: { token: t } })).status).toBe(403);
@@ -88,7 +101,10 @@ describe('auth.login / refresh / logout / validate-session', () => {
 describe('CMS login, register, logout', () => {
   it('cms login creates a session and a device, and logout ends both', async () => {
     const h = await Harness.create();
-    const r = await h.call('cms.auth.login', { body: { username: 'manager', password: 'sandbox-manager' }, headers: { 'X-Device-ID': 'dev-test-1' } });
+    const r = await h.call('cms.auth.login', {
+      body: { username: 'manager', password: 'sandbox-manager' },
+      headers: { 'X-Device-ID': 'dev-test-1' },
+    });
     expect(r.status).toBe(200);
     expect(r.data).toMatchObject({ success: true, user_id: 3, username: 'manager', role: 'manager' });
     expect(r.data.session_id).toMatch(/^[0-9a-f]{32}$/);
@@ -100,7 +116,10 @@ describe('CMS login, register, logout', () => {
     expect(mine).toMatchObject({ is_current_device: true, is_currently_logged_in: true, is_active: true });
     expect(dev.data.devices.filter((d: any) => d.is_current_device)).toHaveLength(1);
     // Same device again: the row is reused, not duplicated.
-    await h.call('cms.auth.login', { body: { username: 'manager', password: 'sandbox-manager' }, headers: { 'X-Device-ID': 'dev-test-1' } });
+    await h.call('cms.auth.login', {
+      body: { username: 'manager', password: 'sandbox-manager' },
+      headers: { 'X-Device-ID': 'dev-test-1' },
+    });
     expect((h.db.prepare("SELECT COUNT(*) AS n FROM devices WHERE device_id = 'dev-test-1'").get() as any).n).toBe(1);
     const out = await h.call('cms.auth.logout', { token: r.data.token });
     expect(out.status).toBe(200);
@@ -116,13 +135,21 @@ describe('CMS login, register, logout', () => {
   it('register: Pending until verified, 409 for a taken username or email', async () => {
     const h = await Harness.create();
     const dev = { 'X-Device-ID': 'reg-dev' };
-    const r = await h.call('cms.auth.register', { headers: dev, body: { username: 'newbie', email: 'newbie@example.com', password: 'secret-pass', full_name: 'Zoë Nüñez' } });
+    const r = await h.call('cms.auth.register', {
+      headers: dev,
+      body: { username: 'newbie', email: 'newbie@example.com', password: 'secret-pass', full_name: 'Zoë Nüñez' },
+    });
     expect(r.status).toBe(200);
     expect(r.data).toMatchObject({ success: true, status: 'Pending' });
     const u = h.db.prepare('SELECT status, is_verified, role FROM users WHERE user_id = ?').get(r.data.user_id) as any;
     expect(u).toEqual({ status: 'Pending', is_verified: 0, role: 'user' });
-    expect((await h.call('cms.auth.register', { headers: dev, body: { username: 'NEWBIE', email: 'x@example.com', password: 'p' } })).status).toBe(409);
-    const dupEmail = await h.call('cms.auth.register', { headers: dev, body: { username: 'other', email: 'newbie@example.com', password: 'p' } });
+    expect(
+      (await h.call('cms.auth.register', { headers: dev, body: { username: 'NEWBIE', email: 'x@example.com', password: 'p' } })).status,
+    ).toBe(409);
+    const dupEmail = await h.call('cms.auth.register', {
+      headers: dev,
+      body: { username: 'other', email: 'newbie@example.com', password: 'p' },
+    });
     expect(dupEmail.status).toBe(409);
     expect(dupEmail.error!.code).toBe('EMAIL_TAKEN');
     noSecrets(h, 'secret-pass');
@@ -132,7 +159,10 @@ describe('CMS login, register, logout', () => {
     const h = await Harness.create();
     const dev = { 'X-Device-ID': 'reg-dev' };
     const before = h.db.prepare("SELECT used_count FROM referral_codes WHERE referral_code = 'REF-EVE001'").get() as any;
-    const r = await h.call('cms.auth.register', { headers: dev, body: { username: 'referred1', email: 'r1@example.com', password: 'pw-123456', referral_code: 'ref-eve001' } });
+    const r = await h.call('cms.auth.register', {
+      headers: dev,
+      body: { username: 'referred1', email: 'r1@example.com', password: 'pw-123456', referral_code: 'ref-eve001' },
+    });
     expect(r.status).toBe(200);
     expect(r.data.referral).toMatchObject({ referral_code: 'REF-EVE001', referrer_id: 6 });
     const after = h.db.prepare("SELECT used_count FROM referral_codes WHERE referral_code = 'REF-EVE001'").get() as any;
@@ -140,11 +170,17 @@ describe('CMS login, register, logout', () => {
     expect(h.db.prepare('SELECT referrer_id FROM referral_uses WHERE new_user_id = ?').get(r.data.user_id)).toEqual({ referrer_id: 6 });
     // Exhausted code: 400 and no user created.
     h.db.prepare("UPDATE referral_codes SET usage_limit = used_count WHERE referral_code = 'REF-EVE001'").run();
-    const bad = await h.call('cms.auth.register', { headers: dev, body: { username: 'referred2', email: 'r2@example.com', password: 'pw', referral_code: 'REF-EVE001' } });
+    const bad = await h.call('cms.auth.register', {
+      headers: dev,
+      body: { username: 'referred2', email: 'r2@example.com', password: 'pw', referral_code: 'REF-EVE001' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.error!.code).toBe('REFERRAL_EXHAUSTED');
     expect(h.db.prepare("SELECT 1 FROM users WHERE username = 'referred2'").get()).toBeUndefined();
-    const unknown = await h.call('cms.auth.register', { headers: dev, body: { username: 'referred3', email: 'r3@example.com', password: 'pw', referral_code: 'REF-NOPE00' } });
+    const unknown = await h.call('cms.auth.register', {
+      headers: dev,
+      body: { username: 'referred3', email: 'r3@example.com', password: 'pw', referral_code: 'REF-NOPE00' },
+    });
     expect(unknown.status).toBe(404);
     expect(h.db.prepare("SELECT 1 FROM users WHERE username = 'referred3'").get()).toBeUndefined();
   });
@@ -152,7 +188,10 @@ describe('CMS login, register, logout', () => {
 
 describe('verification codes', () => {
   async function registered(h: Harness) {
-    const r = await h.call('cms.auth.register', { headers: { 'X-Device-ID': 'd' }, body: { username: 'verifyme', email: 'v@example.com', password: 'pw-verify' } });
+    const r = await h.call('cms.auth.register', {
+      headers: { 'X-Device-ID': 'd' },
+      body: { username: 'verifyme', email: 'v@example.com', password: 'pw-verify' },
+    });
     const login = await h.call('auth.login', { body: { username: 'verifyme', password: 'pw-verify' } });
     expect(login.status).toBe(200); // Pending accounts may sign in, to verify themselves.
     return { id: r.data.user_id as number, token: login.data.token as string };
@@ -194,7 +233,8 @@ describe('verification codes', () => {
     const { token } = await registered(h);
     const a = await h.call('cms.verification.generate', { token, body: { type: 'phone' } });
     const b = await h.call('cms.verification.generate', { token, body: { type: 'phone' } });
-    if (a.data.code !== b.data.code) expect((await h.call('cms.verification.verify', { token, body: { type: 'phone', code: a.data.code } })).status).toBe(422);
+    if (a.data.code !== b.data.code)
+      expect((await h.call('cms.verification.verify', { token, body: { type: 'phone', code: a.data.code } })).status).toBe(422);
     expect((await h.call('cms.verification.verify', { token, body: { type: 'phone', code: b.data.code } })).status).toBe(200);
   });
 });
@@ -207,12 +247,16 @@ describe('passwords', () => {
     expect(f.status).toBe(200);
     expect(f.data).toMatchObject({ success: true, user_id: 6, username: 'enduser', email: 'enduser@sandbox.local' });
     expect(Date.parse(f.data.expiry_date) - h.now.getTime()).toBe(3_600_000);
-    expect((await h.call('auth.reset-password', { body: { user_id: 5, reset_token: f.data.reset_token, new_password: 'brand-new-1' } })).status).toBe(400);
+    expect(
+      (await h.call('auth.reset-password', { body: { user_id: 5, reset_token: f.data.reset_token, new_password: 'brand-new-1' } })).status,
+    ).toBe(400);
     const r = await h.call('auth.reset-password', { body: { user_id: 6, reset_token: f.data.reset_token, new_password: 'brand-new-1' } });
     expect(r.status).toBe(200);
     expect((await h.call('auth.validate-session', { body: { token: t } })).data.valid).toBe(false);
     expect((await h.call('auth.login', { body: { username: 'enduser', password: 'brand-new-1' } })).status).toBe(200);
-    const again = await h.call('auth.reset-password', { body: { user_id: 6, reset_token: f.data.reset_token, new_password: 'brand-new-2' } });
+    const again = await h.call('auth.reset-password', {
+      body: { user_id: 6, reset_token: f.data.reset_token, new_password: 'brand-new-2' },
+    });
     expect(again.status).toBe(400);
     expect(again.error!.code).toBe('RESET_TOKEN_USED');
     noSecrets(h, 'brand-new-1', f.data.reset_token);
@@ -225,7 +269,9 @@ describe('passwords', () => {
     const r = await h.call('cms.auth.reset-password-token', { body: { reset_token: f.data.reset_token, new_password: 'long-enough' } });
     expect(r.status).toBe(400);
     expect(r.error!.code).toBe('RESET_TOKEN_EXPIRED');
-    expect((await h.call('cms.auth.reset-password-token', { body: { reset_token: 'rst_nope', new_password: 'long-enough' } })).status).toBe(400);
+    expect((await h.call('cms.auth.reset-password-token', { body: { reset_token: 'rst_nope', new_password: 'long-enough' } })).status).toBe(
+      400,
+    );
     expect((await h.call('cms.auth.reset-password-token', { body: { reset_token: 'x', new_password: 'short' } })).status).toBe(400);
     expect((await h.call('auth.forgot-password', { body: { email: 'nobody@nowhere' } })).status).toBe(404);
   });
@@ -246,9 +292,15 @@ describe('passwords', () => {
 
   it('superadmin sets any password; 404 for an unknown user; others get 403', async () => {
     const h = await Harness.create();
-    expect((await h.call('cms.superadmin.change-password', { as: 'admin', body: { user_id: 6, new_password: 'set-by-admin' } })).status).toBe(403);
-    expect((await h.call('cms.superadmin.change-password', { as: 'superadmin', body: { user_id: 99999, new_password: 'set-by-root' } })).status).toBe(404);
-    expect((await h.call('cms.superadmin.change-password', { as: 'superadmin', body: { user_id: 6, new_password: 'set-by-root' } })).status).toBe(200);
+    expect(
+      (await h.call('cms.superadmin.change-password', { as: 'admin', body: { user_id: 6, new_password: 'set-by-admin' } })).status,
+    ).toBe(403);
+    expect(
+      (await h.call('cms.superadmin.change-password', { as: 'superadmin', body: { user_id: 99999, new_password: 'set-by-root' } })).status,
+    ).toBe(404);
+    expect(
+      (await h.call('cms.superadmin.change-password', { as: 'superadmin', body: { user_id: 6, new_password: 'set-by-root' } })).status,
+    ).toBe(200);
     expect((await h.call('auth.login', { body: { username: 'enduser', password: 'set-by-root' } })).status).toBe(200);
     noSecrets(h, 'set-by-root');
   });

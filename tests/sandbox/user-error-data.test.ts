@@ -48,17 +48,27 @@ describe('POST /auth/login refused', () => {
 });
 
 describe('other user/auth/CMS errors', () => {
-  it('carry data {success: false, error_code, message} with the error\'s code and message', async () => {
+  it("carry data {success: false, error_code, message} with the error's code and message", async () => {
     const cases = [
       await call(sb, 'POST', '/cms/auth/login', { body: { username: 'enduser', password: 'nope' }, headers: { 'x-device-id': 'e1' } }),
-      await call(sb, 'POST', '/cms/auth/register', { body: { username: 'enduser', email: 'x@example.com', password: 'pw' }, headers: { 'x-device-id': 'e2' } }),
+      await call(sb, 'POST', '/cms/auth/register', {
+        body: { username: 'enduser', email: 'x@example.com', password: 'pw' },
+        headers: { 'x-device-id': 'e2' },
+      }),
       await call(sb, 'GET', '/cms/users/profile'),
       await call(sb, 'GET', '/users', { as: 'agent' }),
       await call(sb, 'POST', '/user/codes/activate', { as: 'enduser', body: { activation_code: 'NO-SUCH-CODE' } }),
       await call(sb, 'POST', '/cms/referral/generate', { as: 'enduser', body: { description: 'x', expiry_days: 0, usage_limit: 1 } }),
     ];
     expect(cases.map((r) => r.status)).toEqual([401, 409, 401, 403, 404, 400]);
-    expect(cases.map((r) => r.json.error.code)).toEqual(['INVALID_CREDENTIALS', 'USERNAME_TAKEN', 'UNAUTHORIZED', 'FORBIDDEN', 'CODE_NOT_FOUND', 'VALIDATION_ERROR']);
+    expect(cases.map((r) => r.json.error.code)).toEqual([
+      'INVALID_CREDENTIALS',
+      'USERNAME_TAKEN',
+      'UNAUTHORIZED',
+      'FORBIDDEN',
+      'CODE_NOT_FOUND',
+      'VALIDATION_ERROR',
+    ]);
     for (const r of cases) {
       expect(r.json.status).toBe(false);
       expect(r.json.data).toEqual({ success: false, error_code: r.json.error.code, message: r.json.message });
@@ -79,7 +89,9 @@ describe('other user/auth/CMS errors', () => {
 
   it('the client still reads the code and the message', async () => {
     const client = new ApiClient({ baseUrl: sb.url, retries: 0 });
-    const err = await client.call(endpointByName('auth.login'), { body: { username: 'enduser', password: 'wrong-password' } }).catch((e: unknown) => e);
+    const err = await client
+      .call(endpointByName('auth.login'), { body: { username: 'enduser', password: 'wrong-password' } })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HttpError);
     expect(err).toMatchObject({ status: 401, code: 'INVALID_CREDENTIALS', message: 'invalid username or password' });
   });

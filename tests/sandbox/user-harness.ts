@@ -65,7 +65,9 @@ export class Harness {
 
   /** Audit entries written since the sandbox started (details parsed). */
   get audits(): AuditEntry[] {
-    const rows = this.db.prepare('SELECT module, action, details, user_id FROM audit_logs WHERE id > ? ORDER BY id').all(this.auditBase) as Array<{
+    const rows = this.db
+      .prepare('SELECT module, action, details, user_id FROM audit_logs WHERE id > ? ORDER BY id')
+      .all(this.auditBase) as Array<{
       module: string;
       action: string;
       details: string | null;
@@ -106,7 +108,12 @@ export class Harness {
       return encodeURIComponent(String(o.params[k]));
     });
     const token = o.token ?? (o.as ? this.tokenFor(o.as) : undefined);
-    const r = await call(this.sb, ep.method, path, { token, query: o.query, body: ep.body ? (o.body ?? {}) : undefined, headers: o.headers });
+    const r = await call(this.sb, ep.method, path, {
+      token,
+      query: o.query,
+      body: ep.body ? (o.body ?? {}) : undefined,
+      headers: o.headers,
+    });
     const env = r.json;
     return { status: r.status, message: env?.message, data: env?.data ?? null, error: env?.error ?? null };
   }
@@ -139,7 +146,9 @@ export function fixture(h: { db: DB }) {
   const eur = plan('TEST-EUR', 10, 50, null, 'EUR');
   const code = (value: string, linkId: number | null, credits: number, expiry = '2030-01-01T00:00:00.000Z') =>
     h.db
-      .prepare(`INSERT INTO usage_codes (code_value, batch_id, service_plan_id, credit_amount, price, expiry_date, created_date) VALUES (?, 'TEST-BATCH', ?, ?, 0, ?, ?)`)
+      .prepare(
+        `INSERT INTO usage_codes (code_value, batch_id, service_plan_id, credit_amount, price, expiry_date, created_date) VALUES (?, 'TEST-BATCH', ?, ?, 0, ?, ?)`,
+      )
       .run(value, linkId, credits, expiry, at);
   return { serviceId, paid, free, eur, code };
 }

@@ -36,18 +36,29 @@ describe('user area over HTTP', () => {
   it('cms login reads X-Device-ID; without it the framework answers 400', async () => {
     const none = await req('POST', '/cms/auth/login', { body: { username: 'admin', password: 'sandbox-admin' } });
     expect(none.status).toBe(400);
-    const r = await req('POST', '/cms/auth/login', { body: { username: 'admin', password: 'sandbox-admin' }, headers: { 'X-Device-ID': 'http-dev-1', 'User-Agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5)' } });
+    const r = await req('POST', '/cms/auth/login', {
+      body: { username: 'admin', password: 'sandbox-admin' },
+      headers: { 'X-Device-ID': 'http-dev-1', 'User-Agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5)' },
+    });
     expect(r.status).toBe(200);
     const devices = await req('GET', '/cms/users/devices', { token: r.json.data.token });
-    expect(devices.json.data.devices.find((d: any) => d.device_id === 'http-dev-1')).toMatchObject({ is_current_device: true, device_type: 'mobile' });
+    expect(devices.json.data.devices.find((d: any) => d.device_id === 'http-dev-1')).toMatchObject({
+      is_current_device: true,
+      device_type: 'mobile',
+    });
   });
 
   it('POST /users answers 201; the audit log has the entry and no password', async () => {
     const admin = sb.tokenFor('admin');
-    const r = await req('POST', '/users', { token: admin, body: { username: 'http.user', email: 'http.user@example.com', password: 'http-secret-pw', role: 'agent' } });
+    const r = await req('POST', '/users', {
+      token: admin,
+      body: { username: 'http.user', email: 'http.user@example.com', password: 'http-secret-pw', role: 'agent' },
+    });
     expect(r.status).toBe(201);
     expect(r.json.data).toMatchObject({ username: 'http.user', role: 'agent', status: 'Active' });
-    const row = sb.db.prepare("SELECT * FROM audit_logs WHERE module = 'users' AND action = 'create' ORDER BY id DESC LIMIT 1").get() as any;
+    const row = sb.db
+      .prepare("SELECT * FROM audit_logs WHERE module = 'users' AND action = 'create' ORDER BY id DESC LIMIT 1")
+      .get() as any;
     expect(row.username).toBe('admin');
     expect(JSON.parse(row.details)).toMatchObject({ username: 'http.user' });
     const all = (sb.db.prepare('SELECT details FROM audit_logs WHERE details IS NOT NULL').all() as any[]).map((x) => x.details).join('\n');
@@ -71,14 +82,21 @@ describe('user area over HTTP', () => {
   });
 
   it('verification: 422 for a wrong code over HTTP', async () => {
-    const reg = await req('POST', '/cms/auth/register', { body: { username: 'http.reg', email: 'http.reg@example.com', password: 'reg-pass-1' }, headers: { 'X-Device-ID': 'reg' } });
+    const reg = await req('POST', '/cms/auth/register', {
+      body: { username: 'http.reg', email: 'http.reg@example.com', password: 'reg-pass-1' },
+      headers: { 'X-Device-ID': 'reg' },
+    });
     expect(reg.status).toBe(200);
     const t = (await req('POST', '/auth/login', { body: { username: 'http.reg', password: 'reg-pass-1' } })).json.data.token;
     const g = await req('POST', '/cms/users/generate-verification', { token: t, body: { type: 'email' } });
     const wrong = g.json.data.code === '999999' ? '999998' : '999999';
     const v = await req('POST', '/cms/users/verify', { token: t, body: { type: 'email', code: wrong } });
     expect(v.status).toBe(422);
-    expect(v.json).toMatchObject({ status: false, data: { success: false, error_code: 'INVALID_VERIFICATION_CODE' }, error: { code: 'INVALID_VERIFICATION_CODE' } });
+    expect(v.json).toMatchObject({
+      status: false,
+      data: { success: false, error_code: 'INVALID_VERIFICATION_CODE' },
+      error: { code: 'INVALID_VERIFICATION_CODE' },
+    });
     expect((await req('POST', '/cms/users/verify', { token: t, body: { type: 'email', code: g.json.data.code } })).status).toBe(200);
   });
 

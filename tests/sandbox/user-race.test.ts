@@ -32,7 +32,16 @@ process.stdin.resume();
 `,
   );
   bundle = join(dir, 'server.mjs');
-  await build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: bundle, external: ['better-sqlite3'], logLevel: 'error' });
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile: bundle,
+    external: ['better-sqlite3'],
+    logLevel: 'error',
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -100,14 +109,23 @@ describe('cross-process races on one data file', () => {
     }
     const ids = { enduser: 6, support: 4 } as Record<string, number>;
     for (const code of codes) {
-      expect(db.prepare('SELECT is_used, used_by FROM usage_codes WHERE code_value = ?').get(code)).toEqual({ is_used: 1, used_by: ids[wins.get(code)!] });
+      expect(db.prepare('SELECT is_used, used_by FROM usage_codes WHERE code_value = ?').get(code)).toEqual({
+        is_used: 1,
+        used_by: ids[wins.get(code)!],
+      });
     }
     for (const who of ['enduser', 'support']) {
       const won = [...wins.values()].filter((w) => w === who).length;
-      const credits = (db.prepare('SELECT COALESCE(SUM(total_credits), 0) AS n FROM subscriptions WHERE user_id = ? AND service_id = ?').get(ids[who], f.serviceId) as any).n;
+      const credits = (
+        db
+          .prepare('SELECT COALESCE(SUM(total_credits), 0) AS n FROM subscriptions WHERE user_id = ? AND service_id = ?')
+          .get(ids[who], f.serviceId) as any
+      ).n;
       expect(credits).toBe(10 * won);
       // All of one user's codes went to one subscription (created by the first, credited by the rest).
-      const subs = (db.prepare('SELECT COUNT(*) AS n FROM subscriptions WHERE user_id = ? AND service_id = ?').get(ids[who], f.serviceId) as any).n;
+      const subs = (
+        db.prepare('SELECT COUNT(*) AS n FROM subscriptions WHERE user_id = ? AND service_id = ?').get(ids[who], f.serviceId) as any
+      ).n;
       expect(subs).toBe(won > 0 ? 1 : 0);
     }
     // The race was real: both processes won some codes.
@@ -123,17 +141,23 @@ describe('cross-process races on one data file', () => {
     db.pragma('busy_timeout = 5000');
     const f = fixture({ db });
     db.prepare('UPDATE users SET wallet_balance = 100 WHERE user_id = 6').run(); // room for exactly 4 purchases of 25
-    const txBefore = (db.prepare("SELECT COUNT(*) AS n FROM wallet_transactions WHERE user_id = 6 AND transaction_type = 'deduct'").get() as any).n;
+    const txBefore = (
+      db.prepare("SELECT COUNT(*) AS n FROM wallet_transactions WHERE user_id = 6 AND transaction_type = 'deduct'").get() as any
+    ).n;
     const tA = (await post(a, '/auth/login', { username: 'enduser', password: 'sandbox-enduser' })).json.data.token;
     const tB = (await post(b, '/auth/login', { username: 'enduser', password: 'sandbox-enduser' })).json.data.token;
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => post(i % 2 ? a : b, '/user/subscriptions/buy', { payment_method: 'WALLET', service_plan_id: f.paid.linkId }, i % 2 ? tA : tB)),
+      Array.from({ length: 10 }, (_, i) =>
+        post(i % 2 ? a : b, '/user/subscriptions/buy', { payment_method: 'WALLET', service_plan_id: f.paid.linkId }, i % 2 ? tA : tB),
+      ),
     );
     expect(results.filter((r) => r.status === 200)).toHaveLength(4);
     expect(results.filter((r) => r.status === 400).every((r) => r.json.error.code === 'INSUFFICIENT_BALANCE')).toBe(true);
     expect(results.filter((r) => r.status !== 200 && r.status !== 400)).toEqual([]);
     expect((db.prepare('SELECT wallet_balance FROM users WHERE user_id = 6').get() as any).wallet_balance).toBe(0);
-    const txAfter = (db.prepare("SELECT COUNT(*) AS n FROM wallet_transactions WHERE user_id = 6 AND transaction_type = 'deduct'").get() as any).n;
+    const txAfter = (
+      db.prepare("SELECT COUNT(*) AS n FROM wallet_transactions WHERE user_id = 6 AND transaction_type = 'deduct'").get() as any
+    ).n;
     expect(txAfter - txBefore).toBe(4);
     db.close();
   }, 60_000);

@@ -12,11 +12,17 @@ afterAll(closeAllTestSandboxes);
 
 /** Another admin than the seeded `admin` (the seeder forces one among the extra users). */
 function otherAdmin(h: Harness): { user_id: number; username: string } {
-  return h.db.prepare("SELECT user_id, username FROM users WHERE role = 'admin' AND username <> 'admin' ORDER BY user_id LIMIT 1").get() as { user_id: number; username: string };
+  return h.db
+    .prepare("SELECT user_id, username FROM users WHERE role = 'admin' AND username <> 'admin' ORDER BY user_id LIMIT 1")
+    .get() as { user_id: number; username: string };
 }
 
-const row = (h: Harness, id: number) => h.db.prepare('SELECT role, status FROM users WHERE user_id = ?').get(id) as { role: string; status: string } | undefined;
-const held = (h: Harness, id: number) => (h.db.prepare('SELECT role_name FROM user_roles WHERE user_id = ? ORDER BY role_name').all(id) as Array<{ role_name: string }>).map((r) => r.role_name);
+const row = (h: Harness, id: number) =>
+  h.db.prepare('SELECT role, status FROM users WHERE user_id = ?').get(id) as { role: string; status: string } | undefined;
+const held = (h: Harness, id: number) =>
+  (h.db.prepare('SELECT role_name FROM user_roles WHERE user_id = ? ORDER BY role_name').all(id) as Array<{ role_name: string }>).map(
+    (r) => r.role_name,
+  );
 
 describe('PUT /users/{id}: role changes follow the rank rule', () => {
   it('an admin cannot make a user an admin, nor demote another admin (403, nothing written)', async () => {
@@ -35,18 +41,26 @@ describe('PUT /users/{id}: role changes follow the rank rule', () => {
     expect(down.error!.message).toContain(peer.username);
     expect(row(h, peer.user_id)!.role).toBe('admin');
     // The role endpoint refuses the same changes.
-    expect((await h.call('roles.assign', { as: 'admin', params: { user_id: eve }, body: { new_roles: ['admin'], reason: 'x' } })).status).toBe(403);
-    expect((await h.call('roles.assign', { as: 'admin', params: { user_id: peer.user_id }, body: { new_roles: ['user'], reason: 'x' } })).status).toBe(403);
+    expect(
+      (await h.call('roles.assign', { as: 'admin', params: { user_id: eve }, body: { new_roles: ['admin'], reason: 'x' } })).status,
+    ).toBe(403);
+    expect(
+      (await h.call('roles.assign', { as: 'admin', params: { user_id: peer.user_id }, body: { new_roles: ['user'], reason: 'x' } })).status,
+    ).toBe(403);
   });
 
-  it('roles below the caller\'s, on users below the caller, still change; a superadmin changes anyone', async () => {
+  it("roles below the caller's, on users below the caller, still change; a superadmin changes anyone", async () => {
     const h = await Harness.create();
     const eve = h.userId('enduser');
     const ok = await h.call('users.update', { as: 'admin', params: { id: eve }, body: { user_id: eve, role: 'manager' } });
     expect(ok.status).toBe(200);
     expect(row(h, eve)!.role).toBe('manager');
     const peer = otherAdmin(h);
-    const su = await h.call('users.update', { as: 'superadmin', params: { id: peer.user_id }, body: { user_id: peer.user_id, role: 'support' } });
+    const su = await h.call('users.update', {
+      as: 'superadmin',
+      params: { id: peer.user_id },
+      body: { user_id: peer.user_id, role: 'support' },
+    });
     expect(su.status).toBe(200);
     expect(row(h, peer.user_id)!.role).toBe('support');
     const up = await h.call('users.update', { as: 'superadmin', params: { id: eve }, body: { user_id: eve, role: 'admin' } });
@@ -81,10 +95,17 @@ describe('PUT /users/{id} status and DELETE /users/{id} of a user ranking at or 
     }
     expect((h.db.prepare('SELECT email FROM users WHERE user_id = ?').get(peer.user_id) as { email: string }).email).toBe(email);
     const mgr = h.userId('manager');
-    expect((await h.call('users.update', { as: 'admin', params: { id: mgr }, body: { user_id: mgr, full_name: 'Renamed' } })).status).toBe(200);
-    expect((await h.call('users.update', { as: 'admin', params: { id: mgr }, body: { user_id: mgr, status: 'Inactive' } })).status).toBe(200);
+    expect((await h.call('users.update', { as: 'admin', params: { id: mgr }, body: { user_id: mgr, full_name: 'Renamed' } })).status).toBe(
+      200,
+    );
+    expect((await h.call('users.update', { as: 'admin', params: { id: mgr }, body: { user_id: mgr, status: 'Inactive' } })).status).toBe(
+      200,
+    );
 
-    expect((await h.call('users.update', { as: 'superadmin', params: { id: peer.user_id }, body: { user_id: peer.user_id, status: 'Banned' } })).status).toBe(200);
+    expect(
+      (await h.call('users.update', { as: 'superadmin', params: { id: peer.user_id }, body: { user_id: peer.user_id, status: 'Banned' } }))
+        .status,
+    ).toBe(200);
     expect((await h.call('users.delete', { as: 'superadmin', params: { id: peer.user_id } })).status).toBe(200);
     expect(row(h, peer.user_id)).toBeUndefined();
   });

@@ -5,14 +5,20 @@ import { Harness } from './user-harness.js';
 afterAll(closeAllTestSandboxes);
 
 async function newUser(h: Harness, name: string) {
-  const r = await h.call('users.create', { as: 'admin', body: { username: name, email: `${name}@example.com`, password: 'pw-referral', role: 'user' } });
+  const r = await h.call('users.create', {
+    as: 'admin',
+    body: { username: name, email: `${name}@example.com`, password: 'pw-referral', role: 'user' },
+  });
   return r.data.user_id as number;
 }
 
 describe('referral codes', () => {
   it('generate: REF-XXXXXX, limit and expiry; validate tells valid codes apart', async () => {
     const h = await Harness.create();
-    const g = await h.call('referrals.generate', { as: 'support', body: { description: 'Summer, "VIP" list', expiry_days: 30, usage_limit: 2 } });
+    const g = await h.call('referrals.generate', {
+      as: 'support',
+      body: { description: 'Summer, "VIP" list', expiry_days: 30, usage_limit: 2 },
+    });
     expect(g.status).toBe(200);
     expect(g.data.referral_code).toMatch(/^REF-[A-Z0-9]{6}$/);
     expect(g.data).toMatchObject({ success: true, usage_limit: 2, description: 'Summer, "VIP" list' });
@@ -20,9 +26,15 @@ describe('referral codes', () => {
     const v = await h.call('referrals.validate', { body: { referral_code: g.data.referral_code.toLowerCase() } });
     expect(v.status).toBe(200);
     expect(v.data).toMatchObject({ is_valid: true, referrer_username: 'support', remaining_uses: 2, used_count: 0, days_remaining: 30 });
-    expect((await h.call('referrals.generate', { as: 'support', body: { description: 'x', expiry_days: 30, usage_limit: 2 } })).status).toBe(400);
-    expect((await h.call('referrals.generate', { as: 'support', body: { description: 'xyz', expiry_days: 366, usage_limit: 2 } })).status).toBe(400);
-    expect((await h.call('referrals.generate', { as: 'support', body: { description: 'xyz', expiry_days: 3, usage_limit: 1001 } })).status).toBe(400);
+    expect(
+      (await h.call('referrals.generate', { as: 'support', body: { description: 'x', expiry_days: 30, usage_limit: 2 } })).status,
+    ).toBe(400);
+    expect(
+      (await h.call('referrals.generate', { as: 'support', body: { description: 'xyz', expiry_days: 366, usage_limit: 2 } })).status,
+    ).toBe(400);
+    expect(
+      (await h.call('referrals.generate', { as: 'support', body: { description: 'xyz', expiry_days: 3, usage_limit: 1001 } })).status,
+    ).toBe(400);
   });
 
   it('validate is never an error status: unknown, expired, deactivated, exhausted', async () => {
@@ -38,7 +50,10 @@ describe('referral codes', () => {
     expect(exhausted.data).toMatchObject({ is_valid: false, reason: 'exhausted', error_code: 'REFERRAL_EXHAUSTED', remaining_uses: 0 });
     await h.call('referrals.update', { as: 'enduser', body: { referral_code_id: g.data.referral_id, new_usage_limit: 5 } });
     h.now = new Date(h.now.getTime() + 2 * 86_400_000);
-    expect((await h.call('referrals.validate', { body: { referral_code: code } })).data).toMatchObject({ is_valid: false, reason: 'expired' });
+    expect((await h.call('referrals.validate', { body: { referral_code: code } })).data).toMatchObject({
+      is_valid: false,
+      reason: 'expired',
+    });
     h.now = new Date(h.now.getTime() - 2 * 86_400_000);
     await h.call('referrals.deactivate', { as: 'enduser', body: { referral_code_id: g.data.referral_id, reason: 'Posted on a forum' } });
     const off = await h.call('referrals.validate', { body: { referral_code: code } });
@@ -91,14 +106,28 @@ describe('referral codes', () => {
     expect((await h.call('referrals.update', { as: 'agent', body: { referral_code_id: id, new_usage_limit: 1 } })).status).toBe(200); // 1 use made
     const below = await h.call('referrals.update', { as: 'admin', body: { referral_code_id: id, new_usage_limit: 1 } });
     expect(below.status).toBe(200);
-    expect((await h.call('referrals.update', { as: 'agent', body: { referral_code_id: id, new_expiry_date: '2020-01-01' } })).status).toBe(400);
+    expect((await h.call('referrals.update', { as: 'agent', body: { referral_code_id: id, new_expiry_date: '2020-01-01' } })).status).toBe(
+      400,
+    );
     const later = new Date(h.now.getTime() + 60 * 86_400_000).toISOString().slice(0, 10);
-    const up = await h.call('referrals.update', { as: 'agent', body: { referral_code_id: id, new_usage_limit: 50, new_expiry_date: later } });
+    const up = await h.call('referrals.update', {
+      as: 'agent',
+      body: { referral_code_id: id, new_usage_limit: 50, new_expiry_date: later },
+    });
     expect(up.data).toMatchObject({ usage_limit: 50, expiry_date: `${later}T23:59:59.999Z`, status: 'active' });
     expect((await h.call('referrals.deactivate', { as: 'enduser', body: { referral_code_id: id, reason: 'not mine' } })).status).toBe(403);
-    expect((await h.call('referrals.deactivate', { as: 'admin', body: { referral_code_id: id, reason: 'Abuse reported' } })).status).toBe(200);
+    expect((await h.call('referrals.deactivate', { as: 'admin', body: { referral_code_id: id, reason: 'Abuse reported' } })).status).toBe(
+      200,
+    );
     expect((await h.call('referrals.deactivate', { as: 'agent', body: { referral_code_id: id, reason: 'again' } })).status).toBe(409);
-    expect(h.audits.filter((a) => a.module === 'referrals').map((a) => a.action)).toEqual(['generate', 'use', 'update', 'update', 'update', 'deactivate']);
+    expect(h.audits.filter((a) => a.module === 'referrals').map((a) => a.action)).toEqual([
+      'generate',
+      'use',
+      'update',
+      'update',
+      'update',
+      'deactivate',
+    ]);
   });
 });
 
@@ -106,7 +135,11 @@ describe('referral lists and statistics', () => {
   it('mine: paged codes, include_inactive and search', async () => {
     const h = await Harness.create();
     await newUser(h, 'coder'); // no codes yet
-    for (let i = 0; i < 12; i++) await h.call('referrals.generate', { as: 'coder', body: { description: `Batch ${i % 2 ? 'odd' : 'even'} #${i}`, expiry_days: 30, usage_limit: 5 } });
+    for (let i = 0; i < 12; i++)
+      await h.call('referrals.generate', {
+        as: 'coder',
+        body: { description: `Batch ${i % 2 ? 'odd' : 'even'} #${i}`, expiry_days: 30, usage_limit: 5 },
+      });
     const first = (await h.call('referrals.mine', { as: 'coder' })).data;
     expect(first.codes).toHaveLength(10);
     expect(first.pagination).toMatchObject({ current_page: 1, page_size: 10, total_records: 12, total_pages: 2, has_next_page: true });
@@ -161,16 +194,26 @@ describe('referral lists and statistics', () => {
     const dates = all.data.referrals.map((r: any) => r.referral_date);
     expect([...dates].sort().reverse()).toEqual(dates);
     const parts = await Promise.all(
-      ['active', 'inactive', 'expired'].map(async (s) => (await h.call('referrals.admin-list', { as: 'admin', query: { filter_status: s } })).data.pagination.total_records),
+      ['active', 'inactive', 'expired'].map(
+        async (s) => (await h.call('referrals.admin-list', { as: 'admin', query: { filter_status: s } })).data.pagination.total_records,
+      ),
     );
     expect(parts.reduce((a, b) => a + b, 0)).toBe(total);
     const inactive = await h.call('referrals.admin-list', { as: 'admin', query: { filter_status: 'inactive', page_size: '100' } });
     expect(inactive.data.referrals.every((r: any) => r.code_status === 'inactive')).toBe(true);
     const day = (n: number) => new Date(h.now.getTime() - n * 86_400_000).toISOString().slice(0, 10);
-    const ranged = await h.call('referrals.admin-list', { as: 'admin', query: { filter_date_from: day(300), filter_date_to: day(100), page_size: '100' } });
+    const ranged = await h.call('referrals.admin-list', {
+      as: 'admin',
+      query: { filter_date_from: day(300), filter_date_to: day(100), page_size: '100' },
+    });
     expect(ranged.data.pagination.total_records).toBeGreaterThan(0);
-    expect(ranged.data.referrals.every((r: any) => r.referral_date.slice(0, 10) >= day(300) && r.referral_date.slice(0, 10) <= day(100))).toBe(true);
-    const byCode = await h.call('referrals.admin-list', { as: 'admin', query: { sort_by: 'ReferralCode', sort_order: 'ASC', page_size: '100' } });
+    expect(
+      ranged.data.referrals.every((r: any) => r.referral_date.slice(0, 10) >= day(300) && r.referral_date.slice(0, 10) <= day(100)),
+    ).toBe(true);
+    const byCode = await h.call('referrals.admin-list', {
+      as: 'admin',
+      query: { sort_by: 'ReferralCode', sort_order: 'ASC', page_size: '100' },
+    });
     const codes = byCode.data.referrals.map((r: any) => r.referral_code);
     expect([...codes].sort()).toEqual(codes);
     const some = all.data.referrals[0];
@@ -178,23 +221,31 @@ describe('referral lists and statistics', () => {
     expect(found.data.referrals.some((r: any) => r.user_id === some.user_id)).toBe(true);
   });
 
-  it('admin referred users, a user\'s referred users and statistics over a period', async () => {
+  it("admin referred users, a user's referred users and statistics over a period", async () => {
     const h = await Harness.create({ scale: 0.5 });
     const all = await h.call('referrals.admin-referred', { as: 'admin' });
     expect(all.data.summary.total_referred).toBe((h.db.prepare('SELECT COUNT(*) AS n FROM referral_uses').get() as any).n);
-    const top = h.db.prepare('SELECT referrer_id, COUNT(*) AS n FROM referral_uses GROUP BY referrer_id ORDER BY n DESC LIMIT 1').get() as any;
+    const top = h.db
+      .prepare('SELECT referrer_id, COUNT(*) AS n FROM referral_uses GROUP BY referrer_id ORDER BY n DESC LIMIT 1')
+      .get() as any;
     const one = await h.call('referrals.admin-user-referred', { as: 'admin', params: { user_id: String(top.referrer_id) } });
     expect(one.data.pagination.total_records).toBe(top.n);
     expect(one.data.user_details.user_id).toBe(top.referrer_id);
     expect(one.data.referred_users.every((r: any) => r.referrer_id === top.referrer_id)).toBe(true);
     expect((await h.call('referrals.admin-user-referred', { as: 'admin', params: { user_id: '99999' } })).status).toBe(404);
-    const stats = await h.call('referrals.admin-user-stats', { as: 'admin', params: { user_id: String(top.referrer_id) }, query: { stats_period: '365' } });
+    const stats = await h.call('referrals.admin-user-stats', {
+      as: 'admin',
+      params: { user_id: String(top.referrer_id) },
+      query: { stats_period: '365' },
+    });
     expect(stats.data.statistics.period_days).toBe(365);
     expect(stats.data.user_summary.total_referrals).toBe(top.n);
     const inPeriod = stats.data.daily_activity.reduce((s: number, d: any) => s + d.referrals, 0);
     expect(inPeriod).toBe(stats.data.statistics.referrals_in_period);
     const def = await h.call('referrals.admin-user-stats', { as: 'admin', params: { user_id: String(top.referrer_id) } });
     expect(def.data.statistics.period_days).toBe(30);
-    expect((await h.call('referrals.admin-user-stats', { as: 'admin', params: { user_id: '1' }, query: { stats_period: '0' } })).status).toBe(400);
+    expect(
+      (await h.call('referrals.admin-user-stats', { as: 'admin', params: { user_id: '1' }, query: { stats_period: '0' } })).status,
+    ).toBe(400);
   });
 });

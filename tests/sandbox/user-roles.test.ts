@@ -4,8 +4,10 @@ import { Harness } from './user-harness.js';
 
 afterAll(closeAllTestSandboxes);
 
-const roleId = (h: Harness, name: string) => (h.db.prepare('SELECT role_id FROM roles WHERE role_name = ?').get(name) as any).role_id as number;
-const rolesOf = (h: Harness, id: number) => (h.db.prepare('SELECT role_name FROM user_roles WHERE user_id = ? ORDER BY role_name').all(id) as any[]).map((r) => r.role_name);
+const roleId = (h: Harness, name: string) =>
+  (h.db.prepare('SELECT role_id FROM roles WHERE role_name = ?').get(name) as any).role_id as number;
+const rolesOf = (h: Harness, id: number) =>
+  (h.db.prepare('SELECT role_name FROM user_roles WHERE user_id = ? ORDER BY role_name').all(id) as any[]).map((r) => r.role_name);
 const primary = (h: Harness, id: number) => (h.db.prepare('SELECT role FROM users WHERE user_id = ?').get(id) as any).role;
 
 describe('roles: list, create, update, delete', () => {
@@ -19,7 +21,14 @@ describe('roles: list, create, update, delete', () => {
     const prios = r.data.roles.map((x: any) => x.priority);
     expect([...prios].sort((a, b) => b - a)).toEqual(prios);
     const sys = r.data.roles.filter((x: any) => x.is_system_role).map((x: any) => [x.role_name, x.priority]);
-    expect(sys).toEqual([['superadmin', 100], ['admin', 80], ['manager', 60], ['support', 40], ['agent', 20], ['user', 10]]);
+    expect(sys).toEqual([
+      ['superadmin', 100],
+      ['admin', 80],
+      ['manager', 60],
+      ['support', 40],
+      ['agent', 20],
+      ['user', 10],
+    ]);
     const user = r.data.roles.find((x: any) => x.role_name === 'user');
     expect(user.user_count).toBeGreaterThan(5);
     expect(user.permission_count).toBe(4);
@@ -31,32 +40,58 @@ describe('roles: list, create, update, delete', () => {
 
   it('create: 409 for a taken name, 400 for a bad name, 403 above the caller', async () => {
     const h = await Harness.create();
-    const r = await h.call('roles.create', { as: 'admin', body: { role_name: 'billing', display_name: 'Billing', description: 'Invoices, "refunds", credits' } });
+    const r = await h.call('roles.create', {
+      as: 'admin',
+      body: { role_name: 'billing', display_name: 'Billing', description: 'Invoices, "refunds", credits' },
+    });
     expect(r.status).toBe(200);
-    expect(r.data).toMatchObject({ role_name: 'billing', priority: 15, is_system_role: false, is_active: true, user_count: 0, created_by_user: 'admin' });
+    expect(r.data).toMatchObject({
+      role_name: 'billing',
+      priority: 15,
+      is_system_role: false,
+      is_active: true,
+      user_count: 0,
+      created_by_user: 'admin',
+    });
     expect((await h.call('roles.create', { as: 'admin', body: { role_name: 'BILLING', display_name: 'Again' } })).status).toBe(409);
     expect((await h.call('roles.create', { as: 'admin', body: { role_name: 'has space', display_name: 'Bad' } })).status).toBe(400);
-    expect((await h.call('roles.create', { as: 'admin', body: { role_name: 'boss', display_name: 'Boss', priority: 90 } })).status).toBe(403);
-    expect((await h.call('roles.create', { as: 'superadmin', body: { role_name: 'boss', display_name: 'Boss', priority: 90 } })).status).toBe(200);
+    expect((await h.call('roles.create', { as: 'admin', body: { role_name: 'boss', display_name: 'Boss', priority: 90 } })).status).toBe(
+      403,
+    );
+    expect(
+      (await h.call('roles.create', { as: 'superadmin', body: { role_name: 'boss', display_name: 'Boss', priority: 90 } })).status,
+    ).toBe(200);
     expect((await h.call('roles.create', { as: 'manager', body: { role_name: 'x', display_name: 'xx' } })).status).toBe(403);
   });
 
   it('update: renames carry to holders; system roles keep name, priority and activity (409)', async () => {
     const h = await Harness.create();
     const id = roleId(h, 'auditor');
-    const r = await h.call('roles.update', { as: 'superadmin', params: { role_id: String(id) }, body: { role_name: 'compliance', priority: 65, description: 'Reads "everything"' } });
+    const r = await h.call('roles.update', {
+      as: 'superadmin',
+      params: { role_id: String(id) },
+      body: { role_name: 'compliance', priority: 65, description: 'Reads "everything"' },
+    });
     expect(r.status).toBe(200);
     expect(r.data).toMatchObject({ role_name: 'compliance', priority: 65, modified_by_user: 'superadmin' });
     expect(rolesOf(h, 3)).toContain('compliance');
     // Priority 65 now outranks manager (60): the seeded manager's primary role follows.
     expect(primary(h, 3)).toBe('compliance');
     const sys = roleId(h, 'support');
-    expect((await h.call('roles.update', { as: 'superadmin', params: { role_id: String(sys) }, body: { role_name: 'helpdesk' } })).status).toBe(409);
+    expect(
+      (await h.call('roles.update', { as: 'superadmin', params: { role_id: String(sys) }, body: { role_name: 'helpdesk' } })).status,
+    ).toBe(409);
     expect((await h.call('roles.update', { as: 'superadmin', params: { role_id: String(sys) }, body: { priority: 5 } })).status).toBe(409);
-    expect((await h.call('roles.update', { as: 'superadmin', params: { role_id: String(sys) }, body: { is_active: false } })).status).toBe(409);
-    expect((await h.call('roles.update', { as: 'superadmin', params: { role_id: String(sys) }, body: { description: 'Helps' } })).status).toBe(200);
+    expect((await h.call('roles.update', { as: 'superadmin', params: { role_id: String(sys) }, body: { is_active: false } })).status).toBe(
+      409,
+    );
+    expect(
+      (await h.call('roles.update', { as: 'superadmin', params: { role_id: String(sys) }, body: { description: 'Helps' } })).status,
+    ).toBe(200);
     expect((await h.call('roles.update', { as: 'superadmin', params: { role_id: '9999' }, body: { description: 'x' } })).status).toBe(404);
-    expect((await h.call('roles.update', { as: 'superadmin', params: { role_id: String(id) }, body: { role_name: 'beta-tester' } })).status).toBe(409);
+    expect(
+      (await h.call('roles.update', { as: 'superadmin', params: { role_id: String(id) }, body: { role_name: 'beta-tester' } })).status,
+    ).toBe(409);
   });
 
   it('delete: 409 for a system role, 409 naming the holders of a held role, then deletes once free', async () => {
@@ -101,7 +136,11 @@ describe('role members and assignments', () => {
     expect(s.super_admins + s.admins + s.managers + s.support + s.agents + s.users + s.other_roles).toBe(total);
     expect(s.other_roles).toBe(0);
     // A user whose role an administrator made is counted too (in no bucket, the sum fell short).
-    h.db.prepare("INSERT INTO roles (role_name, display_name, priority, is_system_role, is_active, created_date) VALUES ('qa-team', 'QA', 15, 0, 1, '2026-01-01T00:00:00.000Z')").run();
+    h.db
+      .prepare(
+        "INSERT INTO roles (role_name, display_name, priority, is_system_role, is_active, created_date) VALUES ('qa-team', 'QA', 15, 0, 1, '2026-01-01T00:00:00.000Z')",
+      )
+      .run();
     h.db.prepare("UPDATE users SET role = 'qa-team' WHERE user_id = (SELECT MAX(user_id) FROM users WHERE role = 'user')").run();
     const again = (await h.call('roles.assignments', { as: 'admin' })).data.summary;
     expect(again.other_roles).toBe(1);
@@ -129,7 +168,11 @@ describe('role members and assignments', () => {
 describe('assign, promote, demote, remove', () => {
   it('assign several roles: primary = highest priority; unknown role 400; reason in the audit', async () => {
     const h = await Harness.create();
-    const r = await h.call('roles.assign', { as: 'admin', params: { user_id: '6' }, body: { new_roles: ['agent', 'beta-tester', 'support'], reason: 'Hired', notes: 'Team "Blue", EMEA' } });
+    const r = await h.call('roles.assign', {
+      as: 'admin',
+      params: { user_id: '6' },
+      body: { new_roles: ['agent', 'beta-tester', 'support'], reason: 'Hired', notes: 'Team "Blue", EMEA' },
+    });
     expect(r.status).toBe(200);
     expect(r.data).toMatchObject({ primary_role: 'support', current_roles: ['support', 'agent', 'beta-tester'] });
     expect(primary(h, 6)).toBe('support');

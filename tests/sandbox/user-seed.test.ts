@@ -23,7 +23,9 @@ describe('seedUsers', () => {
   it('puts SEEDED_ACCOUNTS first (ids 1..6) with working passwords', () => {
     const db = seeded(1);
     const rows = all(db, 'SELECT user_id, username, role, email, password_hash, status FROM users WHERE user_id <= 6 ORDER BY user_id');
-    expect(rows.map((r) => [r.user_id, r.username, r.role, r.email])).toEqual(SEEDED_ACCOUNTS.map((a, i) => [i + 1, a.username, a.role, a.email]));
+    expect(rows.map((r) => [r.user_id, r.username, r.role, r.email])).toEqual(
+      SEEDED_ACCOUNTS.map((a, i) => [i + 1, a.username, a.role, a.email]),
+    );
     rows.forEach((r, i) => expect(verifyPassword(SEEDED_ACCOUNTS[i].password, r.password_hash)).toBe(true));
     expect(rows.every((r) => r.status === 'Active')).toBe(true);
     const extra = one(db, 'SELECT password_hash FROM users WHERE user_id = 7').password_hash;
@@ -61,13 +63,24 @@ describe('seedUsers', () => {
     );
     expect(bad).toEqual([]);
     // used_count matches the uses; never above the limit; nobody referred twice or by themselves.
-    expect(all(db, 'SELECT rc.referral_id FROM referral_codes rc WHERE rc.used_count <> (SELECT COUNT(*) FROM referral_uses ru WHERE ru.referral_id = rc.referral_id)')).toEqual([]);
+    expect(
+      all(
+        db,
+        'SELECT rc.referral_id FROM referral_codes rc WHERE rc.used_count <> (SELECT COUNT(*) FROM referral_uses ru WHERE ru.referral_id = rc.referral_id)',
+      ),
+    ).toEqual([]);
     expect(one(db, 'SELECT COUNT(*) AS n FROM referral_uses WHERE referrer_id = new_user_id').n).toBe(0);
     expect(one(db, 'SELECT COUNT(*) AS n FROM referral_uses').n).toBeGreaterThan(20);
     expect(one(db, 'SELECT COUNT(*) AS n FROM referral_codes WHERE is_active = 0 AND deactivated_reason IS NOT NULL').n).toBeGreaterThan(0);
-    expect(one(db, `SELECT user_id, usage_limit, is_active FROM referral_codes WHERE referral_code = '${ENDUSER_REFERRAL_CODE}'`)).toEqual({ user_id: 6, usage_limit: 50, is_active: 1 });
+    expect(one(db, `SELECT user_id, usage_limit, is_active FROM referral_codes WHERE referral_code = '${ENDUSER_REFERRAL_CODE}'`)).toEqual({
+      user_id: 6,
+      usage_limit: 50,
+      is_active: 1,
+    });
     // Six system roles with priorities 100..10, plus the custom ones.
-    expect(all(db, 'SELECT role_name, priority FROM roles WHERE is_system_role = 1 ORDER BY priority DESC').map((r) => r.role_name)).toEqual([...ROLES]);
+    expect(
+      all(db, 'SELECT role_name, priority FROM roles WHERE is_system_role = 1 ORDER BY priority DESC').map((r) => r.role_name),
+    ).toEqual([...ROLES]);
     expect(one(db, 'SELECT COUNT(*) AS n FROM roles WHERE is_system_role = 0').n).toBe(3);
     for (const t of ['profiles', 'devices', 'login_history', 'verification_codes', 'role_permissions', 'permissions']) {
       expect(one(db, `SELECT COUNT(*) AS n FROM ${t}`).n, t).toBeGreaterThan(0);
@@ -76,7 +89,9 @@ describe('seedUsers', () => {
 
   it('is deterministic: the same seed and clock give the same rows', () => {
     const dump = (db: Database.Database) =>
-      ['users', 'user_roles', 'profiles', 'devices', 'login_history', 'referral_codes', 'referral_uses', 'verification_codes'].map((t) => JSON.stringify(all(db, `SELECT * FROM ${t} ORDER BY 1, 2`)));
+      ['users', 'user_roles', 'profiles', 'devices', 'login_history', 'referral_codes', 'referral_uses', 'verification_codes'].map((t) =>
+        JSON.stringify(all(db, `SELECT * FROM ${t} ORDER BY 1, 2`)),
+      );
     expect(dump(seeded(0.3, 9))).toEqual(dump(seeded(0.3, 9)));
     expect(dump(seeded(0.3, 9))).not.toEqual(dump(seeded(0.3, 10)));
   });

@@ -58,7 +58,9 @@ describe('secrets never travel or show', () => {
 
   it('never in --verbose output: token, session id and password masked', async () => {
     stub.requests.length = 0;
-    stub.setHandler(() => ok({ token: 'tok-FROM-SERVER-1', user_id: 1, username: 'admin', role: 'admin', session_id: 'sess-FROM-SERVER-2' }));
+    stub.setHandler(() =>
+      ok({ token: 'tok-FROM-SERVER-1', user_id: 1, username: 'admin', role: 'admin', session_id: 'sess-FROM-SERVER-2' }),
+    );
     const cfg = tempConfigDir();
     const r = await runCli(['auth', 'login', '--cms', '--username', 'admin', '--password-stdin', '--verbose', '--base-url', stub.url], {
       env: { SUBCTL_CONFIG_DIR: cfg, SUBCTL_SESSION_ID: SESSION },
@@ -67,7 +69,9 @@ describe('secrets never travel or show', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/> POST http:\/\/127\.0\.0\.1:\d+\/cms\/auth\/login/);
     for (const secret of [PASSWORD, SESSION, 'tok-FROM-SERVER-1', 'sess-FROM-SERVER-2']) expect(r.stderr).not.toContain(secret);
-    const list = await runCli(['services', 'list', '--verbose', '--base-url', stub.url], { env: { SUBCTL_CONFIG_DIR: cfg, SUBCTL_TOKEN: TOKEN, SUBCTL_SESSION_ID: SESSION } });
+    const list = await runCli(['services', 'list', '--verbose', '--base-url', stub.url], {
+      env: { SUBCTL_CONFIG_DIR: cfg, SUBCTL_TOKEN: TOKEN, SUBCTL_SESSION_ID: SESSION },
+    });
     expect(list.stderr).toMatch(/authorization: Bearer \*\*\*/i);
     expect(list.stderr).not.toContain(TOKEN);
     expect(list.stderr).not.toContain(SESSION);
@@ -76,7 +80,9 @@ describe('secrets never travel or show', () => {
     // A server that echoes the request's headers in its answer (an HTML error page, a message):
     // the logged answer masks them too (it printed the token).
     stub.setHandler((req) => ({ status: 500, raw: `<html>${JSON.stringify(req.headers)}</html>` }));
-    const echo = await runCli(['services', 'list', '--verbose', '--retries', '0', '--base-url', stub.url], { env: { SUBCTL_CONFIG_DIR: cfg, SUBCTL_TOKEN: TOKEN, SUBCTL_SESSION_ID: SESSION } });
+    const echo = await runCli(['services', 'list', '--verbose', '--retries', '0', '--base-url', stub.url], {
+      env: { SUBCTL_CONFIG_DIR: cfg, SUBCTL_TOKEN: TOKEN, SUBCTL_SESSION_ID: SESSION },
+    });
     expect(echo.stderr).toMatch(/<\s+<html>/);
     expect(echo.stderr).not.toContain(TOKEN);
     expect(echo.stderr).not.toContain(SESSION);
@@ -91,10 +97,15 @@ describe('secrets never travel or show', () => {
   it('never in bulk journals or reports: a users create run with a password column', async () => {
     const dir = tempDir('subctl-hyg-');
     const csv = join(dir, 'users.csv');
-    writeFileSync(csv, `username,email,role,password\nhyg1,hyg1@example.com,user,${PASSWORD}\nhyg2,hyg2@example.com,nosuchrole,${PASSWORD}\n`);
+    writeFileSync(
+      csv,
+      `username,email,role,password\nhyg1,hyg1@example.com,user,${PASSWORD}\nhyg2,hyg2@example.com,nosuchrole,${PASSWORD}\n`,
+    );
     const report = join(dir, 'report.csv');
     const cfg = join(dir, 'cfg');
-    const r = await runCli(['users', 'create', '--from-csv', csv, '--yes', '--report', report], { env: { SUBCTL_CONFIG_DIR: cfg, SUBCTL_BASE_URL: sb.url, SUBCTL_TOKEN: sb.tokenFor('admin') } });
+    const r = await runCli(['users', 'create', '--from-csv', csv, '--yes', '--report', report], {
+      env: { SUBCTL_CONFIG_DIR: cfg, SUBCTL_BASE_URL: sb.url, SUBCTL_TOKEN: sb.tokenFor('admin') },
+    });
     expect(r.code, r.stderr).toBe(8); // one created, one refused: the report and journal hold both
     expect(readFileSync(report, 'utf8')).not.toContain(PASSWORD);
     const jdir = join(cfg, 'state', 'bulk');
@@ -108,7 +119,15 @@ describe('secrets never travel or show', () => {
 describe('server data never drives the terminal', () => {
   it('dashboard and audit --follow print control characters of server text as \\xHH (a username with ESC sequences cleared the screen and retitled the window)', async () => {
     const evil = 'eve\u001b]0;PWNED\u0007\u001b[2J\u001b[41mRED\u009b';
-    const entry = { id: 9, user_id: 4, username: evil, module: 'profile\u001b[1m', action: 'update', details: `x\u001b[2J`, created_at: '2026-11-22T10:00:00Z' };
+    const entry = {
+      id: 9,
+      user_id: 4,
+      username: evil,
+      module: 'profile\u001b[1m',
+      action: 'update',
+      details: `x\u001b[2J`,
+      created_at: '2026-11-22T10:00:00Z',
+    };
     stub.setHandler((req) =>
       req.path === '/admin/dashboard'
         ? ok({ generated_at: '2026-11-22T10:00:00Z', totals: { users: 3, [`k\u001b[2J`]: 1 }, recent_activity: [entry] })
@@ -135,7 +154,10 @@ describe('server data never drives the terminal', () => {
 describe('files', () => {
   it('config and credential files are 0600 in a 0700 directory, and repaired when found looser', async () => {
     const cfg = tempConfigDir();
-    const r = await runCli(['auth', 'login', '--username', 'admin', '--password-stdin', '--base-url', sb.url, '--profile', 'p1'], { env: { SUBCTL_CONFIG_DIR: cfg }, stdin: 'sandbox-admin\n' });
+    const r = await runCli(['auth', 'login', '--username', 'admin', '--password-stdin', '--base-url', sb.url, '--profile', 'p1'], {
+      env: { SUBCTL_CONFIG_DIR: cfg },
+      stdin: 'sandbox-admin\n',
+    });
     expect(r.code, r.stderr).toBe(0);
     const mode = (p: string) => statSync(p).mode & 0o777;
     expect(mode(cfg)).toBe(0o700);
@@ -161,7 +183,9 @@ describe('transport', () => {
     const r = await runCli(['services', 'list', '--base-url', stub.url], { env });
     expect(r.code).toBe(2);
     const host = new URL(stub.url).host;
-    expect(r.stderr).toContain(`error: refusing plain http:// to ${host} through the proxy 192.0.2.1:9 (http_proxy): credentials would travel unencrypted beyond this machine`);
+    expect(r.stderr).toContain(
+      `error: refusing plain http:// to ${host} through the proxy 192.0.2.1:9 (http_proxy): credentials would travel unencrypted beyond this machine`,
+    );
     expect(r.stderr).toContain('hint: add 127.0.0.1 to NO_PROXY (NO_PROXY=127.0.0.1) to reach it directly, or use an https:// address');
     expect(stub.requests).toHaveLength(0);
     const direct = await runCli(['services', 'list', '--base-url', stub.url], { env: { ...env, NO_PROXY: '127.0.0.1' } });
@@ -189,17 +213,50 @@ describe('transport', () => {
   it('a private CA through NODE_EXTRA_CA_CERTS, against the sandbox served over TLS', async () => {
     const dir = tempDir('subctl-tls-');
     const sh = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-    sh(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=subctl test CA']);
+    sh([
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=subctl test CA',
+    ]);
     sh(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'srv.key', '-out', 'srv.csr', '-subj', '/CN=127.0.0.1']);
     writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
-    sh(['x509', '-req', '-in', 'srv.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'srv.pem', '-days', '2', '-extfile', 'ext.cnf']);
+    sh([
+      'x509',
+      '-req',
+      '-in',
+      'srv.csr',
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      'srv.pem',
+      '-days',
+      '2',
+      '-extfile',
+      'ext.cnf',
+    ]);
     // TLS in front of the sandbox: every request is passed through to it.
     const upstream = new URL(sb.url);
     const tls = https.createServer({ key: readFileSync(join(dir, 'srv.key')), cert: readFileSync(join(dir, 'srv.pem')) }, (req, res) => {
-      const p = http.request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      });
+      const p = http.request(
+        { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        },
+      );
       req.pipe(p);
     });
     await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
@@ -208,7 +265,9 @@ describe('transport', () => {
     const without = await runCli(['services', 'list', '-o', 'json', '--retries', '0', '--base-url', url], { env });
     expect(without.code).toBe(7);
     expect(without.stderr).toMatch(/NODE_EXTRA_CA_CERTS/);
-    const withCa = await runCli(['services', 'list', '-o', 'json', '--base-url', url], { env: { ...env, NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem') } });
+    const withCa = await runCli(['services', 'list', '-o', 'json', '--base-url', url], {
+      env: { ...env, NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem') },
+    });
     expect(withCa.code, withCa.stderr).toBe(0);
     expect((JSON.parse(withCa.stdout) as Array<{ service_code: string }>).length).toBeGreaterThan(0);
     tls.close();
@@ -219,10 +278,13 @@ describe('transport', () => {
     const proxy = http.createServer((req, res) => {
       seen.push(`${req.method} ${req.url}`);
       const u = new URL(req.url!);
-      const p = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: req.method, headers: req.headers }, (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      });
+      const p = http.request(
+        { host: u.hostname, port: u.port, path: u.pathname + u.search, method: req.method, headers: req.headers },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        },
+      );
       req.pipe(p);
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));

@@ -62,7 +62,13 @@ beforeEach(() => {
   stub.setHandler(() => ok({}));
 });
 
-const stubEnv = (extra: Record<string, string> = {}) => ({ SUBCTL_BASE_URL: stub.url, SUBCTL_TOKEN: TOKEN, SUBCTL_SESSION_ID: SESSION, SUBCTL_CONFIG_DIR: tempConfigDir(), ...extra });
+const stubEnv = (extra: Record<string, string> = {}) => ({
+  SUBCTL_BASE_URL: stub.url,
+  SUBCTL_TOKEN: TOKEN,
+  SUBCTL_SESSION_ID: SESSION,
+  SUBCTL_CONFIG_DIR: tempConfigDir(),
+  ...extra,
+});
 
 function expectNoSecrets(r: RunResult | { stdout: string; stderr: string }, secrets: string[] = [TOKEN, SESSION, PASSWORD]) {
   for (const s of secrets) {
@@ -73,14 +79,21 @@ function expectNoSecrets(r: RunResult | { stdout: string; stderr: string }, secr
 
 /** A forward proxy that records what it is asked: absolute-URI requests and CONNECT tunnels. */
 describe('1. secrets never in argv', () => {
-  it.each([['--token'], ['--session-id'], ['--session'], ['--password']])('%s is not an option of any command: exit 2, nothing sent', async (flag) => {
-    for (const line of [['services', 'list'], ['auth', 'status'], ['api', 'GET', '/admin/services']]) {
-      const r = await runCli([...line, flag, TOKEN], { env: stubEnv({ SUBCTL_TOKEN: '' }) });
-      expect(r.code, `${line.join(' ')} ${flag}`).toBe(2);
-      expect(r.stderr).not.toContain(TOKEN);
-    }
-    expect(stub.requests).toHaveLength(0);
-  });
+  it.each([['--token'], ['--session-id'], ['--session'], ['--password']])(
+    '%s is not an option of any command: exit 2, nothing sent',
+    async (flag) => {
+      for (const line of [
+        ['services', 'list'],
+        ['auth', 'status'],
+        ['api', 'GET', '/admin/services'],
+      ]) {
+        const r = await runCli([...line, flag, TOKEN], { env: stubEnv({ SUBCTL_TOKEN: '' }) });
+        expect(r.code, `${line.join(' ')} ${flag}`).toBe(2);
+        expect(r.stderr).not.toContain(TOKEN);
+      }
+      expect(stub.requests).toHaveLength(0);
+    },
+  );
 });
 
 describe('2. secrets never in --verbose output (the real sandbox)', () => {
@@ -88,15 +101,23 @@ describe('2. secrets never in --verbose output (the real sandbox)', () => {
     const cfg = tempConfigDir();
     const env = { SUBCTL_BASE_URL: sb.url, SUBCTL_CONFIG_DIR: cfg };
     const outputs: RunResult[] = [];
-    const login = await runCli(['auth', 'login', '--cms', '--username', 'admin', '--password-stdin', '--verbose'], { env, stdin: 'sandbox-admin\n' });
+    const login = await runCli(['auth', 'login', '--cms', '--username', 'admin', '--password-stdin', '--verbose'], {
+      env,
+      stdin: 'sandbox-admin\n',
+    });
     expect(login.code, login.stderr).toBe(0);
     expect(login.stderr).toMatch(/> POST http:\/\/127\.0\.0\.1:\d+\/cms\/auth\/login \(attempt 1\/1\)/);
     outputs.push(login);
-    const stored = JSON.parse(readFileSync(join(cfg, 'credentials.json'), 'utf8')) as { profiles?: Record<string, { token?: string; session_id?: string }> } & Record<string, { token?: string; session_id?: string }>;
+    const stored = JSON.parse(readFileSync(join(cfg, 'credentials.json'), 'utf8')) as {
+      profiles?: Record<string, { token?: string; session_id?: string }>;
+    } & Record<string, { token?: string; session_id?: string }>;
     const cred = Object.values(stored.profiles ?? stored).find((c) => c && typeof c === 'object' && 'token' in c)!;
     expect(cred.token).toBeTruthy();
     expect(cred.session_id).toBeTruthy();
-    const create = await runCli(['users', 'create', '--username', 'verb-user-1', '--email', 'verb1@example.com', '--role', 'user', '--password-stdin', '--verbose'], { env, stdin: `${PASSWORD}\n` });
+    const create = await runCli(
+      ['users', 'create', '--username', 'verb-user-1', '--email', 'verb1@example.com', '--role', 'user', '--password-stdin', '--verbose'],
+      { env, stdin: `${PASSWORD}\n` },
+    );
     expect(create.code, create.stderr).toBe(0);
     expect(create.stderr).toContain('"password":"***"');
     outputs.push(create);
@@ -118,7 +139,14 @@ describe('3. secrets never in error messages', () => {
   // Free text can only be cleaned of the secrets this run knows (its token, its session id, the
   // passwords it sent); a secret the run never had is masked by its key, in structured details.
   const echo = `invalid token ${TOKEN} for session ${SESSION}`;
-  const details = { code: 'UNAUTHORIZED', message: echo, token: TOKEN, password: PASSWORD, session_id: SESSION, fields: [{ field: 'token', message: `expired: ${TOKEN}` }] };
+  const details = {
+    code: 'UNAUTHORIZED',
+    message: echo,
+    token: TOKEN,
+    password: PASSWORD,
+    session_id: SESSION,
+    fields: [{ field: 'token', message: `expired: ${TOKEN}` }],
+  };
 
   it.each([
     ['401 echoing every secret, with details naming them', 401, 3],
@@ -146,16 +174,28 @@ describe('3. secrets never in error messages', () => {
   });
 
   it('a sign-in refused with the password echoed back: not printed', async () => {
-    stub.setHandler(() => ({ status: 401, json: { status: false, message: `wrong password '${PASSWORD}' for admin`, data: null, error: { password: PASSWORD } } }));
-    const r = await runCli(['auth', 'login', '--username', 'admin', '--password-stdin', '-o', 'json'], { env: { SUBCTL_BASE_URL: stub.url, SUBCTL_CONFIG_DIR: tempConfigDir() }, stdin: `${PASSWORD}\n` });
+    stub.setHandler(() => ({
+      status: 401,
+      json: { status: false, message: `wrong password '${PASSWORD}' for admin`, data: null, error: { password: PASSWORD } },
+    }));
+    const r = await runCli(['auth', 'login', '--username', 'admin', '--password-stdin', '-o', 'json'], {
+      env: { SUBCTL_BASE_URL: stub.url, SUBCTL_CONFIG_DIR: tempConfigDir() },
+      stdin: `${PASSWORD}\n`,
+    });
     expect(r.code).toBe(3);
     expectNoSecrets(r);
     expect(r.stderr).toMatch(/wrong password '\*\*\*' for admin/);
   });
 
   it('`subctl api` with a secret header or body field: not echoed back either', async () => {
-    stub.setHandler(() => ({ status: 403, json: { status: false, message: `key ${'k-SECRET-4409'} and reset token ${'rt-SECRET-1207'} refused`, data: null } }));
-    const r = await runCli(['api', 'POST', '/some/where', '-H', 'x-api-key: k-SECRET-4409', '-f', 'reset_token=rt-SECRET-1207', '-o', 'json'], { env: stubEnv() });
+    stub.setHandler(() => ({
+      status: 403,
+      json: { status: false, message: `key ${'k-SECRET-4409'} and reset token ${'rt-SECRET-1207'} refused`, data: null },
+    }));
+    const r = await runCli(
+      ['api', 'POST', '/some/where', '-H', 'x-api-key: k-SECRET-4409', '-f', 'reset_token=rt-SECRET-1207', '-o', 'json'],
+      { env: stubEnv() },
+    );
     expect(r.code).toBe(3);
     expectNoSecrets(r, ['k-SECRET-4409', 'rt-SECRET-1207']);
   });
@@ -170,7 +210,15 @@ describe('4. secrets never in bulk journals or reports', () => {
     stub.setHandler((req) => {
       const b = req.body as { username: string; password: string };
       return b.username === 'sec-b'
-        ? { status: 422, json: { status: false, message: `password ${b.password} is too common`, data: null, error: { fields: [{ field: 'password', message: `${b.password} was seen in a breach` }] } } }
+        ? {
+            status: 422,
+            json: {
+              status: false,
+              message: `password ${b.password} is too common`,
+              data: null,
+              error: { fields: [{ field: 'password', message: `${b.password} was seen in a breach` }] },
+            },
+          }
         : { status: 201, json: { status: true, message: 'created', data: { user_id: 7, username: b.username } } };
     });
     const env = { SUBCTL_BASE_URL: stub.url, SUBCTL_TOKEN: TOKEN, SUBCTL_CONFIG_DIR: cfg };
@@ -182,7 +230,14 @@ describe('4. secrets never in bulk journals or reports', () => {
     expect(r.code).toBe(8);
     // The server did get the passwords: they are only kept out of what subctl writes.
     expect(stub.requests.map((q) => (q.body as { password: string }).password).sort()).toEqual([`${PASSWORD}-a`, `${PASSWORD}-b`]);
-    const texts = [plan.stdout, plan.stderr, r.stdout, r.stderr, readFileSync(report, 'utf8'), ...readdirSync(join(cfg, 'state', 'bulk')).map((f) => readFileSync(join(cfg, 'state', 'bulk', f), 'utf8'))];
+    const texts = [
+      plan.stdout,
+      plan.stderr,
+      r.stdout,
+      r.stderr,
+      readFileSync(report, 'utf8'),
+      ...readdirSync(join(cfg, 'state', 'bulk')).map((f) => readFileSync(join(cfg, 'state', 'bulk', f), 'utf8')),
+    ];
     for (const t of texts) expect(t).not.toContain(PASSWORD);
     expect(readFileSync(report, 'utf8')).toMatch(/sec-b.*failed,1,422,password \*\*\* is too common/);
   });
@@ -192,8 +247,14 @@ describe('6. http:// refused for a host that is not loopback: nothing leaves the
   it('a list, a write and `api`: exit 2, and a proxy that would carry the request sees nothing', async () => {
     const proxy = await startProxy();
     try {
-      for (const line of [['services', 'list'], ['services', 'delete', '--service-code', 'X', '--yes'], ['api', 'GET', '/admin/services']]) {
-        const r = await runCli([...line, '--base-url', 'http://api.example.com'], { env: stubEnv({ http_proxy: proxy.url, HTTP_PROXY: proxy.url }) });
+      for (const line of [
+        ['services', 'list'],
+        ['services', 'delete', '--service-code', 'X', '--yes'],
+        ['api', 'GET', '/admin/services'],
+      ]) {
+        const r = await runCli([...line, '--base-url', 'http://api.example.com'], {
+          env: stubEnv({ http_proxy: proxy.url, HTTP_PROXY: proxy.url }),
+        });
         expect(r.code, line.join(' ')).toBe(2);
         expect(r.stderr).toMatch(/refusing plain http:\/\/ to api\.example\.com/);
         expectNoSecrets(r);
@@ -216,17 +277,55 @@ describe('8 and 9. the sandbox over TLS: NODE_EXTRA_CA_CERTS in the real process
     dir = tempDir('subctl-tls-');
     const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
     const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-    ssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=subctl secrets test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+    ssl(
+      'req',
+      '-x509',
+      ...ec,
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=subctl secrets test CA',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    );
     ssl('req', ...ec, '-keyout', 'srv.key', '-out', 'srv.csr', '-subj', '/CN=127.0.0.1');
-    writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
-    ssl('x509', '-req', '-in', 'srv.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'srv.pem', '-days', '2', '-extfile', 'ext.cnf');
+    writeFileSync(
+      join(dir, 'ext.cnf'),
+      'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n',
+    );
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      'srv.csr',
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      'srv.pem',
+      '-days',
+      '2',
+      '-extfile',
+      'ext.cnf',
+    );
     // TLS in front of the sandbox: each request passed through to it unchanged.
     const upstream = new URL(sb.url);
     tlsServer = https.createServer({ key: readFileSync(join(dir, 'srv.key')), cert: readFileSync(join(dir, 'srv.pem')) }, (req, res) => {
-      const p = http.request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      });
+      const p = http.request(
+        { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        },
+      );
       p.on('error', () => res.writeHead(502).end());
       req.pipe(p);
     });
@@ -239,7 +338,14 @@ describe('8 and 9. the sandbox over TLS: NODE_EXTRA_CA_CERTS in the real process
     await new Promise((r) => tlsServer?.close(r));
   });
 
-  const childEnv = (extra: Record<string, string> = {}) => ({ PATH: process.env.PATH, HOME: dir, SUBCTL_CONFIG_DIR: mkdtempSync(join(dir, 'cfg-')), SUBCTL_BASE_URL: url, SUBCTL_TOKEN: sb.tokenFor('admin'), ...extra });
+  const childEnv = (extra: Record<string, string> = {}) => ({
+    PATH: process.env.PATH,
+    HOME: dir,
+    SUBCTL_CONFIG_DIR: mkdtempSync(join(dir, 'cfg-')),
+    SUBCTL_BASE_URL: url,
+    SUBCTL_TOKEN: sb.tokenFor('admin'),
+    ...extra,
+  });
 
   it('8. the binary trusts the sandbox only with NODE_EXTRA_CA_CERTS (loaded by Node at start-up); without it, exit 7 once, with the hint', async () => {
     const before = handshakes;
@@ -257,12 +363,18 @@ describe('8 and 9. the sandbox over TLS: NODE_EXTRA_CA_CERTS in the real process
     const proxy = await startProxy();
     try {
       const host = new URL(url).host;
-      const via = await runBinary(['services', 'list', '-o', 'json'], childEnv({ NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'), HTTPS_PROXY: proxy.url }));
+      const via = await runBinary(
+        ['services', 'list', '-o', 'json'],
+        childEnv({ NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'), HTTPS_PROXY: proxy.url }),
+      );
       expect(via.code, via.stderr).toBe(0);
       expect((JSON.parse(via.stdout) as unknown[]).length).toBeGreaterThan(0);
       expect(proxy.seen).toEqual([`CONNECT ${host}`]);
       proxy.seen.length = 0;
-      const direct = await runBinary(['services', 'list', '-o', 'json'], childEnv({ NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'), HTTPS_PROXY: proxy.url, NO_PROXY: '127.0.0.1' }));
+      const direct = await runBinary(
+        ['services', 'list', '-o', 'json'],
+        childEnv({ NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'), HTTPS_PROXY: proxy.url, NO_PROXY: '127.0.0.1' }),
+      );
       expect(direct.code, direct.stderr).toBe(0);
       expect(proxy.seen).toEqual([]);
     } finally {

@@ -24,7 +24,9 @@ export default function setup(): () => void {
     if (before === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = before;
     if (left.length > 0) {
-      process.stderr.write(`tests: ${left.length} temporary entries outlived their test files (now removed): ${left.slice(0, 8).join(', ')}${left.length > 8 ? ', ...' : ''}\n`);
+      process.stderr.write(
+        `tests: ${left.length} temporary entries outlived their test files (now removed): ${left.slice(0, 8).join(', ')}${left.length > 8 ? ', ...' : ''}\n`,
+      );
     }
   };
 }

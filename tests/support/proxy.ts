@@ -27,7 +27,13 @@ export async function startProxy(): Promise<Proxy> {
       return;
     }
     const up = http.request(
-      { host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: req.method, headers: { ...req.headers, 'x-via-test-proxy': '1' } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        method: req.method,
+        headers: { ...req.headers, 'x-via-test-proxy': '1' },
+      },
       (ur) => {
         res.writeHead(ur.statusCode ?? 502, ur.headers);
         ur.pipe(res);

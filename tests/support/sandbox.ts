@@ -105,7 +105,11 @@ export async function call(
   o: { as?: string; token?: string; query?: Record<string, unknown>; body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<CallResult> {
   const qs = o.query
-    ? new URLSearchParams(Object.entries(o.query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)] as [string, string])).toString()
+    ? new URLSearchParams(
+        Object.entries(o.query)
+          .filter(([, v]) => v !== undefined)
+          .map(([k, v]) => [k, String(v)] as [string, string]),
+      ).toString()
     : '';
   const token = o.token ?? (o.as ? tokenOf(sb, o.as) : undefined);
   const headers: Record<string, string> = { ...(token ? { authorization: `Bearer ${token}` } : {}), ...o.headers };

@@ -45,12 +45,16 @@ describe('temporary files of the tests', () => {
     const childTmp = join(work, 'tmp');
     mkdirSync(childTmp);
     const out = join(work, 'made.json');
-    const r = spawnSync(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--config', 'tests/support/tmp-fixture/vitest.config.ts'], {
-      cwd: root,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: childTmp, FIXTURE_OUT: out },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const r = spawnSync(
+      process.execPath,
+      [join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--config', 'tests/support/tmp-fixture/vitest.config.ts'],
+      {
+        cwd: root,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: childTmp, FIXTURE_OUT: out },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     expect(r.status, r.stdout + r.stderr).toBe(0);
     const { made, missing } = JSON.parse(readFileSync(out, 'utf8')) as { made: string[]; missing: string[] };
     expect(made.length).toBe(5);

@@ -42,7 +42,9 @@ if (!dirs.hooked && expect.getState().currentTestName === undefined) {
  */
 export function tempDir(prefix = 'subctl-test-'): string {
   if (!dirs!.hooked) {
-    throw new Error(`tempDir: tests/support/tmp.ts was first loaded inside a test of ${file}, so nothing would remove the directory; import it (or the support module that uses it) at the top of the file`);
+    throw new Error(
+      `tempDir: tests/support/tmp.ts was first loaded inside a test of ${file}, so nothing would remove the directory; import it (or the support module that uses it) at the top of the file`,
+    );
   }
   const d = mkdtempSync(join(tmpdir(), prefix));
   dirs!.made.push(d);

@@ -49,7 +49,7 @@ describe('console: paging on the server', () => {
     expect(f).toContain('page 1 of 10');
   });
 
-  it("a taller or shorter terminal gets pages of its height, on the page of the row that was selected (unless --page-size)", async () => {
+  it('a taller or shorter terminal gets pages of its height, on the page of the row that was selected (unless --page-size)', async () => {
     h = await startConsole({ resource: 'subscriptions', pageSize: undefined });
     const setRows = (rows: number) => {
       Object.defineProperty(h!.ui.stdout, 'rows', { get: () => rows, configurable: true });
@@ -80,7 +80,11 @@ describe('console: paging on the server', () => {
     for (const rows of [13, 14, 15, 16, 17]) setRows(rows);
     await h.waitFor('page 3 of 10, total 95');
     await tick(200);
-    expect(listed(h).slice(before).map((q) => q.query.page_size)).toEqual(['10']);
+    expect(
+      listed(h)
+        .slice(before)
+        .map((q) => q.query.page_size),
+    ).toEqual(['10']);
     // Resized while another resource was on screen: back on the list, pages of the new height.
     await h.press(':', 'services', KEY.enter);
     await h.waitFor('GPT-4 access');
@@ -278,7 +282,13 @@ describe('console: actions', () => {
     const base = platform();
     h = await startConsole({
       resource: 'subscriptions',
-      handler: (req) => (req.method === 'PUT' ? fail(400, 'cannot resume a subscription that is active', { code: 'INVALID_TRANSITION', fields: [{ field: 'action', message: 'resume is not allowed when the status is active' }] }) : base(req)),
+      handler: (req) =>
+        req.method === 'PUT'
+          ? fail(400, 'cannot resume a subscription that is active', {
+              code: 'INVALID_TRANSITION',
+              fields: [{ field: 'action', message: 'resume is not allowed when the status is active' }],
+            })
+          : base(req),
     });
     await h.waitFor('user010');
     await h.press('u', 'oops', KEY.enter, 'y');
@@ -301,14 +311,23 @@ describe('console: actions', () => {
     expect(f).toContain('subscription 4 (user004');
     await h.press('y');
     await h.waitFor('pause: 3 done');
-    const puts = h.requests('PUT').map((r) => r.path).sort();
+    const puts = h
+      .requests('PUT')
+      .map((r) => r.path)
+      .sort();
     expect(puts).toEqual(['/admin/subscriptions/1/manage', '/admin/subscriptions/2/manage', '/admin/subscriptions/4/manage']);
     expect(h.frame()).not.toContain('marked');
   });
 
   it('delete asks to type the code: a wrong code (or case) sends nothing and says so, the right one sends the DELETE', async () => {
     const base = platform();
-    h = await startConsole({ resource: 'services', handler: (req) => (req.method === 'DELETE' ? { status: 200, json: { status: true, message: 'service GPT4 deleted', data: { affected_records: 1 } } } : base(req)) });
+    h = await startConsole({
+      resource: 'services',
+      handler: (req) =>
+        req.method === 'DELETE'
+          ? { status: 200, json: { status: true, message: 'service GPT4 deleted', data: { affected_records: 1 } } }
+          : base(req),
+    });
     await h.waitFor('GPT-4 access');
     await h.press('d');
     expect(h.frame()).toContain('type GPT4 to confirm');
@@ -441,13 +460,23 @@ describe('console: switcher, export, errors, help, resize', () => {
     await h.press('!');
     f = h.frame().replace(/\s*\n\s*/g, ' ');
     expect(f).toContain('The last error');
-    expect(f).toContain('token expired (HTTP 401) — sign in again with `subctl auth login --profile test` (in another shell), then press r');
+    expect(f).toContain(
+      'token expired (HTTP 401) — sign in again with `subctl auth login --profile test` (in another shell), then press r',
+    );
     await h.press('x');
     expect(h.frame()).not.toContain('The last error');
   });
 
   it('an error cut on the status line is read whole with !, also after the status line moved on', async () => {
-    h = await startConsole({ resource: 'subscriptions', handler: (req) => (req.method === 'PUT' ? fail(400, 'cannot pause a subscription that is cancelled', { fields: [{ field: 'action', message: 'pause is not allowed when the status is cancelled; resume or extend it first' }] }) : platform()(req)) });
+    h = await startConsole({
+      resource: 'subscriptions',
+      handler: (req) =>
+        req.method === 'PUT'
+          ? fail(400, 'cannot pause a subscription that is cancelled', {
+              fields: [{ field: 'action', message: 'pause is not allowed when the status is cancelled; resume or extend it first' }],
+            })
+          : platform()(req),
+    });
     await h.waitFor('user010');
     await h.press('p', 'maintenance', KEY.enter, 'y');
     let f = await h.waitFor('pause failed');
@@ -457,7 +486,9 @@ describe('console: switcher, export, errors, help, resize', () => {
     await h.waitFor('✓ refreshed');
     await h.press('!');
     f = h.frame().replace(/\s*\n\s*/g, ' ');
-    expect(f).toContain('pause failed: cannot pause a subscription that is cancelled (HTTP 400): action: pause is not allowed when the status is cancelled; resume or extend it first');
+    expect(f).toContain(
+      'pause failed: cannot pause a subscription that is cancelled (HTTP 400): action: pause is not allowed when the status is cancelled; resume or extend it first',
+    );
   });
 
   it('? lists every key; any other key closes it', async () => {
@@ -526,7 +557,11 @@ describe('console: keys that arrive together (one chunk, as tmux send-keys or fa
     expect(readdirSync(dir)).toHaveLength(1);
     await h.press(KEY.ctrlS + KEY.ctrlS);
     await h.waitFor(() => readdirSync(dir).length === 3);
-    expect(readdirSync(dir).sort()).toEqual(['subctl-subscriptions-20261122-153001.csv', 'subctl-subscriptions-20261122-153002.csv', 'subctl-subscriptions-20261122-153003.csv']);
+    expect(readdirSync(dir).sort()).toEqual([
+      'subctl-subscriptions-20261122-153001.csv',
+      'subctl-subscriptions-20261122-153002.csv',
+      'subctl-subscriptions-20261122-153003.csv',
+    ]);
   });
 });
 
@@ -537,7 +572,11 @@ describe('console: exports within one second', () => {
     await h.waitFor('user010');
     await h.press(KEY.ctrlS + KEY.ctrlS + KEY.ctrlS);
     await h.waitFor(() => readdirSync(dir).length === 3);
-    expect(readdirSync(dir).sort()).toEqual(['subctl-subscriptions-20261123-052817-2.csv', 'subctl-subscriptions-20261123-052817-3.csv', 'subctl-subscriptions-20261123-052817.csv']);
+    expect(readdirSync(dir).sort()).toEqual([
+      'subctl-subscriptions-20261123-052817-2.csv',
+      'subctl-subscriptions-20261123-052817-3.csv',
+      'subctl-subscriptions-20261123-052817.csv',
+    ]);
     for (const name of readdirSync(dir)) expect(readFileSync(join(dir, name), 'utf8').trim().split('\n')).toHaveLength(11);
     const f = await h.waitFor('exported 10 rows');
     expect(f).not.toContain('failed');
@@ -551,7 +590,10 @@ describe('console: exports within one second', () => {
 describe('console: page keys while a page loads', () => {
   it('Enter or an action key pressed while the page loads acts once it is in (they were dropped)', async () => {
     const base = platform();
-    h = await startConsole({ resource: 'subscriptions', handler: (req) => ({ ...base(req), delayMs: Number(req.query.page_number ?? 1) > 1 ? 300 : 0 }) });
+    h = await startConsole({
+      resource: 'subscriptions',
+      handler: (req) => ({ ...base(req), delayMs: Number(req.query.page_number ?? 1) > 1 ? 300 : 0 }),
+    });
     await h.waitFor('user010');
     await h.press(KEY.pageDown, KEY.enter);
     expect(h.frame()).toContain('loading');
@@ -566,7 +608,10 @@ describe('console: page keys while a page loads', () => {
   it('PgDn three times after a filter moves three pages even while the pages load (and ]]] as one chunk)', async () => {
     const base = platform();
     // Pages past the first answer slowly: every PgDn after the first comes while a page loads.
-    h = await startConsole({ resource: 'subscriptions', handler: (req) => ({ ...base(req), delayMs: Number(req.query.page_number ?? 1) > 1 ? 150 : 0 }) });
+    h = await startConsole({
+      resource: 'subscriptions',
+      handler: (req) => ({ ...base(req), delayMs: Number(req.query.page_number ?? 1) > 1 ? 150 : 0 }),
+    });
     await h.waitFor('user010');
     await h.press('/', 'status=active', KEY.enter);
     await h.waitFor('page 1 of 8, total 76');
@@ -591,7 +636,10 @@ describe('console: a page that cannot be loaded', () => {
   it('PgDn onto a page that fails stays on the page shown and says so; keys, Enter and actions act on the rows shown', async () => {
     const base = platform();
     let down = false;
-    h = await startConsole({ resource: 'subscriptions', handler: (req) => (down && req.path === '/admin/subscriptions' ? { reset: true } : base(req)) });
+    h = await startConsole({
+      resource: 'subscriptions',
+      handler: (req) => (down && req.path === '/admin/subscriptions' ? { reset: true } : base(req)),
+    });
     await h.waitFor('user010');
     await h.press(KEY.pageDown);
     await h.waitFor('user011');
@@ -626,7 +674,10 @@ describe('console: a page that cannot be loaded', () => {
   it('a page older than 5 minutes, gone back to, is not acted on until it is in again: Enter opens the row as then shown', async () => {
     const subs = makeSubscriptions(95);
     const base = platform(subs);
-    h = await startConsole({ resource: 'subscriptions', handler: (req) => ({ ...base(req), delayMs: Number(req.query.page_number ?? 1) > 1 ? 150 : 0 }) });
+    h = await startConsole({
+      resource: 'subscriptions',
+      handler: (req) => ({ ...base(req), delayMs: Number(req.query.page_number ?? 1) > 1 ? 150 : 0 }),
+    });
     await h.waitFor('user010');
     await h.press(KEY.pageDown);
     await h.waitFor('user011');
@@ -643,7 +694,10 @@ describe('console: a page that cannot be loaded', () => {
   it('a first page that fails shows its error and no rows of another page; Ctrl-S says why nothing is exported; r loads it', async () => {
     const base = platform();
     let down = true;
-    h = await startConsole({ resource: 'subscriptions', handler: (req) => (down && req.path === '/admin/subscriptions' ? fail(503, 'down for maintenance') : base(req)) });
+    h = await startConsole({
+      resource: 'subscriptions',
+      handler: (req) => (down && req.path === '/admin/subscriptions' ? fail(503, 'down for maintenance') : base(req)),
+    });
     let f = await h.waitFor('down for maintenance');
     expect(f).toContain('could not load page 1 (! says why); r tries again');
     await h.press(KEY.ctrlS);
@@ -658,7 +712,10 @@ describe('console: a page that cannot be loaded', () => {
 describe('console: keys typed while a page loads', () => {
   it('PgDn j j Space in one chunk onto a page not loaded yet: page 2, its third row marked, the selection below it', async () => {
     const base = platform();
-    h = await startConsole({ resource: 'subscriptions', handler: (req) => ({ ...base(req), delayMs: Number(req.query.page_number ?? 1) > 1 ? 200 : 0 }) });
+    h = await startConsole({
+      resource: 'subscriptions',
+      handler: (req) => ({ ...base(req), delayMs: Number(req.query.page_number ?? 1) > 1 ? 200 : 0 }),
+    });
     await h.waitFor('user010');
     await h.press(`${KEY.pageDown}jj `);
     expect(h.frame()).toContain('loading');
@@ -675,7 +732,10 @@ describe('console: keys typed while a page loads', () => {
 
   it('keys after a page key wait in order: PgDn j PgDn j is the second row of page 3; Esc cancels keys still waiting', async () => {
     const base = platform();
-    h = await startConsole({ resource: 'subscriptions', handler: (req) => ({ ...base(req), delayMs: Number(req.query.page_number ?? 1) > 1 ? 150 : 0 }) });
+    h = await startConsole({
+      resource: 'subscriptions',
+      handler: (req) => ({ ...base(req), delayMs: Number(req.query.page_number ?? 1) > 1 ? 150 : 0 }),
+    });
     await h.waitFor('user010');
     await h.press(`${KEY.pageDown}j${KEY.pageDown}j`);
     let f = await h.waitFor((): boolean => h!.frame().includes('user030') && !h!.frame().includes('loading'));
@@ -762,7 +822,18 @@ describe('console: edit forms start from the whole record', () => {
       handler: (req) => {
         if (req.method === 'GET' && req.path === '/admin/services/detail') {
           return ok({
-            service_info: { service_id: 1, service_code: 'GPT4', service_name: 'GPT-4 access', service_type: 'USAGE_BASED', provider_name: 'OpenAI', is_active: true, base_service_url: 'https://api.example/v1/gpt4', access_pattern: '/gpt4/*', credit_reset_cycle: 'monthly', description: 'Chat completions' },
+            service_info: {
+              service_id: 1,
+              service_code: 'GPT4',
+              service_name: 'GPT-4 access',
+              service_type: 'USAGE_BASED',
+              provider_name: 'OpenAI',
+              is_active: true,
+              base_service_url: 'https://api.example/v1/gpt4',
+              access_pattern: '/gpt4/*',
+              credit_reset_cycle: 'monthly',
+              description: 'Chat completions',
+            },
             service_plans: [],
             active_subscriptions: [],
             top_users: [],
@@ -792,11 +863,23 @@ describe('console: edit forms start from the whole record', () => {
 
   it('e on a plan (no detail endpoint) marks the fields the list lacks as kept unless typed, and does not send them', async () => {
     const base = platform();
-    const plan = { plan_id: 7, plan_code: 'PRO-M', plan_name: 'Pro monthly', price: 19.99, currency: 'USD', duration: 1, duration_unit: 'months', credit_amount: 1000, credit_unit: 'requests', is_active: true };
+    const plan = {
+      plan_id: 7,
+      plan_code: 'PRO-M',
+      plan_name: 'Pro monthly',
+      price: 19.99,
+      currency: 'USD',
+      duration: 1,
+      duration_unit: 'months',
+      credit_amount: 1000,
+      credit_unit: 'requests',
+      is_active: true,
+    };
     h = await startConsole({
       resource: 'plans',
       handler: (req) => {
-        if (req.method === 'GET' && req.path === '/admin/subscription-plans') return ok({ pagination: { current_page: 1, page_size: 10, total_pages: 1, total_records: 1 }, subscription_plans: [plan] });
+        if (req.method === 'GET' && req.path === '/admin/subscription-plans')
+          return ok({ pagination: { current_page: 1, page_size: 10, total_pages: 1, total_records: 1 }, subscription_plans: [plan] });
         if (req.method === 'PUT') return ok({ plan_id: 7 }, 'plan PRO-M updated');
         return base(req);
       },
@@ -820,8 +903,15 @@ describe('console: the dashboard scrolls', () => {
     const totals = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`figure_${String(i + 1).padStart(2, '0')}`, i * 10]));
     const dashboard = {
       totals,
-      top_services: [{ service_code: 'GPT4', active_subscriptions: 30 }, { service_code: 'DALLE', active_subscriptions: 12 }],
-      recent_activity: [{ action: 'extend', at: 'x' }, { action: 'pause', at: 'y' }, { action: 'LAST-ACTIVITY', at: 'z' }],
+      top_services: [
+        { service_code: 'GPT4', active_subscriptions: 30 },
+        { service_code: 'DALLE', active_subscriptions: 12 },
+      ],
+      recent_activity: [
+        { action: 'extend', at: 'x' },
+        { action: 'pause', at: 'y' },
+        { action: 'LAST-ACTIVITY', at: 'z' },
+      ],
     };
     h = await startConsole({ handler: (req) => (req.path === '/admin/dashboard' ? ok(dashboard) : base(req)) });
     let f = await h.waitFor('figure_01');
@@ -864,7 +954,9 @@ describe('console: narrow terminals hide columns rather than cut numbers and dat
     h = await startConsole({ resource: 'subscriptions', handler: platform(long) });
     await h.waitFor('emma.de.la.cruz0');
     resize(h, 80, 24);
-    const f = await h.waitFor((): boolean => rowLines(h!.frame()).length > 0 && rowLines(h!.frame()).every((l) => l.length <= 80) && h!.frame().includes('…'));
+    const f = await h.waitFor(
+      (): boolean => rowLines(h!.frame()).length > 0 && rowLines(h!.frame()).every((l) => l.length <= 80) && h!.frame().includes('…'),
+    );
     expect(f).not.toContain('hidden');
     for (const l of rowLines(f)) expect(l).toMatch(/ \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} {2,}35065\d\d$/);
     expect(f).not.toMatch(/\d…/);
@@ -897,7 +989,8 @@ describe('console: small things the screen says', () => {
     const base = platform();
     h = await startConsole({
       resource: 'audit',
-      handler: (req) => (req.path === '/audit' ? ok({ logs: [{ id: 1, action: 'login', username: 'ana' }], total: 1, page: 1, page_size: 10 }) : base(req)),
+      handler: (req) =>
+        req.path === '/audit' ? ok({ logs: [{ id: 1, action: 'login', username: 'ana' }], total: 1, page: 1, page_size: 10 }) : base(req),
     });
     let f = await h.waitFor('login');
     expect(f).toContain('/ filter');
@@ -1026,7 +1119,20 @@ describe('console: referral and role-assignment tables', () => {
     if (req.path === '/cms/admin/referrals') return ok({ referrals: [1, 2, 3].map(use), pagination });
     if (req.path === '/cms/users/roles')
       return ok({
-        users: [{ user_id: 3, email: 'bob.the.builder@example.com', full_name: 'Bob The Builder', status: 'Active', created_date: '2026-01-01T00:00:00Z', username: 'bob', role: 'manager', role_level: 50, permissions: [], assigned_at: '2026-02-01T00:00:00Z' }],
+        users: [
+          {
+            user_id: 3,
+            email: 'bob.the.builder@example.com',
+            full_name: 'Bob The Builder',
+            status: 'Active',
+            created_date: '2026-01-01T00:00:00Z',
+            username: 'bob',
+            role: 'manager',
+            role_level: 50,
+            permissions: [],
+            assigned_at: '2026-02-01T00:00:00Z',
+          },
+        ],
         summary: { admins: 0, agents: 0, managers: 1, super_admins: 0, support: 0, total_users: 1, unassigned_role: 0, users: 0 },
         pagination,
       });

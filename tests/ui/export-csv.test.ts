@@ -48,7 +48,11 @@ describe('console export to CSV', () => {
     const r = spawnSync('bash', ['-c', `ulimit -f 16 && exec '${process.execPath}' '${child}' '${dir}'`], { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout.trim());
-    expect(out).toEqual({ message: `cannot write ${join(dir, exportFileName('subscriptions', at))}: file too large (EFBIG)`, type: 'local', code: 'EFBIG' });
+    expect(out).toEqual({
+      message: `cannot write ${join(dir, exportFileName('subscriptions', at))}: file too large (EFBIG)`,
+      type: 'local',
+      code: 'EFBIG',
+    });
     expect(readdirSync(dir)).toEqual([]);
     // The same export with room writes the file.
     const again = spawnSync(process.execPath, [child, dir], { encoding: 'utf8' });

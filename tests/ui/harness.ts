@@ -41,7 +41,8 @@ export function platform(subs = makeSubscriptions(95)) {
       const size = Number(req.query.page_size ?? 20);
       let rows = subs;
       if (req.query.status) rows = rows.filter((s) => s.status === req.query.status);
-      if (req.query.sort_by === 'Username') rows = [...rows].sort((a, b) => a.username.localeCompare(b.username) * (req.query.sort_order === 'DESC' ? -1 : 1));
+      if (req.query.sort_by === 'Username')
+        rows = [...rows].sort((a, b) => a.username.localeCompare(b.username) * (req.query.sort_order === 'DESC' ? -1 : 1));
       const total = rows.length;
       return ok({
         pagination: { current_page: page, page_size: size, total_pages: Math.max(1, Math.ceil(total / size)), total_records: total },
@@ -51,13 +52,26 @@ export function platform(subs = makeSubscriptions(95)) {
     const m = /^\/admin\/subscriptions\/(\d+)\/manage$/.exec(req.path);
     if (req.method === 'PUT' && m) {
       const body = req.body as { action: string; extend_days?: number };
-      return ok({ subscription_id: Number(m[1]), action: body.action }, `subscription ${m[1]} ${body.action === 'extend' ? `extended by ${body.extend_days} day(s)` : body.action}`);
+      return ok(
+        { subscription_id: Number(m[1]), action: body.action },
+        `subscription ${m[1]} ${body.action === 'extend' ? `extended by ${body.extend_days} day(s)` : body.action}`,
+      );
     }
     if (req.method === 'GET' && req.path === '/admin/dashboard') {
-      return ok({ totals: { active_subscriptions: 80, revenue: 1234.5 }, daily: [{ date: '2026-11-01', new_subscriptions: 3 }, { date: '2026-11-02', new_subscriptions: 7 }, { date: '2026-11-03', new_subscriptions: 5 }] });
+      return ok({
+        totals: { active_subscriptions: 80, revenue: 1234.5 },
+        daily: [
+          { date: '2026-11-01', new_subscriptions: 3 },
+          { date: '2026-11-02', new_subscriptions: 7 },
+          { date: '2026-11-03', new_subscriptions: 5 },
+        ],
+      });
     }
     if (req.method === 'GET' && req.path === '/admin/services') {
-      return ok({ pagination: { current_page: 1, page_size: 20, total_pages: 1, total_records: 1 }, services: [{ service_id: 1, service_code: 'GPT4', service_name: 'GPT-4 access', service_type: 'USAGE_BASED', is_active: true }] });
+      return ok({
+        pagination: { current_page: 1, page_size: 20, total_pages: 1, total_records: 1 },
+        services: [{ service_id: 1, service_code: 'GPT4', service_name: 'GPT-4 access', service_type: 'USAGE_BASED', is_active: true }],
+      });
     }
     if (req.method === 'GET' && req.path === '/admin/services/detail') {
       return ok({
@@ -87,7 +101,9 @@ export interface Harness {
   close: () => Promise<void>;
 }
 
-export async function startConsole(opts: Partial<ConsoleOptions> & { handler?: (req: RecordedRequest) => StubReply; baseUrl?: string; token?: string } = {}): Promise<Harness> {
+export async function startConsole(
+  opts: Partial<ConsoleOptions> & { handler?: (req: RecordedRequest) => StubReply; baseUrl?: string; token?: string } = {},
+): Promise<Harness> {
   const server = await startStubServer(opts.handler ?? platform());
   const api = new ApiClient({ baseUrl: opts.baseUrl ?? server.url, token: opts.token ?? 'test-token', retries: 0, timeoutMs: 5000 });
   const clock = { now: Date.parse('2026-11-22T10:00:00Z') };

@@ -70,7 +70,17 @@ function shellSession(name: string) {
   writeFileSync(token, sb.tokenFor('admin'), { mode: 0o600 });
   const rc = join(dir, `${name}-bashrc`);
   writeFileSync(rc, `PS1='${name}$ '\n`);
-  const started = tmux('new-session', '-d', '-s', name, '-x', '120', '-y', '30', `env -i PATH="$PATH" HOME="${dir}" TERM=xterm-256color LANG=C.UTF-8 bash --noprofile --rcfile "${rc}" -i`);
+  const started = tmux(
+    'new-session',
+    '-d',
+    '-s',
+    name,
+    '-x',
+    '120',
+    '-y',
+    '30',
+    `env -i PATH="$PATH" HOME="${dir}" TERM=xterm-256color LANG=C.UTF-8 bash --noprofile --rcfile "${rc}" -i`,
+  );
   if (started.status !== 0) throw new Error(`tmux new-session failed: ${started.stderr}`);
   const send = (...k: string[]) => tmux('send-keys', '-t', name, ...k);
   return {
@@ -78,7 +88,10 @@ function shellSession(name: string) {
     pane: (test: (x: string) => boolean, what: string) => pollPane(name, test, what),
     prompt: (x: string) => new RegExp(`^${name}\\$ *$`, 'm').test(x),
     run(args: string) {
-      send('-l', `SUBCTL_CONFIG_DIR="${join(dir, `${name}-cfg`)}" SUBCTL_BASE_URL="${sb.url}" SUBCTL_TOKEN="$(cat "${token}")" "${process.execPath}" "${bin}" ${args}`);
+      send(
+        '-l',
+        `SUBCTL_CONFIG_DIR="${join(dir, `${name}-cfg`)}" SUBCTL_BASE_URL="${sb.url}" SUBCTL_TOKEN="$(cat "${token}")" "${process.execPath}" "${bin}" ${args}`,
+      );
       send('Enter');
     },
     close: () => tmux('kill-session', '-t', name),
@@ -138,12 +151,23 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
     keys('status=active', 'Enter');
     // The rows of the filtered page, not the page shown while it loads.
     const rowsOf = (x: string) => x.split('\n').filter((l) => /^[> ][ *]\d+ /.test(l));
-    s = await waitScreen((x) => x.includes('filter status=active') && /page 1 of \d+/.test(x) && !x.includes('loading…') && rowsOf(x).length > 0 && rowsOf(x).every((l) => / active /.test(l)), 'the filtered table');
+    s = await waitScreen(
+      (x) =>
+        x.includes('filter status=active') &&
+        /page 1 of \d+/.test(x) &&
+        !x.includes('loading…') &&
+        rowsOf(x).length > 0 &&
+        rowsOf(x).every((l) => / active /.test(l)),
+      'the filtered table',
+    );
     const rows = s.split('\n').filter((l) => /^[> ][ *]\d+ /.test(l));
     expect(rows.length).toBeGreaterThan(5);
     for (const l of rows) expect(l, s).toMatch(/ active /);
     const id = Number(/^> (\d+)/m.exec(s)![1]);
-    const before = sb.db.prepare('SELECT end_date, status FROM subscriptions WHERE subscription_id = ?').get(id) as { end_date: string; status: string };
+    const before = sb.db.prepare('SELECT end_date, status FROM subscriptions WHERE subscription_id = ?').get(id) as {
+      end_date: string;
+      status: string;
+    };
     expect(before.status).toBe('active');
 
     keys('e');
@@ -158,7 +182,10 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
     keys('y');
     await waitFor(`subscription ${id} extended by 30 day(s)`);
 
-    const after = sb.db.prepare('SELECT end_date, status FROM subscriptions WHERE subscription_id = ?').get(id) as { end_date: string; status: string };
+    const after = sb.db.prepare('SELECT end_date, status FROM subscriptions WHERE subscription_id = ?').get(id) as {
+      end_date: string;
+      status: string;
+    };
     expect(Date.parse(after.end_date) - Date.parse(before.end_date)).toBe(30 * 86_400_000);
     expect(after.status).toBe('active');
 
@@ -168,7 +195,10 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
     keys('/');
     await waitFor('filters of subscriptions');
     keys('C-u', 'status=paused', 'Enter');
-    s = await waitScreen((x) => x.includes('filter status=paused') && rowsOf(x).length > 0 && rowsOf(x).every((l) => / paused /.test(l)), 'the paused table');
+    s = await waitScreen(
+      (x) => x.includes('filter status=paused') && rowsOf(x).length > 0 && rowsOf(x).every((l) => / paused /.test(l)),
+      'the paused table',
+    );
     expect(s).not.toContain('marked');
     // The user of the row in view, their subscriptions (kept to them by the server), and back.
     keys('U');
@@ -177,8 +207,20 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
     keys('S');
     // Every row shown is theirs (the sandbox's database says whose each subscription is).
     const ownersOf = (x: string) =>
-      new Set(rowsOf(x).map((l) => (sb.db.prepare('SELECT user_id FROM subscriptions WHERE subscription_id = ?').get(Number(/^[> ][ *](\d+)/.exec(l)![1])) as { user_id: number }).user_id));
-    await waitScreen((x) => x.includes(`filter user_id=${userId}`) && rowsOf(x).length > 0 && [...ownersOf(x)].join() === String(userId), 'their subscriptions');
+      new Set(
+        rowsOf(x).map(
+          (l) =>
+            (
+              sb.db.prepare('SELECT user_id FROM subscriptions WHERE subscription_id = ?').get(Number(/^[> ][ *](\d+)/.exec(l)![1])) as {
+                user_id: number;
+              }
+            ).user_id,
+        ),
+      );
+    await waitScreen(
+      (x) => x.includes(`filter user_id=${userId}`) && rowsOf(x).length > 0 && [...ownersOf(x)].join() === String(userId),
+      'their subscriptions',
+    );
     keys('Escape');
     await waitFor('S subscriptions');
     keys('Escape');
@@ -193,9 +235,11 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
     // 20 ms per answer, two in flight: 60 rows take about 0.6 s, several progress ticks (200 ms).
     const slow = await startTestSandbox({ chaos: { latencyMs: [20, 20] } });
     try {
-      const ids = (slow.db.prepare("SELECT subscription_id FROM subscriptions WHERE status = 'active' ORDER BY subscription_id LIMIT 60").all() as Array<{ subscription_id: number }>).map(
-        (r) => r.subscription_id,
-      );
+      const ids = (
+        slow.db
+          .prepare("SELECT subscription_id FROM subscriptions WHERE status = 'active' ORDER BY subscription_id LIMIT 60")
+          .all() as Array<{ subscription_id: number }>
+      ).map((r) => r.subscription_id);
       expect(ids.length).toBe(60);
       const csv = join(dir, 'rows.csv');
       writeFileSync(csv, `subscription_id,action,reason,extend_days\n${ids.map((id) => `${id},extend,tty progress,1`).join('\n')}\n`);
@@ -282,7 +326,9 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
       // Read whole with `!`: what to do.
       send('!');
       const whole = await pane((x) => x.includes('The last error'), 'the error shown whole');
-      expect(whole.replace(/\s*\n\s*/g, ' ')).toContain('sign in again with `subctl auth login --profile default` (in another shell), then press r');
+      expect(whole.replace(/\s*\n\s*/g, ' ')).toContain(
+        'sign in again with `subctl auth login --profile default` (in another shell), then press r',
+      );
       send('Escape');
       await pane((x) => table(x) && !x.includes('The last error'), 'the table again');
       // Signed in again there: r reads the new sign-in, and the table is back.
@@ -316,7 +362,10 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
         const head = lines.findIndex((l) => /^ {2}subs/.test(l));
         return head < 0 ? [] : lines.slice(head + 1, head + 8);
       };
-      const again = await pane((x) => table(x) && !x.includes('loading') && rowsOf(x).length === 7 && rowsOf(x).every((l) => /^[> ] \d+ /.test(l)), 'the console drawn at 90 columns');
+      const again = await pane(
+        (x) => table(x) && !x.includes('loading') && rowsOf(x).length === 7 && rowsOf(x).every((l) => /^[> ] \d+ /.test(l)),
+        'the console drawn at 90 columns',
+      );
       for (const l of again.split('\n')) expect(l.length).toBeLessThanOrEqual(90);
       send('q');
       await pane((x) => !table(x) && prompt(x), 'the shell after q');
@@ -347,7 +396,8 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
       send('-l', 'fg');
       send('Enter');
       await pane((x) => x.includes('plan_name*') && x.includes('Tmux plan'), 'the form again, with the name typed before');
-      for (const k of ['Tab', '-l 9.5', 'Tab', '-l USD', 'Tab', '-l 1', 'Tab', 'Right', 'Tab', '-l 100', 'Tab', 'Right', 'Enter']) send(...k.split(/(?<=^-l) /));
+      for (const k of ['Tab', '-l 9.5', 'Tab', '-l USD', 'Tab', '-l 1', 'Tab', 'Right', 'Tab', '-l 100', 'Tab', 'Right', 'Enter'])
+        send(...k.split(/(?<=^-l) /));
       const created = await exitCode();
       expect(created).toMatch(/^form exit 0$/m);
       // The shell's screen as it was: the command typed, no form left on it.

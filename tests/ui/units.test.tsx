@@ -108,7 +108,10 @@ describe('QueryCache', () => {
 
 describe('filters', () => {
   it('field=value pairs, converted to the field types and checked with the contract', () => {
-    expect(parseFilters(subs, 'status=active user_id=17 auto-renewal=true')).toEqual({ ok: true, filters: { status: 'active', user_id: 17, auto_renewal: true } });
+    expect(parseFilters(subs, 'status=active user_id=17 auto-renewal=true')).toEqual({
+      ok: true,
+      filters: { status: 'active', user_id: 17, auto_renewal: true },
+    });
     expect(parseFilters(subs, 'username="ana maria"')).toEqual({ ok: true, filters: { username: 'ana maria' } });
     expect(parseFilters(subs, '')).toEqual({ ok: true, filters: {} });
     const bad = parseFilters(subs, 'status=paid');
@@ -121,13 +124,20 @@ describe('filters', () => {
 
   it('numbers only in decimals: price_from=0x10 is refused as typed, not read as 16', () => {
     const plans = resourceByName('plans')!;
-    expect(parseFilters(plans, 'price_from=0x10 price_to=0b11')).toEqual({ ok: false, errors: ["price_from: expected a number, got '0x10'", "price_to: expected a number, got '0b11'"] });
+    expect(parseFilters(plans, 'price_from=0x10 price_to=0b11')).toEqual({
+      ok: false,
+      errors: ["price_from: expected a number, got '0x10'", "price_to: expected a number, got '0b11'"],
+    });
     expect(parseFilters(subs, 'user_id=0x11')).toEqual({ ok: false, errors: ["user_id: expected a whole number, got '0x11'"] });
     expect(parseFilters(plans, 'price_from=2.50 price_to=1e3')).toEqual({ ok: true, filters: { price_from: 2.5, price_to: 1000 } });
   });
 
   it('sorting comes from the sort_by enum with its defaults', () => {
-    expect(sortInfo(subs)).toEqual({ values: ['Username', 'ServiceCode', 'StartDate', 'EndDate', 'CreatedDate'], defaultBy: 'CreatedDate', defaultOrder: 'DESC' });
+    expect(sortInfo(subs)).toEqual({
+      values: ['Username', 'ServiceCode', 'StartDate', 'EndDate', 'CreatedDate'],
+      defaultBy: 'CreatedDate',
+      defaultOrder: 'DESC',
+    });
     expect(sortInfo(resourceByName('users')!)).toBeUndefined();
   });
 
@@ -177,7 +187,9 @@ describe('forms from the contract', () => {
 
   it('the hints stand in one column, whatever was typed (typing used to push its own hint away)', async () => {
     const fields = formFields(describeObject(subscriptionsManage.body), { only: ['reason', 'extend_days'], require: ['extend_days'] });
-    const ui = render(createElement(FormView, { form: { ...newForm('extend', fields), values: { reason: 'abc', extend_days: '' } }, height: 10 }));
+    const ui = render(
+      createElement(FormView, { form: { ...newForm('extend', fields), values: { reason: 'abc', extend_days: '' } }, height: 10 }),
+    );
     const lines = strip(ui.lastFrame()).split('\n');
     const reason = lines.find((l) => l.includes('reason*'))!;
     const days = lines.find((l) => l.includes('extend_days*'))!;
@@ -187,7 +199,9 @@ describe('forms from the contract', () => {
   });
 
   it('schema problems name the field with zod’s message', () => {
-    expect(schemaProblems(subscriptionsManage.body, { action: 'extend', reason: 'x', extend_days: 'ten' })).toEqual({ extend_days: 'Invalid input: expected number, received string' });
+    expect(schemaProblems(subscriptionsManage.body, { action: 'extend', reason: 'x', extend_days: 'ten' })).toEqual({
+      extend_days: 'Invalid input: expected number, received string',
+    });
   });
 
   it('the verbs hook opens a form only when every problem is a missing body field', () => {
@@ -219,8 +233,32 @@ describe('forms from the contract', () => {
     await type('Pro X', KEY.tab, '-5', KEY.enter);
     expect(strip(ui.lastFrame())).toContain('price: Too small: expected number to be >=0');
     expect(result).toBe('pending');
-    await type(KEY.backspace, KEY.backspace, '9.5', KEY.tab, 'USD', KEY.tab, '1', KEY.tab, KEY.right, KEY.tab, '100', KEY.tab, KEY.right, KEY.enter);
-    expect(result).toEqual({ plan_code: 'PRO-X', plan_name: 'Pro X', price: 9.5, currency: 'USD', duration: 1, duration_unit: 'days', credit_amount: 100, credit_unit: 'requests' });
+    await type(
+      KEY.backspace,
+      KEY.backspace,
+      '9.5',
+      KEY.tab,
+      'USD',
+      KEY.tab,
+      '1',
+      KEY.tab,
+      KEY.right,
+      KEY.tab,
+      '100',
+      KEY.tab,
+      KEY.right,
+      KEY.enter,
+    );
+    expect(result).toEqual({
+      plan_code: 'PRO-X',
+      plan_name: 'Pro X',
+      price: 9.5,
+      currency: 'USD',
+      duration: 1,
+      duration_unit: 'days',
+      credit_amount: 100,
+      credit_unit: 'requests',
+    });
     ui.unmount();
 
     let cancelled: unknown = 'pending';
@@ -294,13 +332,15 @@ describe('help', () => {
   });
 });
 
-
 describe('the footer at 80 columns', () => {
   it('every screen keeps ? help and q quit whole on the second line, r refresh on the first, and fits', () => {
     const base = initialState({ readOnly: false });
     const states = [
       { ...base, view: 'home' as const },
-      ...RESOURCES.flatMap((r) => [{ ...base, view: 'list' as const, resource: r.name }, { ...base, view: 'detail' as const, resource: r.name }]),
+      ...RESOURCES.flatMap((r) => [
+        { ...base, view: 'list' as const, resource: r.name },
+        { ...base, view: 'detail' as const, resource: r.name },
+      ]),
     ];
     for (const s of states) {
       for (const error of [false, true]) {

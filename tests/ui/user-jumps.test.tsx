@@ -16,13 +16,54 @@ afterEach(async () => {
 const base = platform();
 function handler(req: RecordedRequest) {
   if (req.method === 'GET' && req.path === '/users/103') {
-    return ok({ user: { user_id: 103, username: 'user003', email: 'user003@example.com', status: 'Active', role: 'user', created_date: '2026-01-02T03:04:05Z' }, permissions: ['services.use'] });
+    return ok({
+      user: {
+        user_id: 103,
+        username: 'user003',
+        email: 'user003@example.com',
+        status: 'Active',
+        role: 'user',
+        created_date: '2026-01-02T03:04:05Z',
+      },
+      permissions: ['services.use'],
+    });
   }
   if (req.method === 'GET' && req.path === '/admin/wallet-transactions/list') {
-    return ok({ pagination: { current_page: 1, page_size: 10, total_pages: 1, total_records: 1 }, transactions: [{ transaction_id: 77, user_id: 103, username: 'user003', transaction_type: 'topup', amount: 50, currency: 'USD', status: 'completed', transaction_date: '2026-11-20T01:02:03Z' }], summary: {} });
+    return ok({
+      pagination: { current_page: 1, page_size: 10, total_pages: 1, total_records: 1 },
+      transactions: [
+        {
+          transaction_id: 77,
+          user_id: 103,
+          username: 'user003',
+          transaction_type: 'topup',
+          amount: 50,
+          currency: 'USD',
+          status: 'completed',
+          transaction_date: '2026-11-20T01:02:03Z',
+        },
+      ],
+      summary: {},
+    });
   }
   if (req.method === 'GET' && req.path === '/audit') {
-    return ok({ logs: [{ id: 9, user_id: 103, username: 'user003', module: 'user', action: 'topup', details: { amount: 50 }, created_at: '2026-11-20T01:02:03Z' }], page: 1, page_size: 10, total_items: 1, total_pages: 1 });
+    return ok({
+      logs: [
+        {
+          id: 9,
+          user_id: 103,
+          username: 'user003',
+          module: 'user',
+          action: 'topup',
+          details: { amount: 50 },
+          created_at: '2026-11-20T01:02:03Z',
+        },
+      ],
+      page: 1,
+      page_size: 10,
+      total_items: 1,
+      total_pages: 1,
+    });
   }
   return base(req);
 }

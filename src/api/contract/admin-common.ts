@@ -7,7 +7,14 @@ import { z } from './z.js';
 import { lazy } from './common.js';
 
 /** Paging of the admin lists: page_number/page_size, items under `items`, totals under `pagination`. */
-export const adminPaging = (items: string) => ({ page: 'page_number', size: 'page_size', items, info: 'pagination', defaultSize: 20, maxSize: 100 });
+export const adminPaging = (items: string) => ({
+  page: 'page_number',
+  size: 'page_size',
+  items,
+  info: 'pagination',
+  defaultSize: 20,
+  maxSize: 100,
+});
 
 /** Delete requests (point 5): optional flags plus identifiers. */
 export const deleteFlags = lazy(() => ({

@@ -3,87 +3,114 @@
  * audit, dashboard"): 6 endpoints. Follows the pattern of admin-services.ts.
  */
 import { z } from './z.js';
-import { anything, bool, dateTime, endpoint, lazy, listOf, loose, num, pageNumber, pageSize, Pagination, q, SortOrder, str } from './common.js';
+import {
+  anything,
+  bool,
+  dateTime,
+  endpoint,
+  lazy,
+  listOf,
+  loose,
+  num,
+  pageNumber,
+  pageSize,
+  Pagination,
+  q,
+  SortOrder,
+  str,
+} from './common.js';
 import { adminPaging, PaymentMethod } from './admin-common.js';
 
 export const UsageCodeSortBy = lazy(() => z.enum(['CodeValue', 'BatchID', 'ServiceCode', 'UsedDate', 'CreatedDate']));
 export const TransactionType = lazy(() => z.enum(['topup', 'deduct', 'refund', 'auto_renewal']));
 export const WalletSortBy = lazy(() => z.enum(['Username', 'TransactionType', 'Amount', 'TransactionDate']));
 
-export const UsageCode = lazy(() => loose({
-  batch_id: str(),
-  code_id: num(),
-  code_value: str(),
-  created_date: dateTime(),
-  credit_amount: num(),
-  expiry_date: dateTime(),
-  is_expired: bool(),
-  is_used: bool(),
-  plan_code: str(),
-  service_code: str(),
-  used_by: num(),
-  used_by_username: str(),
-  used_date: dateTime(),
-  used_in_subscription: num(),
-}));
+export const UsageCode = lazy(() =>
+  loose({
+    batch_id: str(),
+    code_id: num(),
+    code_value: str(),
+    created_date: dateTime(),
+    credit_amount: num(),
+    expiry_date: dateTime(),
+    is_expired: bool(),
+    is_used: bool(),
+    plan_code: str(),
+    service_code: str(),
+    used_by: num(),
+    used_by_username: str(),
+    used_date: dateTime(),
+    used_in_subscription: num(),
+  }),
+);
 
-export const UsageCodesSummary = lazy(() => loose({
-  active_codes: num(),
-  average_usage_time: anything(),
-  expired_codes: num(),
-  top_plan_code: str(),
-  top_service_code: str(),
-  total_codes: num(),
-  total_revenue: num(),
-  usage_rate: num(),
-  used_codes: num(),
-}));
+export const UsageCodesSummary = lazy(() =>
+  loose({
+    active_codes: num(),
+    average_usage_time: anything(),
+    expired_codes: num(),
+    top_plan_code: str(),
+    top_service_code: str(),
+    total_codes: num(),
+    total_revenue: num(),
+    usage_rate: num(),
+    used_codes: num(),
+  }),
+);
 
-export const WalletTransaction = lazy(() => loose({
-  amount: num(),
-  balance_after: num(),
-  balance_before: num(),
-  created_date: dateTime(),
-  currency: str(),
-  description: str(),
-  email: str(),
-  payment_method: str(),
-  related_subscription_id: num(),
-  status: str(),
-  transaction_date: dateTime(),
-  transaction_id: num(),
-  transaction_reference: str(),
-  transaction_type: str(),
-  user_id: num(),
-  username: str(),
-}));
+export const WalletTransaction = lazy(() =>
+  loose({
+    amount: num(),
+    balance_after: num(),
+    balance_before: num(),
+    created_date: dateTime(),
+    currency: str(),
+    description: str(),
+    email: str(),
+    payment_method: str(),
+    related_subscription_id: num(),
+    status: str(),
+    transaction_date: dateTime(),
+    transaction_id: num(),
+    transaction_reference: str(),
+    transaction_type: str(),
+    user_id: num(),
+    username: str(),
+  }),
+);
 
-export const WalletSummary = lazy(() => loose({
-  average_transaction_amount: num(),
-  date_range_analyzed: anything(),
-  net_amount: num(),
-  top_payment_method: str(),
-  top_transaction_type: str(),
-  total_auto_renewal_amount: num(),
-  total_deduct_amount: num(),
-  total_refund_amount: num(),
-  total_topup_amount: num(),
-  transaction_count: num(),
-}));
+export const WalletSummary = lazy(() =>
+  loose({
+    average_transaction_amount: num(),
+    date_range_analyzed: anything(),
+    net_amount: num(),
+    top_payment_method: str(),
+    top_transaction_type: str(),
+    total_auto_renewal_amount: num(),
+    total_deduct_amount: num(),
+    total_refund_amount: num(),
+    total_topup_amount: num(),
+    transaction_count: num(),
+  }),
+);
 
-export const AuditLog = lazy(() => loose({
-  action: str(),
-  created_at: dateTime(),
-  details: anything(),
-  id: num(),
-  ip_address: str(),
-  module: str(),
-  user_agent: str(),
-  user_id: num(),
-  username: str(),
-}));
+export const AuditLog = lazy(() =>
+  loose({
+    action: str(),
+    created_at: dateTime(),
+    details: anything(),
+    id: num(),
+    ip_address: str(),
+    module: str(),
+    user_agent: str(),
+    user_id: num(),
+    username: str(),
+  }),
+);
 
-export const AuditPage = lazy(() => loose({ logs: listOf(AuditLog()), page: num(), page_size: num(), total_items: num(), total_pages: num() }));
+export const AuditPage = lazy(() =>
+  loose({ logs: listOf(AuditLog()), page: num(), page_size: num(), total_items: num(), total_pages: num() }),
+);
 
 export const usageCodesList = endpoint({
   name: 'usage-codes.list',

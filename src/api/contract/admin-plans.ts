@@ -3,7 +3,22 @@
  * /admin/subscription-plans. Follows the pattern of admin-services.ts.
  */
 import { z } from './z.js';
-import { anything, bool, dateTime, endpoint, lazy, listOf, loose, num, pageNumber, pageSize, Pagination, q, SortOrder, str } from './common.js';
+import {
+  anything,
+  bool,
+  dateTime,
+  endpoint,
+  lazy,
+  listOf,
+  loose,
+  num,
+  pageNumber,
+  pageSize,
+  Pagination,
+  q,
+  SortOrder,
+  str,
+} from './common.js';
 import { adminPaging, deleteFlags } from './admin-common.js';
 
 export const DurationUnit = lazy(() => z.enum(['days', 'months', 'years']));
@@ -12,23 +27,25 @@ export const CreditUnit = lazy(() => z.enum(['requests', 'tokens', 'minutes', 'h
 export const CreditUnitFilter = lazy(() => z.enum(['requests', 'tokens', 'minutes']));
 export const PlanSortBy = lazy(() => z.enum(['PlanCode', 'PlanName', 'Price', 'CreatedDate']));
 
-export const SubscriptionPlan = lazy(() => loose({
-  plan_id: num(),
-  plan_code: str(),
-  plan_name: str(),
-  price: num(),
-  currency: str(),
-  duration: num(),
-  duration_unit: str(),
-  credit_amount: num(),
-  credit_unit: str(),
-  is_active: bool(),
-  linked_services_count: num(),
-  active_subscriptions_count: num(),
-  revenue_30_days: num(),
-  created_date: dateTime(),
-  last_updated: dateTime(),
-}));
+export const SubscriptionPlan = lazy(() =>
+  loose({
+    plan_id: num(),
+    plan_code: str(),
+    plan_name: str(),
+    price: num(),
+    currency: str(),
+    duration: num(),
+    duration_unit: str(),
+    credit_amount: num(),
+    credit_unit: str(),
+    is_active: bool(),
+    linked_services_count: num(),
+    active_subscriptions_count: num(),
+    revenue_30_days: num(),
+    created_date: dateTime(),
+    last_updated: dateTime(),
+  }),
+);
 
 const planListQuery = lazy(() => ({
   page_number: pageNumber(),

@@ -3,71 +3,93 @@
  * /admin/service-plans. Follows the pattern of admin-services.ts.
  */
 import { z } from './z.js';
-import { anything, bool, dateTime, endpoint, lazy, listOf, loose, num, pageNumber, pageSize, Pagination, q, SortOrder, str } from './common.js';
+import {
+  anything,
+  bool,
+  dateTime,
+  endpoint,
+  lazy,
+  listOf,
+  loose,
+  num,
+  pageNumber,
+  pageSize,
+  Pagination,
+  q,
+  SortOrder,
+  str,
+} from './common.js';
 import { adminPaging, deleteFlags, ServiceType } from './admin-common.js';
 
 export const ServicePlanSortBy = lazy(() => z.enum(['ServiceCode', 'PlanCode', 'CreatedDate']));
 export const ServicePlanManageAction = lazy(() => z.enum(['activate', 'deactivate', 'update', 'delete']));
 
-
-export const ServicePlanLink = lazy(() => loose({
-  service_plan_id: num(),
-  service_code: str(),
-  service_name: str(),
-  service_type: str(),
-  plan_code: str(),
-  plan_name: str(),
-  plan_description: str(),
-  is_available: bool(),
-  total_codes_count: num(),
-  unused_codes_count: num(),
-  active_subscriptions_count: num(),
-  created_date: dateTime(),
-  last_updated: dateTime(),
-}));
+export const ServicePlanLink = lazy(() =>
+  loose({
+    service_plan_id: num(),
+    service_code: str(),
+    service_name: str(),
+    service_type: str(),
+    plan_code: str(),
+    plan_name: str(),
+    plan_description: str(),
+    is_available: bool(),
+    total_codes_count: num(),
+    unused_codes_count: num(),
+    active_subscriptions_count: num(),
+    created_date: dateTime(),
+    last_updated: dateTime(),
+  }),
+);
 
 /** "service, plan and statistics fields, including ..." (point 3): the named ones; the rest pass through. */
-export const ServicePlanInfo = lazy(() => loose({
-  ...ServicePlanLink().shape,
-  base_service_url: str(),
-  requires_auth: bool(),
-  provider_name: str(),
-  last_code_generated_date: dateTime(),
-  next_code_expiry_date: dateTime(),
-  last_subscription_date: dateTime(),
-  // The spec does not say whether created_by is a username or a {username, full_name} object.
-  created_by: anything(),
-}));
+export const ServicePlanInfo = lazy(() =>
+  loose({
+    ...ServicePlanLink().shape,
+    base_service_url: str(),
+    requires_auth: bool(),
+    provider_name: str(),
+    last_code_generated_date: dateTime(),
+    next_code_expiry_date: dateTime(),
+    last_subscription_date: dateTime(),
+    // The spec does not say whether created_by is a username or a {username, full_name} object.
+    created_by: anything(),
+  }),
+);
 
-export const ServicePlanSubscription = lazy(() => loose({
-  subscription_id: num(),
-  user_id: num(),
-  username: str(),
-  full_name: str(),
-  email: str(),
-  status: str(),
-  start_date: dateTime(),
-  end_date: dateTime(),
-  payment_method: str(),
-  auto_renewal: bool(),
-  renewal_count: num(),
-  total_usage_count: num(),
-  last_usage_date: dateTime(),
-}));
+export const ServicePlanSubscription = lazy(() =>
+  loose({
+    subscription_id: num(),
+    user_id: num(),
+    username: str(),
+    full_name: str(),
+    email: str(),
+    status: str(),
+    start_date: dateTime(),
+    end_date: dateTime(),
+    payment_method: str(),
+    auto_renewal: bool(),
+    renewal_count: num(),
+    total_usage_count: num(),
+    last_usage_date: dateTime(),
+  }),
+);
 
-export const ServicePlanUsageCode = lazy(() => loose({
-  code_id: num(),
-  code_value: str(),
-  batch_id: str(),
-  is_used: bool(),
-  used_by: num(),
-  used_by_username: str(),
-  used_by_full_name: str(),
-  used_date: dateTime(),
-  expiry_date: dateTime(),
-  created_date: dateTime(),
-  created_by_username: str(),
-}));
+export const ServicePlanUsageCode = lazy(() =>
+  loose({
+    code_id: num(),
+    code_value: str(),
+    batch_id: str(),
+    is_used: bool(),
+    used_by: num(),
+    used_by_username: str(),
+    used_by_full_name: str(),
+    used_date: dateTime(),
+    expiry_date: dateTime(),
+    created_date: dateTime(),
+    created_by_username: str(),
+  }),
+);
 
 const servicePlanListQuery = lazy(() => ({
   page_number: pageNumber(),

@@ -3,7 +3,22 @@
  * This file is the pattern every other contract file follows.
  */
 import { z } from './z.js';
-import { anything, bool, dateTime, endpoint, lazy, listOf, loose, num, pageNumber, pageSize, Pagination, q, SortOrder, str } from './common.js';
+import {
+  anything,
+  bool,
+  dateTime,
+  endpoint,
+  lazy,
+  listOf,
+  loose,
+  num,
+  pageNumber,
+  pageSize,
+  Pagination,
+  q,
+  SortOrder,
+  str,
+} from './common.js';
 import { deleteFlags, ServiceType } from './admin-common.js';
 
 export const CreditResetCycle = lazy(() => z.enum(['daily', 'weekly', 'monthly', 'yearly']));
@@ -11,83 +26,93 @@ export const ServiceSortBy = lazy(() => z.enum(['ServiceCode', 'ServiceName', 'S
 /** Service report type filter (point 9): a different vocabulary from service_type. */
 export const ServiceReportType = lazy(() => z.enum(['api', 'webhook', 'integration', 'external']));
 
-export const Service = lazy(() => loose({
-  service_id: num(),
-  service_code: str(),
-  service_name: str(),
-  service_type: str(),
-  provider_name: str(),
-  is_active: bool(),
-  requires_auth: bool(),
-  created_date: dateTime(),
-  last_updated: dateTime(),
-  last_usage_date: dateTime(),
-  active_subscriptions_count: num(),
-  available_plans_count: num(),
-}));
+export const Service = lazy(() =>
+  loose({
+    service_id: num(),
+    service_code: str(),
+    service_name: str(),
+    service_type: str(),
+    provider_name: str(),
+    is_active: bool(),
+    requires_auth: bool(),
+    created_date: dateTime(),
+    last_updated: dateTime(),
+    last_usage_date: dateTime(),
+    active_subscriptions_count: num(),
+    available_plans_count: num(),
+  }),
+);
 
 const Person = lazy(() => loose({ username: str(), full_name: str() }));
 
-export const ServiceInfo = lazy(() => loose({
-  ...Service().shape,
-  access_pattern: str(),
-  base_service_url: str(),
-  description: str(),
-  credit_reset_cycle: str(),
-  cancelled_subscriptions_count: num(),
-  expired_subscriptions_count: num(),
-  total_plans_count: num(),
-  total_subscriptions_count: num(),
-  total_usage_count: num(),
-  total_codes_generated: num(),
-  used_codes_count: num(),
-  unused_codes_count: num(),
-  created_by: Person(),
-  updated_by: Person(),
-}));
+export const ServiceInfo = lazy(() =>
+  loose({
+    ...Service().shape,
+    access_pattern: str(),
+    base_service_url: str(),
+    description: str(),
+    credit_reset_cycle: str(),
+    cancelled_subscriptions_count: num(),
+    expired_subscriptions_count: num(),
+    total_plans_count: num(),
+    total_subscriptions_count: num(),
+    total_usage_count: num(),
+    total_codes_generated: num(),
+    used_codes_count: num(),
+    unused_codes_count: num(),
+    created_by: Person(),
+    updated_by: Person(),
+  }),
+);
 
-export const ServicePlanLinkDetail = lazy(() => loose({
-  service_plan_id: num(),
-  plan_id: num(),
-  plan_code: str(),
-  plan_name: str(),
-  price: num(),
-  currency: str(),
-  duration: num(),
-  duration_unit: str(),
-  credit_amount: num(),
-  credit_unit: str(),
-  max_usage_per_day: num(),
-  auto_renewal: bool(),
-  is_available: bool(),
-  plan_is_active: bool(),
-  active_subscriptions: num(),
-  total_codes: num(),
-  unused_codes: num(),
-  link_created_by_username: str(),
-  link_created_date: dateTime(),
-}));
+export const ServicePlanLinkDetail = lazy(() =>
+  loose({
+    service_plan_id: num(),
+    plan_id: num(),
+    plan_code: str(),
+    plan_name: str(),
+    price: num(),
+    currency: str(),
+    duration: num(),
+    duration_unit: str(),
+    credit_amount: num(),
+    credit_unit: str(),
+    max_usage_per_day: num(),
+    auto_renewal: bool(),
+    is_available: bool(),
+    plan_is_active: bool(),
+    active_subscriptions: num(),
+    total_codes: num(),
+    unused_codes: num(),
+    link_created_by_username: str(),
+    link_created_date: dateTime(),
+  }),
+);
 
-export const TopUser = lazy(() => loose({
-  user_id: num(),
-  username: str(),
-  full_name: str(),
-  email: str(),
-  total_subscriptions: num(),
-  active_subscriptions: num(),
-  total_renewals: num(),
-  total_usage: num(),
-  last_usage_date: dateTime(),
-}));
+export const TopUser = lazy(() =>
+  loose({
+    user_id: num(),
+    username: str(),
+    full_name: str(),
+    email: str(),
+    total_subscriptions: num(),
+    active_subscriptions: num(),
+    total_renewals: num(),
+    total_usage: num(),
+    last_usage_date: dateTime(),
+  }),
+);
 
-export const UsageStatistic = lazy(() => loose({
-  stat_date: str(),
-  stat_type: str(),
-  total_usage: num(),
-  unique_users: num(),
-  new_subscriptions: num(),
-  active_subscriptions: num(),
-}));
+export const UsageStatistic = lazy(() =>
+  loose({
+    stat_date: str(),
+    stat_type: str(),
+    total_usage: num(),
+    unique_users: num(),
+    new_subscriptions: num(),
+    active_subscriptions: num(),
+  }),
+);
 
 const serviceListQuery = lazy(() => ({
   page_number: pageNumber(),
@@ -104,7 +129,14 @@ const serviceListQuery = lazy(() => ({
 }));
 
 const serviceListData = lazy(() => loose({ pagination: Pagination(), services: listOf(Service()) }));
-const adminPaging = (items: string) => ({ page: 'page_number', size: 'page_size', items, info: 'pagination', defaultSize: 20, maxSize: 100 });
+const adminPaging = (items: string) => ({
+  page: 'page_number',
+  size: 'page_size',
+  items,
+  info: 'pagination',
+  defaultSize: 20,
+  maxSize: 100,
+});
 
 export const servicesList = endpoint({
   name: 'services.list',
@@ -220,7 +252,6 @@ export const servicesUpdate = endpoint({
   access: 'admin',
 });
 
-
 export const servicesDelete = endpoint({
   name: 'services.delete',
   area: 'admin',
@@ -238,4 +269,12 @@ export const servicesDelete = endpoint({
   access: 'admin',
 });
 
-export const serviceEndpoints = [servicesList, servicesListAlt, servicesDetail, servicesReport, servicesCreate, servicesUpdate, servicesDelete];
+export const serviceEndpoints = [
+  servicesList,
+  servicesListAlt,
+  servicesDetail,
+  servicesReport,
+  servicesCreate,
+  servicesUpdate,
+  servicesDelete,
+];

@@ -3,43 +3,62 @@
  * 5 endpoints. Follows the pattern of admin-services.ts.
  */
 import { z } from './z.js';
-import { anything, bool, dateTime, endpoint, lazy, listOf, loose, num, pageNumber, pageSize, Pagination, q, SortOrder, str } from './common.js';
+import {
+  anything,
+  bool,
+  dateTime,
+  endpoint,
+  lazy,
+  listOf,
+  loose,
+  num,
+  pageNumber,
+  pageSize,
+  Pagination,
+  q,
+  SortOrder,
+  str,
+} from './common.js';
 import { adminPaging, deleteFlags, PaymentMethod } from './admin-common.js';
 
 export const SubscriptionStatus = lazy(() => z.enum(['active', 'expired', 'cancelled', 'paused']));
 export const SubscriptionManageAction = lazy(() => z.enum(['extend', 'pause', 'resume', 'cancel', 'add_credits']));
 export const SubscriptionSortBy = lazy(() => z.enum(['Username', 'ServiceCode', 'StartDate', 'EndDate', 'CreatedDate']));
 
-export const UserSubscription = lazy(() => loose({
-  subscription_id: num(),
-  user_id: num(),
-  username: str(),
-  full_name: str(),
-  email: str(),
-  service_code: str(),
-  service_name: str(),
-  plan_code: str(),
-  plan_name: str(),
-  status: str(),
-  start_date: dateTime(),
-  end_date: dateTime(),
-  is_expired: bool(),
-  auto_renewal: bool(),
-  payment_method: str(),
-  price: num(),
-  currency: str(),
-  total_credits: num(),
-  used_credits: num(),
-  remaining_credits: num(),
-  renewal_count: num(),
-  activation_code: str(),
-  activation_batch: str(),
-  created_date: dateTime(),
-  last_updated: dateTime(),
-}));
+export const UserSubscription = lazy(() =>
+  loose({
+    subscription_id: num(),
+    user_id: num(),
+    username: str(),
+    full_name: str(),
+    email: str(),
+    service_code: str(),
+    service_name: str(),
+    plan_code: str(),
+    plan_name: str(),
+    status: str(),
+    start_date: dateTime(),
+    end_date: dateTime(),
+    is_expired: bool(),
+    auto_renewal: bool(),
+    payment_method: str(),
+    price: num(),
+    currency: str(),
+    total_credits: num(),
+    used_credits: num(),
+    remaining_credits: num(),
+    renewal_count: num(),
+    activation_code: str(),
+    activation_batch: str(),
+    created_date: dateTime(),
+    last_updated: dateTime(),
+  }),
+);
 
 /** The subscription detail adds the reset dates (point 3). */
-export const UserSubscriptionDetail = lazy(() => loose({ ...UserSubscription().shape, last_reset_date: dateTime(), next_reset_date: dateTime() }));
+export const UserSubscriptionDetail = lazy(() =>
+  loose({ ...UserSubscription().shape, last_reset_date: dateTime(), next_reset_date: dateTime() }),
+);
 
 const subscriptionListQuery = lazy(() => ({
   page_number: pageNumber(),

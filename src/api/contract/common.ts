@@ -89,13 +89,21 @@ const SCHEMA_KEYS: readonly SchemaKey[] = ['params', 'query', 'body', 'response'
  * declares a few hundred. Shared schemas are built once, on first use, through `lazy()`.
  * Given the schemas themselves (`query: z.object(...)`), it builds nothing later (tests do that).
  */
-export function endpoint<const P extends z.ZodObject | undefined, const Q extends z.ZodObject | undefined, const B extends z.ZodObject | undefined, const R extends z.ZodType>(
-  e: Omit<Endpoint<P, Q, B, R>, SchemaKey> & { schemas: () => Schemas<P, Q, B, R> },
-): Endpoint<P, Q, B, R>;
-export function endpoint<const P extends z.ZodObject | undefined, const Q extends z.ZodObject | undefined, const B extends z.ZodObject | undefined, const R extends z.ZodType>(
-  e: Endpoint<P, Q, B, R>,
-): Endpoint<P, Q, B, R>;
-export function endpoint(e: AnyEndpoint | (Omit<AnyEndpoint, SchemaKey> & { schemas: () => Schemas<unknown, unknown, unknown, unknown> })): AnyEndpoint {
+export function endpoint<
+  const P extends z.ZodObject | undefined,
+  const Q extends z.ZodObject | undefined,
+  const B extends z.ZodObject | undefined,
+  const R extends z.ZodType,
+>(e: Omit<Endpoint<P, Q, B, R>, SchemaKey> & { schemas: () => Schemas<P, Q, B, R> }): Endpoint<P, Q, B, R>;
+export function endpoint<
+  const P extends z.ZodObject | undefined,
+  const Q extends z.ZodObject | undefined,
+  const B extends z.ZodObject | undefined,
+  const R extends z.ZodType,
+>(e: Endpoint<P, Q, B, R>): Endpoint<P, Q, B, R>;
+export function endpoint(
+  e: AnyEndpoint | (Omit<AnyEndpoint, SchemaKey> & { schemas: () => Schemas<unknown, unknown, unknown, unknown> }),
+): AnyEndpoint {
   if (!('schemas' in e)) return e;
   const { schemas, ...meta } = e;
   const ep = meta as AnyEndpoint;
@@ -199,9 +207,14 @@ export function date() {
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'Invalid date: expected YYYY-MM-DD' })
     // Only text of that form is checked again (as a calendar day): 'yesterday' was said twice.
-    .refine((v) => !/^\d{4}-\d{2}-\d{2}$/.test(v) || (!Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v)), {
-      message: 'Invalid date: expected YYYY-MM-DD',
-    });
+    .refine(
+      (v) =>
+        !/^\d{4}-\d{2}-\d{2}$/.test(v) ||
+        (!Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v)),
+      {
+        message: 'Invalid date: expected YYYY-MM-DD',
+      },
+    );
   dateKinds.add(s);
   return s;
 }
@@ -264,14 +277,16 @@ export const bool = lazy(() => z.boolean());
 export const dateTime = lazy(() => z.string());
 
 /** Pagination block of the admin lists. */
-export const Pagination = lazy(() => loose({
-  current_page: num(),
-  page_size: num(),
-  total_pages: num(),
-  total_records: num(),
-  has_next_page: bool(),
-  has_previous_page: bool(),
-}));
+export const Pagination = lazy(() =>
+  loose({
+    current_page: num(),
+    page_size: num(),
+    total_pages: num(),
+    total_records: num(),
+    has_next_page: bool(),
+    has_previous_page: bool(),
+  }),
+);
 
 // ---------------------------------------------------------------------------------------------
 // Introspection, for the CLI's flags and the bulk engine's column conversion
@@ -288,7 +303,15 @@ export interface FieldInfo {
   description?: string;
 }
 
-type Def = { type: string; innerType?: z.ZodType; in?: z.ZodType; out?: z.ZodType; options?: z.ZodType[]; defaultValue?: unknown; entries?: Record<string, string> };
+type Def = {
+  type: string;
+  innerType?: z.ZodType;
+  in?: z.ZodType;
+  out?: z.ZodType;
+  options?: z.ZodType[];
+  defaultValue?: unknown;
+  entries?: Record<string, string>;
+};
 const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
 
 /** What kind of value a field takes, looking through optional/default/nullable/pipe wrappers. */
@@ -315,13 +338,23 @@ export function describeField(schema: z.ZodType): FieldInfo {
   if (listKinds.has(s)) return info('list');
   const d = defOf(s);
   // zod 4 exposes bounds as getters on the schema itself (its internal `bag` stays empty).
-  const b = s as unknown as { minLength?: number | null; maxLength?: number | null; minValue?: number | null; maxValue?: number | null; isInt?: boolean; format?: string | null };
+  const b = s as unknown as {
+    minLength?: number | null;
+    maxLength?: number | null;
+    minValue?: number | null;
+    maxValue?: number | null;
+    isInt?: boolean;
+    format?: string | null;
+  };
   const n = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? undefined : v);
   switch (d.type) {
     case 'string':
       return info('string', { min: n(b.minLength), max: n(b.maxLength) });
     case 'number':
-      return info(b.isInt || b.format === 'safeint' || b.format === 'int32' ? 'integer' : 'number', { min: n(b.minValue), max: n(b.maxValue) });
+      return info(b.isInt || b.format === 'safeint' || b.format === 'int32' ? 'integer' : 'number', {
+        min: n(b.minValue),
+        max: n(b.maxValue),
+      });
     case 'boolean':
       return info('boolean');
     case 'enum':
@@ -345,7 +378,15 @@ export function itemFieldsOf(ep: AnyEndpoint, items: string): string[] | undefin
     let s = schema;
     for (let i = 0; s && i < 10; i++) {
       const d = defOf(s) as Def & { getter?: () => z.ZodType };
-      if (d.type === 'optional' || d.type === 'nullable' || d.type === 'default' || d.type === 'prefault' || d.type === 'readonly' || d.type === 'catch') s = d.innerType;
+      if (
+        d.type === 'optional' ||
+        d.type === 'nullable' ||
+        d.type === 'default' ||
+        d.type === 'prefault' ||
+        d.type === 'readonly' ||
+        d.type === 'catch'
+      )
+        s = d.innerType;
       else if (d.type === 'pipe') s = d.in;
       else if (d.type === 'lazy') s = d.getter?.();
       else return s;

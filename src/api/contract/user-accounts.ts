@@ -4,7 +4,23 @@
  * assignments. 21 endpoints.
  */
 import { z } from './z.js';
-import { anything, bool, date, dateTime, endpoint, lazy, listOf, loose, num, pageNumber, pageSize, q, SortOrder, str, stringList } from './common.js';
+import {
+  anything,
+  bool,
+  date,
+  dateTime,
+  endpoint,
+  lazy,
+  listOf,
+  loose,
+  num,
+  pageNumber,
+  pageSize,
+  q,
+  SortOrder,
+  str,
+  stringList,
+} from './common.js';
 
 /** Account status (point 3, User). */
 export const UserStatus = lazy(() => z.enum(['Active', 'Inactive', 'Banned', 'Pending']));
@@ -19,149 +35,173 @@ const required = () => z.string().min(1);
 // ---------------------------------------------------------------------------------------------
 // Responses
 
-export const UserDetail = lazy(() => loose({
-  chatgpt_user_id: str(),
-  created_by_username: str(),
-  created_date: dateTime(),
-  email: str(),
-  full_name: str(),
-  last_login_date: dateTime(),
-  permissions: listOf(str()),
-  role: str(),
-  status: str(),
-  user_id: num(),
-  username: str(),
-}));
+export const UserDetail = lazy(() =>
+  loose({
+    chatgpt_user_id: str(),
+    created_by_username: str(),
+    created_date: dateTime(),
+    email: str(),
+    full_name: str(),
+    last_login_date: dateTime(),
+    permissions: listOf(str()),
+    role: str(),
+    status: str(),
+    user_id: num(),
+    username: str(),
+  }),
+);
 
-export const UserCreated = lazy(() => loose({ email: str(), full_name: str(), role: str(), status: str(), user_id: num(), username: str() }));
+export const UserCreated = lazy(() =>
+  loose({ email: str(), full_name: str(), role: str(), status: str(), user_id: num(), username: str() }),
+);
 
-export const AdminUserInfo = lazy(() => loose({
-  active_role_count: num(),
-  activity_status: str(),
-  created_by_full_name: str(),
-  created_by_username: str(),
-  created_date: dateTime(),
-  days_since_created: num(),
-  days_since_last_login: num(),
-  email: str(),
-  full_name: str(),
-  last_login_date: dateTime(),
-  referral_count: num(),
-  role_names: anything(),
-  status: str(),
-  times_referred: num(),
-  user_id: num(),
-  username: str(),
-}));
+export const AdminUserInfo = lazy(() =>
+  loose({
+    active_role_count: num(),
+    activity_status: str(),
+    created_by_full_name: str(),
+    created_by_username: str(),
+    created_date: dateTime(),
+    days_since_created: num(),
+    days_since_last_login: num(),
+    email: str(),
+    full_name: str(),
+    last_login_date: dateTime(),
+    referral_count: num(),
+    role_names: anything(),
+    status: str(),
+    times_referred: num(),
+    user_id: num(),
+    username: str(),
+  }),
+);
 
-export const AdminUserStatistics = lazy(() => loose({
-  active_users: num(),
-  banned_users: num(),
-  first_user_created: dateTime(),
-  inactive_users: num(),
-  last_user_created: dateTime(),
-  logged_in_this_month: num(),
-  logged_in_this_week: num(),
-  logged_in_today: num(),
-  never_logged_in: num(),
-  pending_users: num(),
-  total_users: num(),
-  unique_creators: num(),
-}));
+export const AdminUserStatistics = lazy(() =>
+  loose({
+    active_users: num(),
+    banned_users: num(),
+    first_user_created: dateTime(),
+    inactive_users: num(),
+    last_user_created: dateTime(),
+    logged_in_this_month: num(),
+    logged_in_this_week: num(),
+    logged_in_today: num(),
+    never_logged_in: num(),
+    pending_users: num(),
+    total_users: num(),
+    unique_creators: num(),
+  }),
+);
 
-export const Device = lazy(() => loose({
-  created_date: dateTime(),
-  device_id: z.union([str(), num()]),
-  device_name: str(),
-  device_token: str(),
-  device_type: str(),
-  ip_address: str(),
-  is_active: bool(),
-  is_current_device: bool(),
-  is_currently_logged_in: bool(),
-  last_activity_time: dateTime(),
-  last_login_date: dateTime(),
-  login_time: dateTime(),
-  logout_time: dateTime(),
-  session_id: str(),
-  user_agent: str(),
-}));
+export const Device = lazy(() =>
+  loose({
+    created_date: dateTime(),
+    device_id: z.union([str(), num()]),
+    device_name: str(),
+    device_token: str(),
+    device_type: str(),
+    ip_address: str(),
+    is_active: bool(),
+    is_current_device: bool(),
+    is_currently_logged_in: bool(),
+    last_activity_time: dateTime(),
+    last_login_date: dateTime(),
+    login_time: dateTime(),
+    logout_time: dateTime(),
+    session_id: str(),
+    user_agent: str(),
+  }),
+);
 
-export const Role = lazy(() => loose({
-  created_by_user: anything(),
-  created_date: dateTime(),
-  description: str(),
-  display_name: str(),
-  is_active: bool(),
-  is_system_role: bool(),
-  modified_by_user: anything(),
-  modified_date: dateTime(),
-  permission_count: num(),
-  priority: num(),
-  role_id: num(),
-  role_name: str(),
-  user_count: num(),
-}));
+export const Role = lazy(() =>
+  loose({
+    created_by_user: anything(),
+    created_date: dateTime(),
+    description: str(),
+    display_name: str(),
+    is_active: bool(),
+    is_system_role: bool(),
+    modified_by_user: anything(),
+    modified_date: dateTime(),
+    permission_count: num(),
+    priority: num(),
+    role_id: num(),
+    role_name: str(),
+    user_count: num(),
+  }),
+);
 
-export const ProfileBasicInfo = lazy(() => loose({
-  chatgpt_user_id: str(),
-  created_by_username: str(),
-  created_date: dateTime(),
-  email: str(),
-  full_name: str(),
-  last_login_date: dateTime(),
-  role: str(),
-  status: str(),
-  user_id: num(),
-  username: str(),
-}));
-export const LoginHistoryEntry = lazy(() => loose({ ip_address: str(), login_id: num(), login_status: str(), login_time: dateTime(), user_agent: str() }));
+export const ProfileBasicInfo = lazy(() =>
+  loose({
+    chatgpt_user_id: str(),
+    created_by_username: str(),
+    created_date: dateTime(),
+    email: str(),
+    full_name: str(),
+    last_login_date: dateTime(),
+    role: str(),
+    status: str(),
+    user_id: num(),
+    username: str(),
+  }),
+);
+export const LoginHistoryEntry = lazy(() =>
+  loose({ ip_address: str(), login_id: num(), login_status: str(), login_time: dateTime(), user_agent: str() }),
+);
 export const GrantedPermission = lazy(() => loose({ granted_by_username: str(), granted_date: dateTime(), permission_name: str() }));
-export const ProfileReferralInfo = lazy(() => loose({
-  expiry_date: dateTime(),
-  is_active: bool(),
-  referral_code: str(),
-  referral_date: dateTime(),
-  referral_id: num(),
-  referrer_email: str(),
-  referrer_username: str(),
-  usage_limit: num(),
-  used_count: num(),
-}));
+export const ProfileReferralInfo = lazy(() =>
+  loose({
+    expiry_date: dateTime(),
+    is_active: bool(),
+    referral_code: str(),
+    referral_date: dateTime(),
+    referral_id: num(),
+    referrer_email: str(),
+    referrer_username: str(),
+    usage_limit: num(),
+    used_count: num(),
+  }),
+);
 
-export const UserInRole = lazy(() => loose({
-  assigned_at: dateTime(),
-  assigned_by: anything(),
-  created_at: dateTime(),
-  email: str(),
-  full_name: str(),
-  is_active: bool(),
-  last_login: dateTime(),
-  user_id: num(),
-  username: str(),
-}));
+export const UserInRole = lazy(() =>
+  loose({
+    assigned_at: dateTime(),
+    assigned_by: anything(),
+    created_at: dateTime(),
+    email: str(),
+    full_name: str(),
+    is_active: bool(),
+    last_login: dateTime(),
+    user_id: num(),
+    username: str(),
+  }),
+);
 export const UserWithRole = lazy(() => loose({ ...UserInRole().shape, permissions: listOf(str()), role: str(), role_level: num() }));
-export const RoleSummary = lazy(() => loose({
-  admins: num(),
-  agents: num(),
-  managers: num(),
-  super_admins: num(),
-  support: num(),
-  total_users: num(),
-  unassigned_role: num(),
-  users: num(),
-}));
-export const UserRoleDetail = lazy(() => loose({
-  all_available_roles: listOf(loose({ description: str(), is_assigned: bool(), role_level: num(), role_name: str() })),
-  current_roles: anything(),
-  email: str(),
-  full_name: str(),
-  permissions: listOf(str()),
-  primary_role: str(),
-  role_level: num(),
-  user_id: num(),
-  username: str(),
-}));
+export const RoleSummary = lazy(() =>
+  loose({
+    admins: num(),
+    agents: num(),
+    managers: num(),
+    super_admins: num(),
+    support: num(),
+    total_users: num(),
+    unassigned_role: num(),
+    users: num(),
+  }),
+);
+export const UserRoleDetail = lazy(() =>
+  loose({
+    all_available_roles: listOf(loose({ description: str(), is_assigned: bool(), role_level: num(), role_name: str() })),
+    current_roles: anything(),
+    email: str(),
+    full_name: str(),
+    permissions: listOf(str()),
+    primary_role: str(),
+    role_level: num(),
+    user_id: num(),
+    username: str(),
+  }),
+);
 
 // ---------------------------------------------------------------------------------------------
 // Users
@@ -297,7 +337,7 @@ export const profileGet = endpoint({
   area: 'user',
   method: 'GET',
   path: '/cms/users/profile',
-  summary: 'The caller\'s profile: basic info, login history, permissions, referral info',
+  summary: "The caller's profile: basic info, login history, permissions, referral info",
   schemas: () => ({
     response: loose({
       basic_info: ProfileBasicInfo(),
@@ -315,7 +355,7 @@ export const profileUpdate = endpoint({
   area: 'user',
   method: 'PUT',
   path: '/cms/users/profile',
-  summary: 'Update the caller\'s profile',
+  summary: "Update the caller's profile",
   schemas: () => ({
     body: z.object({
       full_name: z.string().min(1).max(100),
@@ -338,7 +378,7 @@ export const devicesList = endpoint({
   area: 'user',
   method: 'GET',
   path: '/cms/users/devices',
-  summary: 'The caller\'s devices and sessions',
+  summary: "The caller's devices and sessions",
   schemas: () => ({
     query: z.object({ include_inactive: q.bool().optional() }),
     response: loose({ devices: listOf(Device()), device_count: num() }),
@@ -351,7 +391,7 @@ export const devicesRemove = endpoint({
   area: 'user',
   method: 'DELETE',
   path: '/cms/users/devices/{id}',
-  summary: 'Remove one of the caller\'s devices (ends its session)',
+  summary: "Remove one of the caller's devices (ends its session)",
   // Device ids travel as text (the X-Device-ID header), so the path id is not forced to a number.
   schemas: () => ({
     params: z.object({ id: z.string().min(1) }),
@@ -480,7 +520,7 @@ export const rolesOf = endpoint({
   area: 'user',
   method: 'GET',
   path: '/cms/users/{user_id}/role',
-  summary: 'One user\'s roles, level, permissions and the roles available',
+  summary: "One user's roles, level, permissions and the roles available",
   schemas: () => ({
     params: cmsUserId(),
     response: UserRoleDetail(),
@@ -544,7 +584,7 @@ export const rolesRemove = endpoint({
   area: 'user',
   method: 'POST',
   path: '/cms/users/{user_id}/remove-role',
-  summary: 'Remove a user\'s role (back to user)',
+  summary: "Remove a user's role (back to user)",
   schemas: () => ({
     params: cmsUserId(),
     body: z.object(roleChangeNote()),

@@ -17,48 +17,54 @@ const required = () => z.string().min(1);
 /** Passwords being set: the specification's reset minimum (point 9) applies to every new password. */
 const newPassword = () => z.string().min(8);
 
-export const LoginResult = lazy(() => loose({
-  email: str(),
-  error_code: errorCode(),
-  error_message: str(),
-  full_name: str(),
-  login_result: anything(),
-  role: str(),
-  token: str(),
-  user_id: num(),
-  username: str(),
-}));
+export const LoginResult = lazy(() =>
+  loose({
+    email: str(),
+    error_code: errorCode(),
+    error_message: str(),
+    full_name: str(),
+    login_result: anything(),
+    role: str(),
+    token: str(),
+    user_id: num(),
+    username: str(),
+  }),
+);
 
 export const RefreshResult = lazy(() => loose({ expires_in: num(), token: str() }));
 
 export const SessionValidation = lazy(() => loose({ message: str(), role: str(), user_id: num(), username: str(), valid: bool() }));
 
-export const CmsLoginResult = lazy(() => loose({
-  email: str(),
-  error_code: errorCode(),
-  full_name: str(),
-  message: str(),
-  permissions: listOf(str()),
-  role: str(),
-  session_id: str(),
-  success: bool(),
-  token: str(),
-  user_id: num(),
-  username: str(),
-}));
+export const CmsLoginResult = lazy(() =>
+  loose({
+    email: str(),
+    error_code: errorCode(),
+    full_name: str(),
+    message: str(),
+    permissions: listOf(str()),
+    role: str(),
+    session_id: str(),
+    success: bool(),
+    token: str(),
+    user_id: num(),
+    username: str(),
+  }),
+);
 
 export const RegisterResult = lazy(() => loose({ error_code: errorCode(), message: str(), success: bool(), user_id: num() }));
 
-export const ResetRequestResult = lazy(() => loose({
-  email: str(),
-  error_code: errorCode(),
-  expiry_date: dateTime(),
-  message: str(),
-  reset_token: str(),
-  success: bool(),
-  user_id: num(),
-  username: str(),
-}));
+export const ResetRequestResult = lazy(() =>
+  loose({
+    email: str(),
+    error_code: errorCode(),
+    expiry_date: dateTime(),
+    message: str(),
+    reset_token: str(),
+    success: bool(),
+    user_id: num(),
+    username: str(),
+  }),
+);
 
 // ---------------------------------------------------------------------------------------------
 // Ordinary authentication
@@ -81,7 +87,7 @@ export const authLogout = endpoint({
   area: 'user',
   method: 'POST',
   path: '/auth/logout',
-  summary: 'Log out: revoke a token (the caller\'s when none is given)',
+  summary: "Log out: revoke a token (the caller's when none is given)",
   schemas: () => ({
     body: z.object({ user_id: z.number().int().optional(), token: z.string().optional() }),
     response: anything(),
@@ -133,7 +139,7 @@ export const authChangePassword = endpoint({
   area: 'user',
   method: 'POST',
   path: '/auth/change-password',
-  summary: 'Change the caller\'s password',
+  summary: "Change the caller's password",
   schemas: () => ({
     body: z.object({ old_password: required(), new_password: newPassword() }),
     response: anything(),
@@ -198,7 +204,7 @@ export const cmsAuthLogout = endpoint({
   area: 'user',
   method: 'POST',
   path: '/cms/auth/logout',
-  summary: 'End the caller\'s CMS session',
+  summary: "End the caller's CMS session",
   schemas: () => ({
     response: anything(),
   }),
@@ -210,7 +216,7 @@ export const cmsAuthChangePassword = endpoint({
   area: 'user',
   method: 'POST',
   path: '/cms/auth/change-password',
-  summary: 'Change the CMS caller\'s password',
+  summary: "Change the CMS caller's password",
   schemas: () => ({
     body: z.object({ old_password: required(), new_password: newPassword() }),
     response: anything(),
@@ -249,7 +255,7 @@ export const cmsSuperadminChangePassword = endpoint({
   area: 'user',
   method: 'POST',
   path: '/cms/superadmin/auth/change-password',
-  summary: 'Superadmin: set any user\'s password by user_id',
+  summary: "Superadmin: set any user's password by user_id",
   schemas: () => ({
     body: z.object({ user_id: z.number().int(), new_password: newPassword() }),
     response: anything(),
@@ -278,7 +284,7 @@ export const cmsVerificationVerify = endpoint({
   area: 'user',
   method: 'POST',
   path: '/cms/users/verify',
-  summary: 'Verify the caller\'s account with the code received (422 when wrong)',
+  summary: "Verify the caller's account with the code received (422 when wrong)",
   schemas: () => ({
     body: z.object({ code: z.string().min(4).max(10), type: VerificationType() }),
     response: anything(),

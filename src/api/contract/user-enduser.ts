@@ -17,115 +17,131 @@ const serviceCode = () => z.string().max(50);
 // ---------------------------------------------------------------------------------------------
 // Responses
 
-export const EndUserSubscription = lazy(() => loose({
-  activation_code: str(),
-  auto_renewal: bool(),
-  created_date: dateTime(),
-  currency: str(),
-  days_remaining: num(),
-  duration: num(),
-  duration_unit: str(),
-  end_date: dateTime(),
-  is_currently_active: bool(),
-  is_expired: bool(),
-  last_reset_date: dateTime(),
-  last_updated: dateTime(),
-  last_usage_date: dateTime(),
-  next_reset_date: dateTime(),
-  payment_method: str(),
-  plan_code: str(),
-  plan_name: str(),
-  price: num(),
-  provider_name: str(),
-  remaining_credits: num(),
-  renewal_count: num(),
-  service_code: str(),
-  service_name: str(),
-  service_type: str(),
-  start_date: dateTime(),
-  status: str(),
-  subscription_id: num(),
-  total_credits: num(),
-  total_usage_count: num(),
-  usage_today: num(),
-  used_credits: num(),
-  user_id: num(),
-}));
+export const EndUserSubscription = lazy(() =>
+  loose({
+    activation_code: str(),
+    auto_renewal: bool(),
+    created_date: dateTime(),
+    currency: str(),
+    days_remaining: num(),
+    duration: num(),
+    duration_unit: str(),
+    end_date: dateTime(),
+    is_currently_active: bool(),
+    is_expired: bool(),
+    last_reset_date: dateTime(),
+    last_updated: dateTime(),
+    last_usage_date: dateTime(),
+    next_reset_date: dateTime(),
+    payment_method: str(),
+    plan_code: str(),
+    plan_name: str(),
+    price: num(),
+    provider_name: str(),
+    remaining_credits: num(),
+    renewal_count: num(),
+    service_code: str(),
+    service_name: str(),
+    service_type: str(),
+    start_date: dateTime(),
+    status: str(),
+    subscription_id: num(),
+    total_credits: num(),
+    total_usage_count: num(),
+    usage_today: num(),
+    used_credits: num(),
+    user_id: num(),
+  }),
+);
 
-export const AvailablePlan = lazy(() => loose({
-  created_date: dateTime(),
-  credit_amount: num(),
-  credit_unit: str(),
-  credits_per_day: num(),
-  currency: str(),
-  default_auto_renewal: bool(),
-  duration: num(),
-  duration_unit: str(),
-  is_current_plan: bool(),
-  max_usage_per_day: num(),
-  plan_code: str(),
-  plan_id: num(),
-  plan_name: str(),
-  price: num(),
-  price_per_day: num(),
-}));
+export const AvailablePlan = lazy(() =>
+  loose({
+    created_date: dateTime(),
+    credit_amount: num(),
+    credit_unit: str(),
+    credits_per_day: num(),
+    currency: str(),
+    default_auto_renewal: bool(),
+    duration: num(),
+    duration_unit: str(),
+    is_current_plan: bool(),
+    max_usage_per_day: num(),
+    plan_code: str(),
+    plan_id: num(),
+    plan_name: str(),
+    price: num(),
+    price_per_day: num(),
+  }),
+);
 
-export const AvailableService = lazy(() => loose({
-  available_plans_count: num(),
-  created_date: dateTime(),
-  credit_reset_cycle: str(),
-  current_plan_name: str(),
-  current_subscription_end_date: dateTime(),
-  current_subscription_id: num(),
-  description: str(),
-  has_active_subscription: bool(),
-  max_price: num(),
-  min_price: num(),
-  provider_name: str(),
-  requires_auth: bool(),
-  service_code: str(),
-  service_id: num(),
-  service_name: str(),
-  service_type: str(),
-}));
+export const AvailableService = lazy(() =>
+  loose({
+    available_plans_count: num(),
+    created_date: dateTime(),
+    credit_reset_cycle: str(),
+    current_plan_name: str(),
+    current_subscription_end_date: dateTime(),
+    current_subscription_id: num(),
+    description: str(),
+    has_active_subscription: bool(),
+    max_price: num(),
+    min_price: num(),
+    provider_name: str(),
+    requires_auth: bool(),
+    service_code: str(),
+    service_id: num(),
+    service_name: str(),
+    service_type: str(),
+  }),
+);
 
-export const BuyResult = lazy(() => loose({
-  auto_renewal: bool(),
-  credits_granted: num(),
-  expires_at: dateTime(),
-  gateway_name: str(),
-  message: str(),
-  order_id: z.union([str(), num()]),
-  payment_method: str(),
-  payment_reference: str(),
-  payment_status: str(),
-  payment_url: str(),
-  subscription_id: num(),
-  success: bool(),
-  total_cost: num(),
-}));
+export const BuyResult = lazy(() =>
+  loose({
+    auto_renewal: bool(),
+    credits_granted: num(),
+    expires_at: dateTime(),
+    gateway_name: str(),
+    message: str(),
+    order_id: z.union([str(), num()]),
+    payment_method: str(),
+    payment_reference: str(),
+    payment_status: str(),
+    payment_url: str(),
+    subscription_id: num(),
+    success: bool(),
+    total_cost: num(),
+  }),
+);
 
-export const AccessCheck = lazy(() => loose({
-  access_reason: str(),
-  daily_limit_remaining: num(),
-  has_access: bool(),
-  message: str(),
-  remaining_credits: num(),
-  subscription_status: str(),
-}));
+export const AccessCheck = lazy(() =>
+  loose({
+    access_reason: str(),
+    daily_limit_remaining: num(),
+    has_access: bool(),
+    message: str(),
+    remaining_credits: num(),
+    subscription_status: str(),
+  }),
+);
 
-export const ActivateResult = lazy(() => loose({
-  credits_added: num(),
-  expiry_date: dateTime(),
-  message: str(),
-  service_type: str(),
-  subscription_id: num(),
-  success: bool(),
-}));
+export const ActivateResult = lazy(() =>
+  loose({
+    credits_added: num(),
+    expiry_date: dateTime(),
+    message: str(),
+    service_type: str(),
+    subscription_id: num(),
+    success: bool(),
+  }),
+);
 
 export const GenerateAccessResult = lazy(() => loose({ message: str(), service_url: str(), success: bool() }));
-export const TopUpResult = lazy(() => loose({ message: str(), new_balance: num(), success: bool(), transaction_id: z.union([str(), num()]) }));
-export const UseResult = lazy(() => loose({ message: str(), remaining_credits: num(), success: bool(), usage_id: z.union([str(), num()]) }));
+export const TopUpResult = lazy(() =>
+  loose({ message: str(), new_balance: num(), success: bool(), transaction_id: z.union([str(), num()]) }),
+);
+export const UseResult = lazy(() =>
+  loose({ message: str(), remaining_credits: num(), success: bool(), usage_id: z.union([str(), num()]) }),
+);
 export const WalletInfo = lazy(() => loose({ balance: num(), currency: str(), last_topup_date: dateTime(), message: str() }));
 
 // ---------------------------------------------------------------------------------------------
@@ -176,7 +192,7 @@ export const meSubscriptions = endpoint({
   area: 'user',
   method: 'GET',
   path: '/user/subscriptions',
-  summary: 'The caller\'s subscriptions, by status and service',
+  summary: "The caller's subscriptions, by status and service",
   schemas: () => ({
     query: z.object({ status: EndUserSubscriptionStatus().optional(), service_code: serviceCode().optional() }),
     response: listOf(EndUserSubscription()),
@@ -189,7 +205,7 @@ export const meWallet = endpoint({
   area: 'user',
   method: 'GET',
   path: '/user/wallet',
-  summary: 'The caller\'s wallet balance',
+  summary: "The caller's wallet balance",
   schemas: () => ({
     response: WalletInfo(),
   }),
@@ -280,7 +296,7 @@ export const meTopup = endpoint({
   area: 'user',
   method: 'POST',
   path: '/user/wallet/topup',
-  summary: 'Top up the caller\'s wallet',
+  summary: "Top up the caller's wallet",
   schemas: () => ({
     body: z.object({
       amount: z.number().positive(),
@@ -298,7 +314,7 @@ export const meAutoRenewal = endpoint({
   area: 'user',
   method: 'PUT',
   path: '/user/subscriptions/auto-renewal',
-  summary: 'Turn a subscription\'s auto-renewal on or off',
+  summary: "Turn a subscription's auto-renewal on or off",
   schemas: () => ({
     body: z.object({
       subscription_id: z.number().int(),

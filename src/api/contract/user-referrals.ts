@@ -4,7 +4,23 @@
  * and admin views. 15 endpoints.
  */
 import { z } from './z.js';
-import { anything, bool, date, dateTime, endpoint, lazy, listOf, loose, num, pageNumber, pageSize, Pagination, q, SortOrder, str } from './common.js';
+import {
+  anything,
+  bool,
+  date,
+  dateTime,
+  endpoint,
+  lazy,
+  listOf,
+  loose,
+  num,
+  pageNumber,
+  pageSize,
+  Pagination,
+  q,
+  SortOrder,
+  str,
+} from './common.js';
 
 export const ReferralStatusFilter = lazy(() => z.enum(['active', 'inactive', 'expired']));
 export const ReferralSortBy = lazy(() => z.enum(['ReferralDate', 'Username', 'ReferralCode']));
@@ -18,40 +34,51 @@ const referralCode = () => z.string().min(3).max(50);
 // ---------------------------------------------------------------------------------------------
 // Responses
 
-export const ReferralGeneration = lazy(() => loose({
-  description: str(),
-  error_code: errorCode(),
-  expiry_date: dateTime(),
-  message: str(),
-  referral_code: str(),
-  referral_id: num(),
-  success: bool(),
-  usage_limit: num(),
-}));
+export const ReferralGeneration = lazy(() =>
+  loose({
+    description: str(),
+    error_code: errorCode(),
+    expiry_date: dateTime(),
+    message: str(),
+    referral_code: str(),
+    referral_id: num(),
+    success: bool(),
+    usage_limit: num(),
+  }),
+);
 
-export const ReferralValidation = lazy(() => loose({
-  days_remaining: num(),
-  error_code: errorCode(),
-  expiry_date: dateTime(),
-  is_valid: bool(),
-  message: str(),
-  referral_code: str(),
-  referral_id: num(),
-  referrer_full_name: str(),
-  referrer_id: num(),
-  referrer_username: str(),
-  remaining_uses: num(),
-  success: bool(),
-  usage_limit: num(),
-  used_count: num(),
-}));
+export const ReferralValidation = lazy(() =>
+  loose({
+    days_remaining: num(),
+    error_code: errorCode(),
+    expiry_date: dateTime(),
+    is_valid: bool(),
+    message: str(),
+    referral_code: str(),
+    referral_id: num(),
+    referrer_full_name: str(),
+    referrer_id: num(),
+    referrer_username: str(),
+    remaining_uses: num(),
+    success: bool(),
+    usage_limit: num(),
+    used_count: num(),
+  }),
+);
 
 /** Items of the referral lists: their fields are not shown. */
 const Item = lazy(() => loose({}));
 const items = lazy(() => listOf(Item()));
 
 /** Referral lists page with page_number/page_size (size 10 by default) and a pagination block. */
-const referralPaging = (key: string) => ({ page: 'page_number', size: 'page_size', items: key, info: 'pagination', defaultSize: 10, maxSize: 100 });
+const referralPaging = (key: string) => ({
+  page: 'page_number',
+  size: 'page_size',
+  items: key,
+  info: 'pagination',
+  defaultSize: 10,
+  maxSize: 100,
+});
 const referralPage = lazy(() => ({ page_number: pageNumber(), page_size: pageSize(10) }));
 const referralUserId = lazy(() => z.object({ user_id: q.int() }));
 
@@ -106,7 +133,7 @@ export const referralsUpdate = endpoint({
   area: 'user',
   method: 'PUT',
   path: '/cms/referral/update',
-  summary: 'Change a referral code\'s usage limit or expiry date',
+  summary: "Change a referral code's usage limit or expiry date",
   schemas: () => ({
     body: z.object({
       referral_code_id: z.number().int().min(1),
@@ -136,7 +163,7 @@ export const referralsMine = endpoint({
   area: 'user',
   method: 'GET',
   path: '/cms/referral/my-codes',
-  summary: 'The caller\'s referral codes, searched and paged',
+  summary: "The caller's referral codes, searched and paged",
   schemas: () => ({
     query: z.object({ include_inactive: q.bool().optional(), search_keyword: z.string().optional(), ...referralPage() }),
     response: loose({ codes: items(), summary: anything(), pagination: Pagination() }),
@@ -150,7 +177,7 @@ export const referralsStats = endpoint({
   area: 'user',
   method: 'GET',
   path: '/cms/referral/statistics',
-  summary: 'The caller\'s referral statistics: summary, per-code usage, daily and monthly',
+  summary: "The caller's referral statistics: summary, per-code usage, daily and monthly",
   schemas: () => ({
     response: loose({ summary: anything(), statistics: anything(), code_usage: items(), daily_stats: items(), monthly_stats: items() }),
   }),
@@ -271,7 +298,7 @@ export const referralsAdminUserStats = endpoint({
   area: 'user',
   method: 'GET',
   path: '/cms/admin/users/{user_id}/statistics',
-  summary: 'Admin: one user\'s referral statistics over a period of days',
+  summary: "Admin: one user's referral statistics over a period of days",
   schemas: () => ({
     params: referralUserId(),
     query: z.object({ stats_period: q.int({ min: 1, max: 365 }).default(30) }),

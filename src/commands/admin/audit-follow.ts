@@ -24,19 +24,33 @@ function mayPass(e: unknown): boolean {
 
 export { auditLine };
 
-export function auditFollow(ep: AnyEndpoint, columns?: string[], keep?: (opts: Record<string, unknown>) => ((e: Entry) => boolean) | undefined) {
+export function auditFollow(
+  ep: AnyEndpoint,
+  columns?: string[],
+  keep?: (opts: Record<string, unknown>) => ((e: Entry) => boolean) | undefined,
+) {
   return async (input: VerbInput, ctx: Ctx, opts: Record<string, unknown>): Promise<number | undefined> => {
     if (!opts.follow) return undefined;
     const kept = keep?.(opts);
     const interval = Number(opts.interval ?? 2);
-    if (!Number.isFinite(interval) || interval < 0.2) throw new UsageError(`--interval expects seconds (at least 0.2), got '${String(opts.interval)}'`);
+    if (!Number.isFinite(interval) || interval < 0.2)
+      throw new UsageError(`--interval expects seconds (at least 0.2), got '${String(opts.interval)}'`);
     const api = await ctx.api();
     const g = ctx.globals;
-    ctx.note(`following ${ep.path}${Object.keys(input.query).length ? ` (${new URLSearchParams(input.query as Record<string, string>).toString()})` : ''}; Ctrl-C to stop`);
+    ctx.note(
+      `following ${ep.path}${Object.keys(input.query).length ? ` (${new URLSearchParams(input.query as Record<string, string>).toString()})` : ''}; Ctrl-C to stop`,
+    );
 
     const size = ep.paging?.maxSize ?? 100;
     const fetchPage = async (page: number): Promise<Entry[]> =>
-      itemsOf(ep, await api.call(ep, { params: hasPart(ep, 'params') ? input.params : undefined, query: { ...input.query, page, page_size: size } } as never, { signal: ctx.signal }));
+      itemsOf(
+        ep,
+        await api.call(
+          ep,
+          { params: hasPart(ep, 'params') ? input.params : undefined, query: { ...input.query, page, page_size: size } } as never,
+          { signal: ctx.signal },
+        ),
+      );
     // Its abort listener goes with it: one left behind per poll piled up for as long as the
     // follow ran (Node warned after 11 polls, about 20 s).
     const pause = (ms: number) =>
@@ -80,7 +94,9 @@ export function auditFollow(ep: AnyEndpoint, columns?: string[], keep?: (opts: R
             }
             if (reached || items.length < size) break;
             if (page >= MAX_CATCH_UP_PAGES) {
-              ctx.warn(`warning: more than ${MAX_CATCH_UP_PAGES * size} new entries since the last poll; older ones not printed (read them with \`subctl audit list --start-date ...\`)`);
+              ctx.warn(
+                `warning: more than ${MAX_CATCH_UP_PAGES * size} new entries since the last poll; older ones not printed (read them with \`subctl audit list --start-date ...\`)`,
+              );
               break;
             }
           }
@@ -120,7 +136,13 @@ export function auditFollow(ep: AnyEndpoint, columns?: string[], keep?: (opts: R
     } else {
       // One printer for the whole follow: csv writes its header once; json becomes one object a
       // line (ndjson), since the list never ends.
-      await printList(entries(), { format: g.output === 'json' ? 'ndjson' : g.output, fields: g.fields, columns, io: ctx.io, noColor: g.noColor });
+      await printList(entries(), {
+        format: g.output === 'json' ? 'ndjson' : g.output,
+        fields: g.fields,
+        columns,
+        io: ctx.io,
+        noColor: g.noColor,
+      });
     }
     return 130;
   };

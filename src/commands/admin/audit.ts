@@ -49,7 +49,12 @@ async function filteredList(ep: AnyEndpoint, input: VerbInput, ctx: Ctx, keep: (
   const g = ctx.globals;
   const limit = g.limit ?? (g.all ? Infinity : FILTER_DEFAULT_LIMIT);
   const call = { params: hasPart(ep, 'params') ? input.params : undefined, query: input.query };
-  const rows = walkPages(api, ep, call as never, { startPage: Number(input.query.page ?? 1), size: ep.paging?.maxSize ?? 100, ahead: 2, signal: ctx.signal });
+  const rows = walkPages(api, ep, call as never, {
+    startPage: Number(input.query.page ?? 1),
+    size: ep.paging?.maxSize ?? 100,
+    ahead: 2,
+    signal: ctx.signal,
+  });
   let found = 0;
   let scanned = 0;
   async function* matches(): AsyncGenerator<Entry> {
@@ -63,7 +68,11 @@ async function filteredList(ep: AnyEndpoint, input: VerbInput, ctx: Ctx, keep: (
   await printList(matches(), { ...out(ctx, AUDIT_COLUMNS), limit: undefined });
   await rows.return(undefined);
   if (!g.quiet && ctx.io.stderrIsTTY) {
-    ctx.note(found >= limit ? `showing the ${found} newest matches (${scanned} entries read); --limit N or --all for more` : `${found} match${found === 1 ? '' : 'es'} in ${scanned} entries`);
+    ctx.note(
+      found >= limit
+        ? `showing the ${found} newest matches (${scanned} entries read); --limit N or --all for more`
+        : `${found} match${found === 1 ? '' : 'es'} in ${scanned} entries`,
+    );
   }
   return 0;
 }
@@ -95,8 +104,13 @@ export const auditGroup: Group = {
           endpoint: auditUser,
           args: ['id'],
           summary: "one user's audit entries (by id, username or email), filtered and paged",
-          names: ['id'], prepare: userArg('id'),
-          examples: ['subctl audit user emma.zak', 'subctl audit user 97 --start-date 2026-11-01 -o wide', 'subctl audit user emma@example.com --follow'],
+          names: ['id'],
+          prepare: userArg('id'),
+          examples: [
+            'subctl audit user emma.zak',
+            'subctl audit user 97 --start-date 2026-11-01 -o wide',
+            'subctl audit user emma@example.com --follow',
+          ],
         },
       ].map((s) => ({
         ...s,

@@ -54,7 +54,11 @@ function confirmation(body: Record<string, unknown>, preview: Record<string, unk
 function platformLock(ctx: Ctx): { file: string; command: string } {
   const t = ctx.target()!;
   const address = t.sandbox ? 'the sandbox' : t.baseUrl;
-  const key = builtin('node:crypto').createHash('sha256').update(`${t.profile}\0${t.sandbox ? 'sandbox' : t.baseUrl}`).digest('hex').slice(0, 16);
+  const key = builtin('node:crypto')
+    .createHash('sha256')
+    .update(`${t.profile}\0${t.sandbox ? 'sandbox' : t.baseUrl}`)
+    .digest('hex')
+    .slice(0, 16);
   return { file: join(ctx.paths().stateDir, `cleanup-${key}.lock`), command: `subctl cleanup of profile "${t.profile}" on ${address}` };
 }
 
@@ -86,10 +90,17 @@ async function runCleanup(input: VerbInput, ctx: Ctx): Promise<number> {
       // Asking on a terminal: count first (the platform's own dry run of the same body), so the
       // question says what will go. With --yes, or off a terminal (where confirm refuses), not.
       const asking = !ctx.globals.yes && ctx.interactive();
-      const preview = asking ? ((await api.callFull(cleanupRun, { body: { ...input.body, dry_run: true } } as never, { signal: ctx.signal })).data as Record<string, unknown> | null) : undefined;
+      const preview = asking
+        ? ((await api.callFull(cleanupRun, { body: { ...input.body, dry_run: true } } as never, { signal: ctx.signal })).data as Record<
+            string,
+            unknown
+          > | null)
+        : undefined;
       await ctx.confirm(confirmation(input.body, preview ?? undefined));
     }
-    const res = await api.callFull(cleanupRun, { body: input.body } as never, { signal: ctx.signal }).catch((e: unknown) => (dryRun ? Promise.reject(e) : mayHaveRun(e, ctx)));
+    const res = await api
+      .callFull(cleanupRun, { body: input.body } as never, { signal: ctx.signal })
+      .catch((e: unknown) => (dryRun ? Promise.reject(e) : mayHaveRun(e, ctx)));
     const data = (res.data ?? {}) as Record<string, unknown>;
     const g = ctx.globals;
     // -q: a real run prints nothing on success (cron mails nothing); a dry run's counts are its
@@ -121,12 +132,14 @@ async function runCleanup(input: VerbInput, ctx: Ctx): Promise<number> {
       ctx.io.stdout.write(`${dryRun ? 'Would remove (dry run, nothing removed)' : 'Removed'}:\n`);
       const counts = (full.cleanup_summary ?? {}) as Record<string, unknown>;
       // The heading says whether it was a dry run; the summary's own dry_run flag would repeat it.
-      for (const [k, v] of Object.entries(counts).filter(([key]) => key !== 'dry_run')) ctx.io.stdout.write(`  ${k.padEnd(26)} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}\n`);
+      for (const [k, v] of Object.entries(counts).filter(([key]) => key !== 'dry_run'))
+        ctx.io.stdout.write(`  ${k.padEnd(26)} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}\n`);
       for (const part of ['thresholds', 'cutoffs']) {
         const o = rest[part];
         if (!o || typeof o !== 'object') continue;
         ctx.io.stdout.write(`${part}:\n`);
-        for (const [k, v] of Object.entries(o as Record<string, unknown>)) ctx.io.stdout.write(`  ${k.padEnd(30)} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}\n`);
+        for (const [k, v] of Object.entries(o as Record<string, unknown>))
+          ctx.io.stdout.write(`  ${k.padEnd(30)} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}\n`);
       }
       if (full.message) ctx.note(String(full.message));
     }
@@ -152,7 +165,10 @@ export const cleanupGroup: Group = {
       cmd,
       {
         name: 'cleanup',
-        examples: ['subctl cleanup --cleanup-expired-days 90 --cleanup-usage-logs-days 180 --dry-run -o json', 'subctl cleanup --cleanup-expired-days 90 --yes --quiet'],
+        examples: [
+          'subctl cleanup --cleanup-expired-days 90 --cleanup-usage-logs-days 180 --dry-run -o json',
+          'subctl cleanup --cleanup-expired-days 90 --yes --quiet',
+        ],
         endpoint: cleanupRun,
         summary: 'remove expired subscriptions, inactive tokens and old usage logs; --dry-run prints the counts only',
         override: (input, ctx) => runCleanup(input, ctx),

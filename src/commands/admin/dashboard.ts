@@ -65,10 +65,14 @@ export function renderDashboard(answer: unknown, opts: { tty: boolean; width: nu
     const pad = '  '.repeat(depth);
     const series = asSeries(value);
     if (series && opts.tty) {
-      lines.push(`${pad}${bold(title)} (${String(series.rows[0][series.dateKey]).slice(0, 10)} .. ${String(series.rows[series.rows.length - 1][series.dateKey]).slice(0, 10)})`);
+      lines.push(
+        `${pad}${bold(title)} (${String(series.rows[0][series.dateKey]).slice(0, 10)} .. ${String(series.rows[series.rows.length - 1][series.dateKey]).slice(0, 10)})`,
+      );
       for (const k of series.valueKeys) {
         const vals = series.rows.map((r) => r[k] as number);
-        lines.push(`${pad}  ${k.padEnd(22)} ${sparkline(vals)}  total ${fmtNumber(vals.reduce((a, b) => a + b, 0))}, last ${fmtNumber(vals[vals.length - 1])}`);
+        lines.push(
+          `${pad}  ${k.padEnd(22)} ${sparkline(vals)}  total ${fmtNumber(vals.reduce((a, b) => a + b, 0))}, last ${fmtNumber(vals[vals.length - 1])}`,
+        );
       }
       return;
     }
@@ -78,13 +82,22 @@ export function renderDashboard(answer: unknown, opts: { tty: boolean; width: nu
       const labelKey = objs.length ? Object.keys(objs[0]).find((k) => typeof objs[0][k] === 'string') : undefined;
       const numKey = objs.length ? Object.keys(objs[0]).find((k) => typeof objs[0][k] === 'number' && !/_id$|^id$/.test(k)) : undefined;
       if (opts.tty && labelKey && numKey && objs.length === value.length && objs.length <= 20) {
-        for (const l of bars(objs.map((o) => ({ label: String(o[labelKey]), value: Number(o[numKey]) })), Math.max(20, opts.width - 2 * depth - 4))) lines.push(`${pad}  ${l}`);
+        for (const l of bars(
+          objs.map((o) => ({ label: String(o[labelKey]), value: Number(o[numKey]) })),
+          Math.max(20, opts.width - 2 * depth - 4),
+        ))
+          lines.push(`${pad}  ${l}`);
         return;
       }
       // Cut to 20 on a terminal only: piped, every item is data.
       const shown = opts.tty ? value.slice(0, 20) : value;
       for (const item of shown) {
-        if (item && typeof item === 'object') lines.push(`${pad}  - ${Object.entries(item).map(([k, v]) => `${k}: ${fmtScalar(v, opts.tty, k)}`).join(', ')}`);
+        if (item && typeof item === 'object')
+          lines.push(
+            `${pad}  - ${Object.entries(item)
+              .map(([k, v]) => `${k}: ${fmtScalar(v, opts.tty, k)}`)
+              .join(', ')}`,
+          );
         else lines.push(`${pad}  - ${fmtScalar(item, opts.tty)}`);
       }
       if (value.length > shown.length) lines.push(`${pad}  … ${value.length - shown.length} more (-o json shows them all)`);

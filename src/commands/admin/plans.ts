@@ -14,8 +14,20 @@ import { PLAN_COLUMNS } from './common.js';
 export const plansGroup: Group = {
   name: 'plans',
   build: verbsBuilder(() => [
-    { name: 'list', examples: ['subctl plans list --duration-unit months --is-active true', 'subctl plans list --price-from 10 --price-to 50 -o json'], endpoint: plansList, columns: PLAN_COLUMNS, aliases: ['ls'] },
-    { name: 'list-alt', examples: ['subctl plans list-alt --plan-code PRO-M'], endpoint: plansListAlt, columns: PLAN_COLUMNS, summary: 'the same list from /admin/subscription-plans/list' },
+    {
+      name: 'list',
+      examples: ['subctl plans list --duration-unit months --is-active true', 'subctl plans list --price-from 10 --price-to 50 -o json'],
+      endpoint: plansList,
+      columns: PLAN_COLUMNS,
+      aliases: ['ls'],
+    },
+    {
+      name: 'list-alt',
+      examples: ['subctl plans list-alt --plan-code PRO-M'],
+      endpoint: plansListAlt,
+      columns: PLAN_COLUMNS,
+      summary: 'the same list from /admin/subscription-plans/list',
+    },
     {
       name: 'report',
       examples: ['subctl plans report --include-stats true', 'subctl plans report --duration-unit months -o json'],
@@ -23,10 +35,19 @@ export const plansGroup: Group = {
       render: async (data, ctx) => {
         const rows = listRows(ctx, plansReport, data, '');
         if (!rows) return void (await printObject(data, out(ctx)));
-        await printList(rows, out(ctx, [...PLAN_COLUMNS, 'auto_renewal', 'max_usage_per_day'], () => itemFieldsOf(plansReport, '')));
+        await printList(
+          rows,
+          out(ctx, [...PLAN_COLUMNS, 'auto_renewal', 'max_usage_per_day'], () => itemFieldsOf(plansReport, '')),
+        );
       },
     },
-    { name: 'create', examples: ['subctl plans create --plan-code PRO-M --plan-name "Pro monthly" --price 19.99 --currency USD --duration 1 --duration-unit months --credit-amount 1000 --credit-unit requests'], endpoint: plansCreate },
+    {
+      name: 'create',
+      examples: [
+        'subctl plans create --plan-code PRO-M --plan-name "Pro monthly" --price 19.99 --currency USD --duration 1 --duration-unit months --credit-amount 1000 --credit-unit requests',
+      ],
+      endpoint: plansCreate,
+    },
     {
       name: 'update',
       examples: ['subctl plans update 7 --price 24.99', 'subctl plans update 7 --no-is-active --dry-run'],
@@ -45,7 +66,8 @@ export const plansGroup: Group = {
       args: ['plan_id|plan_code?'],
       destructive: true,
       prepare: (i) => {
-        if (i.body.plan_code === undefined && i.body.plan_id === undefined) throw new UsageError('plans delete needs --plan-code or --plan-id');
+        if (i.body.plan_code === undefined && i.body.plan_id === undefined)
+          throw new UsageError('plans delete needs --plan-code or --plan-id');
       },
       describe: (i: VerbInput) => `delete plan ${String(i.body.plan_code ?? `#${i.body.plan_id}`)}`,
     },

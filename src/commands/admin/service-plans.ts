@@ -27,24 +27,57 @@ export const servicePlansGroup: Group = {
       columns: SERVICE_PLAN_COLUMNS,
       aliases: ['ls'],
     },
-    { name: 'list-alt', examples: ['subctl service-plans list-alt --plan-code PRO-M'], endpoint: servicePlansListAlt, columns: SERVICE_PLAN_COLUMNS, summary: 'the same list from /admin/service-plans/list' },
+    {
+      name: 'list-alt',
+      examples: ['subctl service-plans list-alt --plan-code PRO-M'],
+      endpoint: servicePlansListAlt,
+      columns: SERVICE_PLAN_COLUMNS,
+      summary: 'the same list from /admin/service-plans/list',
+    },
     {
       name: 'get',
       examples: ['subctl service-plans get 3', 'subctl service-plans get 3 -o json'],
       endpoint: servicePlansDetail,
       args: ['id'],
-      summary: "one link: its info, its subscriptions and its usage codes",
+      summary: 'one link: its info, its subscriptions and its usage codes',
       render: async (data: Record<string, unknown>, ctx) => {
         // --fields: paths from the answer's root, in every format (as services get).
         if (ctx.globals.output !== 'table' || ctx.globals.fields) return printObject(data, out(ctx));
         await printObject(data.service_plan_info ?? {}, out(ctx));
-        await section(ctx, 'Subscriptions', data.subscriptions, ['subscription_id', 'username', 'status', 'start_date', 'end_date', 'auto_renewal', 'total_usage_count']);
-        await section(ctx, 'Usage codes', data.usage_codes, ['code_id', 'code_value', 'batch_id', 'is_used', 'used_by_username', 'expiry_date']);
+        await section(ctx, 'Subscriptions', data.subscriptions, [
+          'subscription_id',
+          'username',
+          'status',
+          'start_date',
+          'end_date',
+          'auto_renewal',
+          'total_usage_count',
+        ]);
+        await section(ctx, 'Usage codes', data.usage_codes, [
+          'code_id',
+          'code_value',
+          'batch_id',
+          'is_used',
+          'used_by_username',
+          'expiry_date',
+        ]);
       },
     },
     { name: 'create', examples: ['subctl service-plans create --service-code GPT4 --plan-code PRO-M'], endpoint: servicePlansCreate },
-    { name: 'update', examples: ['subctl service-plans update 3 --is-available false', 'subctl service-plans update --service-code GPT4 --plan-code PRO-M --new-plan-id 8'], endpoint: servicePlansUpdate, args: ['service_plan_id?'] },
-    { name: 'manage', examples: ['subctl service-plans manage --action deactivate --service-code GPT4 --plan-code PRO-M'], endpoint: servicePlansManage },
+    {
+      name: 'update',
+      examples: [
+        'subctl service-plans update 3 --is-available false',
+        'subctl service-plans update --service-code GPT4 --plan-code PRO-M --new-plan-id 8',
+      ],
+      endpoint: servicePlansUpdate,
+      args: ['service_plan_id?'],
+    },
+    {
+      name: 'manage',
+      examples: ['subctl service-plans manage --action deactivate --service-code GPT4 --plan-code PRO-M'],
+      endpoint: servicePlansManage,
+    },
     {
       name: 'delete',
       examples: ['subctl service-plans delete 3 --yes', 'subctl service-plans delete --service-id 12 --plan-id 7 --force-delete --yes'],

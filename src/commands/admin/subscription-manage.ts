@@ -54,13 +54,18 @@ const ALLOWED_FROM: Record<string, readonly string[]> = {
 /** Why the server is likely to refuse `action` on a subscription of `status`, if it is. */
 export function likelyRefusal(action: string, status: unknown): string | undefined {
   const allowed = ALLOWED_FROM[action];
-  return allowed && status !== undefined && status !== null && !allowed.includes(String(status)) ? `${action.replace('_', ' ')} needs status ${allowed.join(' or ')}` : undefined;
+  return allowed && status !== undefined && status !== null && !allowed.includes(String(status))
+    ? `${action.replace('_', ' ')} needs status ${allowed.join(' or ')}`
+    : undefined;
 }
 
 /** What an action will change, as `field: before -> after` lines (the sandbox's rules, README). */
 export function describeChange(sub: Subscription | undefined, body: Record<string, unknown>, now: Date = new Date()): string[] {
   const action = String(body.action);
-  if (!sub) return [`${action}${body.extend_days ? ` by ${String(body.extend_days)} days` : ''}${body.extend_credits ? ` +${String(body.extend_credits)} credits` : ''}`];
+  if (!sub)
+    return [
+      `${action}${body.extend_days ? ` by ${String(body.extend_days)} days` : ''}${body.extend_credits ? ` +${String(body.extend_credits)} credits` : ''}`,
+    ];
   // A change the status does not allow is not previewed as if it would happen (`expired -> paused`).
   const refusal = likelyRefusal(action, sub.status);
   if (refusal) return [`likely refused by the server: ${refusal} (it is ${String(sub.status)})`];
@@ -75,7 +80,8 @@ export function describeChange(sub: Subscription | undefined, body: Record<strin
     if (end !== undefined) {
       lines.push(`end_date: ${new Date(end).toISOString().slice(0, 10)} -> ${new Date(next).toISOString().slice(0, 10)}`);
       // The new end date is known: said as it will be, not "if the new end date is in the future".
-      if (status === 'expired') lines.push(next > now.getTime() ? 'status: expired -> active' : 'status: stays expired (the new end date is still past)');
+      if (status === 'expired')
+        lines.push(next > now.getTime() ? 'status: expired -> active' : 'status: stays expired (the new end date is still past)');
     } else {
       lines.push(`end_date: ${JSON.stringify(sub.end_date)} is not a date subctl can read: the new end date is the server's to work out`);
       if (status === 'expired') lines.push('status: expired -> active (if the new end date is in the future)');
@@ -85,7 +91,11 @@ export function describeChange(sub: Subscription | undefined, body: Record<strin
     const add = Number(body.extend_credits);
     for (const k of ['total_credits', 'remaining_credits'] as const) {
       const before = sub[k] === undefined || sub[k] === null ? 0 : readNumber(sub[k]);
-      lines.push(before === undefined ? `${k}: ${JSON.stringify(sub[k])} (not a number subctl can read) +${add}` : `${k}: ${before} -> ${before + add}`);
+      lines.push(
+        before === undefined
+          ? `${k}: ${JSON.stringify(sub[k])} (not a number subctl can read) +${add}`
+          : `${k}: ${before} -> ${before + add}`,
+      );
     }
   }
   return lines.length ? lines : [action];
@@ -123,7 +133,11 @@ export function manageSubscription(parent: Command, bind: (a: Action) => (raw: R
     parent.command('manage'),
     {
       name: 'manage',
-      examples: ['subctl subscriptions manage 42 --action extend --reason "support ticket 981" --extend-days 30', 'subctl subscriptions manage --from-csv actions.csv --concurrency 8 --yes', 'subctl subscriptions manage 42 --action pause --reason "card expired" --dry-run'],
+      examples: [
+        'subctl subscriptions manage 42 --action extend --reason "support ticket 981" --extend-days 30',
+        'subctl subscriptions manage --from-csv actions.csv --concurrency 8 --yes',
+        'subctl subscriptions manage 42 --action pause --reason "card expired" --dry-run',
+      ],
       endpoint: ep,
       args: ['id?'],
       bulk: manageBulk,

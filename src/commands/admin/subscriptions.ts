@@ -1,7 +1,12 @@
 /**
  * `subctl subscriptions`: list, manage, delete (spec/admin-area.md point 7).
  */
-import { subscriptionsDelete, subscriptionsList, subscriptionsListAlt, subscriptionsManage } from '../../api/contract/admin-subscriptions.js';
+import {
+  subscriptionsDelete,
+  subscriptionsList,
+  subscriptionsListAlt,
+  subscriptionsManage,
+} from '../../api/contract/admin-subscriptions.js';
 import { UsageError } from '../../api/errors.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import type { Group } from '../types.js';
@@ -13,8 +18,23 @@ export const subscriptionsGroup: Group = {
   aliases: ['subs'],
   build: (cmd, bind) => {
     verbsBuilder(() => [
-      { name: 'list', examples: ['subctl subscriptions list --status active --service-code GPT4 --all -o csv', 'subctl subscriptions list --username siobhan.anderson'], endpoint: subscriptionsList, columns: SUBSCRIPTION_COLUMNS, aliases: ['ls'] },
-      { name: 'list-alt', examples: ['subctl subscriptions list-alt --status paused --page-size 50'], endpoint: subscriptionsListAlt, columns: SUBSCRIPTION_COLUMNS, summary: 'the same list from /admin/subscriptions/list' },
+      {
+        name: 'list',
+        examples: [
+          'subctl subscriptions list --status active --service-code GPT4 --all -o csv',
+          'subctl subscriptions list --username siobhan.anderson',
+        ],
+        endpoint: subscriptionsList,
+        columns: SUBSCRIPTION_COLUMNS,
+        aliases: ['ls'],
+      },
+      {
+        name: 'list-alt',
+        examples: ['subctl subscriptions list-alt --status paused --page-size 50'],
+        endpoint: subscriptionsListAlt,
+        columns: SUBSCRIPTION_COLUMNS,
+        summary: 'the same list from /admin/subscriptions/list',
+      },
       {
         name: 'delete',
         examples: ['subctl subscriptions delete 42 --yes', 'subctl subscriptions delete --user-id 17 --service-id 12 --yes'],
@@ -27,7 +47,9 @@ export const subscriptionsGroup: Group = {
         prepare: (i) => {
           const b = i.body;
           if (b.subscription_id === undefined && (b.user_id === undefined || b.service_id === undefined)) {
-            throw new UsageError('subscriptions delete needs a subscription id (argument or --subscription-id), or --user-id with --service-id');
+            throw new UsageError(
+              'subscriptions delete needs a subscription id (argument or --subscription-id), or --user-id with --service-id',
+            );
           }
         },
         describe: (i: VerbInput) => `delete subscription(s) ${JSON.stringify(i.body)}`,

@@ -22,7 +22,10 @@ export const usageCodesGroup: Group = {
   build: verbsBuilder(() => [
     {
       name: 'list',
-      examples: ['subctl usage-codes list --batch-id SPRING26 --include-summary true', 'subctl usage-codes list --is-used false --all -o csv'],
+      examples: [
+        'subctl usage-codes list --batch-id SPRING26 --include-summary true',
+        'subctl usage-codes list --is-used false --all -o csv',
+      ],
       endpoint: usageCodesList,
       columns: CODE_COLUMNS,
       aliases: ['ls'],
@@ -30,13 +33,20 @@ export const usageCodesGroup: Group = {
     },
     {
       name: 'generate',
-      examples: ['subctl usage-codes generate --batch-id SPRING26 --code-count 500 --expiration-days 90 --service-plan-id 3 --code-prefix SPR'],
+      examples: [
+        'subctl usage-codes generate --batch-id SPRING26 --code-count 500 --expiration-days 90 --service-plan-id 3 --code-prefix SPR',
+      ],
       endpoint: usageCodesGenerate,
       summary: 'generate a batch of codes; prints the codes to stdout (`> codes.csv` works)',
       // A bulk run prints every batch's codes; a batch whose answer was lost is found by its id.
       bulk: {
         created: { columns: ['code_value', 'batch_id', 'expiry_date', 'code_id'], rows: codesOf },
-        settle: settleByListing({ endpoint: usageCodesList, codeField: 'batch_id', queryField: 'batch_id', items: (d) => ((d as { usage_codes?: unknown[] } | null)?.usage_codes ?? []) }),
+        settle: settleByListing({
+          endpoint: usageCodesList,
+          codeField: 'batch_id',
+          queryField: 'batch_id',
+          items: (d) => (d as { usage_codes?: unknown[] } | null)?.usage_codes ?? [],
+        }),
       },
       render: async (data: Record<string, unknown>, ctx) => {
         const rows = codesOf(data);

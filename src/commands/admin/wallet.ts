@@ -12,7 +12,10 @@ export const walletGroup: Group = {
   build: verbsBuilder(() => [
     {
       name: 'list',
-      examples: ['subctl wallet list --transaction-type refund --date-from 2026-01-01 --date-to 2026-01-31 -o ndjson', 'subctl wallet list --username siobhan.anderson --limit 20'],
+      examples: [
+        'subctl wallet list --transaction-type refund --date-from 2026-01-01 --date-to 2026-01-31 -o ndjson',
+        'subctl wallet list --username siobhan.anderson --limit 20',
+      ],
       endpoint: walletList,
       columns: WALLET_COLUMNS,
       aliases: ['ls'],

@@ -105,7 +105,15 @@ let commandsBuilt = false;
 async function listEndpoints(ctx: Ctx) {
   const { endpoints } = await import('../../api/contract/index.js');
   const commands = await commandsOfEndpoints();
-  const rows = endpoints.map((e) => ({ method: e.method, path: e.path, name: e.name, command: commands.has(e.name) ? `subctl ${commands.get(e.name)!}` : null, area: e.area, access: e.access, summary: e.summary }));
+  const rows = endpoints.map((e) => ({
+    method: e.method,
+    path: e.path,
+    name: e.name,
+    command: commands.has(e.name) ? `subctl ${commands.get(e.name)!}` : null,
+    area: e.area,
+    access: e.access,
+    summary: e.summary,
+  }));
   await printList(rows, {
     format: ctx.globals.output,
     fields: ctx.globals.fields,
@@ -139,9 +147,15 @@ export const apiGroup: Group = {
     cmd
       .argument('<method>', 'GET, POST, PUT, DELETE (or `endpoints`, or `openapi`)')
       .argument('[path]', 'path under the base address, e.g. /admin/services')
-      .addOption(new Option('-f, --field <key=value>', 'a query (GET) or body field; repeatable; key:=JSON for raw JSON').argParser((v, prev: string[] = []) => [...prev, v]))
+      .addOption(
+        new Option('-f, --field <key=value>', 'a query (GET) or body field; repeatable; key:=JSON for raw JSON').argParser(
+          (v, prev: string[] = []) => [...prev, v],
+        ),
+      )
       .addOption(new Option('--input <file>', 'JSON body from FILE, or - for stdin'))
-      .addOption(new Option('-H, --header <name:value>', 'an extra request header; repeatable').argParser((v, prev: string[] = []) => [...prev, v]));
+      .addOption(
+        new Option('-H, --header <name:value>', 'an extra request header; repeatable').argParser((v, prev: string[] = []) => [...prev, v]),
+      );
     addGlobalOptions(cmd);
     cmd.addHelpText('after', `\nExamples:\n${apiExamples.map((e) => `  ${e}`).join('\n')}\n`);
     cmd.action((method: string, path: string | undefined, _o, command) => {
@@ -150,13 +164,17 @@ export const apiGroup: Group = {
         if (method === 'endpoints') return listEndpoints(ctx);
         if (method === 'openapi') return printOpenApi(ctx);
         const m = method.toUpperCase();
-        if (!['GET', 'POST', 'PUT', 'DELETE', 'PATCH'].includes(m)) throw new UsageError(`unknown method '${method}': use GET, POST, PUT or DELETE`);
+        if (!['GET', 'POST', 'PUT', 'DELETE', 'PATCH'].includes(m))
+          throw new UsageError(`unknown method '${method}': use GET, POST, PUT or DELETE`);
         if (!path) throw new UsageError('missing the PATH argument, e.g. subctl api GET /admin/services');
         // One request, as sent: paging through a list is the group commands' (`services list --all`).
         if (ctx.globals.all || ctx.globals.limit !== undefined) {
-          throw new UsageError(`${ctx.globals.all ? '--all' : '--limit'} pages through lists in the group commands (e.g. \`subctl services list --all\`); api sends one request: give -f page_number=N -f page_size=N`, {
-            hint: 'leave out --all and --limit, or use the group command',
-          });
+          throw new UsageError(
+            `${ctx.globals.all ? '--all' : '--limit'} pages through lists in the group commands (e.g. \`subctl services list --all\`); api sends one request: give -f page_number=N -f page_size=N`,
+            {
+              hint: 'leave out --all and --limit, or use the group command',
+            },
+          );
         }
         if (!path.startsWith('/')) path = `/${path}`;
         const [pathOnly, qs] = path.split('?');
@@ -196,7 +214,10 @@ export const apiGroup: Group = {
             const inPath = new Set(Object.keys(match.params));
             const command = (await commandsOfEndpoints()).get(endpoint.name);
             throw new ValidationError(
-              e.problems.map((p) => ({ ...p, flag: p.field === '' ? undefined : inPath.has(p.field.split('.')[0]!) ? 'in the path' : `-f ${p.field.split('.')[0]}` })),
+              e.problems.map((p) => ({
+                ...p,
+                flag: p.field === '' ? undefined : inPath.has(p.field.split('.')[0]!) ? 'in the path' : `-f ${p.field.split('.')[0]}`,
+              })),
               undefined,
               command
                 ? `the endpoint is ${endpoint.name}; \`subctl ${command} --help\` lists each field with its type and bounds`
@@ -210,7 +231,13 @@ export const apiGroup: Group = {
         const out = { format, fields: ctx.globals.fields, io: ctx.io, noColor: ctx.globals.noColor };
         const data = res.data === undefined ? res.envelope : res.data;
         // Rows of a table, csv or ndjson are objects: an item that is not one is a `value` column.
-        if (Array.isArray(data) && format !== 'json') await printList(data.map((d: unknown) => (d !== null && typeof d === 'object' && !Array.isArray(d) ? (d as Record<string, unknown>) : { value: d })), out);
+        if (Array.isArray(data) && format !== 'json')
+          await printList(
+            data.map((d: unknown) =>
+              d !== null && typeof d === 'object' && !Array.isArray(d) ? (d as Record<string, unknown>) : { value: d },
+            ),
+            out,
+          );
         else await printObject(data ?? null, out);
         return 0;
       })(opts);

@@ -55,8 +55,14 @@ function operation(ep: AnyEndpoint, command: string | undefined): Json {
   if (ep.body) op.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(ep.body, 'input') } } };
   if (ep.access !== 'public') op.security = [{ bearer: [] }];
   op.responses = {
-    [String(ep.successStatus ?? 200)]: { description: 'success', content: { 'application/json': { schema: envelope(schemaOf(ep.response, 'output')) } } },
-    default: { description: 'failure: `status` false, `error` says why', content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } } },
+    [String(ep.successStatus ?? 200)]: {
+      description: 'success',
+      content: { 'application/json': { schema: envelope(schemaOf(ep.response, 'output')) } },
+    },
+    default: {
+      description: 'failure: `status` false, `error` says why',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } },
+    },
   };
   return op;
 }
@@ -72,7 +78,8 @@ export function openApiDocument(endpoints: readonly AnyEndpoint[], commands: Rea
     info: {
       title: 'Subscription and usage-metering platform (as subctl reads it)',
       version,
-      description: 'Built by `subctl api openapi` from the zod schemas of subctl\'s contract: the requests it sends and the answers it accepts.',
+      description:
+        "Built by `subctl api openapi` from the zod schemas of subctl's contract: the requests it sends and the answers it accepts.",
     },
     paths,
     components: {

@@ -38,7 +38,9 @@ export async function readStdinLines(ctx: Ctx, n: number, flag: string): Promise
   const lines = Buffer.concat(chunks).toString('utf8').split(/\r?\n/);
   const got = lines.slice(0, n);
   if (got.length < n || got.some((l) => l === '')) {
-    throw new UsageError(`${flag} expects ${n === 1 ? 'the password on the first line' : `${n} lines (old and new password)`} of standard input`);
+    throw new UsageError(
+      `${flag} expects ${n === 1 ? 'the password on the first line' : `${n} lines (old and new password)`} of standard input`,
+    );
   }
   return got;
 }
@@ -94,7 +96,11 @@ const PLACEHOLDER_SECRET = 'placeholder-secret';
  * Checks a call against the contract before a secret is asked for, the secret fields
  * (`secrets`: field -> how to name it) standing in with a placeholder.
  */
-export async function precheck(ep: AnyEndpoint, call: { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: Record<string, unknown> }, secrets: Record<string, string>) {
+export async function precheck(
+  ep: AnyEndpoint,
+  call: { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: Record<string, unknown> },
+  secrets: Record<string, string>,
+) {
   const body = { ...call.body };
   for (const f of Object.keys(secrets)) body[f] = PLACEHOLDER_SECRET;
   await checkSecrets(ep, { ...call, body }, secrets);
@@ -104,7 +110,11 @@ export async function precheck(ep: AnyEndpoint, call: { params?: Record<string, 
  * Validates a call whose body holds secrets. A rule broken by a secret is reported by its name
  * (`new password: Too small ...`), never as a flag, since secrets have no flag.
  */
-export async function checkSecrets(ep: AnyEndpoint, call: { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: Record<string, unknown> }, secrets: Record<string, string>) {
+export async function checkSecrets(
+  ep: AnyEndpoint,
+  call: { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: Record<string, unknown> },
+  secrets: Record<string, string>,
+) {
   const { validateInput } = await import('../../api/client.js');
   try {
     validateInput(ep, call);
@@ -127,7 +137,8 @@ export async function printAnswer(ctx: Ctx, res: { data: unknown; message?: stri
 
 /** A --profile or SUBCTL_PROFILE that names no profile: refused, as every command but login and register refuses it. */
 function requireNamedProfile(ctx: Ctx): void {
-  if (ctx.globals.profile !== undefined && !ctx.profile()) throw noSuchProfile(ctx.profileName(), Object.keys(ctx.config().load().profiles));
+  if (ctx.globals.profile !== undefined && !ctx.profile())
+    throw noSuchProfile(ctx.profileName(), Object.keys(ctx.config().load().profiles));
 }
 
 /**
@@ -179,11 +190,19 @@ async function logoutRunToken(ctx: Ctx, run: RunToken): Promise<number> {
   const userId = stored?.token === run.token ? stored.user_id : undefined;
   const api = await ctx.api();
   try {
-    if (ctx.io.env.SUBCTL_SESSION_ID?.trim()) await api.call(endpointByName('cms.auth.logout'), { body: {} } as never, { signal: ctx.signal });
-    else await api.call(endpointByName('auth.logout'), { body: { token: run.token, ...(userId !== undefined ? { user_id: userId } : {}) } } as never, { signal: ctx.signal });
+    if (ctx.io.env.SUBCTL_SESSION_ID?.trim())
+      await api.call(endpointByName('cms.auth.logout'), { body: {} } as never, { signal: ctx.signal });
+    else
+      await api.call(
+        endpointByName('auth.logout'),
+        { body: { token: run.token, ...(userId !== undefined ? { user_id: userId } : {}) } } as never,
+        { signal: ctx.signal },
+      );
   } catch (e) {
     if (e instanceof CliError && e.status === 401) {
-      ctx.note(`the token of ${run.named} was no longer accepted by the server (it had expired or been revoked); no stored credential was touched`);
+      ctx.note(
+        `the token of ${run.named} was no longer accepted by the server (it had expired or been revoked); no stored credential was touched`,
+      );
       return 0;
     }
     throw e;
@@ -200,15 +219,27 @@ async function logoutRunToken(ctx: Ctx, run: RunToken): Promise<number> {
 async function refreshRunToken(ctx: Ctx, run: RunToken): Promise<number> {
   const format = ctx.globals.output;
   if (format !== 'json' && format !== 'ndjson') {
-    throw new UsageError(`auth refresh with the token of ${run.named} prints the new token, which needs -o json (or ndjson); nothing was sent`, {
-      hint: 'subctl auth refresh -o json',
-    });
+    throw new UsageError(
+      `auth refresh with the token of ${run.named} prints the new token, which needs -o json (or ndjson); nothing was sent`,
+      {
+        hint: 'subctl auth refresh -o json',
+      },
+    );
   }
   const api = await ctx.api();
-  const data = ((await api.call(endpointByName('auth.refresh'), { body: { token: run.token } } as never, { signal: ctx.signal })) ?? {}) as Record<string, unknown>;
-  if (typeof data.token !== 'string' || !data.token) throw new BadResponseError(`the answer to the token refresh holds no token; the token of ${run.named} is unchanged`);
+  const data = ((await api.call(endpointByName('auth.refresh'), { body: { token: run.token } } as never, { signal: ctx.signal })) ??
+    {}) as Record<string, unknown>;
+  if (typeof data.token !== 'string' || !data.token)
+    throw new BadResponseError(`the answer to the token refresh holds no token; the token of ${run.named} is unchanged`);
   const expiresIn = readNumber(data.expires_in);
-  await printObject({ token: data.token, expires_in: data.expires_in ?? null, expires_at: expiresIn ? new Date(ctx.now().getTime() + expiresIn * 1000).toISOString() : null }, out(ctx));
+  await printObject(
+    {
+      token: data.token,
+      expires_in: data.expires_in ?? null,
+      expires_at: expiresIn ? new Date(ctx.now().getTime() + expiresIn * 1000).toISOString() : null,
+    },
+    out(ctx),
+  );
   return 0;
 }
 
@@ -240,13 +271,17 @@ export const authGroup: Group = {
             // Signing in needs no token: the embedded sandbox does not sign in as its admin first.
             const api = await ctx.api({ anonymous: true });
             const ep = endpointByName(cms ? 'cms.auth.login' : 'auth.login');
-            const data = ((await api.call(ep, { body: { username, password } } as never, { signal: ctx.signal })) ?? {}) as Record<string, unknown>;
+            const data = ((await api.call(ep, { body: { username, password } } as never, { signal: ctx.signal })) ?? {}) as Record<
+              string,
+              unknown
+            >;
             const token = data.token as string | undefined;
             if (!token) {
               // Something was sent: not a usage error. A refusal in the server's words is "not
               // authenticated" (exit 3); an answer without a token or a reason is outside the contract.
               const why = data.error_message ?? data.message;
-              if (typeof why === 'string' && why.trim()) throw new CliError('unauthenticated', ExitCode.auth, `sign-in refused: ${oneLine(why)}`);
+              if (typeof why === 'string' && why.trim())
+                throw new CliError('unauthenticated', ExitCode.auth, `sign-in refused: ${oneLine(why)}`);
               throw new BadResponseError('sign-in refused: no token in the answer');
             }
             const signedInAt = ctx.target();
@@ -260,10 +295,15 @@ export const authGroup: Group = {
               role: data.role as string | undefined,
             });
             rememberTarget(ctx, name);
-            ctx.config().upsertProfile(name, { username: (data.username as string | undefined) ?? username, role: data.role as string | undefined });
+            ctx
+              .config()
+              .upsertProfile(name, { username: (data.username as string | undefined) ?? username, role: data.role as string | undefined });
             const nowActive = wasActive !== name && ctx.config().load().current_profile === name ? ' (now the active profile)' : '';
-            ctx.note(`signed in as ${String(data.username ?? username)} (${String(data.role ?? 'unknown role')}) on profile '${name}'${nowActive}; token stored in ${where === 'keyring' ? 'the OS keyring' : ctx.paths().credentialsFile}`);
-            if (ctx.io.env.SUBCTL_TOKEN?.trim()) ctx.warn('warning: SUBCTL_TOKEN is set, and commands go on using it rather than this sign-in; unset it to use this one');
+            ctx.note(
+              `signed in as ${String(data.username ?? username)} (${String(data.role ?? 'unknown role')}) on profile '${name}'${nowActive}; token stored in ${where === 'keyring' ? 'the OS keyring' : ctx.paths().credentialsFile}`,
+            );
+            if (ctx.io.env.SUBCTL_TOKEN?.trim())
+              ctx.warn('warning: SUBCTL_TOKEN is set, and commands go on using it rather than this sign-in; unset it to use this one');
             if (ctx.globals.output !== 'table') {
               const { token: _t, session_id: _s, ...visible } = data;
               await printObject(visible, out(ctx));
@@ -293,7 +333,10 @@ export const authGroup: Group = {
             const api = await ctx.api();
             try {
               if (stored.session_id) await api.call(endpointByName('cms.auth.logout'), { body: {} } as never, { signal: ctx.signal });
-              else await api.call(endpointByName('auth.logout'), { body: { user_id: stored.user_id, token: stored.token } } as never, { signal: ctx.signal });
+              else
+                await api.call(endpointByName('auth.logout'), { body: { user_id: stored.user_id, token: stored.token } } as never, {
+                  signal: ctx.signal,
+                });
             } catch (e) {
               ctx.credentials().delete(name);
               // The server no longer takes the token (it expired, or was revoked): that is signed out.
@@ -301,7 +344,8 @@ export const authGroup: Group = {
                 ctx.note(`signed out of profile '${name}' (the server no longer accepted the token: it had expired or been revoked)`);
                 return 0;
               }
-              if (e instanceof CliError) e.done = `the token is forgotten on this machine (profile '${name}' is signed out here), but the server did not revoke it: it stays valid until it expires`;
+              if (e instanceof CliError)
+                e.done = `the token is forgotten on this machine (profile '${name}' is signed out here), but the server did not revoke it: it stays valid until it expires`;
               throw e;
             }
             ctx.credentials().delete(name);
@@ -322,11 +366,17 @@ export const authGroup: Group = {
             const { stored, withheldFrom } = ctx.usableSignIn();
             if (withheldFrom !== undefined) throw signedInElsewhere(ctx, name, 'auth refresh', withheldFrom);
             // Not signed in: "not authenticated", exit 3, as any command of a signed-out profile.
-            if (!stored?.token) throw new CliError('unauthenticated', ExitCode.auth, `profile '${name}' is not signed in`, { hint: `subctl auth login --profile ${name}` });
+            if (!stored?.token)
+              throw new CliError('unauthenticated', ExitCode.auth, `profile '${name}' is not signed in`, {
+                hint: `subctl auth login --profile ${name}`,
+              });
             const api = await ctx.api();
-            const data = ((await api.call(endpointByName('auth.refresh'), { body: { token: stored.token } } as never, { signal: ctx.signal })) ?? {}) as Record<string, unknown>;
+            const data = ((await api.call(endpointByName('auth.refresh'), { body: { token: stored.token } } as never, {
+              signal: ctx.signal,
+            })) ?? {}) as Record<string, unknown>;
             // Storing no token would sign the profile out without a word.
-            if (typeof data.token !== 'string' || !data.token) throw new BadResponseError('the answer to the token refresh holds no token; the stored token is kept');
+            if (typeof data.token !== 'string' || !data.token)
+              throw new BadResponseError('the answer to the token refresh holds no token; the stored token is kept');
             const expiresIn = data.expires_in as number | undefined;
             ctx.credentials().set(name, {
               ...stored,
@@ -337,7 +387,14 @@ export const authGroup: Group = {
             // Asked for as data (-o json ...), the answer: without its token, which is stored.
             if (ctx.globals.outputExplicit) {
               const { printObject } = await import('../../output/index.js');
-              await printObject({ profile: name, expires_in: expiresIn ?? null, expires_at: expiresIn ? new Date(ctx.now().getTime() + expiresIn * 1000).toISOString() : null }, out(ctx));
+              await printObject(
+                {
+                  profile: name,
+                  expires_in: expiresIn ?? null,
+                  expires_at: expiresIn ? new Date(ctx.now().getTime() + expiresIn * 1000).toISOString() : null,
+                },
+                out(ctx),
+              );
             }
           })(c.optsWithGlobals());
         }),
@@ -369,13 +426,20 @@ export const authGroup: Group = {
               token_source: tok.token ? tok.source : token ? 'sandbox' : 'none',
               credential: stored ? ctx.credentials().where(name) : null,
               session: stored?.session_id ? 'yes (cms)' : 'no',
-              ...(withheldFrom !== undefined ? { signed_in_to: withheldFrom, note: `the profile's sign-in was issued for ${withheldFrom}: its token is not sent here` } : {}),
+              ...(withheldFrom !== undefined
+                ? { signed_in_to: withheldFrom, note: `the profile's sign-in was issued for ${withheldFrom}: its token is not sent here` }
+                : {}),
             };
             if (token) {
               // The optional fields of validate-session, as given (the specification's ip_address, user_agent).
               const opts = c.opts() as { ipAddress?: string; userAgent?: string };
-              const body = { token, ...(opts.ipAddress !== undefined ? { ip_address: opts.ipAddress } : {}), ...(opts.userAgent !== undefined ? { user_agent: opts.userAgent } : {}) };
-              const v = ((await api.call(endpointByName('auth.validate-session'), { body } as never, { signal: ctx.signal })) ?? {}) as Record<string, unknown>;
+              const body = {
+                token,
+                ...(opts.ipAddress !== undefined ? { ip_address: opts.ipAddress } : {}),
+                ...(opts.userAgent !== undefined ? { user_agent: opts.userAgent } : {}),
+              };
+              const v = ((await api.call(endpointByName('auth.validate-session'), { body } as never, { signal: ctx.signal })) ??
+                {}) as Record<string, unknown>;
               status.valid = v.valid ?? null;
               if (v.username) status.username = v.username;
               if (v.role) status.role = v.role;
@@ -430,7 +494,9 @@ function buildAccountVerbs(cmd: Command, bind: Bind) {
       override: async (input, ctx) => {
         let data: Record<string, unknown> | null;
         try {
-          data = ((await (await ctx.api({ anonymous: true })).callFull(cmsAuthRegister, { body: input.body } as never, { signal: ctx.signal })).data ?? null) as Record<string, unknown> | null;
+          data = ((
+            await (await ctx.api({ anonymous: true })).callFull(cmsAuthRegister, { body: input.body } as never, { signal: ctx.signal })
+          ).data ?? null) as Record<string, unknown> | null;
         } catch (e) {
           // A registration that failed leaves no profile behind (made here only for its device id).
           if (registering) ctx.config().removeProfile(registering);
@@ -441,7 +507,9 @@ function buildAccountVerbs(cmd: Command, bind: Bind) {
         const name = ctx.profileName();
         rememberTarget(ctx, name);
         await printAnswer(ctx, { data });
-        ctx.note(`registered${data?.user_id !== undefined ? ` as user ${String(data.user_id)}` : ''} on profile '${name}'; sign in with \`subctl auth login --profile ${name}\`, then verify the account with \`subctl auth verify --send --type email\``);
+        ctx.note(
+          `registered${data?.user_id !== undefined ? ` as user ${String(data.user_id)}` : ''} on profile '${name}'; sign in with \`subctl auth login --profile ${name}\`, then verify the account with \`subctl auth verify --send --type email\``,
+        );
         return 0;
       },
     },
@@ -469,7 +537,9 @@ function buildAccountVerbs(cmd: Command, bind: Bind) {
   addGlobalOptions(
     cmd
       .command('reset-password')
-      .description('set a new password with the reset token of forgot-password (--cms: the CMS account); new password from a masked prompt or --password-stdin')
+      .description(
+        'set a new password with the reset token of forgot-password (--cms: the CMS account); new password from a masked prompt or --password-stdin',
+      )
       .addOption(new Option('--user-id <id>', 'the account the token was issued for (integer, required without --cms)'))
       .addOption(new Option('--reset-token <token>', 'the one-time reset token (required)'))
       .addOption(new Option('--cms', 'the CMS account (/cms/auth/reset-password-token, no --user-id)'))
@@ -481,7 +551,8 @@ function buildAccountVerbs(cmd: Command, bind: Bind) {
         bind(async (ctx) => {
           refuseArgvSecrets(opts, 'password', 'new-password');
           const cms = opts.cms === true;
-          if (cms && opts.userId !== undefined) throw new UsageError('--user-id is not used with --cms (the CMS reset token names the account)');
+          if (cms && opts.userId !== undefined)
+            throw new UsageError('--user-id is not used with --cms (the CMS reset token names the account)');
           const ep = cms ? cmsAuthResetPasswordToken : authResetPassword;
           const body: Record<string, unknown> = { reset_token: opts.resetToken };
           if (!cms) body.user_id = int(opts.userId);
@@ -498,7 +569,9 @@ function buildAccountVerbs(cmd: Command, bind: Bind) {
   addGlobalOptions(
     cmd
       .command('change-password')
-      .description("change the signed-in account's password (--cms: the CMS account); old and new from masked prompts, or two lines of stdin with --password-stdin")
+      .description(
+        "change the signed-in account's password (--cms: the CMS account); old and new from masked prompts, or two lines of stdin with --password-stdin",
+      )
       .addOption(new Option('--cms', 'the CMS account (/cms/auth/change-password)'))
       .addOption(passwordStdinOption('the old password (first line) and the new one (second line)'))
       .addOption(secretTrap('password'))

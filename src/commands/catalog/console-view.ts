@@ -14,6 +14,9 @@ export async function runCatalogView(ctx: Ctx, path: string): Promise<number> {
   // Ink is made available to the screens by loadUi (src/ui/load.ts) before any screen loads.
   await loadUi();
   const { openCatalogView } = await import('../../ui/screens/CatalogScreen.js');
-  await openCatalogView(ctx.io, { title: `catalog ${path} against ${where}: ${plan.changes.length ? `${plan.changes.length} change${plan.changes.length === 1 ? '' : 's'}` : 'matches'}`, text: planText(plan) });
+  await openCatalogView(ctx.io, {
+    title: `catalog ${path} against ${where}: ${plan.changes.length ? `${plan.changes.length} change${plan.changes.length === 1 ? '' : 's'}` : 'matches'}`,
+    text: planText(plan),
+  });
   return 0;
 }

@@ -46,7 +46,8 @@ function onlyKinds(v: unknown): (typeof KIND_NAMES)[number][] {
     .map((s) => s.trim())
     .filter(Boolean);
   const bad = parts.filter((p) => !(KIND_NAMES as readonly string[]).includes(p));
-  if (bad.length || !parts.length) throw new UsageError(`--only takes a comma-separated list of ${KIND_NAMES.join(', ')}; got '${String(v)}'`);
+  if (bad.length || !parts.length)
+    throw new UsageError(`--only takes a comma-separated list of ${KIND_NAMES.join(', ')}; got '${String(v)}'`);
   return [...new Set(parts)] as (typeof KIND_NAMES)[number][];
 }
 
@@ -59,7 +60,9 @@ function fileOption(raw: Record<string, unknown>): string {
 function buildExport(cmd: Command, bind: (a: (ctx: Ctx) => Promise<number>) => (raw: Record<string, unknown>) => void) {
   const c = cmd
     .command('export')
-    .description("print the platform's catalog as one YAML (default) or JSON document: services, plans, links and roles, keys sorted, no ids or dates")
+    .description(
+      "print the platform's catalog as one YAML (default) or JSON document: services, plans, links and roles, keys sorted, no ids or dates",
+    )
     .addOption(new Option('--only <kinds>', 'comma-separated: services,plans,links,roles (default all)'));
   addGlobalOptions(c);
   c.action((_o, cc) => {
@@ -81,15 +84,22 @@ function buildDiff(cmd: Command, bind: (a: (ctx: Ctx) => Promise<number>) => (ra
     .description('what apply would change, as a plan; exit 0 when the platform matches the file, 9 when it differs')
     .addOption(new Option('-f, --file <file>', 'the catalog file (YAML or JSON)'))
     .addOption(new Option('--prune', 'also plan deleting what the platform has and the file does not'))
-    .addHelpText('after', '\nExit status: 0 the platform matches the file, 9 it differs, 2 the file has errors (each with its line and column).\n');
+    .addHelpText(
+      'after',
+      '\nExit status: 0 the platform matches the file, 9 it differs, 2 the file has errors (each with its line and column).\n',
+    );
   addGlobalOptions(c);
   c.action((_o, cc) => {
     const raw = cc.optsWithGlobals() as Record<string, unknown>;
     bind(async (ctx) => {
       const path = fileOption(raw);
-      const [{ planFromFile }, { planJson, planText }] = await Promise.all([import('../../catalog/session.js'), import('../../catalog/plan-text.js')]);
+      const [{ planFromFile }, { planJson, planText }] = await Promise.all([
+        import('../../catalog/session.js'),
+        import('../../catalog/plan-text.js'),
+      ]);
       const { plan } = await planFromFile(path, () => ctx.api(), { prune: raw.prune === true, signal: ctx.signal });
-      if (ctx.globals.output === 'json' || ctx.globals.output === 'ndjson') ctx.io.stdout.write(`${JSON.stringify(planJson(plan), null, ctx.globals.output === 'json' ? 2 : undefined)}\n`);
+      if (ctx.globals.output === 'json' || ctx.globals.output === 'ndjson')
+        ctx.io.stdout.write(`${JSON.stringify(planJson(plan), null, ctx.globals.output === 'json' ? 2 : undefined)}\n`);
       else ctx.io.stdout.write(planText(plan));
       return plan.changes.length ? ExitCode.differs : ExitCode.ok;
     })(raw);
@@ -99,7 +109,9 @@ function buildDiff(cmd: Command, bind: (a: (ctx: Ctx) => Promise<number>) => (ra
 function buildApply(cmd: Command, bind: (a: (ctx: Ctx) => Promise<number>) => (raw: Record<string, unknown>) => void) {
   const c = cmd
     .command('apply')
-    .description('bring the platform to match the file: the plan, a confirmation, then the changes in dependency order, journaled (resume by running it again)')
+    .description(
+      'bring the platform to match the file: the plan, a confirmation, then the changes in dependency order, journaled (resume by running it again)',
+    )
     .addOption(new Option('-f, --file <file>', 'the catalog file (YAML or JSON)'))
     .addOption(new Option('--prune', 'delete what the platform has and the file does not (links first, then roles, plans, services)'))
     .addOption(new Option('--dry-run', 'print the plan and stop'))
@@ -126,7 +138,8 @@ async function runApply(ctx: Ctx, raw: Record<string, unknown>): Promise<number>
     import('../../config/lock.js'),
     import('node:crypto'),
   ]);
-  if (runId !== undefined && !RUN_NAME.test(runId)) throw new UsageError(`--run-id takes 1-64 letters, digits, '.', '_' or '-'; got '${runId}'`);
+  if (runId !== undefined && !RUN_NAME.test(runId))
+    throw new UsageError(`--run-id takes 1-64 letters, digits, '.', '_' or '-'; got '${runId}'`);
   // One apply at a time on a platform, taken once the file is found good and before the
   // platform is read: a second one beside it would plan from a state the first is changing.
   // A lock whose process is gone (a killed run) is taken over.
@@ -159,7 +172,9 @@ async function applyPlanned(ctx: Ctx, raw: Record<string, unknown>, path: string
   else ctx.io.stdout.write(planText(plan, { forceDelete }));
   const forced = plan.changes.filter((c) => c.needsForce);
   if (forced.length && !forceDelete) {
-    throw new UsageError(`${forced.map((c) => `${c.kind} ${c.label}`).join(', ')} ${forced.length === 1 ? 'has' : 'have'} active subscriptions: deleting needs --force-delete; nothing was sent`);
+    throw new UsageError(
+      `${forced.map((c) => `${c.kind} ${c.label}`).join(', ')} ${forced.length === 1 ? 'has' : 'have'} active subscriptions: deleting needs --force-delete; nothing was sent`,
+    );
   }
   const name = (raw.runId as string | undefined) ?? defaultRunName(file.text, runPlatform(ctx), { prune, forceDelete });
   const journal = new CatalogJournal(join(ctx.paths().stateDir, 'catalog'), name);
@@ -169,11 +184,19 @@ async function applyPlanned(ctx: Ctx, raw: Record<string, unknown>, path: string
     ctx.note('dry run: nothing was sent');
     return 0;
   }
-  if (plan.changes.length) await ctx.confirm(`apply ${plan.changes.length} catalog change${plan.changes.length === 1 ? '' : 's'} from ${path}`);
+  if (plan.changes.length)
+    await ctx.confirm(`apply ${plan.changes.length} catalog change${plan.changes.length === 1 ? '' : 's'} from ${path}`);
   ctx.note(`run ${name}${resuming ? ' (resumed)' : ''}: journal ${journal.file}`);
   let result;
   try {
-    result = await applyPlan(await ctx.api(), file.catalog, plan, { prune, forceDelete, kinds, journal, signal: ctx.signal, note: (l) => ctx.note(l) });
+    result = await applyPlan(await ctx.api(), file.catalog, plan, {
+      prune,
+      forceDelete,
+      kinds,
+      journal,
+      signal: ctx.signal,
+      note: (l) => ctx.note(l),
+    });
   } finally {
     journal.close();
   }
@@ -188,10 +211,15 @@ async function applyPlanned(ctx: Ctx, raw: Record<string, unknown>, path: string
   }
   const count = (o: string) => rows.filter((r) => r.outcome === o).length;
   const failed = count('failed') + count('skipped');
-  ctx.note(`${count('applied')} applied, ${count('applied-earlier') + count('verified')} done by an earlier run of ${name}, ${count('failed')} failed, ${count('skipped')} skipped`);
+  ctx.note(
+    `${count('applied')} applied, ${count('applied-earlier') + count('verified')} done by an earlier run of ${name}, ${count('failed')} failed, ${count('skipped')} skipped`,
+  );
   if (!failed) return 0;
   if (rows.some((r) => r.outcome === 'applied' || r.outcome === 'applied-earlier' || r.outcome === 'verified')) {
-    throw new PartialFailureError(`${failed} of ${rows.length} catalog changes were not applied${typeof raw.report === 'string' ? ` (see ${raw.report})` : ''}`, rows);
+    throw new PartialFailureError(
+      `${failed} of ${rows.length} catalog changes were not applied${typeof raw.report === 'string' ? ` (see ${raw.report})` : ''}`,
+      rows,
+    );
   }
   throw firstError ?? new UsageError('no catalog change was applied');
 }

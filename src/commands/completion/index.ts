@@ -34,9 +34,12 @@ export const completionGroup: Group = {
     // `subctl completion` alone, or with a shell it does not know.
     cmd.argument('[shell]').action((shell: string | undefined, _o, c) => {
       bind(async () => {
-        throw new UsageError(shell === undefined ? 'name a shell: subctl completion bash|zsh|fish' : `unknown shell '${shell}': bash, zsh or fish`, {
-          hint: '`subctl completion --help` shows how to install each script',
-        });
+        throw new UsageError(
+          shell === undefined ? 'name a shell: subctl completion bash|zsh|fish' : `unknown shell '${shell}': bash, zsh or fish`,
+          {
+            hint: '`subctl completion --help` shows how to install each script',
+          },
+        );
       })(c.optsWithGlobals());
     });
   },

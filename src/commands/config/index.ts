@@ -31,7 +31,10 @@ export const configGroup: Group = {
               credential: ctx.credentials().get(name) ? ctx.credentials().where(name) : '',
             }));
             await printList(rows, { ...out(ctx), columns: ['active', 'name', 'base_url', 'username', 'role', 'credential'] });
-            if (!rows.length) ctx.note(`no profiles yet: commands use the embedded sandbox; add one with \`subctl config set base-url https://... --profile NAME\``);
+            if (!rows.length)
+              ctx.note(
+                `no profiles yet: commands use the embedded sandbox; add one with \`subctl config set base-url https://... --profile NAME\``,
+              );
           })(c.optsWithGlobals());
         }),
     );
@@ -66,7 +69,8 @@ export const configGroup: Group = {
               if (cred?.token && !cred.base_url && old !== v) ctx.credentials().set(name, { ...cred, base_url: old || 'sandbox' });
             }
             ctx.config().upsertProfile(name, { [field]: v });
-            const nowActive = wasActive !== name && ctx.config().load().current_profile === name ? ` (profile '${name}' is now the active one)` : '';
+            const nowActive =
+              wasActive !== name && ctx.config().load().current_profile === name ? ` (profile '${name}' is now the active one)` : '';
             ctx.note(`${name}: ${String(field)} = ${String(v)}${nowActive}`);
           })(c.optsWithGlobals());
         }),

@@ -77,7 +77,8 @@ export const consoleGroup: Group = {
         let pageSize: number | undefined;
         if (opts.pageSize !== undefined) {
           const s = String(opts.pageSize);
-          if (!/^\d+$/.test(s) || Number(s) < 1 || Number(s) > 100) throw new UsageError(`--page-size expects a whole number from 1 to 100, got '${s}'`);
+          if (!/^\d+$/.test(s) || Number(s) < 1 || Number(s) > 100)
+            throw new UsageError(`--page-size expects a whole number from 1 to 100, got '${s}'`);
           pageSize = Number(s);
         }
         return runConsole(ctx, { resource, readOnly: opts.readOnly === true, pageSize, catalog: opts.catalog as string | undefined });

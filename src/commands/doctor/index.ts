@@ -41,7 +41,8 @@ const NETWORK_CHECKS = new Set(['reachability', 'tls']);
 
 /** The exit code for a set of checks (see the module comment). */
 export function doctorExitCode(checks: Check[]): number {
-  const failed = (names: Set<string> | string) => checks.some((c) => c.status === 'fail' && (typeof names === 'string' ? c.check === names : names.has(c.check)));
+  const failed = (names: Set<string> | string) =>
+    checks.some((c) => c.status === 'fail' && (typeof names === 'string' ? c.check === names : names.has(c.check)));
   if (failed(CONFIG_CHECKS)) return ExitCode.usage;
   if (failed(NETWORK_CHECKS)) return ExitCode.network;
   if (failed('credential')) return ExitCode.auth;
@@ -112,7 +113,11 @@ function fileModesCheck(before: ModeSnapshot[], after: ModeSnapshot[]): Check {
     const now = after[i].mode;
     present.push(`${i === 0 ? 'directory' : basename(b.path)} ${octal(b.mode)}`);
     if ((b.mode & 0o077) !== 0) {
-      problems.push(now === b.want ? `${b.path} was ${octal(b.mode)} (repaired to ${octal(b.want)} by this run)` : `${b.path} is ${octal(now ?? b.mode)}, open to other users`);
+      problems.push(
+        now === b.want
+          ? `${b.path} was ${octal(b.mode)} (repaired to ${octal(b.want)} by this run)`
+          : `${b.path} is ${octal(now ?? b.mode)}, open to other users`,
+      );
       fixes.push(now === b.want ? `find what loosened ${b.path} (a sync or backup tool?)` : `chmod ${b.want.toString(8)} ${b.path}`);
     }
     if (uid !== undefined && b.uid !== undefined && b.uid !== uid) {
@@ -180,18 +185,30 @@ async function probe(ctx: Ctx, base: URL, timeoutMs: number, direct = false): Pr
   try {
     transport = await createTransport(ctx.io.env, { direct });
     const path = `${base.pathname.replace(/\/+$/, '')}/`;
-    const res = await transport.send({ origin: base.origin, path, method: 'GET', headers: { accept: 'application/json', 'user-agent': 'subctl-doctor' }, signal });
+    const res = await transport.send({
+      origin: base.origin,
+      path,
+      method: 'GET',
+      headers: { accept: 'application/json', 'user-agent': 'subctl-doctor' },
+      signal,
+    });
     // Read to the end (an answer to `/` is small): destroying undici's body mid-way rejects
     // the request's own promise, unhandled.
     await res.text().catch(() => '');
     const ms = Math.round(performance.now() - started);
     const date = res.headers.date;
-    return { ok: true, ms, status: res.statusCode, date: Array.isArray(date) ? date[0] : date, localMid: (localStart + ctx.now().getTime()) / 2 };
+    return {
+      ok: true,
+      ms,
+      status: res.statusCode,
+      date: Array.isArray(date) ? date[0] : date,
+      localMid: (localStart + ctx.now().getTime()) / 2,
+    };
   } catch (e) {
     const ms = Math.round(performance.now() - started);
     const timedOut = signal.aborted && !ctx.signal.aborted;
     const code = timedOut ? 'ETIMEDOUT' : errorCode(e);
-    const message = timedOut ? `no answer within ${timeoutMs} ms` : (e as Error)?.message ?? String(e);
+    const message = timedOut ? `no answer within ${timeoutMs} ms` : ((e as Error)?.message ?? String(e));
     return { ok: false, ms, error: message, code, tlsError: !!code && TLS_CODE.test(code), localMid: localStart };
   } finally {
     await transport?.close().catch(() => {});
@@ -242,7 +259,9 @@ function inspectCertificate(ctx: Ctx, u: URL, ca: string[] | undefined, timeoutM
       };
       done(() => resolve(result));
     });
-    socket.once('timeout', () => done(() => reject(Object.assign(new Error(`TLS handshake timed out after ${timeoutMs} ms`), { code: 'ETIMEDOUT' }))));
+    socket.once('timeout', () =>
+      done(() => reject(Object.assign(new Error(`TLS handshake timed out after ${timeoutMs} ms`), { code: 'ETIMEDOUT' }))),
+    );
     socket.once('error', (e) => done(() => reject(e)));
     const onAbort = () => done(() => reject(new InterruptedError()));
     ctx.signal.addEventListener('abort', onAbort, { once: true });
@@ -251,9 +270,10 @@ function inspectCertificate(ctx: Ctx, u: URL, ca: string[] | undefined, timeoutM
 
 function tlsFix(code: string | undefined, host: string): string {
   if (!code) return 'check the certificate the server presents (openssl s_client -connect HOST:443)';
-  if (/ALTNAME|HOSTNAME/i.test(code)) return `the certificate does not name ${host}: use the address it was issued for, or have it reissued with ${host}`;
+  if (/ALTNAME|HOSTNAME/i.test(code))
+    return `the certificate does not name ${host}: use the address it was issued for, or have it reissued with ${host}`;
   if (/EXPIRED/i.test(code)) return "the certificate has expired: the platform's operators must renew it";
-  if (/NOT_YET_VALID/i.test(code)) return 'the certificate is not valid yet: check this machine\'s clock';
+  if (/NOT_YET_VALID/i.test(code)) return "the certificate is not valid yet: check this machine's clock";
   return 'if the platform uses a private CA or a self-signed certificate, set NODE_EXTRA_CA_CERTS to its PEM file';
 }
 
@@ -303,7 +323,8 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
             : 'the default profile name';
     const known = Object.keys(data.profiles);
     if (profile) add('profile', 'ok', `"${name}" (${from}) in ${ctx.paths().configFile}`);
-    else if (g.sandbox || baseFrom) add('profile', 'ok', `"${name}" (${from}), not saved: the address comes from ${g.sandbox ? '--sandbox' : baseFrom}`);
+    else if (g.sandbox || baseFrom)
+      add('profile', 'ok', `"${name}" (${from}), not saved: the address comes from ${g.sandbox ? '--sandbox' : baseFrom}`);
     else if (unconfigured && implicit) add('profile', 'ok', `"${name}" (${from}); no profile points at a platform yet`);
     else
       add(
@@ -314,7 +335,12 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
       );
   } catch (e) {
     configOk = false;
-    add('profile', 'fail', e instanceof Error ? e.message : String(e), e instanceof CliError && e.hint ? e.hint : `fix or remove ${ctx.paths().configFile}`);
+    add(
+      'profile',
+      'fail',
+      e instanceof Error ? e.message : String(e),
+      e instanceof CliError && e.hint ? e.hint : `fix or remove ${ctx.paths().configFile}`,
+    );
   }
 
   // --- base address ------------------------------------------------------------------------
@@ -345,12 +371,36 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
       u = undefined;
     }
     const { isLoopbackHost } = await import('../../api/client.js');
-    if (!text) add('base-url', 'fail', `profile "${name}" has no base address`, `subctl config set base-url https://... --profile ${name} (or pass --base-url, or use --sandbox)`);
-    else if (!u) add('base-url', 'fail', `${JSON.stringify(text)} (from ${from}) is not a URL`, `give an address like https://api.example.com: subctl config set base-url URL --profile ${name}`);
-    else if (u.protocol !== 'https:' && u.protocol !== 'http:') add('base-url', 'fail', `${text} (from ${from}): ${u.protocol} is not http or https`, 'use an https:// address');
-    else if (u.username || u.password) add('base-url', 'fail', `the address (from ${from}) carries a user name or password`, 'remove them from the URL; sign in with `subctl auth login` or SUBCTL_TOKEN');
+    if (!text)
+      add(
+        'base-url',
+        'fail',
+        `profile "${name}" has no base address`,
+        `subctl config set base-url https://... --profile ${name} (or pass --base-url, or use --sandbox)`,
+      );
+    else if (!u)
+      add(
+        'base-url',
+        'fail',
+        `${JSON.stringify(text)} (from ${from}) is not a URL`,
+        `give an address like https://api.example.com: subctl config set base-url URL --profile ${name}`,
+      );
+    else if (u.protocol !== 'https:' && u.protocol !== 'http:')
+      add('base-url', 'fail', `${text} (from ${from}): ${u.protocol} is not http or https`, 'use an https:// address');
+    else if (u.username || u.password)
+      add(
+        'base-url',
+        'fail',
+        `the address (from ${from}) carries a user name or password`,
+        'remove them from the URL; sign in with `subctl auth login` or SUBCTL_TOKEN',
+      );
     else if (u.protocol === 'http:' && !isLoopbackHost(u.hostname))
-      add('base-url', 'fail', `${u.origin} (from ${from}): plain http:// is refused for a host other than loopback`, `use https://${u.host}`);
+      add(
+        'base-url',
+        'fail',
+        `${u.origin} (from ${from}): plain http:// is refused for a host other than loopback`,
+        `use https://${u.host}`,
+      );
     else {
       where.url = u;
       add('base-url', 'ok', `${text} (from ${from})`);
@@ -367,14 +417,16 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
     if (proxy.httpsProxy) parts.push(`https_proxy ${redactProxy(proxy.httpsProxy)}`);
     if (proxy.httpProxy) parts.push(`http_proxy ${redactProxy(proxy.httpProxy)}`);
     if (proxy.noProxy) parts.push(`no_proxy ${proxy.noProxy}`);
-    const bad = [proxy.httpsProxy, proxy.httpProxy].filter((p): p is string => !!p).filter((p) => {
-      try {
-        new URL(p);
-        return false;
-      } catch {
-        return true;
-      }
-    });
+    const bad = [proxy.httpsProxy, proxy.httpProxy]
+      .filter((p): p is string => !!p)
+      .filter((p) => {
+        try {
+          new URL(p);
+          return false;
+        } catch {
+          return true;
+        }
+      });
     const target = where.url;
     const chosen = target ? (target.protocol === 'https:' ? (proxy.httpsProxy ?? proxy.httpProxy) : proxy.httpProxy) : undefined;
     proxyApplies = !!target && !!chosen && !proxyBypassed(proxy.noProxy, target);
@@ -400,17 +452,39 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
       // The sandbox listens in this process: reached directly, as commands reach it.
       reached = await probe(ctx, new URL(ctx.target()!.baseUrl), timeoutMs, true);
       if (reached.ok) add('reachability', 'ok', `the embedded sandbox answered in ${reached.ms} ms`);
-      else add('reachability', 'fail', `the embedded sandbox did not answer: ${reached.error}`, 'run `subctl sandbox reset` to start from fresh data');
+      else
+        add(
+          'reachability',
+          'fail',
+          `the embedded sandbox did not answer: ${reached.error}`,
+          'run `subctl sandbox reset` to start from fresh data',
+        );
     } catch (e) {
-      add('reachability', 'fail', `the embedded sandbox did not start: ${(e as Error).message}`, 'run `subctl sandbox reset`, or see `subctl sandbox --help`');
+      add(
+        'reachability',
+        'fail',
+        `the embedded sandbox did not start: ${(e as Error).message}`,
+        'run `subctl sandbox reset`, or see `subctl sandbox --help`',
+      );
     }
   } else if (where.url) {
     reached = await probe(ctx, where.url, timeoutMs);
     const host = where.url.host;
     if (reached.ok) {
       const s = reached.status!;
-      if (s >= 500) add('reachability', 'warn', `${host} answered in ${reached.ms} ms, but with HTTP ${s}`, 'the server is up but failing: try again later, or tell its operators');
-      else add('reachability', 'ok', `${host} answered in ${reached.ms} ms (GET ${where.url.pathname.replace(/\/+$/, '')}/ -> HTTP ${s}${proxyApplies ? ', through the proxy' : ''})`);
+      if (s >= 500)
+        add(
+          'reachability',
+          'warn',
+          `${host} answered in ${reached.ms} ms, but with HTTP ${s}`,
+          'the server is up but failing: try again later, or tell its operators',
+        );
+      else
+        add(
+          'reachability',
+          'ok',
+          `${host} answered in ${reached.ms} ms (GET ${where.url.pathname.replace(/\/+$/, '')}/ -> HTTP ${s}${proxyApplies ? ', through the proxy' : ''})`,
+        );
     } else if (reached.tlsError) {
       add('reachability', 'fail', `${host}: the TLS handshake failed (${reached.code})`, 'see the tls check');
     } else {
@@ -423,7 +497,12 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
             : code === 'ETIMEDOUT'
               ? `check the network path to ${host} (VPN, firewall${proxy ? ', proxy' : ''}); --timeout MS allows more time`
               : `check the address and the network${proxy ? ' (and the proxy)' : ''}`;
-      add('reachability', 'fail', `no answer from ${host}${proxyApplies ? ' (through the proxy)' : ''} after ${reached.ms} ms: ${reached.error}${code && !reached.error?.includes(code) ? ` (${code})` : ''}`, fix);
+      add(
+        'reachability',
+        'fail',
+        `no answer from ${host}${proxyApplies ? ' (through the proxy)' : ''} after ${reached.ms} ms: ${reached.error}${code && !reached.error?.includes(code) ? ` (${code})` : ''}`,
+        fix,
+      );
     }
   } else {
     add('reachability', 'warn', 'not checked: no usable base address', 'fix the base-url check first');
@@ -444,46 +523,109 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
     }
   }
   const extraFix = extraProblem ? 'point NODE_EXTRA_CA_CERTS at a readable PEM file of the CA certificate (or unset it)' : null;
-  if (where.sandbox) add('tls', extraProblem ? 'warn' : 'ok', `skipped: the embedded sandbox speaks plain http on loopback${extraProblem ? `; ${extraProblem}` : extraNote}`, extraFix);
+  if (where.sandbox)
+    add(
+      'tls',
+      extraProblem ? 'warn' : 'ok',
+      `skipped: the embedded sandbox speaks plain http on loopback${extraProblem ? `; ${extraProblem}` : extraNote}`,
+      extraFix,
+    );
   else if (!where.url) add('tls', 'warn', 'not checked: no usable base address', 'fix the base-url check first');
-  else if (where.url.protocol === 'http:') add('tls', extraProblem ? 'warn' : 'ok', `skipped: plain http to loopback${extraProblem ? `; ${extraProblem}` : extraNote}`, extraFix);
-  else if (reached && !reached.ok && !reached.tlsError) add('tls', 'warn', `not checked: ${where.url.host} is unreachable${extraProblem ? `; ${extraProblem}` : ''}`, extraFix ?? 'fix the reachability check first');
+  else if (where.url.protocol === 'http:')
+    add('tls', extraProblem ? 'warn' : 'ok', `skipped: plain http to loopback${extraProblem ? `; ${extraProblem}` : extraNote}`, extraFix);
+  else if (reached && !reached.ok && !reached.tlsError)
+    add(
+      'tls',
+      'warn',
+      `not checked: ${where.url.host} is unreachable${extraProblem ? `; ${extraProblem}` : ''}`,
+      extraFix ?? 'fix the reachability check first',
+    );
   else if (proxyApplies) {
-    if (reached?.tlsError) add('tls', 'fail', `the certificate of ${where.url.host} was refused through the proxy (${reached.code})${extraProblem ? `; ${extraProblem}` : extraNote}`, extraFix ?? tlsFix(reached.code, where.url.hostname));
-    else add('tls', extraProblem ? 'warn' : 'ok', `verified through the proxy tunnel (certificate details not inspected)${extraProblem ? `; ${extraProblem}` : extraNote}`, extraFix);
+    if (reached?.tlsError)
+      add(
+        'tls',
+        'fail',
+        `the certificate of ${where.url.host} was refused through the proxy (${reached.code})${extraProblem ? `; ${extraProblem}` : extraNote}`,
+        extraFix ?? tlsFix(reached.code, where.url.hostname),
+      );
+    else
+      add(
+        'tls',
+        extraProblem ? 'warn' : 'ok',
+        `verified through the proxy tunnel (certificate details not inspected)${extraProblem ? `; ${extraProblem}` : extraNote}`,
+        extraFix,
+      );
   } else {
     const host = where.url.hostname;
     try {
       const cert = await inspectCertificate(ctx, where.url, trustedCertificates(env), timeoutMs);
       const now = ctx.now().getTime();
       const days = cert.validTo ? Math.floor((cert.validTo.getTime() - now) / 86_400_000) : undefined;
-      const expiry = cert.validTo ? `expires ${cert.validTo.toISOString().slice(0, 10)} (${days} day${days === 1 ? '' : 's'} left)` : 'no expiry date';
+      const expiry = cert.validTo
+        ? `expires ${cert.validTo.toISOString().slice(0, 10)} (${days} day${days === 1 ? '' : 's'} left)`
+        : 'no expiry date';
       const issuer = cert.issuer ? `issued by ${cert.issuer}` : '';
       if (!cert.authorized) {
-        add('tls', 'fail', `the certificate of ${where.url.host} is not trusted: ${cert.error ?? 'unknown reason'} (${[issuer, expiry].filter(Boolean).join(', ')})${extraProblem ? `; ${extraProblem}` : extraNote}`, extraFix ?? tlsFix(cert.error, host));
+        add(
+          'tls',
+          'fail',
+          `the certificate of ${where.url.host} is not trusted: ${cert.error ?? 'unknown reason'} (${[issuer, expiry].filter(Boolean).join(', ')})${extraProblem ? `; ${extraProblem}` : extraNote}`,
+          extraFix ?? tlsFix(cert.error, host),
+        );
       } else if (days !== undefined && days < 0) {
-        add('tls', 'fail', `the certificate of ${where.url.host} expired on ${cert.validTo!.toISOString().slice(0, 10)}`, tlsFix('CERT_HAS_EXPIRED', host));
+        add(
+          'tls',
+          'fail',
+          `the certificate of ${where.url.host} expired on ${cert.validTo!.toISOString().slice(0, 10)}`,
+          tlsFix('CERT_HAS_EXPIRED', host),
+        );
       } else if (days !== undefined && days < CERT_WARN_DAYS) {
-        add('tls', 'warn', `valid for ${host}, ${issuer}, ${expiry}${extraNote}`, "the certificate expires soon: tell the platform's operators");
+        add(
+          'tls',
+          'warn',
+          `valid for ${host}, ${issuer}, ${expiry}${extraNote}`,
+          "the certificate expires soon: tell the platform's operators",
+        );
       } else {
-        add('tls', extraProblem ? 'warn' : 'ok', `valid for ${host}${issuer ? `, ${issuer}` : ''}, ${expiry}${extraProblem ? `; ${extraProblem}` : extraNote}`, extraFix);
+        add(
+          'tls',
+          extraProblem ? 'warn' : 'ok',
+          `valid for ${host}${issuer ? `, ${issuer}` : ''}, ${expiry}${extraProblem ? `; ${extraProblem}` : extraNote}`,
+          extraFix,
+        );
       }
     } catch (e) {
       const code = errorCode(e);
-      add('tls', 'fail', `TLS handshake with ${where.url.host} failed: ${(e as Error).message}${code ? ` (${code})` : ''}`, tlsFix(code, host));
+      add(
+        'tls',
+        'fail',
+        `TLS handshake with ${where.url.host} failed: ${(e as Error).message}${code ? ` (${code})` : ''}`,
+        tlsFix(code, host),
+      );
     }
   }
 
   // --- clock -------------------------------------------------------------------------------
-  if (where.sandbox) add('clock', 'ok', 'the embedded sandbox runs on this machine\'s clock');
+  if (where.sandbox) add('clock', 'ok', "the embedded sandbox runs on this machine's clock");
   else if (!reached?.ok) add('clock', 'warn', 'not checked: no answer from the server', 'fix the reachability check first');
-  else if (!reached.date || Number.isNaN(Date.parse(reached.date))) add('clock', 'warn', 'the server sent no usable Date header; cannot compare clocks', 'compare this machine\'s clock with a time server (timedatectl, ntpdate -q)');
+  else if (!reached.date || Number.isNaN(Date.parse(reached.date)))
+    add(
+      'clock',
+      'warn',
+      'the server sent no usable Date header; cannot compare clocks',
+      "compare this machine's clock with a time server (timedatectl, ntpdate -q)",
+    );
   else {
     // The Date header has whole seconds: up to 1 s of the difference is its rounding.
     const skew = reached.localMid - Date.parse(reached.date);
     const shown = Math.abs(skew) < 1_500 ? 'in sync with the server (within 1 s)' : `this machine's clock is ${formatSkew(skew)}`;
     if (Math.abs(skew) > MAX_SKEW_MS)
-      add('clock', 'warn', `${shown} (server Date: ${reached.date}); token expiry and audit times depend on it`, 'synchronise the clock: timedatectl set-ntp true (Linux), sntp -sS time.apple.com (macOS), w32tm /resync (Windows)');
+      add(
+        'clock',
+        'warn',
+        `${shown} (server Date: ${reached.date}); token expiry and audit times depend on it`,
+        'synchronise the clock: timedatectl set-ntp true (Linux), sntp -sS time.apple.com (macOS), w32tm /resync (Windows)',
+      );
     else add('clock', 'ok', shown);
   }
 
@@ -497,17 +639,28 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
       const signIn = configOk ? ctx.usableSignIn() : {};
       const stored = signIn.stored;
       if (signIn.withheldFrom !== undefined) {
-        add('credential', 'warn', `the stored sign-in of profile "${name}" was issued for ${signIn.withheldFrom}: its token is not sent to ${where.sandbox ? 'the sandbox' : (ctx.plannedTarget() ?? '?')}`, `sign in there (\`subctl auth login --profile ${name}\`), or point the profile back at ${signIn.withheldFrom}`);
+        add(
+          'credential',
+          'warn',
+          `the stored sign-in of profile "${name}" was issued for ${signIn.withheldFrom}: its token is not sent to ${where.sandbox ? 'the sandbox' : (ctx.plannedTarget() ?? '?')}`,
+          `sign in there (\`subctl auth login --profile ${name}\`), or point the profile back at ${signIn.withheldFrom}`,
+        );
       }
       const warnings: string[] = [];
       const tok = resolveToken(env, g.tokenFile, stored, { warn: (m) => warnings.push(m.replace(/^warning: /, '')) });
       const from =
-        tok.source === 'env' ? 'SUBCTL_TOKEN' : tok.source === 'token-file' ? `--token-file ${g.tokenFile}` : tok.source === 'profile' ? `stored in ${ctx.credentials().where(name)}` : '';
+        tok.source === 'env'
+          ? 'SUBCTL_TOKEN'
+          : tok.source === 'token-file'
+            ? `--token-file ${g.tokenFile}`
+            : tok.source === 'profile'
+              ? `stored in ${ctx.credentials().where(name)}`
+              : '';
       // The fix for the token that was refused: a sign-in stores one that SUBCTL_TOKEN and
       // --token-file go on overriding.
       const login =
         tok.source === 'env'
-          ? 'set a valid token in SUBCTL_TOKEN, or unset it to use the profile\'s sign-in'
+          ? "set a valid token in SUBCTL_TOKEN, or unset it to use the profile's sign-in"
           : tok.source === 'token-file'
             ? `put a valid token in ${String(g.tokenFile)}, or leave out --token-file to use the profile's sign-in`
             : `subctl auth login --profile ${name}${where.sandbox ? ' --sandbox' : ''} (or set SUBCTL_TOKEN for scripts)`;
@@ -515,7 +668,8 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
         if (where.sandbox) add('credential', 'ok', 'none stored: the embedded sandbox signs in as its seeded admin');
         else add('credential', 'fail', `profile "${name}" has no credential (no SUBCTL_TOKEN, no --token-file, nothing stored)`, login);
       } else if (!reached?.ok || !api) {
-        if (!reached?.ok) add('credential', 'warn', `present (${from}); not validated: the server did not answer`, 'fix the reachability check first');
+        if (!reached?.ok)
+          add('credential', 'warn', `present (${from}); not validated: the server did not answer`, 'fix the reachability check first');
         else {
           // Not the sandbox: a client for the checked address, with the doctor's time-out.
           if (g.timeout === undefined) g.timeout = DOCTOR_TIMEOUT_MS;
@@ -526,18 +680,48 @@ async function runChecks(ctx: Ctx, raw: Record<string, unknown>): Promise<Check[
       if (tok.token && reached?.ok && api) {
         const { authValidateSession } = await import('../../api/contract/user-auth.js');
         try {
-          const v = (await api.call(authValidateSession, { body: { token: tok.token } }, { signal: ctx.signal })) as Record<string, unknown> | null;
-          const who = [v?.username ? `user ${String(v.username)}` : undefined, v?.role ? `role ${String(v.role)}` : undefined].filter(Boolean).join(', ');
+          const v = (await api.call(authValidateSession, { body: { token: tok.token } }, { signal: ctx.signal })) as Record<
+            string,
+            unknown
+          > | null;
+          const who = [v?.username ? `user ${String(v.username)}` : undefined, v?.role ? `role ${String(v.role)}` : undefined]
+            .filter(Boolean)
+            .join(', ');
           const extra = warnings.length ? `; ${warnings.join('; ')}` : '';
-          if (v?.valid === true) add('credential', warnings.length ? 'warn' : 'ok', `valid${who ? ` (${who})` : ''}; ${from}${extra}`, warnings.length ? `chmod 600 ${g.tokenFile}` : null);
+          if (v?.valid === true)
+            add(
+              'credential',
+              warnings.length ? 'warn' : 'ok',
+              `valid${who ? ` (${who})` : ''}; ${from}${extra}`,
+              warnings.length ? `chmod 600 ${g.tokenFile}` : null,
+            );
           else {
-            const stale = stored?.expires_at && Date.parse(stored.expires_at) < ctx.now().getTime() ? ` (it expired at ${stored.expires_at})` : '';
-            add('credential', 'fail', `expired or revoked${stale}: ${typeof v?.message === 'string' ? v.message : 'the server does not know this token'}; ${from}`, login);
+            const stale =
+              stored?.expires_at && Date.parse(stored.expires_at) < ctx.now().getTime() ? ` (it expired at ${stored.expires_at})` : '';
+            add(
+              'credential',
+              'fail',
+              `expired or revoked${stale}: ${typeof v?.message === 'string' ? v.message : 'the server does not know this token'}; ${from}`,
+              login,
+            );
           }
         } catch (e) {
-          if (e instanceof HttpError && (e.status === 401 || e.status === 403)) add('credential', 'fail', `refused by the server (HTTP ${e.status}): ${e.message}; ${from}`, login);
-          else if (e instanceof HttpError && e.status === 404) add('credential', 'warn', `present (${from}); not validated: the server has no /auth/validate-session`, 'run a read command (e.g. `subctl services list --limit 1`) to see whether it is accepted');
-          else add('credential', 'warn', `present (${from}); not validated: ${(e as Error).message}`, 'run `subctl doctor --verbose` to see the exchange');
+          if (e instanceof HttpError && (e.status === 401 || e.status === 403))
+            add('credential', 'fail', `refused by the server (HTTP ${e.status}): ${e.message}; ${from}`, login);
+          else if (e instanceof HttpError && e.status === 404)
+            add(
+              'credential',
+              'warn',
+              `present (${from}); not validated: the server has no /auth/validate-session`,
+              'run a read command (e.g. `subctl services list --limit 1`) to see whether it is accepted',
+            );
+          else
+            add(
+              'credential',
+              'warn',
+              `present (${from}); not validated: ${(e as Error).message}`,
+              'run `subctl doctor --verbose` to see the exchange',
+            );
         }
       }
     } catch (e) {
@@ -562,11 +746,24 @@ async function printChecks(ctx: Ctx, checks: Check[]): Promise<void> {
   const format = ctx.globals.output;
   if (format !== 'table') {
     const { printList } = await import('../../output/index.js');
-    await printList(checks as unknown as Array<Record<string, unknown>>, { format, fields: ctx.globals.fields, columns: ['check', 'status', 'detail', 'fix'], io: ctx.io, noColor: ctx.globals.noColor });
+    await printList(checks as unknown as Array<Record<string, unknown>>, {
+      format,
+      fields: ctx.globals.fields,
+      columns: ['check', 'status', 'detail', 'fix'],
+      io: ctx.io,
+      noColor: ctx.globals.noColor,
+    });
     return;
   }
   const color = ctx.color('stdout');
-  const paint = (s: Status, text: string) => (!color ? text : s === 'ok' ? `\u001b[32m${text}\u001b[39m` : s === 'warn' ? `\u001b[33m${text}\u001b[39m` : `\u001b[31m${text}\u001b[39m`);
+  const paint = (s: Status, text: string) =>
+    !color
+      ? text
+      : s === 'ok'
+        ? `\u001b[32m${text}\u001b[39m`
+        : s === 'warn'
+          ? `\u001b[33m${text}\u001b[39m`
+          : `\u001b[31m${text}\u001b[39m`;
   const lines: string[] = [];
   for (const c of checks) {
     // A detail may quote the server (an error's message): never raw to a terminal.

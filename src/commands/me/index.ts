@@ -27,10 +27,40 @@ import { printAnswer } from '../auth/index.js';
 import type { Group } from '../types.js';
 import { out } from '../common.js';
 
-const SERVICE_COLUMNS = ['service_id', 'service_code', 'service_name', 'service_type', 'min_price', 'max_price', 'has_active_subscription', 'current_plan_name'];
-const PLAN_COLUMNS = ['service_plan_id', 'service_code', 'plan_code', 'plan_name', 'price', 'currency', 'duration', 'duration_unit', 'credit_amount', 'max_usage_per_day', 'is_current_plan'];
-const SUBSCRIPTION_COLUMNS = ['subscription_id', 'service_code', 'plan_code', 'status', 'start_date', 'end_date', 'remaining_credits', 'usage_today', 'auto_renewal'];
-
+const SERVICE_COLUMNS = [
+  'service_id',
+  'service_code',
+  'service_name',
+  'service_type',
+  'min_price',
+  'max_price',
+  'has_active_subscription',
+  'current_plan_name',
+];
+const PLAN_COLUMNS = [
+  'service_plan_id',
+  'service_code',
+  'plan_code',
+  'plan_name',
+  'price',
+  'currency',
+  'duration',
+  'duration_unit',
+  'credit_amount',
+  'max_usage_per_day',
+  'is_current_plan',
+];
+const SUBSCRIPTION_COLUMNS = [
+  'subscription_id',
+  'service_code',
+  'plan_code',
+  'status',
+  'start_date',
+  'end_date',
+  'remaining_credits',
+  'usage_today',
+  'auto_renewal',
+];
 
 /** Lists answered whole: the rows wherever the tolerant reader finds them; none to be found, `data` as received under -o json. */
 const asList = (ep: AnyEndpoint, columns?: string[]) => async (data: unknown, ctx: Ctx) => {
@@ -42,8 +72,19 @@ const asList = (ep: AnyEndpoint, columns?: string[]) => async (data: unknown, ct
 export const meGroup: Group = {
   name: 'me',
   build: verbsBuilder(() => [
-    { name: 'services', examples: ['subctl me services', 'subctl me services --service-type USAGE_BASED --show-subscribed true'], endpoint: meServices, render: asList(meServices, SERVICE_COLUMNS) },
-    { name: 'plans', examples: ['subctl me plans GPT4'], endpoint: mePlans, args: ['service_code?'], render: asList(mePlans, PLAN_COLUMNS) },
+    {
+      name: 'services',
+      examples: ['subctl me services', 'subctl me services --service-type USAGE_BASED --show-subscribed true'],
+      endpoint: meServices,
+      render: asList(meServices, SERVICE_COLUMNS),
+    },
+    {
+      name: 'plans',
+      examples: ['subctl me plans GPT4'],
+      endpoint: mePlans,
+      args: ['service_code?'],
+      render: asList(mePlans, PLAN_COLUMNS),
+    },
     {
       name: 'access',
       examples: ['subctl me access GPT4 --requested-usage 10'],
@@ -61,10 +102,25 @@ export const meGroup: Group = {
         return 0;
       },
     },
-    { name: 'subscriptions', examples: ['subctl me subscriptions --status active'], endpoint: meSubscriptions, aliases: ['subs'], render: asList(meSubscriptions, SUBSCRIPTION_COLUMNS) },
+    {
+      name: 'subscriptions',
+      examples: ['subctl me subscriptions --status active'],
+      endpoint: meSubscriptions,
+      aliases: ['subs'],
+      render: asList(meSubscriptions, SUBSCRIPTION_COLUMNS),
+    },
     { name: 'wallet', examples: ['subctl me wallet', 'subctl me wallet -o json'], endpoint: meWallet },
     { name: 'test-services', examples: ['subctl me test-services'], endpoint: meTestServices, render: asList(meTestServices) },
-    { name: 'buy', examples: ['subctl me buy PRO-M --service-code GPT4 --payment-method WALLET', 'subctl me buy --service-plan-id 3 --payment-method PAYMENT --gateway-name stripe'], endpoint: meBuy, args: ['plan_code?'], summary: 'buy a subscription: --payment-method WALLET|PAYMENT|FREE, the offer by --service-plan-id or --service-code/--plan-code' },
+    {
+      name: 'buy',
+      examples: [
+        'subctl me buy PRO-M --service-code GPT4 --payment-method WALLET',
+        'subctl me buy --service-plan-id 3 --payment-method PAYMENT --gateway-name stripe',
+      ],
+      endpoint: meBuy,
+      args: ['plan_code?'],
+      summary: 'buy a subscription: --payment-method WALLET|PAYMENT|FREE, the offer by --service-plan-id or --service-code/--plan-code',
+    },
     { name: 'generate-access', examples: ['subctl me generate-access GPT4'], endpoint: meGenerateAccess, args: ['service_code?'] },
     {
       name: 'use',
@@ -81,7 +137,10 @@ export const meGroup: Group = {
           // A refusal for the daily limit says what the limit is and how to see what remains.
           const d = e instanceof HttpError ? (e.details as Record<string, unknown> | undefined) : undefined;
           if (e instanceof HttpError && (d?.code === 'DAILY_LIMIT_REACHED' || d?.daily_limit !== undefined)) {
-            const limit = d?.daily_limit !== undefined ? `the plan allows ${String(d.daily_limit)} a day${d.usage_today !== undefined ? ` and ${String(d.usage_today)} were used today` : ''}; ` : '';
+            const limit =
+              d?.daily_limit !== undefined
+                ? `the plan allows ${String(d.daily_limit)} a day${d.usage_today !== undefined ? ` and ${String(d.usage_today)} were used today` : ''}; `
+                : '';
             e.hint = `${limit}\`subctl me access ${String(input.body.service_code)}\` shows what remains`;
           }
           throw e;
@@ -104,6 +163,12 @@ export const meGroup: Group = {
         }
       },
     },
-    { name: 'auto-renewal', examples: ['subctl me auto-renewal 42 --auto-renewal false'], endpoint: meAutoRenewal, args: ['subscription_id?'], summary: "turn a subscription's auto-renewal on (--auto-renewal) or off (--no-auto-renewal)" },
+    {
+      name: 'auto-renewal',
+      examples: ['subctl me auto-renewal 42 --auto-renewal false'],
+      endpoint: meAutoRenewal,
+      args: ['subscription_id?'],
+      summary: "turn a subscription's auto-renewal on (--auto-renewal) or off (--no-auto-renewal)",
+    },
   ]),
 };

@@ -12,8 +12,16 @@ import { printList, printObject } from '../../output/index.js';
 import { out, section } from '../common.js';
 import type { Group } from '../types.js';
 
-const DEVICE_COLUMNS = ['current', 'device_id', 'device_name', 'device_type', 'ip_address', 'is_currently_logged_in', 'last_activity_time', 'last_login_date'];
-
+const DEVICE_COLUMNS = [
+  'current',
+  'device_id',
+  'device_name',
+  'device_type',
+  'ip_address',
+  'is_currently_logged_in',
+  'last_activity_time',
+  'last_login_date',
+];
 
 function heading(ctx: Ctx, title: string) {
   ctx.io.stdout.write(`\n${ctx.color('stdout') ? `\u001b[1m${title}\u001b[22m` : title}\n`);
@@ -26,7 +34,9 @@ async function renderProfile(data: Record<string, unknown>, ctx: Ctx) {
   if (ctx.globals.output !== 'table' || !isRecord(data) || !isRecord(data.basic_info)) return printObject(data, out(ctx));
   // Identity first; the rest in the order the answer has it.
   const basic = data.basic_info;
-  const lead = Object.fromEntries(['user_id', 'username', 'full_name', 'email', 'role', 'status'].filter((k) => k in basic).map((k) => [k, basic[k]]));
+  const lead = Object.fromEntries(
+    ['user_id', 'username', 'full_name', 'email', 'role', 'status'].filter((k) => k in basic).map((k) => [k, basic[k]]),
+  );
   await printObject({ ...lead, ...basic }, out(ctx));
   if (isRecord(data.profile) && Object.keys(data.profile).length) {
     heading(ctx, 'Profile');
@@ -44,7 +54,13 @@ async function renderProfile(data: Record<string, unknown>, ctx: Ctx) {
 export const profileGroup: Group = {
   name: 'profile',
   build: verbsBuilder(() => [
-    { name: 'get', examples: ['subctl profile get', 'subctl profile get -o json'], endpoint: profileGet, aliases: ['show'], render: renderProfile },
+    {
+      name: 'get',
+      examples: ['subctl profile get', 'subctl profile get -o json'],
+      endpoint: profileGet,
+      aliases: ['show'],
+      render: renderProfile,
+    },
     {
       name: 'update',
       examples: ['subctl profile update --full-name "Siobhan Anderson" --city Dublin --country IE'],
@@ -96,7 +112,10 @@ export const devicesGroup: Group = {
         }
         // The server marks the caller's device; the profile's own device id is the fallback.
         const mine = ctx.profile()?.device_id;
-        const rows = devices.map((d) => ({ current: d.is_current_device === true || (mine !== undefined && String(d.device_id) === mine) ? '*' : '', ...d }));
+        const rows = devices.map((d) => ({
+          current: d.is_current_device === true || (mine !== undefined && String(d.device_id) === mine) ? '*' : '',
+          ...d,
+        }));
         await printList(rows, out(ctx, DEVICE_COLUMNS));
       },
     },
@@ -110,7 +129,8 @@ export const devicesGroup: Group = {
       destructive: true,
       describe: (i: VerbInput) => `remove device ${String(i.params.id)} and end its session`,
       prepare: (input, ctx) => {
-        if (String(input.params.id) === ctx.profile()?.device_id) ctx.note('note: this is the device of this profile; its session ends too');
+        if (String(input.params.id) === ctx.profile()?.device_id)
+          ctx.note('note: this is the device of this profile; its session ends too');
       },
     },
   ]),

@@ -26,7 +26,6 @@ const ROLE_COLUMNS = ['role_id', 'role_name', 'display_name', 'priority', 'is_sy
 const MEMBER_COLUMNS = ['user_id', 'username', 'email', 'full_name', 'is_active', 'assigned_at', 'assigned_by'];
 const ASSIGNMENT_COLUMNS = ['user_id', 'username', 'email', 'full_name', 'role', 'role_level', 'is_active', 'last_login'];
 
-
 /**
  * A 409 on `roles delete` explained: the server's message stays the error; the users holding
  * the role (error.users, error.user_count when the server lists them) and the way out go in the hint.
@@ -34,7 +33,9 @@ const ASSIGNMENT_COLUMNS = ['user_id', 'username', 'email', 'full_name', 'role',
 export function explainRoleConflict(e: unknown, roleId: unknown): unknown {
   if (!(e instanceof HttpError) || e.status !== 409) return e;
   const d = (e.details ?? {}) as { users?: unknown; user_count?: unknown; code?: unknown };
-  const users = Array.isArray(d.users) ? d.users.map((u) => (u && typeof u === 'object' ? String((u as Record<string, unknown>).username ?? JSON.stringify(u)) : String(u))) : [];
+  const users = Array.isArray(d.users)
+    ? d.users.map((u) => (u && typeof u === 'object' ? String((u as Record<string, unknown>).username ?? JSON.stringify(u)) : String(u)))
+    : [];
   const count = typeof d.user_count === 'number' ? d.user_count : users.length;
   if (users.length) {
     const more = count > users.length ? ` and ${count - users.length} more` : '';
@@ -50,8 +51,18 @@ export function explainRoleConflict(e: unknown, roleId: unknown): unknown {
 export const rolesGroup: Group = {
   name: 'roles',
   build: verbsBuilder(() => [
-    { name: 'list', examples: ['subctl roles list', 'subctl roles list -o json'], endpoint: rolesList, columns: ROLE_COLUMNS, aliases: ['ls'] },
-    { name: 'create', examples: ['subctl roles create --role-name agent --display-name "Support agent" --priority 10'], endpoint: rolesCreate },
+    {
+      name: 'list',
+      examples: ['subctl roles list', 'subctl roles list -o json'],
+      endpoint: rolesList,
+      columns: ROLE_COLUMNS,
+      aliases: ['ls'],
+    },
+    {
+      name: 'create',
+      examples: ['subctl roles create --role-name agent --display-name "Support agent" --priority 10'],
+      endpoint: rolesCreate,
+    },
     { name: 'update', examples: ['subctl roles update 5 --display-name "Senior agent"'], endpoint: rolesUpdate, args: ['role_id'] },
     {
       name: 'delete',
@@ -74,7 +85,14 @@ export const rolesGroup: Group = {
         }
       },
     },
-    { name: 'members', examples: ['subctl roles members admin', 'subctl roles members support --all -o csv'], endpoint: rolesMembers, args: ['role'], columns: MEMBER_COLUMNS, summary: 'the users holding a role (by name), paged' },
+    {
+      name: 'members',
+      examples: ['subctl roles members admin', 'subctl roles members support --all -o csv'],
+      endpoint: rolesMembers,
+      args: ['role'],
+      columns: MEMBER_COLUMNS,
+      summary: 'the users holding a role (by name), paged',
+    },
     {
       name: 'assignments',
       examples: ['subctl roles assignments --role-filter admin', 'subctl roles assignments --search anderson'],
@@ -88,13 +106,15 @@ export const rolesGroup: Group = {
       examples: ['subctl roles of 17'],
       endpoint: rolesOf,
       args: ['user_id'],
-      names: ['user_id'], prepare: userArg('user_id'),
+      names: ['user_id'],
+      prepare: userArg('user_id'),
       summary: "one user's roles, level and permissions, and the roles available to them",
       render: async (data: Record<string, unknown>, ctx) => {
         if (ctx.globals.output !== 'table' || !data || typeof data !== 'object') return printObject(data, out(ctx));
         const { all_available_roles: available, ...rest } = data;
         await printObject(rest, out(ctx));
-        if (available !== undefined) await section(ctx, 'Available roles', available, ['role_name', 'role_level', 'is_assigned', 'description']);
+        if (available !== undefined)
+          await section(ctx, 'Available roles', available, ['role_name', 'role_level', 'is_assigned', 'description']);
       },
     },
     {
@@ -102,10 +122,12 @@ export const rolesGroup: Group = {
       examples: ['subctl roles assign 17 --new-roles support,agent --reason "rota"'],
       endpoint: rolesAssign,
       args: ['user_id'],
-      summary: "set a user's roles: --new-roles a,b (replaces the roles held; --new-role is the legacy single form) with --reason and --notes",
+      summary:
+        "set a user's roles: --new-roles a,b (replaces the roles held; --new-role is the legacy single form) with --reason and --notes",
       // Both forms with other roles: which one was meant is not the tool's to guess (the
       // sandbox took --new-roles and dropped --new-role without a word).
-      names: ['user_id'], prepare: userArg('user_id', (i) => {
+      names: ['user_id'],
+      prepare: userArg('user_id', (i) => {
         const many = i.body.new_roles as string[] | undefined;
         const one = i.body.new_role as string | undefined;
         if (many !== undefined && one !== undefined && !(many.length === 1 && many[0] === one)) {
@@ -113,14 +135,31 @@ export const rolesGroup: Group = {
         }
       }),
     },
-    { name: 'promote', examples: ['subctl roles promote 17 --new-role admin --reason "team lead"'], endpoint: rolesPromote, args: ['user_id'], names: ['user_id'], prepare: userArg('user_id'), summary: 'promote a user to the next role up (or to --new-role)' },
-    { name: 'demote', examples: ['subctl roles demote 17 --new-role user --reason "left the team"'], endpoint: rolesDemote, args: ['user_id'], names: ['user_id'], prepare: userArg('user_id'), summary: 'demote a user to the next role down (or to --new-role)' },
+    {
+      name: 'promote',
+      examples: ['subctl roles promote 17 --new-role admin --reason "team lead"'],
+      endpoint: rolesPromote,
+      args: ['user_id'],
+      names: ['user_id'],
+      prepare: userArg('user_id'),
+      summary: 'promote a user to the next role up (or to --new-role)',
+    },
+    {
+      name: 'demote',
+      examples: ['subctl roles demote 17 --new-role user --reason "left the team"'],
+      endpoint: rolesDemote,
+      args: ['user_id'],
+      names: ['user_id'],
+      prepare: userArg('user_id'),
+      summary: 'demote a user to the next role down (or to --new-role)',
+    },
     {
       name: 'remove',
       examples: ['subctl roles remove 17 --reason "account review" --yes'],
       endpoint: rolesRemove,
       args: ['user_id'],
-      names: ['user_id'], prepare: userArg('user_id'),
+      names: ['user_id'],
+      prepare: userArg('user_id'),
       summary: "remove a user's roles: they are left with the role user",
       destructive: true,
       describe: (i: VerbInput) => `remove every role of user ${String(i.params.user_id)} (back to the role user)`,

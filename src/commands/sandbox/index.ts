@@ -28,12 +28,17 @@ export const sandboxGroup: Group = {
         .addOption(new Option('--data <file>', 'SQLite data file (default: sandbox.db in the data directory)'))
         .addOption(new Option('--scale <n>', 'multiply the seed data (100 = a million wallet transactions) when the file is new'))
         .addOption(new Option('--chaos <spec>', 'fault injection, e.g. latency=0-50,5xx=0.2,reset=0.05,hang=0.02,429=0.05'))
-        .addOption(new Option('--dialect <name>', 'how answers are written: default, or alt (the same data in another reading of the API documents)').choices(['default', 'alt']).default('default'))
+        .addOption(
+          new Option('--dialect <name>', 'how answers are written: default, or alt (the same data in another reading of the API documents)')
+            .choices(['default', 'alt'])
+            .default('default'),
+        )
         .action((_o, c) => {
           const opts = c.optsWithGlobals() as Record<string, unknown>;
           bind(async (ctx) => {
             const port = Number(opts.port);
-            if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port expects 0-65535, got '${String(opts.port)}'`);
+            if (!Number.isInteger(port) || port < 0 || port > 65535)
+              throw new UsageError(`--port expects 0-65535, got '${String(opts.port)}'`);
             const [{ startSandbox }, { parseChaos }, { SEEDED_ACCOUNTS }] = await Promise.all([
               import('../../sandbox/server.js'),
               import('../../sandbox/chaos.js'),
@@ -43,20 +48,35 @@ export const sandboxGroup: Group = {
             ensurePrivateDir(dataDir);
             const dataFile = (opts.data as string | undefined) ?? join(dataDir, 'sandbox.db');
             const chaos = opts.chaos ? parseChaos(String(opts.chaos)) : undefined;
-            const sb = await startSandbox({ dataFile, dataFlag: opts.data === undefined ? undefined : '--data', port, host: String(opts.host), scale: scaleOf(opts.scale), chaos, quiet: ctx.globals.quiet, dialect: opts.dialect === 'alt' ? 'alt' : 'default' });
+            const sb = await startSandbox({
+              dataFile,
+              dataFlag: opts.data === undefined ? undefined : '--data',
+              port,
+              host: String(opts.host),
+              scale: scaleOf(opts.scale),
+              chaos,
+              quiet: ctx.globals.quiet,
+              dialect: opts.dialect === 'alt' ? 'alt' : 'default',
+            });
             ctx.io.stdout.write(`${sb.url}\n`);
-            ctx.note(`sandbox serving ${sb.url} (data ${dataFile})${chaos ? ` with chaos ${String(opts.chaos)}` : ''}${opts.dialect === 'alt' ? ', answering in the alt dialect' : ''}`);
+            ctx.note(
+              `sandbox serving ${sb.url} (data ${dataFile})${chaos ? ` with chaos ${String(opts.chaos)}` : ''}${opts.dialect === 'alt' ? ', answering in the alt dialect' : ''}`,
+            );
             // A data file named with --data keeps the mode its owner gave it, but holds live
             // tokens: one others may read is said (the default one is made 0600).
             const mode = statSync(dataFile, { throwIfNoEntry: false })?.mode;
             if (mode !== undefined && (mode & 0o077) !== 0) {
-              ctx.warn(`warning: ${dataFile} can be read by others (mode ${(mode & 0o777).toString(8).padStart(4, '0')}), and it holds live sign-in tokens: chmod 600 ${dataFile}`);
+              ctx.warn(
+                `warning: ${dataFile} can be read by others (mode ${(mode & 0o777).toString(8).padStart(4, '0')}), and it holds live sign-in tokens: chmod 600 ${dataFile}`,
+              );
             }
             ctx.note('seeded accounts (username / password / role):');
             for (const a of SEEDED_ACCOUNTS) ctx.note(`  ${a.username.padEnd(12)} ${a.password.padEnd(20)} ${a.role}`);
             // The password on stdin (printf is the shell's own, so it is in no process's argv), as
             // CLI.md has secrets travel: the example used to put it on the command line.
-            ctx.note(`try: printf '%s\\n' sandbox-admin | subctl auth login --base-url ${sb.url} --username admin --password-stdin --profile local && subctl services list --profile local`);
+            ctx.note(
+              `try: printf '%s\\n' sandbox-admin | subctl auth login --base-url ${sb.url} --username admin --password-stdin --profile local && subctl services list --profile local`,
+            );
             ctx.note('Ctrl-C stops it');
             await new Promise<void>((resolve) => {
               if (ctx.signal.aborted) resolve();
@@ -73,11 +93,19 @@ export const sandboxGroup: Group = {
         .description('delete the sandbox data and seed it again')
         .addOption(new Option('--data <file>', 'SQLite data file (default: sandbox.db in the data directory)'))
         .addOption(new Option('--scale <n>', 'multiply the seed data'))
-        .addOption(new Option('--no-catalog', 'seed the accounts but no catalog (no services, plans, links or custom roles): a target for `catalog apply`'))
+        .addOption(
+          new Option(
+            '--no-catalog',
+            'seed the accounts but no catalog (no services, plans, links or custom roles): a target for `catalog apply`',
+          ),
+        )
         .action((_o, c) => {
           const opts = c.optsWithGlobals() as Record<string, unknown>;
           bind(async (ctx) => {
-            const [{ resetDatabase }, { checkDataFile, dataFileFailure }] = await Promise.all([import('../../sandbox/seed.js'), import('../../sandbox/db.js')]);
+            const [{ resetDatabase }, { checkDataFile, dataFileFailure }] = await Promise.all([
+              import('../../sandbox/seed.js'),
+              import('../../sandbox/db.js'),
+            ]);
             const dataDir = ctx.paths().dataDir;
             ensurePrivateDir(dataDir);
             // A file the user named is deleted only if a sandbox made it (checked before asking);
@@ -98,7 +126,9 @@ export const sandboxGroup: Group = {
             } catch (err) {
               throw dataFileFailure(err, dataFile, flag, true);
             }
-            ctx.note(`sandbox data reset${opts.catalog === false ? ' without a catalog' : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${dataFile}`);
+            ctx.note(
+              `sandbox data reset${opts.catalog === false ? ' without a catalog' : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${dataFile}`,
+            );
             return 0;
           })(opts);
         }),

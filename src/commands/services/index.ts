@@ -39,25 +39,77 @@ async function renderDetail(data: Record<string, unknown>, ctx: Ctx) {
     return;
   }
   await printObject(data.service_info ?? {}, { ...out(ctx), format: 'table' });
-  await section(ctx, 'Plans', data.service_plans, ['service_plan_id', 'plan_code', 'plan_name', 'price', 'currency', 'duration', 'duration_unit', 'is_available', 'active_subscriptions']);
-  await section(ctx, 'Active subscriptions', data.active_subscriptions, ['subscription_id', 'username', 'plan_code', 'status', 'end_date', 'remaining_credits']);
-  await section(ctx, 'Top users', data.top_users, ['user_id', 'username', 'full_name', 'active_subscriptions', 'total_usage', 'last_usage_date']);
+  await section(ctx, 'Plans', data.service_plans, [
+    'service_plan_id',
+    'plan_code',
+    'plan_name',
+    'price',
+    'currency',
+    'duration',
+    'duration_unit',
+    'is_available',
+    'active_subscriptions',
+  ]);
+  await section(ctx, 'Active subscriptions', data.active_subscriptions, [
+    'subscription_id',
+    'username',
+    'plan_code',
+    'status',
+    'end_date',
+    'remaining_credits',
+  ]);
+  await section(ctx, 'Top users', data.top_users, [
+    'user_id',
+    'username',
+    'full_name',
+    'active_subscriptions',
+    'total_usage',
+    'last_usage_date',
+  ]);
   const stats = Array.isArray(data.usage_statistics) ? (data.usage_statistics as Record<string, number | string>[]) : [];
   if (ctx.io.stdoutIsTTY && stats.length) {
     const sorted = [...stats].sort((a, b) => String(a.stat_date).localeCompare(String(b.stat_date)));
-    ctx.io.stdout.write(`\nUsage ${String(sorted[0].stat_date).slice(0, 10)} .. ${String(sorted[sorted.length - 1].stat_date).slice(0, 10)}\n`);
-    ctx.io.stdout.write(`  usage         ${sparkline(sorted.map((s) => Number(s.total_usage) || 0))}  max ${Math.max(...sorted.map((s) => Number(s.total_usage) || 0))}\n`);
-    ctx.io.stdout.write(`  unique users  ${sparkline(sorted.map((s) => Number(s.unique_users) || 0))}  max ${Math.max(...sorted.map((s) => Number(s.unique_users) || 0))}\n`);
+    ctx.io.stdout.write(
+      `\nUsage ${String(sorted[0].stat_date).slice(0, 10)} .. ${String(sorted[sorted.length - 1].stat_date).slice(0, 10)}\n`,
+    );
+    ctx.io.stdout.write(
+      `  usage         ${sparkline(sorted.map((s) => Number(s.total_usage) || 0))}  max ${Math.max(...sorted.map((s) => Number(s.total_usage) || 0))}\n`,
+    );
+    ctx.io.stdout.write(
+      `  unique users  ${sparkline(sorted.map((s) => Number(s.unique_users) || 0))}  max ${Math.max(...sorted.map((s) => Number(s.unique_users) || 0))}\n`,
+    );
   } else {
-    await section(ctx, 'Usage statistics', stats, ['stat_date', 'stat_type', 'total_usage', 'unique_users', 'new_subscriptions', 'active_subscriptions']);
+    await section(ctx, 'Usage statistics', stats, [
+      'stat_date',
+      'stat_type',
+      'total_usage',
+      'unique_users',
+      'new_subscriptions',
+      'active_subscriptions',
+    ]);
   }
 }
 
 export const servicesGroup: Group = {
   name: 'services',
   build: verbsBuilder(() => [
-    { name: 'list', examples: ['subctl services list --service-type HYBRID --is-active true --page-size 50 --sort-by ServiceName --sort-order ASC -o json', 'subctl services list --all --fields service_code,service_name,is_active -o csv'], endpoint: servicesList, columns: SERVICE_COLUMNS, aliases: ['ls'] },
-    { name: 'list-alt', examples: ['subctl services list-alt --provider-name OpenAI --page-size 50'], endpoint: servicesListAlt, columns: SERVICE_COLUMNS, summary: 'the same list from /admin/services/list' },
+    {
+      name: 'list',
+      examples: [
+        'subctl services list --service-type HYBRID --is-active true --page-size 50 --sort-by ServiceName --sort-order ASC -o json',
+        'subctl services list --all --fields service_code,service_name,is_active -o csv',
+      ],
+      endpoint: servicesList,
+      columns: SERVICE_COLUMNS,
+      aliases: ['ls'],
+    },
+    {
+      name: 'list-alt',
+      examples: ['subctl services list-alt --provider-name OpenAI --page-size 50'],
+      endpoint: servicesListAlt,
+      columns: SERVICE_COLUMNS,
+      summary: 'the same list from /admin/services/list',
+    },
     {
       name: 'get',
       examples: ['subctl services get --service-code GPT4', 'subctl services get 12 -o json'],
@@ -74,12 +126,18 @@ export const servicesGroup: Group = {
       render: async (data, ctx) => {
         const rows = listRows(ctx, servicesReport, data, '');
         if (!rows) return void (await printObject(data, out(ctx)));
-        await printList(rows, out(ctx, [...SERVICE_COLUMNS, 'today_usage_count'], () => itemFieldsOf(servicesReport, '')));
+        await printList(
+          rows,
+          out(ctx, [...SERVICE_COLUMNS, 'today_usage_count'], () => itemFieldsOf(servicesReport, '')),
+        );
       },
     },
     {
       name: 'create',
-      examples: ['subctl services create --service-code GPT4 --service-name "GPT-4 access" --service-type USAGE_BASED --provider-name OpenAI --base-service-url https://api.example.com --access-pattern "/v1/*" --credit-reset-cycle monthly', 'subctl services create --from-csv services.csv --dry-run'],
+      examples: [
+        'subctl services create --service-code GPT4 --service-name "GPT-4 access" --service-type USAGE_BASED --provider-name OpenAI --base-service-url https://api.example.com --access-pattern "/v1/*" --credit-reset-cycle monthly',
+        'subctl services create --from-csv services.csv --dry-run',
+      ],
       endpoint: servicesCreate,
       // A bulk create whose answer was lost is settled by looking its code up (`services get`).
       bulk: {
@@ -91,7 +149,12 @@ export const servicesGroup: Group = {
         }),
       },
     },
-    { name: 'update', examples: ['subctl services update 12 --service-name "GPT-4 Turbo"', 'subctl services update 12 --no-is-active'], endpoint: servicesUpdate, args: ['id'] },
+    {
+      name: 'update',
+      examples: ['subctl services update 12 --service-name "GPT-4 Turbo"', 'subctl services update 12 --no-is-active'],
+      endpoint: servicesUpdate,
+      args: ['id'],
+    },
     {
       name: 'delete',
       examples: ['subctl services delete --service-code GPT4 --force-delete --yes', 'subctl services delete 12 --dry-run'],

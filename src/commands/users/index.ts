@@ -16,8 +16,17 @@ import { userArg } from './lookup.js';
 import { showVerb } from './show.js';
 
 export const USER_COLUMNS = ['user_id', 'username', 'email', 'full_name', 'role', 'status', 'last_login_date'];
-const SEARCH_COLUMNS = ['user_id', 'username', 'email', 'full_name', 'role_names', 'status', 'activity_status', 'last_login_date', 'referral_count'];
-
+const SEARCH_COLUMNS = [
+  'user_id',
+  'username',
+  'email',
+  'full_name',
+  'role_names',
+  'status',
+  'activity_status',
+  'last_login_date',
+  'referral_count',
+];
 
 /** A path id that must be a whole number: checked here so that the body's copy of it is never a guess. */
 export function wholeId(value: unknown, name = 'id'): number {
@@ -33,14 +42,21 @@ export const usersGroup: Group = {
     // The confirmation of `users delete` names the account, looked up on a terminal.
     let deleting: string | undefined;
     verbsBuilder(() => [
-      { name: 'list', examples: ['subctl users list --role admin --status Active', 'subctl users list --all --fields user_id,username,email -o csv'], endpoint: usersList, columns: USER_COLUMNS, aliases: ['ls'] },
+      {
+        name: 'list',
+        examples: ['subctl users list --role admin --status Active', 'subctl users list --all --fields user_id,username,email -o csv'],
+        endpoint: usersList,
+        columns: USER_COLUMNS,
+        aliases: ['ls'],
+      },
       showVerb,
       {
         name: 'get',
         examples: ['subctl users get 17', 'subctl users get 17 -o json'],
         endpoint: usersGet,
         args: ['id'],
-        names: ['id'], prepare: userArg('id'),
+        names: ['id'],
+        prepare: userArg('id'),
         render: async (data: Record<string, unknown>, ctx) => {
           // Scripts get the answer as the server sent it; a table shows one flat record.
           if (ctx.globals.output !== 'table') return printObject(data, out(ctx));
@@ -51,7 +67,10 @@ export const usersGroup: Group = {
       },
       {
         name: 'create',
-        examples: ['subctl users create --username jdoe --email jdoe@example.com --role support --password-stdin < jdoe.pw', 'subctl users create --from-csv new-staff.csv --dry-run'],
+        examples: [
+          'subctl users create --username jdoe --email jdoe@example.com --role support --password-stdin < jdoe.pw',
+          'subctl users create --from-csv new-staff.csv --dry-run',
+        ],
         endpoint: usersCreate,
         summary: 'create a user account (201); password from a masked prompt or --password-stdin (bulk: a password column)',
         hide: ['password'],
@@ -60,7 +79,8 @@ export const usersGroup: Group = {
           refuseArgvSecrets(opts, 'password');
           // Bulk input (--from-csv/--from-ndjson) carries each row's password in the file.
           if (opts.fromCsv !== undefined || opts.fromNdjson !== undefined) {
-            if (input.body.password === undefined) throw new UsageError('bulk users create needs a password column (passwords never travel in argv)');
+            if (input.body.password === undefined)
+              throw new UsageError('bulk users create needs a password column (passwords never travel in argv)');
             return;
           }
           await precheck(usersCreate, input, { password: 'password' });
@@ -75,7 +95,8 @@ export const usersGroup: Group = {
         args: ['id'],
         hide: ['user_id'],
         // The API wants user_id in the body as well: it is the path id.
-        names: ['id'], prepare: userArg('id', (input) => {
+        names: ['id'],
+        prepare: userArg('id', (input) => {
           input.body.user_id = wholeId(input.params.id);
         }),
       },
@@ -85,12 +106,15 @@ export const usersGroup: Group = {
         endpoint: usersDelete,
         args: ['id'],
         destructive: true,
-        names: ['id'], prepare: userArg('id'),
+        names: ['id'],
+        prepare: userArg('id'),
         override: async (input, ctx) => {
           // On a terminal, name the account in the question (a 404 ends here, nothing deleted).
           if (ctx.interactive() && !ctx.globals.yes) {
             const api = await ctx.api();
-            const u = userDetail((await api.call(usersGet, { params: { id: input.params.id } } as never, { signal: ctx.signal })) as Record<string, unknown>);
+            const u = userDetail(
+              (await api.call(usersGet, { params: { id: input.params.id } } as never, { signal: ctx.signal })) as Record<string, unknown>,
+            );
             deleting = `delete user ${String(input.params.id)} (${[u.username, u.email, u.role].filter(Boolean).join(', ')}) and everything of theirs`;
           }
           return undefined;
@@ -99,7 +123,10 @@ export const usersGroup: Group = {
       },
       {
         name: 'search',
-        examples: ['subctl users search --search-keyword anderson --status Active', 'subctl users search --last-login-days 90 --sort-by last_login_date -o csv'],
+        examples: [
+          'subctl users search --search-keyword anderson --status Active',
+          'subctl users search --last-login-days 90 --sort-by last_login_date -o csv',
+        ],
         endpoint: usersSearch,
         summary: 'superadmin: every user with activity and referrals, filtered and sorted; statistics after the rows',
         columns: SEARCH_COLUMNS,
@@ -114,7 +141,8 @@ export const usersGroup: Group = {
         hide: ['new_password'],
         bulk: false,
         extraOptions: [passwordStdinOption('the new password'), ...argvSecretTraps('password', 'new-password')],
-        names: ['user_id'], prepare: userArg('user_id', async (input, ctx, opts) => {
+        names: ['user_id'],
+        prepare: userArg('user_id', async (input, ctx, opts) => {
           refuseArgvSecrets(opts, 'password', 'new-password');
           const secrets = { new_password: 'new password' };
           await precheck(cmsSuperadminChangePassword, input, secrets);

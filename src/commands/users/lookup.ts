@@ -11,7 +11,14 @@ type Prepare = (input: VerbInput, ctx: Ctx, opts: Record<string, unknown>) => vo
 /** Resolves `field` (a path parameter, else a body field) to a user id, then runs `then`. */
 export function userArg(field: string, then?: Prepare): Prepare {
   return async (input, ctx, opts) => {
-    const place = input.params[field] !== undefined ? input.params : input.body[field] !== undefined ? input.body : input.query[field] !== undefined ? input.query : undefined;
+    const place =
+      input.params[field] !== undefined
+        ? input.params
+        : input.body[field] !== undefined
+          ? input.body
+          : input.query[field] !== undefined
+            ? input.query
+            : undefined;
     const given = place?.[field];
     if (place && typeof given === 'string' && !/^\s*\d+\s*$/.test(given) && given.trim() !== '') {
       // Loaded only for a name: the look-up's contracts are not every verb's.

@@ -22,7 +22,9 @@ async function show(input: VerbInput, ctx: Ctx): Promise<number> {
     return 0;
   }
   const sections = userViewSections(view);
-  const missing = Object.entries(sections).filter(([, v]) => isUnavailable(v)).map(([k]) => k);
+  const missing = Object.entries(sections)
+    .filter(([, v]) => isUnavailable(v))
+    .map(([k]) => k);
   await printObject(sections, out(ctx));
   const width = ctx.io.stdoutIsTTY ? ctx.io.columns || 80 : undefined;
   const heading = ctx.color('stdout') ? '\u001b[1m\u001b[36maudit\u001b[39m\u001b[22m' : 'audit';
@@ -39,6 +41,7 @@ export const showVerb: VerbSpec = {
   summary: 'one user whole: account, subscriptions, wallet, referrals, devices and audit (by id, username or email)',
   examples: ['subctl users show emma.zak', 'subctl users show emma@example.com -o json', 'subctl users show 97 --utc'],
   bulk: false,
-  names: ['id'], prepare: userArg('id'),
+  names: ['id'],
+  prepare: userArg('id'),
   override: (input, ctx) => show(input, ctx),
 };

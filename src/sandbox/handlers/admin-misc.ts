@@ -50,8 +50,14 @@ function codeFilters(ctx: HandlerContext, now: string): Where {
   const w = new Where()
     // Codes match whole, ignoring case (index usage_codes_batch_nocase).
     .opt(q.batch_id, 'c.batch_id = ? COLLATE NOCASE')
-    .opt(q.service_code, 'c.service_plan_id IN (SELECT service_plan_id FROM service_plans WHERE service_id = (SELECT service_id FROM services WHERE service_code = ?))')
-    .opt(q.plan_code, 'c.service_plan_id IN (SELECT service_plan_id FROM service_plans WHERE plan_id = (SELECT plan_id FROM subscription_plans WHERE plan_code = ?))')
+    .opt(
+      q.service_code,
+      'c.service_plan_id IN (SELECT service_plan_id FROM service_plans WHERE service_id = (SELECT service_id FROM services WHERE service_code = ?))',
+    )
+    .opt(
+      q.plan_code,
+      'c.service_plan_id IN (SELECT service_plan_id FROM service_plans WHERE plan_id = (SELECT plan_id FROM subscription_plans WHERE plan_code = ?))',
+    )
     .opt(q.code_value, "c.code_value LIKE ? ESCAPE '\\'", q.code_value === undefined ? undefined : likeAny(q.code_value))
     .opt(b01(q.is_used), 'c.is_used = ?');
   if (q.is_expired !== undefined) w.add(q.is_expired ? 'c.expiry_date <= ?' : 'c.expiry_date > ?', now);
@@ -144,13 +150,22 @@ function generateCodes(ctx: HandlerContext) {
       db,
       `SELECT sp.service_plan_id, s.service_code, p.plan_code, p.credit_amount, p.price FROM service_plans sp
        JOIN services s ON s.service_id = sp.service_id JOIN subscription_plans p ON p.plan_id = sp.plan_id WHERE sp.service_plan_id = ?`,
-    ).get(b.service_plan_id) as { service_plan_id: number; service_code: string; plan_code: string; credit_amount: number; price: number } | undefined;
+    ).get(b.service_plan_id) as
+      { service_plan_id: number; service_code: string; plan_code: string; credit_amount: number; price: number } | undefined;
     if (!link) throw notFound(`service plan link ${b.service_plan_id}`);
-    const taken = prep(db, 'SELECT batch_id FROM usage_codes WHERE batch_id = ? COLLATE NOCASE LIMIT 1', 'pluck').get(b.batch_id) as string | undefined;
-    if (taken !== undefined) throw conflict(`batch_id ${b.batch_id} already exists${taken === b.batch_id ? '' : ` (as ${taken}: batch ids ignore case)`}`, 'batch_id');
+    const taken = prep(db, 'SELECT batch_id FROM usage_codes WHERE batch_id = ? COLLATE NOCASE LIMIT 1', 'pluck').get(b.batch_id) as
+      string | undefined;
+    if (taken !== undefined)
+      throw conflict(
+        `batch_id ${b.batch_id} already exists${taken === b.batch_id ? '' : ` (as ${taken}: batch ids ignore case)`}`,
+        'batch_id',
+      );
     const now = ctx.now();
     const at = now.toISOString();
-    const expiry = dateAfter(now, b.expiration_days, 'days', { field: 'expiration_days', message: `expiration_days ${b.expiration_days}: the codes would expire after 9999-12-31` });
+    const expiry = dateAfter(now, b.expiration_days, 'days', {
+      field: 'expiration_days',
+      message: `expiration_days ${b.expiration_days}: the codes would expire after 9999-12-31`,
+    });
     const prefix = b.code_prefix ? `${b.code_prefix}-` : '';
     const exists = prep(db, 'SELECT 1 FROM usage_codes WHERE code_value = ?');
     const ins = prep(
@@ -167,7 +182,12 @@ function generateCodes(ctx: HandlerContext) {
       const r = ins.run(value, b.batch_id, link.service_plan_id, link.credit_amount, link.price, expiry, callerId(ctx), at);
       codes.push({ code_id: Number(r.lastInsertRowid), code_value: value, expiry_date: expiry });
     }
-    ctx.audit('usage-codes', 'generate', { batch_id: b.batch_id, code_count: b.code_count, service_plan_id: link.service_plan_id, expiry_date: expiry });
+    ctx.audit('usage-codes', 'generate', {
+      batch_id: b.batch_id,
+      code_count: b.code_count,
+      service_plan_id: link.service_plan_id,
+      expiry_date: expiry,
+    });
     const message = `${codes.length} code(s) generated in batch ${b.batch_id}`;
     return {
       message,
@@ -200,7 +220,11 @@ function listWallet(ctx: HandlerContext) {
   const db = ctx.db;
   const w = new Where()
     .opt(q.user_id, 'w.user_id = ?')
-    .opt(q.username, "w.user_id IN (SELECT user_id FROM users WHERE fold(username) LIKE fold(?) ESCAPE '\\')", q.username === undefined ? undefined : likeAny(q.username))
+    .opt(
+      q.username,
+      "w.user_id IN (SELECT user_id FROM users WHERE fold(username) LIKE fold(?) ESCAPE '\\')",
+      q.username === undefined ? undefined : likeAny(q.username),
+    )
     .opt(q.transaction_type, 'w.transaction_type = ?')
     .opt(q.payment_method, 'w.payment_method = ?')
     .opt(q.amount_from, 'w.amount >= ?')
@@ -240,7 +264,15 @@ function walletSummary(ctx: HandlerContext, w: Where) {
       `SELECT transaction_type AS type, payment_method AS method, status, COUNT(*) AS n, SUM(amount) AS amount,
          MIN(transaction_date) AS first, MAX(transaction_date) AS last
        FROM wallet_transactions w ${w.sql} GROUP BY transaction_type, payment_method, status`,
-    ).all(...w.args) as Array<{ type: string; method: string | null; status: string; n: number; amount: number; first: string; last: string }>;
+    ).all(...w.args) as Array<{
+      type: string;
+      method: string | null;
+      status: string;
+      n: number;
+      amount: number;
+      first: string;
+      last: string;
+    }>;
     let count = 0;
     let completedN = 0;
     let completedSum = 0;
@@ -303,7 +335,10 @@ function dashboard(ctx: HandlerContext) {
   const one = (sql: string, ...args: unknown[]) => (prep(db, sql, 'pluck').get(...args) as number | null) ?? 0;
 
   const byStatus = Object.fromEntries(
-    (prep(db, 'SELECT status, COUNT(*) AS n FROM subscriptions GROUP BY status').all() as Array<{ status: string; n: number }>).map((r) => [r.status, r.n]),
+    (prep(db, 'SELECT status, COUNT(*) AS n FROM subscriptions GROUP BY status').all() as Array<{ status: string; n: number }>).map((r) => [
+      r.status,
+      r.n,
+    ]),
   );
   const subscriptions_by_status = { active: 0, paused: 0, expired: 0, cancelled: 0, ...byStatus };
   const revenueRows = new Map(
@@ -316,9 +351,11 @@ function dashboard(ctx: HandlerContext) {
     ).map((r) => [r.d, r.amount]),
   );
   const newSubs = new Map(
-    (prep(db, 'SELECT substr(created_date, 1, 10) AS d, COUNT(*) AS n FROM subscriptions WHERE created_date >= ? GROUP BY d').all(from30) as Array<{ d: string; n: number }>).map(
-      (r) => [r.d, r.n],
-    ),
+    (
+      prep(db, 'SELECT substr(created_date, 1, 10) AS d, COUNT(*) AS n FROM subscriptions WHERE created_date >= ? GROUP BY d').all(
+        from30,
+      ) as Array<{ d: string; n: number }>
+    ).map((r) => [r.d, r.n]),
   );
   const revenue_by_day = days.map((d) => ({ date: d, amount: revenueRows.get(d) ?? 0 }));
   const new_subscriptions_by_day = days.map((d) => ({ date: d, count: newSubs.get(d) ?? 0 }));
@@ -335,7 +372,11 @@ function dashboard(ctx: HandlerContext) {
     subscriptions: Object.values(subscriptions_by_status).reduce((s, n) => s + n, 0),
     active_subscriptions: subscriptions_by_status.active,
     new_subscriptions_30_days: new_subscriptions_by_day.reduce((s, r) => s + r.count, 0),
-    expiring_in_7_days: one("SELECT COUNT(*) FROM subscriptions WHERE status = 'active' AND end_date >= ? AND end_date < ?", now, new Date(nowD.getTime() + 7 * DAY_MS).toISOString()),
+    expiring_in_7_days: one(
+      "SELECT COUNT(*) FROM subscriptions WHERE status = 'active' AND end_date >= ? AND end_date < ?",
+      now,
+      new Date(nowD.getTime() + 7 * DAY_MS).toISOString(),
+    ),
     revenue_30_days: revenue30,
     topups_30_days: one(
       "SELECT ROUND(COALESCE(SUM(amount), 0), 2) FROM wallet_transactions WHERE transaction_date >= ? AND status = 'completed' AND transaction_type = 'topup'",
@@ -353,11 +394,15 @@ function dashboard(ctx: HandlerContext) {
        (SELECT COUNT(*) FROM usage_logs ul WHERE ul.service_id = s.service_id AND ul.used_at >= ?) AS usage_30_days
      FROM services s ORDER BY active_subscriptions DESC, usage_30_days DESC, s.service_code LIMIT 5`,
   ).all(from30);
-  const recent_activity = (prep(db, 'SELECT * FROM audit_logs ORDER BY id DESC LIMIT 10').all() as Array<Record<string, unknown>>).map((r) => ({
-    ...r,
-    details: parseDetails(r.details as string | null),
-  }));
-  return { data: { generated_at: now, totals, subscriptions_by_status, revenue_by_day, new_subscriptions_by_day, top_services, recent_activity } };
+  const recent_activity = (prep(db, 'SELECT * FROM audit_logs ORDER BY id DESC LIMIT 10').all() as Array<Record<string, unknown>>).map(
+    (r) => ({
+      ...r,
+      details: parseDetails(r.details as string | null),
+    }),
+  );
+  return {
+    data: { generated_at: now, totals, subscriptions_by_status, revenue_by_day, new_subscriptions_by_day, top_services, recent_activity },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,25 @@
 import { prep } from '../db.js';
 import { dateAfter, type DateUnit } from '../limits.js';
 import type { HandlerContext, HandlerTable } from '../types.js';
-import { b01, badRequest, boolify, boolifyOne, callerId, conflict, count, DAY_MS, inTransaction, likeAny, notFound, nowIso, pageRows, pagination, sortColumns, Where, type SortMap } from './admin-util.js';
+import {
+  b01,
+  badRequest,
+  boolify,
+  boolifyOne,
+  callerId,
+  conflict,
+  count,
+  DAY_MS,
+  inTransaction,
+  likeAny,
+  notFound,
+  nowIso,
+  pageRows,
+  pagination,
+  sortColumns,
+  Where,
+  type SortMap,
+} from './admin-util.js';
 
 const PLAN_SORT: SortMap = {
   PlanCode: 'p.plan_code',
@@ -33,9 +51,10 @@ function since30(ctx: HandlerContext): string {
 
 function planItem(ctx: HandlerContext, id: number) {
   return boolifyOne(
-    prep(ctx.db, `SELECT ${PLAN_ITEM}, p.auto_renewal, p.max_usage_per_day FROM subscription_plans p WHERE p.plan_id = @id`).get({ since30: since30(ctx), id }) as
-      | Record<string, unknown>
-      | undefined,
+    prep(ctx.db, `SELECT ${PLAN_ITEM}, p.auto_renewal, p.max_usage_per_day FROM subscription_plans p WHERE p.plan_id = @id`).get({
+      since30: since30(ctx),
+      id,
+    }) as Record<string, unknown> | undefined,
     ['is_active', 'auto_renewal'],
   );
 }
@@ -71,7 +90,10 @@ function list(ctx: HandlerContext) {
 
 function report(ctx: HandlerContext) {
   const q = ctx.query;
-  const w = new Where().opt(q.plan_code, 'p.plan_code = ?').opt(q.duration_unit, 'p.duration_unit = ?').opt(b01(q.is_active), 'p.is_active = ?');
+  const w = new Where()
+    .opt(q.plan_code, 'p.plan_code = ?')
+    .opt(q.duration_unit, 'p.duration_unit = ?')
+    .opt(b01(q.is_active), 'p.is_active = ?');
   const stats = q.include_stats
     ? `,
       (SELECT COUNT(*) FROM subscriptions x WHERE x.plan_id = p.plan_id) AS total_subscriptions_count,
@@ -81,10 +103,10 @@ function report(ctx: HandlerContext) {
       (SELECT ROUND(COALESCE(SUM(x.price), 0), 2) FROM subscriptions x WHERE x.plan_id = p.plan_id) AS total_revenue,
       (SELECT COUNT(*) FROM usage_codes c JOIN service_plans sp ON sp.service_plan_id = c.service_plan_id WHERE sp.plan_id = p.plan_id) AS total_codes_count`
     : '';
-  const rows = prep(ctx.db, `SELECT ${PLAN_ITEM}, p.auto_renewal, p.max_usage_per_day${stats} FROM subscription_plans p ${w.sql} ORDER BY p.plan_code`).all(
-    { since30: since30(ctx) },
-    ...w.args,
-  ) as Array<Record<string, unknown>>;
+  const rows = prep(
+    ctx.db,
+    `SELECT ${PLAN_ITEM}, p.auto_renewal, p.max_usage_per_day${stats} FROM subscription_plans p ${w.sql} ORDER BY p.plan_code`,
+  ).all({ since30: since30(ctx) }, ...w.args) as Array<Record<string, unknown>>;
   return { data: boolify(rows, ['is_active', 'auto_renewal']) };
 }
 
@@ -94,7 +116,8 @@ function checkBounds(b: { duration?: number; credit_amount?: number; max_usage_p
   if (b.max_usage_per_day !== undefined && b.max_usage_per_day !== null && b.max_usage_per_day < 1) {
     throw badRequest('max_usage_per_day must be at least 1 (leave it out for no daily limit)', 'max_usage_per_day');
   }
-  if (b.currency !== undefined && !/^[A-Za-z]{3}$/.test(b.currency)) throw badRequest('currency must be a three-letter code such as USD', 'currency');
+  if (b.currency !== undefined && !/^[A-Za-z]{3}$/.test(b.currency))
+    throw badRequest('currency must be a three-letter code such as USD', 'currency');
 }
 
 /**
@@ -114,7 +137,8 @@ function create(ctx: HandlerContext) {
   checkBounds(b);
   checkDuration(ctx, b.duration, b.duration_unit);
   return inTransaction(db, () => {
-    if (prep(db, 'SELECT 1 FROM subscription_plans WHERE plan_code = ?').get(b.plan_code)) throw conflict(`plan_code ${b.plan_code} already exists`, 'plan_code');
+    if (prep(db, 'SELECT 1 FROM subscription_plans WHERE plan_code = ?').get(b.plan_code))
+      throw conflict(`plan_code ${b.plan_code} already exists`, 'plan_code');
     const at = nowIso(ctx);
     const r = prep(
       db,
@@ -145,23 +169,40 @@ function create(ctx: HandlerContext) {
   });
 }
 
-const UPDATABLE = ['plan_code', 'plan_name', 'price', 'currency', 'duration', 'duration_unit', 'credit_amount', 'credit_unit', 'auto_renewal', 'is_active', 'max_usage_per_day'];
+const UPDATABLE = [
+  'plan_code',
+  'plan_name',
+  'price',
+  'currency',
+  'duration',
+  'duration_unit',
+  'credit_amount',
+  'credit_unit',
+  'auto_renewal',
+  'is_active',
+  'max_usage_per_day',
+];
 
 function update(ctx: HandlerContext) {
   const db = ctx.db;
   const b = ctx.body;
   const id = ctx.params.id as number;
-  if (b.plan_id !== undefined && b.plan_id !== id) throw badRequest(`plan_id ${b.plan_id} in the body does not match the path id ${id}`, 'plan_id');
+  if (b.plan_id !== undefined && b.plan_id !== id)
+    throw badRequest(`plan_id ${b.plan_id} in the body does not match the path id ${id}`, 'plan_id');
   checkBounds(b);
   return inTransaction(db, () => {
     const p = prep(db, 'SELECT plan_id, plan_code, plan_name FROM subscription_plans WHERE plan_id = ?').get(id) as PlanRow | undefined;
     if (!p) throw notFound(`plan ${id}`);
     if (b.duration !== undefined || b.duration_unit !== undefined) {
-      const cur = prep(db, 'SELECT duration, duration_unit FROM subscription_plans WHERE plan_id = ?').get(id) as { duration: number; duration_unit: DateUnit };
+      const cur = prep(db, 'SELECT duration, duration_unit FROM subscription_plans WHERE plan_id = ?').get(id) as {
+        duration: number;
+        duration_unit: DateUnit;
+      };
       checkDuration(ctx, b.duration ?? cur.duration, b.duration_unit ?? cur.duration_unit);
     }
     if (b.plan_code !== undefined && b.plan_code.toLowerCase() !== p.plan_code.toLowerCase()) {
-      if (prep(db, 'SELECT 1 FROM subscription_plans WHERE plan_code = ?').get(b.plan_code)) throw conflict(`plan_code ${b.plan_code} already exists`, 'plan_code');
+      if (prep(db, 'SELECT 1 FROM subscription_plans WHERE plan_code = ?').get(b.plan_code))
+        throw conflict(`plan_code ${b.plan_code} already exists`, 'plan_code');
     }
     const sets: string[] = [];
     const args: unknown[] = [];
@@ -207,7 +248,10 @@ function remove(ctx: HandlerContext) {
     let affected = 0;
     const linkIds = 'SELECT service_plan_id FROM service_plans WHERE plan_id = ?';
     if (b.delete_related_data) {
-      affected += prep(db, 'DELETE FROM usage_logs WHERE subscription_id IN (SELECT subscription_id FROM subscriptions WHERE plan_id = ?)').run(p.plan_id).changes;
+      affected += prep(
+        db,
+        'DELETE FROM usage_logs WHERE subscription_id IN (SELECT subscription_id FROM subscriptions WHERE plan_id = ?)',
+      ).run(p.plan_id).changes;
       affected += prep(db, 'DELETE FROM subscriptions WHERE plan_id = ?').run(p.plan_id).changes;
       affected += prep(db, `DELETE FROM usage_codes WHERE service_plan_id IN (${linkIds})`).run(p.plan_id).changes;
     } else {
@@ -215,7 +259,13 @@ function remove(ctx: HandlerContext) {
     }
     affected += prep(db, 'DELETE FROM service_plans WHERE plan_id = ?').run(p.plan_id).changes;
     affected += prep(db, 'DELETE FROM subscription_plans WHERE plan_id = ?').run(p.plan_id).changes;
-    ctx.audit('subscription-plans', 'delete', { plan_id: p.plan_id, plan_code: p.plan_code, affected_records: affected, force_delete: b.force_delete ?? false, delete_related_data: b.delete_related_data ?? false });
+    ctx.audit('subscription-plans', 'delete', {
+      plan_id: p.plan_id,
+      plan_code: p.plan_code,
+      affected_records: affected,
+      force_delete: b.force_delete ?? false,
+      delete_related_data: b.delete_related_data ?? false,
+    });
     const message = `plan ${p.plan_code} deleted`;
     return { message, data: { message, plan_id: p.plan_id, affected_records: affected } };
   });

@@ -3,7 +3,23 @@
  */
 import { prep } from '../db.js';
 import type { HandlerContext, HandlerTable } from '../types.js';
-import { b01, badRequest, boolify, boolifyOne, callerId, conflict, count, inTransaction, notFound, nowIso, pageRows, pagination, sortColumns, Where, type SortMap } from './admin-util.js';
+import {
+  b01,
+  badRequest,
+  boolify,
+  boolifyOne,
+  callerId,
+  conflict,
+  count,
+  inTransaction,
+  notFound,
+  nowIso,
+  pageRows,
+  pagination,
+  sortColumns,
+  Where,
+  type SortMap,
+} from './admin-util.js';
 
 const LINK_SORT: SortMap = {
   ServiceCode: 's.service_code',
@@ -29,9 +45,10 @@ interface LinkRow {
 }
 
 function linkItem(ctx: HandlerContext, id: number) {
-  return boolifyOne(prep(ctx.db, `SELECT ${LINK_ITEM} FROM ${LINK_FROM} WHERE sp.service_plan_id = ?`).get(id) as Record<string, unknown> | undefined, [
-    'is_available',
-  ]);
+  return boolifyOne(
+    prep(ctx.db, `SELECT ${LINK_ITEM} FROM ${LINK_FROM} WHERE sp.service_plan_id = ?`).get(id) as Record<string, unknown> | undefined,
+    ['is_available'],
+  );
 }
 
 function linkById(ctx: HandlerContext, id: number): LinkRow {
@@ -58,7 +75,8 @@ function planIdOf(ctx: HandlerContext, code: string): number {
 function linkByCodes(ctx: HandlerContext, serviceCode: string, planCode: string): LinkRow {
   const sid = serviceIdOf(ctx, serviceCode);
   const pid = planIdOf(ctx, planCode);
-  const id = prep(ctx.db, 'SELECT service_plan_id FROM service_plans WHERE service_id = ? AND plan_id = ?', 'pluck').get(sid, pid) as number | undefined;
+  const id = prep(ctx.db, 'SELECT service_plan_id FROM service_plans WHERE service_id = ? AND plan_id = ?', 'pluck').get(sid, pid) as
+    number | undefined;
   if (id === undefined) throw notFound(`link between service ${serviceCode} and plan ${planCode}`);
   return linkById(ctx, id);
 }
@@ -71,7 +89,9 @@ function list(ctx: HandlerContext) {
     .opt(q.service_type, 's.service_type = ?')
     .opt(b01(q.is_available), 'sp.is_available = ?');
   if (q.has_unused_codes !== undefined) {
-    w.add(`${q.has_unused_codes ? '' : 'NOT '}EXISTS (SELECT 1 FROM usage_codes c WHERE c.service_plan_id = sp.service_plan_id AND c.is_used = 0)`);
+    w.add(
+      `${q.has_unused_codes ? '' : 'NOT '}EXISTS (SELECT 1 FROM usage_codes c WHERE c.service_plan_id = sp.service_plan_id AND c.is_used = 0)`,
+    );
   }
   const total = count(ctx.db, `SELECT COUNT(*) FROM ${LINK_FROM} ${w.sql}`, w.args);
   const service_plans = pageRows(ctx.db, {
@@ -144,14 +164,10 @@ function create(ctx: HandlerContext) {
       throw conflict(`service ${b.service_code} is already linked to plan ${b.plan_code}`);
     }
     const at = nowIso(ctx);
-    const r = prep(db, 'INSERT INTO service_plans (service_id, plan_id, is_available, created_by, created_date, last_updated) VALUES (?, ?, ?, ?, ?, ?)').run(
-      sid,
-      pid,
-      b.is_available === false ? 0 : 1,
-      callerId(ctx),
-      at,
-      at,
-    );
+    const r = prep(
+      db,
+      'INSERT INTO service_plans (service_id, plan_id, is_available, created_by, created_date, last_updated) VALUES (?, ?, ?, ?, ?, ?)',
+    ).run(sid, pid, b.is_available === false ? 0 : 1, callerId(ctx), at, at);
     const id = Number(r.lastInsertRowid);
     ctx.audit('service-plans', 'create', { service_plan_id: id, service_code: b.service_code, plan_code: b.plan_code });
     const message = `plan ${b.plan_code} linked to service ${b.service_code}`;
@@ -162,7 +178,10 @@ function create(ctx: HandlerContext) {
 /** Moves a link to another service and/or plan; 409 when that pair is already linked. */
 function relink(ctx: HandlerContext, l: LinkRow, serviceId: number, planId: number): void {
   if (serviceId === l.service_id && planId === l.plan_id) return;
-  const other = prep(ctx.db, 'SELECT service_plan_id FROM service_plans WHERE service_id = ? AND plan_id = ?', 'pluck').get(serviceId, planId);
+  const other = prep(ctx.db, 'SELECT service_plan_id FROM service_plans WHERE service_id = ? AND plan_id = ?', 'pluck').get(
+    serviceId,
+    planId,
+  );
   if (other !== undefined) throw conflict(`that service and plan are already linked (service_plan_id ${other})`);
   prep(ctx.db, 'UPDATE service_plans SET service_id = ?, plan_id = ? WHERE service_plan_id = ?').run(serviceId, planId, l.service_plan_id);
 }
@@ -191,7 +210,8 @@ function update(ctx: HandlerContext) {
       if (b.plan_code && b.new_plan_id === undefined) pid = planIdOf(ctx, b.plan_code);
     }
     relink(ctx, l, sid, pid);
-    if (b.is_available !== undefined) prep(db, 'UPDATE service_plans SET is_available = ? WHERE service_plan_id = ?').run(b.is_available ? 1 : 0, l.service_plan_id);
+    if (b.is_available !== undefined)
+      prep(db, 'UPDATE service_plans SET is_available = ? WHERE service_plan_id = ?').run(b.is_available ? 1 : 0, l.service_plan_id);
     prep(db, 'UPDATE service_plans SET last_updated = ? WHERE service_plan_id = ?').run(nowIso(ctx), l.service_plan_id);
     ctx.audit('service-plans', 'update', { service_plan_id: l.service_plan_id, ...b });
     const message = `service plan link ${l.service_plan_id} updated`;
@@ -227,14 +247,18 @@ function manage(ctx: HandlerContext) {
   return inTransaction(db, () => {
     let l: LinkRow;
     if (b.action === 'update') {
-      if (b.service_plan_id === undefined) throw badRequest('action update needs service_plan_id (the link to move to service_code and plan_code)', 'service_plan_id');
+      if (b.service_plan_id === undefined)
+        throw badRequest('action update needs service_plan_id (the link to move to service_code and plan_code)', 'service_plan_id');
       l = linkById(ctx, b.service_plan_id);
       relink(ctx, l, serviceIdOf(ctx, b.service_code), planIdOf(ctx, b.plan_code));
       prep(db, 'UPDATE service_plans SET last_updated = ? WHERE service_plan_id = ?').run(nowIso(ctx), l.service_plan_id);
     } else {
       l = linkByCodes(ctx, b.service_code, b.plan_code);
       if (b.service_plan_id !== undefined && b.service_plan_id !== l.service_plan_id) {
-        throw badRequest(`service_plan_id ${b.service_plan_id} is not the link of ${b.service_code} and ${b.plan_code} (that is ${l.service_plan_id})`, 'service_plan_id');
+        throw badRequest(
+          `service_plan_id ${b.service_plan_id} is not the link of ${b.service_code} and ${b.plan_code} (that is ${l.service_plan_id})`,
+          'service_plan_id',
+        );
       }
     }
     let message: string;
@@ -245,7 +269,11 @@ function manage(ctx: HandlerContext) {
         const want = b.action === 'activate' ? 1 : 0;
         if (l.is_available === want) message = `link ${b.service_code}/${b.plan_code} is already ${want ? 'available' : 'unavailable'}`;
         else {
-          prep(db, 'UPDATE service_plans SET is_available = ?, last_updated = ? WHERE service_plan_id = ?').run(want, nowIso(ctx), l.service_plan_id);
+          prep(db, 'UPDATE service_plans SET is_available = ?, last_updated = ? WHERE service_plan_id = ?').run(
+            want,
+            nowIso(ctx),
+            l.service_plan_id,
+          );
           message = `link ${b.service_code}/${b.plan_code} ${want ? 'activated' : 'deactivated'}`;
         }
         break;
@@ -267,10 +295,20 @@ function manage(ctx: HandlerContext) {
       default:
         throw badRequest(`unknown action ${b.action}`, 'action');
     }
-    ctx.audit('service-plans', 'manage', { service_plan_id: l.service_plan_id, action: b.action, service_code: b.service_code, plan_code: b.plan_code });
+    ctx.audit('service-plans', 'manage', {
+      service_plan_id: l.service_plan_id,
+      action: b.action,
+      service_code: b.service_code,
+      plan_code: b.plan_code,
+    });
     return {
       message,
-      data: { message, service_plan_id: l.service_plan_id, action: b.action, ...(b.action === 'delete' ? { affected_records: affected } : { service_plan: linkItem(ctx, l.service_plan_id) }) },
+      data: {
+        message,
+        service_plan_id: l.service_plan_id,
+        action: b.action,
+        ...(b.action === 'delete' ? { affected_records: affected } : { service_plan: linkItem(ctx, l.service_plan_id) }),
+      },
     };
   });
 }
@@ -286,7 +324,10 @@ function remove(ctx: HandlerContext) {
         throw badRequest(`service_plan_id ${l.service_plan_id} joins service ${l.service_id} and plan ${l.plan_id}`, 'service_plan_id');
       }
     } else if (b.plan_id !== undefined && b.service_id !== undefined) {
-      const id = prep(db, 'SELECT service_plan_id FROM service_plans WHERE service_id = ? AND plan_id = ?', 'pluck').get(b.service_id, b.plan_id) as number | undefined;
+      const id = prep(db, 'SELECT service_plan_id FROM service_plans WHERE service_id = ? AND plan_id = ?', 'pluck').get(
+        b.service_id,
+        b.plan_id,
+      ) as number | undefined;
       if (id === undefined) throw notFound(`link between service ${b.service_id} and plan ${b.plan_id}`);
       l = linkById(ctx, id);
     } else throw badRequest('give service_plan_id, or service_id and plan_id', 'service_plan_id');
@@ -297,7 +338,13 @@ function remove(ctx: HandlerContext) {
       );
     }
     const affected = deleteLink(ctx, l.service_plan_id, Boolean(b.delete_related_data));
-    ctx.audit('service-plans', 'delete', { service_plan_id: l.service_plan_id, service_code: l.service_code, plan_code: l.plan_code, affected_records: affected, ...b });
+    ctx.audit('service-plans', 'delete', {
+      service_plan_id: l.service_plan_id,
+      service_code: l.service_code,
+      plan_code: l.plan_code,
+      affected_records: affected,
+      ...b,
+    });
     const message = `link ${l.service_code}/${l.plan_code} deleted`;
     return { message, data: { message, service_plan_id: l.service_plan_id, affected_records: affected } };
   });

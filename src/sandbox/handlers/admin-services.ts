@@ -65,7 +65,9 @@ function findService(ctx: HandlerContext, id: number | undefined, code: string |
   if (id === undefined && (code === undefined || code === '')) throw badRequest('give service_id or service_code', 'service_id');
   const db = ctx.db;
   const row = (
-    id !== undefined ? prep(db, 'SELECT * FROM services WHERE service_id = ?').get(id) : prep(db, 'SELECT * FROM services WHERE service_code = ?').get(code)
+    id !== undefined
+      ? prep(db, 'SELECT * FROM services WHERE service_id = ?').get(id)
+      : prep(db, 'SELECT * FROM services WHERE service_code = ?').get(code)
   ) as ServiceRow | undefined;
   if (!row) throw notFound(id !== undefined ? `service ${id}` : `service ${code}`);
   if (id !== undefined && code && row.service_code.toLowerCase() !== code.toLowerCase()) {
@@ -75,16 +77,27 @@ function findService(ctx: HandlerContext, id: number | undefined, code: string |
 }
 
 function serviceItem(ctx: HandlerContext, id: number) {
-  return boolifyOne(prep(ctx.db, `SELECT ${SERVICE_ITEM} FROM services s WHERE s.service_id = ?`).get(id) as Record<string, unknown> | undefined, SERVICE_BOOLS);
+  return boolifyOne(
+    prep(ctx.db, `SELECT ${SERVICE_ITEM} FROM services s WHERE s.service_id = ?`).get(id) as Record<string, unknown> | undefined,
+    SERVICE_BOOLS,
+  );
 }
 
 function listServices(ctx: HandlerContext) {
   const q = ctx.query;
   const w = new Where()
     .opt(q.service_code, 's.service_code = ?')
-    .opt(q.service_name, "fold(s.service_name) LIKE fold(?) ESCAPE '\\'", q.service_name === undefined ? undefined : likeAny(q.service_name))
+    .opt(
+      q.service_name,
+      "fold(s.service_name) LIKE fold(?) ESCAPE '\\'",
+      q.service_name === undefined ? undefined : likeAny(q.service_name),
+    )
     .opt(q.service_type, 's.service_type = ?')
-    .opt(q.provider_name, "fold(s.provider_name) LIKE fold(?) ESCAPE '\\'", q.provider_name === undefined ? undefined : likeAny(q.provider_name))
+    .opt(
+      q.provider_name,
+      "fold(s.provider_name) LIKE fold(?) ESCAPE '\\'",
+      q.provider_name === undefined ? undefined : likeAny(q.provider_name),
+    )
     .opt(b01(q.is_active), 's.is_active = ?');
   dateRange(w, 's.created_date', q.created_date_from, q.created_date_to);
   const total = count(ctx.db, `SELECT COUNT(*) FROM services s ${w.sql}`, w.args);
@@ -211,7 +224,10 @@ function detail(ctx: HandlerContext) {
 
 function report(ctx: HandlerContext) {
   const q = ctx.query;
-  const w = new Where().opt(q.service_code, 's.service_code = ?').opt(q.service_type, 's.report_type = ?').opt(b01(q.is_active), 's.is_active = ?');
+  const w = new Where()
+    .opt(q.service_code, 's.service_code = ?')
+    .opt(q.service_type, 's.report_type = ?')
+    .opt(b01(q.is_active), 's.is_active = ?');
   const today = `${nowIso(ctx).slice(0, 10)}T00:00:00.000Z`;
   const since30 = new Date(ctx.now().getTime() - 30 * DAY_MS).toISOString();
   const stats = q.include_stats
@@ -271,7 +287,17 @@ function create(ctx: HandlerContext) {
   });
 }
 
-const UPDATABLE = ['service_name', 'service_type', 'provider_name', 'base_service_url', 'access_pattern', 'credit_reset_cycle', 'description', 'is_active', 'requires_auth'];
+const UPDATABLE = [
+  'service_name',
+  'service_type',
+  'provider_name',
+  'base_service_url',
+  'access_pattern',
+  'credit_reset_cycle',
+  'description',
+  'is_active',
+  'requires_auth',
+];
 
 function update(ctx: HandlerContext) {
   const db = ctx.db;

@@ -5,7 +5,22 @@
 import { prep } from '../db.js';
 import { addCredits, dateAfter, daysBefore } from '../limits.js';
 import { SandboxError, type HandlerContext, type HandlerTable } from '../types.js';
-import { b01, badRequest, conflict, count, dateRange, inTransaction, likeAny, notFound, nowIso, pageRows, pagination, sortColumns, Where, type SortMap } from './admin-util.js';
+import {
+  b01,
+  badRequest,
+  conflict,
+  count,
+  dateRange,
+  inTransaction,
+  likeAny,
+  notFound,
+  nowIso,
+  pageRows,
+  pagination,
+  sortColumns,
+  Where,
+  type SortMap,
+} from './admin-util.js';
 
 const SUB_SORT: SortMap = {
   Username: 'u.username',
@@ -29,7 +44,11 @@ function list(ctx: HandlerContext) {
   const now = nowIso(ctx);
   const w = new Where()
     .opt(q.user_id, 'x.user_id = ?')
-    .opt(q.username, "x.user_id IN (SELECT user_id FROM users WHERE fold(username) LIKE fold(?) ESCAPE '\\')", q.username === undefined ? undefined : likeAny(q.username))
+    .opt(
+      q.username,
+      "x.user_id IN (SELECT user_id FROM users WHERE fold(username) LIKE fold(?) ESCAPE '\\')",
+      q.username === undefined ? undefined : likeAny(q.username),
+    )
     .opt(q.service_code, 'x.service_id = (SELECT service_id FROM services WHERE service_code = ?)')
     .opt(q.plan_code, 'x.plan_id = (SELECT plan_id FROM subscription_plans WHERE plan_code = ?)')
     .opt(q.status, 'x.status = ?')
@@ -85,9 +104,10 @@ function manage(ctx: HandlerContext) {
   const b = ctx.body;
   const id = ctx.params.id as number;
   return inTransaction(db, () => {
-    const sub = prep(db, 'SELECT subscription_id, user_id, status, start_date, end_date, total_credits, used_credits, auto_renewal, next_reset_date FROM subscriptions WHERE subscription_id = ?').get(
-      id,
-    ) as SubRow | undefined;
+    const sub = prep(
+      db,
+      'SELECT subscription_id, user_id, status, start_date, end_date, total_credits, used_credits, auto_renewal, next_reset_date FROM subscriptions WHERE subscription_id = ?',
+    ).get(id) as SubRow | undefined;
     if (!sub) throw notFound(`subscription ${id}`);
     if (b.reason.trim() === '') throw badRequest('reason must not be empty', 'reason');
     const nowD = ctx.now();
@@ -102,7 +122,10 @@ function manage(ctx: HandlerContext) {
       case 'extend': {
         if (b.extend_days === undefined) throw badRequest('extend needs extend_days (a whole number of days, at least 1)', 'extend_days');
         if (b.extend_days <= 0) throw badRequest('extend_days must be at least 1', 'extend_days');
-        if (from === 'cancelled') throw new SandboxError(400, 'cannot extend a cancelled subscription', 'INVALID_TRANSITION', [{ field: 'action', message: 'extend is not allowed when the status is cancelled' }]);
+        if (from === 'cancelled')
+          throw new SandboxError(400, 'cannot extend a cancelled subscription', 'INVALID_TRANSITION', [
+            { field: 'action', message: 'extend is not allowed when the status is cancelled' },
+          ]);
         end = dateAfter(sub.end_date, b.extend_days, 'days', {
           field: 'extend_days',
           message: `extend_days ${b.extend_days} would move subscription ${id}'s end (${sub.end_date.slice(0, 10)}) past 9999-12-31`,
@@ -119,9 +142,12 @@ function manage(ctx: HandlerContext) {
       case 'resume':
         if (from !== 'paused') throw forbidden('resume', from);
         if (sub.end_date <= now) {
-          throw new SandboxError(400, `cannot resume subscription ${id}: it ended on ${sub.end_date.slice(0, 10)}; extend it first`, 'INVALID_TRANSITION', [
-            { field: 'action', message: 'the subscription has ended' },
-          ]);
+          throw new SandboxError(
+            400,
+            `cannot resume subscription ${id}: it ended on ${sub.end_date.slice(0, 10)}; extend it first`,
+            'INVALID_TRANSITION',
+            [{ field: 'action', message: 'the subscription has ended' }],
+          );
         }
         status = 'active';
         message = `subscription ${id} resumed`;
@@ -133,7 +159,8 @@ function manage(ctx: HandlerContext) {
         message = `subscription ${id} cancelled`;
         break;
       case 'add_credits':
-        if (b.extend_credits === undefined) throw badRequest('add_credits needs extend_credits (a whole number, at least 1)', 'extend_credits');
+        if (b.extend_credits === undefined)
+          throw badRequest('add_credits needs extend_credits (a whole number, at least 1)', 'extend_credits');
         if (b.extend_credits <= 0) throw badRequest('extend_credits must be at least 1', 'extend_credits');
         if (from !== 'active' && from !== 'paused') throw forbidden('add_credits', from);
         total = addCredits(sub.total_credits, b.extend_credits, {
@@ -195,7 +222,9 @@ function remove(ctx: HandlerContext) {
   return inTransaction(db, () => {
     let found: Array<{ subscription_id: number; status: string; user_id: number; service_id: number | null }>;
     if (b.subscription_id !== undefined) {
-      found = prep(db, 'SELECT subscription_id, status, user_id, service_id FROM subscriptions WHERE subscription_id = ?').all(b.subscription_id) as typeof found;
+      found = prep(db, 'SELECT subscription_id, status, user_id, service_id FROM subscriptions WHERE subscription_id = ?').all(
+        b.subscription_id,
+      ) as typeof found;
       if (!found.length) throw notFound(`subscription ${b.subscription_id}`);
       // A user_id or service_id given beside it must be the subscription's: the caller meant
       // another subscription, and deleting this one would not be what they asked (as a service
@@ -211,7 +240,10 @@ function remove(ctx: HandlerContext) {
         }
       }
     } else if (b.user_id !== undefined && b.service_id !== undefined) {
-      found = prep(db, 'SELECT subscription_id, status FROM subscriptions WHERE user_id = ? AND service_id = ?').all(b.user_id, b.service_id) as typeof found;
+      found = prep(db, 'SELECT subscription_id, status FROM subscriptions WHERE user_id = ? AND service_id = ?').all(
+        b.user_id,
+        b.service_id,
+      ) as typeof found;
       if (!found.length) throw notFound(`subscriptions of user ${b.user_id} to service ${b.service_id}`);
     } else throw badRequest('give subscription_id, or user_id and service_id', 'subscription_id');
     const running = found.filter((r) => r.status === 'active' || r.status === 'paused');
@@ -228,7 +260,12 @@ function remove(ctx: HandlerContext) {
       if (b.delete_related_data) affected += prep(db, 'DELETE FROM usage_logs WHERE subscription_id = ?').run(sid).changes;
       affected += prep(db, 'DELETE FROM subscriptions WHERE subscription_id = ?').run(sid).changes;
     }
-    ctx.audit('subscriptions', 'delete', { subscription_ids: ids, force_delete: b.force_delete ?? false, delete_related_data: b.delete_related_data ?? false, affected_records: affected });
+    ctx.audit('subscriptions', 'delete', {
+      subscription_ids: ids,
+      force_delete: b.force_delete ?? false,
+      delete_related_data: b.delete_related_data ?? false,
+      affected_records: affected,
+    });
     const message = ids.length === 1 ? `subscription ${ids[0]} deleted` : `${ids.length} subscriptions deleted`;
     return { message, data: { message, affected_records: affected, deleted_subscription_ids: ids } };
   });
@@ -266,7 +303,10 @@ function cleanup(ctx: HandlerContext) {
     if (dry) {
       return {
         expired_subscriptions: prep(db, `SELECT COUNT(*) ${SUBS}`, 'pluck').get(cutoffs.expired_subscriptions_before) as number,
-        inactive_tokens: prep(db, `SELECT COUNT(*) ${TOKENS}`, 'pluck').get(cutoffs.inactive_tokens_before, cutoffs.inactive_tokens_before) as number,
+        inactive_tokens: prep(db, `SELECT COUNT(*) ${TOKENS}`, 'pluck').get(
+          cutoffs.inactive_tokens_before,
+          cutoffs.inactive_tokens_before,
+        ) as number,
         usage_logs: prep(db, `SELECT COUNT(*) ${LOGS}`, 'pluck').get(cutoffs.usage_logs_before) as number,
         dry_run: true,
       };

@@ -68,7 +68,10 @@ export type SortMap = Record<string, string | SortColumn | Array<string | SortCo
 /** The columns of a contract sort name (400 for an unknown one). */
 export function sortColumns(map: SortMap, sortBy: string): SortColumn[] {
   const cols = Object.prototype.hasOwnProperty.call(map, sortBy) ? map[sortBy] : undefined;
-  if (!cols) throw new SandboxError(400, `cannot sort by ${sortBy}`, 'VALIDATION_ERROR', [{ field: 'sort_by', message: `unknown sort field ${sortBy}` }]);
+  if (!cols)
+    throw new SandboxError(400, `cannot sort by ${sortBy}`, 'VALIDATION_ERROR', [
+      { field: 'sort_by', message: `unknown sort field ${sortBy}` },
+    ]);
   return (Array.isArray(cols) ? cols : [cols]).map((c) => (typeof c === 'string' ? { expr: c } : c));
 }
 
@@ -289,7 +292,11 @@ export function pageRows(db: DB, q: PageQuery): Array<Record<string, unknown>> {
   const start = (q.page - 1) * q.size;
   const read = () => readPage(db, q, keys, dir, sig, start);
   if (q.cache === false) return read();
-  return cachedUntilChange(db, `page\u0000${sig}\u0000${textId(q.select)}\u0000${(q.bools ?? []).join(',')}\u0000${start}\u0000${q.size}`, read);
+  return cachedUntilChange(
+    db,
+    `page\u0000${sig}\u0000${textId(q.select)}\u0000${(q.bools ?? []).join(',')}\u0000${start}\u0000${q.size}`,
+    read,
+  );
 }
 
 const textIds = new Map<string, number>();
@@ -311,7 +318,15 @@ function textId(text: string): number {
   return id;
 }
 
-function readPage(db: DB, q: PageQuery, keys: SortColumn[], dir: 'ASC' | 'DESC', sig: string, start: number, useBoundaries = true): Array<Record<string, unknown>> {
+function readPage(
+  db: DB,
+  q: PageQuery,
+  keys: SortColumn[],
+  dir: 'ASC' | 'DESC',
+  sig: string,
+  start: number,
+  useBoundaries = true,
+): Array<Record<string, unknown>> {
   // The database's own stamp, before and after the read (not one held for the request: see
   // holdingDataStamp): the positions must match the data the query actually saw.
   const stamp = currentDataStamp(db);
@@ -453,7 +468,8 @@ export function inTransaction<T>(db: DB, fn: () => T): T {
   prep(db, nested ? 'SAVEPOINT sandbox_tx' : 'BEGIN IMMEDIATE').run();
   try {
     const result = fn();
-    if (result && typeof (result as { then?: unknown }).then === 'function') throw new TypeError('Transaction function cannot return a promise');
+    if (result && typeof (result as { then?: unknown }).then === 'function')
+      throw new TypeError('Transaction function cannot return a promise');
     prep(db, nested ? 'RELEASE sandbox_tx' : 'COMMIT').run();
     return result;
   } catch (err) {

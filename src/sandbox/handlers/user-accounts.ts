@@ -33,7 +33,8 @@ function statusFilter(s: string | undefined): string | undefined {
 function knownRole(ctx: HandlerContext, role: string) {
   const r = getRoleByName(ctx.db, role);
   if (!r) throw new SandboxError(400, `unknown role '${role}'`, 'UNKNOWN_ROLE', [{ field: 'role', message: 'unknown role' }]);
-  if (!r.is_active) throw new SandboxError(400, `role '${r.role_name}' is not active`, 'ROLE_INACTIVE', [{ field: 'role', message: 'inactive role' }]);
+  if (!r.is_active)
+    throw new SandboxError(400, `role '${r.role_name}' is not active`, 'ROLE_INACTIVE', [{ field: 'role', message: 'inactive role' }]);
   return r;
 }
 
@@ -134,7 +135,9 @@ export const accountHandlers: HandlerTable = {
     const me = caller(ctx);
     const b = ctx.body;
     if (b.user_id !== ctx.params.id) {
-      throw new SandboxError(400, 'user_id in the body must match the id in the path', 'USER_ID_MISMATCH', [{ field: 'user_id', message: 'does not match the path id' }]);
+      throw new SandboxError(400, 'user_id in the body must match the id in the path', 'USER_ID_MISMATCH', [
+        { field: 'user_id', message: 'does not match the path id' },
+      ]);
     }
     const u = mustGetUser(ctx.db, ctx.params.id);
     if (u.role === 'superadmin' && u.user_id !== me.user_id) guardSuperadmin(ctx, 'change another superadmin');
@@ -147,7 +150,8 @@ export const accountHandlers: HandlerTable = {
       role = r.role_name;
     }
     if (b.status !== undefined && b.status !== u.status) {
-      if (u.user_id === me.user_id && b.status !== 'Active') throw new SandboxError(400, 'you cannot deactivate or ban yourself', 'SELF_STATUS_CHANGE');
+      if (u.user_id === me.user_id && b.status !== 'Active')
+        throw new SandboxError(400, 'you cannot deactivate or ban yourself', 'SELF_STATUS_CHANGE');
       // Banning or deactivating ends someone's sessions: only for users ranked below the caller.
       if (u.user_id !== me.user_id) guardRank(ctx, u, [], 'change the status of', 'status');
     }
@@ -179,7 +183,12 @@ export const accountHandlers: HandlerTable = {
       const after = getUser(ctx.db, u.user_id)!;
       return {
         message: Object.keys(changed).length ? 'user updated' : 'nothing to change',
-        data: { success: true, message: Object.keys(changed).length ? 'user updated' : 'nothing to change', changed_fields: Object.keys(changed), user: userDetail(ctx.db, after, true) },
+        data: {
+          success: true,
+          message: Object.keys(changed).length ? 'user updated' : 'nothing to change',
+          changed_fields: Object.keys(changed),
+          user: userDetail(ctx.db, after, true),
+        },
       };
     })();
   },
@@ -201,7 +210,10 @@ export const accountHandlers: HandlerTable = {
       ctx.db.prepare('DELETE FROM users WHERE user_id = ?').run(u.user_id);
     })();
     ctx.audit('users', 'delete', { user_id: u.user_id, username: u.username, email: u.email });
-    return { message: 'user deleted', data: { success: true, message: `user ${u.username} deleted`, user_id: u.user_id, username: u.username } };
+    return {
+      message: 'user deleted',
+      data: { success: true, message: `user ${u.username} deleted`, user_id: u.user_id, username: u.username },
+    };
   },
 
   'users.search': (ctx) => {
@@ -248,21 +260,31 @@ export const accountHandlers: HandlerTable = {
     const total = (ctx.db.prepare(base.replace('%COLS%', 'COUNT(*) AS n')).get(...args) as { n: number }).n;
     const { offset, total_pages } = paging(total, qy.page_number, qy.page_size);
     const dir = qy.sort_order === 'ASC' ? 'ASC' : 'DESC';
-    const sortCol = { created_date: 'u.created_date', last_login_date: 'u.last_login_date', username: 'u.username', email: 'u.email', status: 'u.status' }[
-      qy.sort_by as string
-    ]!;
+    const sortCol = {
+      created_date: 'u.created_date',
+      last_login_date: 'u.last_login_date',
+      username: 'u.username',
+      email: 'u.email',
+      status: 'u.status',
+    }[qy.sort_by as string]!;
     const rows = ctx.db
       .prepare(
-        `${base.replace(
-          '%COLS%',
-          `u.*, c.username AS created_by_username, c.full_name AS created_by_full_name,
+        `${base
+          .replace(
+            '%COLS%',
+            `u.*, c.username AS created_by_username, c.full_name AS created_by_full_name,
            (SELECT COUNT(*) FROM referral_uses ru WHERE ru.referrer_id = u.user_id) AS referral_count,
            (SELECT COUNT(*) FROM referral_uses ru WHERE ru.new_user_id = u.user_id) AS times_referred`,
-        ).replace(`FROM users u ${w}`, `FROM users u LEFT JOIN users c ON c.user_id = u.created_by ${w}`)}
+          )
+          .replace(`FROM users u ${w}`, `FROM users u LEFT JOIN users c ON c.user_id = u.created_by ${w}`)}
          ORDER BY (${sortCol} IS NULL), ${sortCol} ${dir}, u.user_id ${dir} LIMIT ? OFFSET ?`,
       )
       .all(...args, qy.page_size, offset) as Array<UserRow & Record<string, unknown>>;
-    const activeRoles = new Set((ctx.db.prepare('SELECT role_name FROM roles WHERE is_active = 1').all() as Array<{ role_name: string }>).map((r) => r.role_name.toLowerCase()));
+    const activeRoles = new Set(
+      (ctx.db.prepare('SELECT role_name FROM roles WHERE is_active = 1').all() as Array<{ role_name: string }>).map((r) =>
+        r.role_name.toLowerCase(),
+      ),
+    );
     const users = rows.map((u) => {
       const held = heldRoles(ctx.db, u.user_id);
       return {
@@ -324,7 +346,9 @@ export const accountHandlers: HandlerTable = {
     const detail = userDetail(ctx.db, u);
     const profile = ctx.db.prepare('SELECT * FROM profiles WHERE user_id = ?').get(u.user_id) as Record<string, unknown> | undefined;
     const history = ctx.db
-      .prepare('SELECT login_id, login_status, login_time, ip_address, user_agent FROM login_history WHERE user_id = ? ORDER BY login_time DESC, login_id DESC LIMIT 10')
+      .prepare(
+        'SELECT login_id, login_status, login_time, ip_address, user_agent FROM login_history WHERE user_id = ? ORDER BY login_time DESC, login_id DESC LIMIT 10',
+      )
       .all(u.user_id);
     const ref = ctx.db
       .prepare(
@@ -381,15 +405,31 @@ export const accountHandlers: HandlerTable = {
              postal_code = excluded.postal_code, profile_picture_url = excluded.profile_picture_url, phone_number = excluded.phone_number,
              gender = excluded.gender, date_of_birth = excluded.date_of_birth, modified_date = excluded.modified_date`,
         )
-        .run(me.user_id, val('address'), val('city'), val('country'), val('postal_code'), val('profile_picture_url'), val('phone_number'), val('gender'), val('date_of_birth'), at);
+        .run(
+          me.user_id,
+          val('address'),
+          val('city'),
+          val('country'),
+          val('postal_code'),
+          val('profile_picture_url'),
+          val('phone_number'),
+          val('gender'),
+          val('date_of_birth'),
+          at,
+        );
       ctx.db
-        .prepare('UPDATE users SET full_name = ?, phone_number = COALESCE(?, phone_number), address = COALESCE(?, address) WHERE user_id = ?')
+        .prepare(
+          'UPDATE users SET full_name = ?, phone_number = COALESCE(?, phone_number), address = COALESCE(?, address) WHERE user_id = ?',
+        )
         .run(b.full_name, b.phone_number ?? null, b.address ?? null, me.user_id);
     })();
     const fields = Object.keys(b).filter((k) => b[k] !== undefined);
     ctx.audit('profile', 'update', { user_id: me.user_id, fields });
     const profile = ctx.db.prepare('SELECT * FROM profiles WHERE user_id = ?').get(me.user_id) as Record<string, unknown>;
-    return { message: 'profile updated', data: { success: true, message: 'profile updated', updated_fields: fields, profile: { ...profile, full_name: b.full_name } } };
+    return {
+      message: 'profile updated',
+      data: { success: true, message: 'profile updated', updated_fields: fields, profile: { ...profile, full_name: b.full_name } },
+    };
   },
 
   // -------------------------------------------------------------------------------------------
@@ -398,8 +438,7 @@ export const accountHandlers: HandlerTable = {
   'devices.list': (ctx) => {
     const me = caller(ctx);
     const tok = ctx.db.prepare('SELECT device_id, session_id FROM tokens WHERE token = ?').get(me.token) as
-      | { device_id: string | null; session_id: string | null }
-      | undefined;
+      { device_id: string | null; session_id: string | null } | undefined;
     const at = nowIso(ctx);
     const rows = ctx.db
       .prepare(
@@ -416,7 +455,9 @@ export const accountHandlers: HandlerTable = {
       ip_address: d.ip_address,
       user_agent: d.user_agent,
       is_active: bool(d.is_active),
-      is_current_device: !!tok && ((tok.device_id !== null && tok.device_id === d.device_id) || (tok.session_id !== null && tok.session_id === d.session_id)),
+      is_current_device:
+        !!tok &&
+        ((tok.device_id !== null && tok.device_id === d.device_id) || (tok.session_id !== null && tok.session_id === d.session_id)),
       is_currently_logged_in: bool(d.is_active) && bool(d.live),
       session_id: d.session_id,
       login_time: d.login_time,
@@ -433,7 +474,9 @@ export const accountHandlers: HandlerTable = {
     const id = String(ctx.params.id);
     const find = (userFilter: boolean) =>
       ctx.db
-        .prepare(`SELECT * FROM devices WHERE (device_id = ? OR CAST(id AS TEXT) = ?) ${userFilter ? 'AND user_id = ?' : ''} ORDER BY (device_id = ?) DESC LIMIT 1`)
+        .prepare(
+          `SELECT * FROM devices WHERE (device_id = ? OR CAST(id AS TEXT) = ?) ${userFilter ? 'AND user_id = ?' : ''} ORDER BY (device_id = ?) DESC LIMIT 1`,
+        )
         .get(...(userFilter ? [id, id, me.user_id, id] : [id, id, id])) as Record<string, unknown> | undefined;
     // Admins may remove anyone's device; others only their own (a stranger's is "not found").
     const d = find(true) ?? (isAdminRole(me.role) ? find(false) : undefined);
@@ -442,7 +485,9 @@ export const accountHandlers: HandlerTable = {
     let revoked = 0;
     ctx.db.transaction(() => {
       const toks = ctx.db
-        .prepare('SELECT token FROM tokens WHERE user_id = ? AND revoked_at IS NULL AND (device_id = ? OR (? IS NOT NULL AND session_id = ?))')
+        .prepare(
+          'SELECT token FROM tokens WHERE user_id = ? AND revoked_at IS NULL AND (device_id = ? OR (? IS NOT NULL AND session_id = ?))',
+        )
         .all(d.user_id, d.device_id, d.session_id, d.session_id) as Array<{ token: string }>;
       for (const t of toks) revokeToken(ctx.db, t.token, ctx.now());
       revoked = toks.length;
@@ -451,7 +496,14 @@ export const accountHandlers: HandlerTable = {
     ctx.audit('devices', 'remove', { device_id: d.device_id, user_id: d.user_id, sessions_revoked: revoked });
     return {
       message: 'device removed',
-      data: { success: true, message: 'device removed and its sessions ended', device_id: d.device_id, user_id: d.user_id, sessions_revoked: revoked, removed_at: at },
+      data: {
+        success: true,
+        message: 'device removed and its sessions ended',
+        device_id: d.device_id,
+        user_id: d.user_id,
+        sessions_revoked: revoked,
+        removed_at: at,
+      },
     };
   },
 };

@@ -18,7 +18,9 @@ function header(ctx: HandlerContext, name: string): string | undefined {
 
 function recordLogin(ctx: HandlerContext, userId: number | null, username: string, status: string, deviceId: string | null = null) {
   ctx.db
-    .prepare('INSERT INTO login_history (user_id, username, login_status, ip_address, user_agent, device_id, login_time) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    .prepare(
+      'INSERT INTO login_history (user_id, username, login_status, ip_address, user_agent, device_id, login_time) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    )
     .run(userId, username, status, ctx.ip, ctx.userAgent, deviceId, nowIso(ctx));
 }
 
@@ -88,8 +90,7 @@ function upsertDevice(ctx: HandlerContext, userId: number, deviceId: string, ses
 /** Marks the device of a token logged out (CMS sessions). */
 function endDeviceSession(db: DB, token: string, at: string) {
   const t = db.prepare('SELECT user_id, device_id, session_id FROM tokens WHERE token = ?').get(token) as
-    | { user_id: number; device_id: string | null; session_id: string | null }
-    | undefined;
+    { user_id: number; device_id: string | null; session_id: string | null } | undefined;
   if (!t || (!t.device_id && !t.session_id)) return;
   db.prepare(
     `UPDATE devices SET is_active = 0, logout_time = ?, last_activity_time = ?
@@ -103,7 +104,9 @@ function createReset(ctx: HandlerContext, email: string) {
   const token = `rst_${builtin('node:crypto').randomBytes(18).toString('base64url')}`;
   const at = ctx.now();
   const expiry = new Date(at.getTime() + RESET_TTL_MS).toISOString();
-  ctx.db.prepare('INSERT INTO password_resets (reset_token, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)').run(token, u.user_id, at.toISOString(), expiry);
+  ctx.db
+    .prepare('INSERT INTO password_resets (reset_token, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)')
+    .run(token, u.user_id, at.toISOString(), expiry);
   ctx.audit('auth', 'request_reset', { user_id: u.user_id, username: u.username });
   return {
     message: 'password reset requested',
@@ -125,8 +128,7 @@ function useReset(ctx: HandlerContext, token: string, newPassword: string, userI
   const at = nowIso(ctx);
   return ctx.db.transaction(() => {
     const r = ctx.db.prepare('SELECT * FROM password_resets WHERE reset_token = ?').get(token) as
-      | { reset_token: string; user_id: number; expires_at: string; used_at: string | null }
-      | undefined;
+      { reset_token: string; user_id: number; expires_at: string; used_at: string | null } | undefined;
     if (!r || (userId !== undefined && r.user_id !== userId)) throw new SandboxError(400, 'invalid reset token', 'INVALID_RESET_TOKEN');
     if (r.used_at) throw new SandboxError(400, 'reset token already used', 'RESET_TOKEN_USED');
     if (r.expires_at <= at) throw new SandboxError(400, 'reset token expired', 'RESET_TOKEN_EXPIRED');
@@ -136,20 +138,28 @@ function useReset(ctx: HandlerContext, token: string, newPassword: string, userI
     const revoked = revokeAllTokens(ctx.db, r.user_id, at);
     const u = getUser(ctx.db, r.user_id)!;
     ctx.audit('auth', 'reset_password', { user_id: u.user_id, username: u.username, sessions_revoked: revoked });
-    return { message: 'password reset', data: { success: true, message: 'password reset; sign in with the new password', user_id: u.user_id, username: u.username } };
+    return {
+      message: 'password reset',
+      data: { success: true, message: 'password reset; sign in with the new password', user_id: u.user_id, username: u.username },
+    };
   })();
 }
 
 function changeOwnPassword(ctx: HandlerContext, module: string) {
   const me = caller(ctx);
   const u = getUser(ctx.db, me.user_id)!;
-  if (!verifyPassword(ctx.body.old_password, u.password_hash)) throw new SandboxError(400, 'old password is incorrect', 'INVALID_OLD_PASSWORD');
-  if (ctx.body.old_password === ctx.body.new_password) throw new SandboxError(400, 'new password must differ from the old one', 'PASSWORD_UNCHANGED');
+  if (!verifyPassword(ctx.body.old_password, u.password_hash))
+    throw new SandboxError(400, 'old password is incorrect', 'INVALID_OLD_PASSWORD');
+  if (ctx.body.old_password === ctx.body.new_password)
+    throw new SandboxError(400, 'new password must differ from the old one', 'PASSWORD_UNCHANGED');
   const at = nowIso(ctx);
   ctx.db.prepare('UPDATE users SET password_hash = ? WHERE user_id = ?').run(hashPassword(ctx.body.new_password), u.user_id);
   const revoked = revokeAllTokens(ctx.db, u.user_id, at, me.token);
   ctx.audit(module, 'change_password', { user_id: u.user_id, username: u.username, other_sessions_revoked: revoked });
-  return { message: 'password changed', data: { success: true, message: 'password changed; other sessions were signed out', user_id: u.user_id } };
+  return {
+    message: 'password changed',
+    data: { success: true, message: 'password changed; other sessions were signed out', user_id: u.user_id },
+  };
 }
 
 export const authHandlers: HandlerTable = {
@@ -207,7 +217,10 @@ export const authHandlers: HandlerTable = {
     const who = lookupToken(ctx.db, old, ctx.now());
     if (!who) throw new SandboxError(401, 'invalid or expired token', 'INVALID_TOKEN');
     return ctx.db.transaction(() => {
-      const row = ctx.db.prepare('SELECT session_id, device_id FROM tokens WHERE token = ?').get(old) as { session_id: string | null; device_id: string | null };
+      const row = ctx.db.prepare('SELECT session_id, device_id FROM tokens WHERE token = ?').get(old) as {
+        session_id: string | null;
+        device_id: string | null;
+      };
       revokeToken(ctx.db, old, ctx.now());
       const t = issueToken(ctx.db, who.user_id, { now: ctx.now(), sessionId: row.session_id, deviceId: row.device_id });
       ctx.audit('auth', 'refresh', { user_id: who.user_id, username: who.username });
@@ -223,9 +236,18 @@ export const authHandlers: HandlerTable = {
 
   'auth.validate-session': (ctx) => {
     const who = lookupToken(ctx.db, ctx.body.token, ctx.now());
-    if (!who) return { message: 'session is not valid', data: { valid: false, user_id: null, username: null, role: null, message: 'token unknown, revoked or expired' } };
-    ctx.db.prepare('UPDATE devices SET last_activity_time = ? WHERE user_id = ? AND session_id = ? AND is_active = 1').run(nowIso(ctx), who.user_id, who.session_id);
-    return { message: 'session is valid', data: { valid: true, user_id: who.user_id, username: who.username, role: who.role, message: 'session is valid' } };
+    if (!who)
+      return {
+        message: 'session is not valid',
+        data: { valid: false, user_id: null, username: null, role: null, message: 'token unknown, revoked or expired' },
+      };
+    ctx.db
+      .prepare('UPDATE devices SET last_activity_time = ? WHERE user_id = ? AND session_id = ? AND is_active = 1')
+      .run(nowIso(ctx), who.user_id, who.session_id);
+    return {
+      message: 'session is valid',
+      data: { valid: true, user_id: who.user_id, username: who.username, role: who.role, message: 'session is valid' },
+    };
   },
 
   'cms.auth.login': (ctx) => {
@@ -264,11 +286,12 @@ export const authHandlers: HandlerTable = {
     const at = nowIso(ctx);
     return ctx.db.transaction(() => {
       const clash = ctx.db.prepare('SELECT username, email FROM users WHERE username = ? OR email = ?').get(b.username, b.email) as
-        | { username: string; email: string }
-        | undefined;
+        { username: string; email: string } | undefined;
       if (clash) {
         const field = clash.username.toLowerCase() === String(b.username).toLowerCase() ? 'username' : 'email';
-        throw new SandboxError(409, `${field} is already taken`, field === 'username' ? 'USERNAME_TAKEN' : 'EMAIL_TAKEN', [{ field, message: 'already taken' }]);
+        throw new SandboxError(409, `${field} is already taken`, field === 'username' ? 'USERNAME_TAKEN' : 'EMAIL_TAKEN', [
+          { field, message: 'already taken' },
+        ]);
       }
       const r = ctx.db
         .prepare(
@@ -279,7 +302,9 @@ export const authHandlers: HandlerTable = {
       const userId = Number(r.lastInsertRowid);
       setRoles(ctx.db, userId, ['user'], null, at);
       if (b.address || b.phone_number) {
-        ctx.db.prepare('INSERT INTO profiles (user_id, address, phone_number, modified_date) VALUES (?, ?, ?, ?)').run(userId, b.address ?? null, b.phone_number ?? null, at);
+        ctx.db
+          .prepare('INSERT INTO profiles (user_id, address, phone_number, modified_date) VALUES (?, ?, ?, ?)')
+          .run(userId, b.address ?? null, b.phone_number ?? null, at);
       }
       upsertDevice(ctx, userId, deviceId, null);
       let referral: Record<string, unknown> | null = null;
@@ -322,7 +347,10 @@ export const authHandlers: HandlerTable = {
     ctx.db.prepare('UPDATE users SET password_hash = ? WHERE user_id = ?').run(hashPassword(ctx.body.new_password), u.user_id);
     const revoked = revokeAllTokens(ctx.db, u.user_id, at, u.user_id === me.user_id ? me.token : undefined);
     ctx.audit('auth', 'superadmin_change_password', { user_id: u.user_id, username: u.username, sessions_revoked: revoked });
-    return { message: 'password changed', data: { success: true, message: `password of ${u.username} changed`, user_id: u.user_id, username: u.username } };
+    return {
+      message: 'password changed',
+      data: { success: true, message: `password of ${u.username} changed`, user_id: u.user_id, username: u.username },
+    };
   },
 
   'cms.verification.generate': (ctx) => {
@@ -357,20 +385,31 @@ export const authHandlers: HandlerTable = {
     const at = nowIso(ctx);
     try {
       return ctx.db.transaction(() => {
-      const row = ctx.db
-        .prepare('SELECT * FROM verification_codes WHERE user_id = ? AND type = ? AND code = ? AND used_at IS NULL ORDER BY id DESC LIMIT 1')
-        .get(me.user_id, ctx.body.type, ctx.body.code) as { id: number; expires_at: string } | undefined;
-      // A failed attempt is audited after the transaction rolls back (see below), so it stays.
-      if (!row) throw new SandboxError(422, 'invalid verification code', 'INVALID_VERIFICATION_CODE', undefined, { reason: 'invalid' });
-      if (row.expires_at <= at) throw new SandboxError(422, 'verification code expired', 'VERIFICATION_CODE_EXPIRED', undefined, { reason: 'expired' });
-      ctx.db.prepare('UPDATE verification_codes SET used_at = ? WHERE id = ?').run(at, row.id);
-      ctx.db.prepare("UPDATE users SET is_verified = 1, status = CASE WHEN status = 'Pending' THEN 'Active' ELSE status END WHERE user_id = ?").run(me.user_id);
-      const u = getUser(ctx.db, me.user_id)!;
-      ctx.audit('auth', 'verify', { user_id: me.user_id, type: ctx.body.type, status: u.status });
-      return { message: 'account verified', data: { success: true, verified: true, type: ctx.body.type, status: u.status, message: 'account verified' } };
+        const row = ctx.db
+          .prepare(
+            'SELECT * FROM verification_codes WHERE user_id = ? AND type = ? AND code = ? AND used_at IS NULL ORDER BY id DESC LIMIT 1',
+          )
+          .get(me.user_id, ctx.body.type, ctx.body.code) as { id: number; expires_at: string } | undefined;
+        // A failed attempt is audited after the transaction rolls back (see below), so it stays.
+        if (!row) throw new SandboxError(422, 'invalid verification code', 'INVALID_VERIFICATION_CODE', undefined, { reason: 'invalid' });
+        if (row.expires_at <= at)
+          throw new SandboxError(422, 'verification code expired', 'VERIFICATION_CODE_EXPIRED', undefined, { reason: 'expired' });
+        ctx.db.prepare('UPDATE verification_codes SET used_at = ? WHERE id = ?').run(at, row.id);
+        ctx.db
+          .prepare(
+            "UPDATE users SET is_verified = 1, status = CASE WHEN status = 'Pending' THEN 'Active' ELSE status END WHERE user_id = ?",
+          )
+          .run(me.user_id);
+        const u = getUser(ctx.db, me.user_id)!;
+        ctx.audit('auth', 'verify', { user_id: me.user_id, type: ctx.body.type, status: u.status });
+        return {
+          message: 'account verified',
+          data: { success: true, verified: true, type: ctx.body.type, status: u.status, message: 'account verified' },
+        };
       })();
     } catch (e) {
-      if (e instanceof SandboxError && e.status === 422) ctx.audit('auth', 'verify_failed', { user_id: me.user_id, type: ctx.body.type, reason: e.extra?.reason });
+      if (e instanceof SandboxError && e.status === 422)
+        ctx.audit('auth', 'verify_failed', { user_id: me.user_id, type: ctx.body.type, reason: e.extra?.reason });
       throw e;
     }
   },
@@ -383,7 +422,15 @@ export const authHandlers: HandlerTable = {
  */
 export function applyReferral(db: DB, code: string, newUserId: number, at: string) {
   const c = db.prepare('SELECT * FROM referral_codes WHERE referral_code = ?').get(code) as
-    | { referral_id: number; user_id: number; referral_code: string; usage_limit: number; used_count: number; expiry_date: string | null; is_active: number }
+    | {
+        referral_id: number;
+        user_id: number;
+        referral_code: string;
+        usage_limit: number;
+        used_count: number;
+        expiry_date: string | null;
+        is_active: number;
+      }
     | undefined;
   if (!c) throw new SandboxError(404, 'referral code not found', 'REFERRAL_NOT_FOUND');
   if (c.user_id === newUserId) throw new SandboxError(400, 'a user cannot use their own referral code', 'SELF_REFERRAL');
@@ -401,7 +448,12 @@ export function applyReferral(db: DB, code: string, newUserId: number, at: strin
     if (c.expiry_date && c.expiry_date <= at) throw new SandboxError(400, 'referral code has expired', 'REFERRAL_EXPIRED');
     throw new SandboxError(400, 'referral code has no uses left', 'REFERRAL_EXHAUSTED');
   }
-  db.prepare('INSERT INTO referral_uses (referral_id, referrer_id, new_user_id, used_date) VALUES (?, ?, ?, ?)').run(c.referral_id, c.user_id, newUserId, at);
+  db.prepare('INSERT INTO referral_uses (referral_id, referrer_id, new_user_id, used_date) VALUES (?, ?, ?, ?)').run(
+    c.referral_id,
+    c.user_id,
+    newUserId,
+    at,
+  );
   const after = db.prepare('SELECT used_count, usage_limit, expiry_date FROM referral_codes WHERE referral_id = ?').get(c.referral_id) as {
     used_count: number;
     usage_limit: number;

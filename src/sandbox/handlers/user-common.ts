@@ -137,7 +137,8 @@ export function heldRoles(db: DB, userId: number): HeldRole[] {
         WHERE ur.user_id = ?`,
     )
     .all(userId) as HeldRole[];
-  const u = db.prepare('SELECT role, created_date FROM users WHERE user_id = ?').get(userId) as { role: string; created_date: string } | undefined;
+  const u = db.prepare('SELECT role, created_date FROM users WHERE user_id = ?').get(userId) as
+    { role: string; created_date: string } | undefined;
   if (u && !rows.some((r) => r.role_name.toLowerCase() === u.role.toLowerCase())) {
     const r = getRoleByName(db, u.role);
     rows.push({
@@ -217,11 +218,21 @@ export function permissionsOf(db: DB, userId: number): string[] {
 
 /** Permission grants of a user (who granted the role that carries each permission, and when). */
 export function grantedPermissions(db: DB, userId: number) {
-  const out = new Map<string, { permission_name: string; granted_by_username: string | null; granted_date: string | null; via_role: string }>();
+  const out = new Map<
+    string,
+    { permission_name: string; granted_by_username: string | null; granted_date: string | null; via_role: string }
+  >();
   const deciding = decidingRole(db, userId);
   const held = heldRoles(db, userId).filter((h) => h.role_name.toLowerCase() === deciding);
   // A custom primary role: the account may do what a user may, by no assignment of its own.
-  const from = held.length ? held : [{ role_name: deciding, assigned_by_username: 'system', assigned_at: null } as Pick<HeldRole, 'role_name' | 'assigned_by_username' | 'assigned_at'>];
+  const from = held.length
+    ? held
+    : [
+        { role_name: deciding, assigned_by_username: 'system', assigned_at: null } as Pick<
+          HeldRole,
+          'role_name' | 'assigned_by_username' | 'assigned_at'
+        >,
+      ];
   for (const r of from) {
     const perms = db
       .prepare(
@@ -268,7 +279,12 @@ export function guardRank(ctx: HandlerContext, target: UserRow | undefined, gran
   }
   for (const r of grant) {
     if (r.priority >= mine) {
-      throw new SandboxError(403, `you cannot grant '${r.role_name}': it ranks at or above your role`, 'FORBIDDEN', fields(`'${r.role_name}' ranks at or above your role`));
+      throw new SandboxError(
+        403,
+        `you cannot grant '${r.role_name}': it ranks at or above your role`,
+        'FORBIDDEN',
+        fields(`'${r.role_name}' ranks at or above your role`),
+      );
     }
   }
 }

@@ -21,11 +21,19 @@ type RunningSub = ReturnType<typeof runningSubs>[number];
  * credits, `daily` when those that have them are all at their daily limit (the first of them
  * is given, with its figures).
  */
-function chooseSubscription(db: DB, running: RunningSub[], amount: number, now: Date): { sub: RunningSub; limit: number | null; today: number; refused?: 'credits' | 'daily' } {
+function chooseSubscription(
+  db: DB,
+  running: RunningSub[],
+  amount: number,
+  now: Date,
+): { sub: RunningSub; limit: number | null; today: number; refused?: 'credits' | 'daily' } {
   let firstWithCredits: { sub: RunningSub; limit: number | null; today: number } | undefined;
   for (const sub of running) {
     if (sub.total_credits - sub.used_credits < amount) continue;
-    const plan = sub.plan_id ? (db.prepare('SELECT max_usage_per_day FROM subscription_plans WHERE plan_id = ?').get(sub.plan_id) as { max_usage_per_day: number | null } | undefined) : undefined;
+    const plan = sub.plan_id
+      ? (db.prepare('SELECT max_usage_per_day FROM subscription_plans WHERE plan_id = ?').get(sub.plan_id) as
+          { max_usage_per_day: number | null } | undefined)
+      : undefined;
     const limit = plan?.max_usage_per_day ?? null;
     const today = usageToday(db, sub.subscription_id, now);
     if (limit === null || today + amount <= limit) return { sub, limit, today };
@@ -100,7 +108,12 @@ interface SubRow {
  * Adds `n` units (days, months, years) to an ISO time, months and years on the calendar; throws
  * a 400 (`why`) when that is after 9999-12-31 (limits.ts).
  */
-export function addDuration(isoTime: string, n: number, unit: string, why: Refusal = { field: 'duration', message: `${n} ${unit} after ${isoTime} is after 9999-12-31` }): string {
+export function addDuration(
+  isoTime: string,
+  n: number,
+  unit: string,
+  why: Refusal = { field: 'duration', message: `${n} ${unit} after ${isoTime} is after 9999-12-31` },
+): string {
   return dateAfter(isoTime, n, unit === 'months' || unit === 'years' ? unit : 'days', why);
 }
 
@@ -146,7 +159,9 @@ function runningSubs(db: DB, userId: number, serviceId: number, at: string): Sub
 
 function usageToday(db: DB, subscriptionId: number, at: Date): number {
   return (
-    db.prepare('SELECT COALESCE(SUM(usage_amount), 0) AS n FROM usage_logs WHERE subscription_id = ? AND used_at >= ?').get(subscriptionId, dayStart(at)) as {
+    db
+      .prepare('SELECT COALESCE(SUM(usage_amount), 0) AS n FROM usage_logs WHERE subscription_id = ? AND used_at >= ?')
+      .get(subscriptionId, dayStart(at)) as {
       n: number;
     }
   ).n;
@@ -206,8 +221,7 @@ interface LinkRow {
 
 function loadLink(db: DB, servicePlanId: number): LinkRow | undefined {
   const l = db.prepare('SELECT * FROM service_plans WHERE service_plan_id = ?').get(servicePlanId) as
-    | { service_plan_id: number; service_id: number; plan_id: number; is_available: number }
-    | undefined;
+    { service_plan_id: number; service_id: number; plan_id: number; is_available: number } | undefined;
   if (!l) return undefined;
   const service = db.prepare('SELECT * FROM services WHERE service_id = ?').get(l.service_id) as ServiceRow;
   const plan = db.prepare('SELECT * FROM subscription_plans WHERE plan_id = ?').get(l.plan_id) as PlanRow;
@@ -224,23 +238,34 @@ function resolveOffer(db: DB, b: { service_plan_id?: number; service_code?: stri
     link = loadLink(db, b.service_plan_id);
     if (!link) throw new SandboxError(404, `service plan ${b.service_plan_id} not found`, 'SERVICE_PLAN_NOT_FOUND');
     if (b.service_code && link.service.service_code.toLowerCase() !== String(b.service_code).toLowerCase()) {
-      throw new SandboxError(400, `service plan ${b.service_plan_id} belongs to ${link.service.service_code}, not ${b.service_code}`, 'OFFER_MISMATCH');
+      throw new SandboxError(
+        400,
+        `service plan ${b.service_plan_id} belongs to ${link.service.service_code}, not ${b.service_code}`,
+        'OFFER_MISMATCH',
+      );
     }
     if (b.plan_code && link.plan.plan_code.toLowerCase() !== String(b.plan_code).toLowerCase()) {
       throw new SandboxError(400, `service plan ${b.service_plan_id} sells ${link.plan.plan_code}, not ${b.plan_code}`, 'OFFER_MISMATCH');
     }
   } else if (b.plan_code) {
-    const plan = db.prepare('SELECT plan_id FROM subscription_plans WHERE plan_code = ?').get(b.plan_code) as { plan_id: number } | undefined;
+    const plan = db.prepare('SELECT plan_id FROM subscription_plans WHERE plan_code = ?').get(b.plan_code) as
+      { plan_id: number } | undefined;
     if (!plan) throw new SandboxError(404, `plan '${b.plan_code}' not found`, 'PLAN_NOT_FOUND');
     let rows: Array<{ service_plan_id: number }>;
     if (b.service_code) {
       const s = mustGetService(db, b.service_code);
-      rows = db.prepare('SELECT service_plan_id FROM service_plans WHERE service_id = ? AND plan_id = ?').all(s.service_id, plan.plan_id) as typeof rows;
-      if (!rows.length) throw new SandboxError(404, `service ${s.service_code} does not offer plan ${b.plan_code}`, 'SERVICE_PLAN_NOT_FOUND');
+      rows = db
+        .prepare('SELECT service_plan_id FROM service_plans WHERE service_id = ? AND plan_id = ?')
+        .all(s.service_id, plan.plan_id) as typeof rows;
+      if (!rows.length)
+        throw new SandboxError(404, `service ${s.service_code} does not offer plan ${b.plan_code}`, 'SERVICE_PLAN_NOT_FOUND');
     } else {
-      rows = db.prepare('SELECT service_plan_id FROM service_plans WHERE plan_id = ? AND is_available = 1').all(plan.plan_id) as typeof rows;
+      rows = db
+        .prepare('SELECT service_plan_id FROM service_plans WHERE plan_id = ? AND is_available = 1')
+        .all(plan.plan_id) as typeof rows;
       if (rows.length === 0) throw new SandboxError(400, `plan ${b.plan_code} is not on sale`, 'PLAN_NOT_AVAILABLE');
-      if (rows.length > 1) throw new SandboxError(400, `plan ${b.plan_code} is sold by several services: give service_code too`, 'AMBIGUOUS_PLAN');
+      if (rows.length > 1)
+        throw new SandboxError(400, `plan ${b.plan_code} is sold by several services: give service_code too`, 'AMBIGUOUS_PLAN');
     }
     link = loadLink(db, rows[0].service_plan_id)!;
   } else {
@@ -257,7 +282,18 @@ function resolveOffer(db: DB, b: { service_plan_id?: number; service_code?: stri
 /** Inserts a running subscription from `at` to `end` (planEnd, computed by the caller before it writes anything). */
 function insertSubscription(
   db: DB,
-  o: { userId: number; link: LinkRow; at: string; end: string; autoRenewal: boolean; paymentMethod: string; price: number; credits: number; code?: string | null; batch?: string | null },
+  o: {
+    userId: number;
+    link: LinkRow;
+    at: string;
+    end: string;
+    autoRenewal: boolean;
+    paymentMethod: string;
+    price: number;
+    credits: number;
+    code?: string | null;
+    batch?: string | null;
+  },
 ): number {
   const end = o.end;
   const r = db
@@ -317,7 +353,8 @@ export const endUserHandlers: HandlerTable = {
     );
     const out = rows
       .map((sv) => {
-        const cur = current.get(me.user_id, sv.service_id, at, at) as { subscription_id: number; end_date: string; plan_name: string | null } | undefined;
+        const cur = current.get(me.user_id, sv.service_id, at, at) as
+          { subscription_id: number; end_date: string; plan_name: string | null } | undefined;
         return {
           service_id: sv.service_id,
           service_code: sv.service_code,
@@ -395,7 +432,15 @@ export const endUserHandlers: HandlerTable = {
     const want = ctx.query.requested_usage ?? 1;
     const deny = (reason: string, message: string, extra: Record<string, unknown> = {}) => ({
       message,
-      data: { has_access: false, access_reason: reason, message, remaining_credits: 0, daily_limit_remaining: null, subscription_status: null, ...extra },
+      data: {
+        has_access: false,
+        access_reason: reason,
+        message,
+        remaining_credits: 0,
+        daily_limit_remaining: null,
+        subscription_status: null,
+        ...extra,
+      },
     });
     if (!s.is_active) return deny('SERVICE_INACTIVE', `service ${s.service_code} is not active`);
     const running = runningSubs(ctx.db, me.user_id, s.service_id, at);
@@ -405,16 +450,26 @@ export const endUserHandlers: HandlerTable = {
         .get(me.user_id, s.service_id) as { status: string; end_date: string } | undefined;
       if (!last) return deny('NO_SUBSCRIPTION', `no subscription to ${s.service_code}`);
       const status = last.status === 'active' && last.end_date <= at ? 'expired' : last.status;
-      return deny(`SUBSCRIPTION_${status.toUpperCase()}`, `the subscription to ${s.service_code} is ${status}`, { subscription_status: status });
+      return deny(`SUBSCRIPTION_${status.toUpperCase()}`, `the subscription to ${s.service_code} is ${status}`, {
+        subscription_status: status,
+      });
     }
     const remaining = running.reduce((n, r) => n + Math.max(0, r.total_credits - r.used_credits), 0);
     // The subscription a use would be spent from (chooseSubscription, as me.use chooses it).
     const { sub, limit, today, refused } = chooseSubscription(ctx.db, running, want, now);
     const dailyLeft = limit === null ? null : Math.max(0, limit - today);
-    const base = { remaining_credits: remaining, daily_limit_remaining: dailyLeft, subscription_status: 'active', subscription_id: sub.subscription_id };
+    const base = {
+      remaining_credits: remaining,
+      daily_limit_remaining: dailyLeft,
+      subscription_status: 'active',
+      subscription_id: sub.subscription_id,
+    };
     if (refused === 'credits') return deny('INSUFFICIENT_CREDITS', 'insufficient credits', base);
     if (refused === 'daily') return deny('DAILY_LIMIT_REACHED', 'daily usage limit reached', base);
-    return { message: 'access granted', data: { has_access: true, access_reason: 'ACTIVE_SUBSCRIPTION', message: 'access granted', ...base } };
+    return {
+      message: 'access granted',
+      data: { has_access: true, access_reason: 'ACTIVE_SUBSCRIPTION', message: 'access granted', ...base },
+    };
   },
 
   'me.subscriptions': (ctx) => {
@@ -430,9 +485,9 @@ export const endUserHandlers: HandlerTable = {
       where.push('sv.service_code = ? COLLATE NOCASE');
       args.push(ctx.query.service_code);
     }
-    const rows = ctx.db.prepare(`${SUB_SELECT} WHERE ${where.join(' AND ')} ORDER BY s.created_date DESC, s.subscription_id DESC`).all(...args) as Array<
-      SubRow & Record<string, unknown>
-    >;
+    const rows = ctx.db
+      .prepare(`${SUB_SELECT} WHERE ${where.join(' AND ')} ORDER BY s.created_date DESC, s.subscription_id DESC`)
+      .all(...args) as Array<SubRow & Record<string, unknown>>;
     const now = ctx.now();
     return { data: rows.map((r) => subItem(ctx.db, r, now)) };
   },
@@ -445,7 +500,13 @@ export const endUserHandlers: HandlerTable = {
       last_topup_date: string | null;
     };
     return {
-      data: { user_id: me.user_id, balance: round2(u.wallet_balance), currency: u.wallet_currency, last_topup_date: u.last_topup_date, message: 'wallet balance' },
+      data: {
+        user_id: me.user_id,
+        balance: round2(u.wallet_balance),
+        currency: u.wallet_currency,
+        last_topup_date: u.last_topup_date,
+        message: 'wallet balance',
+      },
     };
   },
 
@@ -464,7 +525,10 @@ export const endUserHandlers: HandlerTable = {
     const b = ctx.body;
     const at = nowIso(ctx);
     if (b.payment_method === 'PAYMENT') {
-      if (!b.gateway_name) throw new SandboxError(400, 'gateway_name is required for PAYMENT', 'GATEWAY_REQUIRED', [{ field: 'gateway_name', message: 'required' }]);
+      if (!b.gateway_name)
+        throw new SandboxError(400, 'gateway_name is required for PAYMENT', 'GATEWAY_REQUIRED', [
+          { field: 'gateway_name', message: 'required' },
+        ]);
       const link = resolveOffer(ctx.db, b);
       const orderId = `ORD-${Date.parse(at).toString(36).toUpperCase()}-${builtin('node:crypto').randomBytes(4).toString('hex').toUpperCase()}`;
       const url = `${PAYMENT_URL_BASE}/${b.gateway_name.toLowerCase()}/${orderId}`;
@@ -473,8 +537,26 @@ export const endUserHandlers: HandlerTable = {
           `INSERT INTO payment_orders (order_id, user_id, service_plan_id, plan_code, service_code, gateway_name, amount, currency, auto_renewal, payment_status, payment_url, created_date)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'PENDING', ?, ?)`,
         )
-        .run(orderId, me.user_id, link.service_plan_id, link.plan.plan_code, link.service.service_code, b.gateway_name, link.plan.price, link.plan.currency, (b.auto_renewal ?? bool(link.plan.auto_renewal)) ? 1 : 0, url, at);
-      ctx.audit('user', 'buy', { payment_method: 'PAYMENT', order_id: orderId, service_plan_id: link.service_plan_id, gateway_name: b.gateway_name, amount: link.plan.price });
+        .run(
+          orderId,
+          me.user_id,
+          link.service_plan_id,
+          link.plan.plan_code,
+          link.service.service_code,
+          b.gateway_name,
+          link.plan.price,
+          link.plan.currency,
+          (b.auto_renewal ?? bool(link.plan.auto_renewal)) ? 1 : 0,
+          url,
+          at,
+        );
+      ctx.audit('user', 'buy', {
+        payment_method: 'PAYMENT',
+        order_id: orderId,
+        service_plan_id: link.service_plan_id,
+        gateway_name: b.gateway_name,
+        amount: link.plan.price,
+      });
       return {
         message: 'payment pending',
         data: {
@@ -502,22 +584,54 @@ export const endUserHandlers: HandlerTable = {
         const auto = b.auto_renewal ?? bool(link.plan.auto_renewal);
         const end = planEnd(link, at, b.service_plan_id !== undefined ? 'service_plan_id' : 'plan_code');
         if (b.payment_method === 'FREE') {
-          if (price !== 0) throw new SandboxError(400, `plan ${link.plan.plan_code} is not free (${price} ${link.plan.currency})`, 'PLAN_NOT_FREE');
-          const id = insertSubscription(ctx.db, { userId: me.user_id, link, at, end, autoRenewal: auto, paymentMethod: 'free', price: 0, credits: link.plan.credit_amount });
+          if (price !== 0)
+            throw new SandboxError(400, `plan ${link.plan.plan_code} is not free (${price} ${link.plan.currency})`, 'PLAN_NOT_FREE');
+          const id = insertSubscription(ctx.db, {
+            userId: me.user_id,
+            link,
+            at,
+            end,
+            autoRenewal: auto,
+            paymentMethod: 'free',
+            price: 0,
+            credits: link.plan.credit_amount,
+          });
           return { link, id, txId: null as number | null, price, auto, balance: null as number | null };
         }
         // WALLET
-        const u = ctx.db.prepare('SELECT wallet_balance, wallet_currency FROM users WHERE user_id = ?').get(me.user_id) as { wallet_balance: number; wallet_currency: string };
+        const u = ctx.db.prepare('SELECT wallet_balance, wallet_currency FROM users WHERE user_id = ?').get(me.user_id) as {
+          wallet_balance: number;
+          wallet_currency: string;
+        };
         if (link.plan.currency !== u.wallet_currency) {
-          throw new SandboxError(400, `plan ${link.plan.plan_code} is priced in ${link.plan.currency}; the wallet holds ${u.wallet_currency}`, 'CURRENCY_MISMATCH');
+          throw new SandboxError(
+            400,
+            `plan ${link.plan.plan_code} is priced in ${link.plan.currency}; the wallet holds ${u.wallet_currency}`,
+            'CURRENCY_MISMATCH',
+          );
         }
         if (u.wallet_balance + 1e-9 < price) {
-          throw new SandboxError(400, `insufficient wallet balance: ${round2(u.wallet_balance)} ${u.wallet_currency}, the plan costs ${price}`, 'INSUFFICIENT_BALANCE');
+          throw new SandboxError(
+            400,
+            `insufficient wallet balance: ${round2(u.wallet_balance)} ${u.wallet_currency}, the plan costs ${price}`,
+            'INSUFFICIENT_BALANCE',
+          );
         }
         const after = round2(u.wallet_balance - price);
-        const debited = ctx.db.prepare('UPDATE users SET wallet_balance = ? WHERE user_id = ? AND wallet_balance = ?').run(after, me.user_id, u.wallet_balance);
+        const debited = ctx.db
+          .prepare('UPDATE users SET wallet_balance = ? WHERE user_id = ? AND wallet_balance = ?')
+          .run(after, me.user_id, u.wallet_balance);
         if (debited.changes !== 1) throw new SandboxError(409, 'the wallet changed during the purchase; try again', 'CONFLICT');
-        const id = insertSubscription(ctx.db, { userId: me.user_id, link, at, end, autoRenewal: auto, paymentMethod: 'wallet', price, credits: link.plan.credit_amount });
+        const id = insertSubscription(ctx.db, {
+          userId: me.user_id,
+          link,
+          at,
+          end,
+          autoRenewal: auto,
+          paymentMethod: 'wallet',
+          price,
+          credits: link.plan.credit_amount,
+        });
         const tx = ctx.db
           .prepare(
             `INSERT INTO wallet_transactions (user_id, transaction_type, amount, balance_before, balance_after, currency, payment_method, status,
@@ -539,7 +653,10 @@ export const endUserHandlers: HandlerTable = {
         return { link, id, txId: Number(tx.lastInsertRowid), price, auto, balance: after };
       })
       .immediate();
-    const sub = ctx.db.prepare('SELECT end_date, total_credits FROM subscriptions WHERE subscription_id = ?').get(result.id) as { end_date: string; total_credits: number };
+    const sub = ctx.db.prepare('SELECT end_date, total_credits FROM subscriptions WHERE subscription_id = ?').get(result.id) as {
+      end_date: string;
+      total_credits: number;
+    };
     ctx.audit('user', 'buy', {
       payment_method: b.payment_method,
       subscription_id: result.id,
@@ -585,7 +702,14 @@ export const endUserHandlers: HandlerTable = {
     ctx.audit('user', 'generate_access', { service_code: s.service_code, subscription_id: running[0].subscription_id });
     return {
       message: 'access generated',
-      data: { success: true, message: 'access URL valid for one hour', service_url: url, service_code: s.service_code, subscription_id: running[0].subscription_id, expires_at: expires },
+      data: {
+        success: true,
+        message: 'access URL valid for one hour',
+        service_url: url,
+        service_code: s.service_code,
+        subscription_id: running[0].subscription_id,
+        expires_at: expires,
+      },
     };
   },
 
@@ -602,7 +726,11 @@ export const endUserHandlers: HandlerTable = {
         if (running.length === 0) throw new SandboxError(400, `no active subscription to ${s.service_code}`, 'NO_ACTIVE_SUBSCRIPTION');
         const { sub, limit, today, refused } = chooseSubscription(ctx.db, running, b.usage_amount, now);
         if (refused === 'credits') throw new SandboxError(400, 'insufficient credits', 'INSUFFICIENT_CREDITS');
-        if (refused === 'daily') throw new SandboxError(400, 'daily usage limit reached', 'DAILY_LIMIT_REACHED', undefined, { daily_limit: limit, usage_today: today });
+        if (refused === 'daily')
+          throw new SandboxError(400, 'daily usage limit reached', 'DAILY_LIMIT_REACHED', undefined, {
+            daily_limit: limit,
+            usage_today: today,
+          });
         const upd = ctx.db
           .prepare(
             `UPDATE subscriptions SET used_credits = used_credits + ?, total_usage_count = total_usage_count + 1, last_usage_date = ?, last_updated = ?
@@ -611,9 +739,13 @@ export const endUserHandlers: HandlerTable = {
           .run(b.usage_amount, at, at, sub.subscription_id, b.usage_amount);
         if (upd.changes !== 1) throw new SandboxError(400, 'insufficient credits', 'INSUFFICIENT_CREDITS');
         const log = ctx.db
-          .prepare('INSERT INTO usage_logs (user_id, subscription_id, service_id, usage_amount, usage_type, response_time, used_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+          .prepare(
+            'INSERT INTO usage_logs (user_id, subscription_id, service_id, usage_amount, usage_type, response_time, used_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          )
           .run(me.user_id, sub.subscription_id, s.service_id, b.usage_amount, b.usage_type, b.response_time ?? null, at);
-        const after = ctx.db.prepare('SELECT total_credits - used_credits AS remaining FROM subscriptions WHERE subscription_id = ?').get(sub.subscription_id) as {
+        const after = ctx.db
+          .prepare('SELECT total_credits - used_credits AS remaining FROM subscriptions WHERE subscription_id = ?')
+          .get(sub.subscription_id) as {
           remaining: number;
         };
         return {
@@ -625,7 +757,13 @@ export const endUserHandlers: HandlerTable = {
         };
       })
       .immediate();
-    ctx.audit('user', 'use', { service_code: s.service_code, subscription_id: r.subscription_id, usage_amount: b.usage_amount, usage_type: b.usage_type, usage_id: r.usage_id });
+    ctx.audit('user', 'use', {
+      service_code: s.service_code,
+      subscription_id: r.subscription_id,
+      usage_amount: b.usage_amount,
+      usage_type: b.usage_type,
+      usage_id: r.usage_id,
+    });
     return {
       message: 'usage recorded',
       data: {
@@ -647,7 +785,15 @@ export const endUserHandlers: HandlerTable = {
     const r = ctx.db
       .transaction(() => {
         const c = ctx.db.prepare('SELECT * FROM usage_codes WHERE code_value = ?').get(b.activation_code) as
-          | { code_id: number; code_value: string; batch_id: string; service_plan_id: number | null; credit_amount: number; is_used: number; expiry_date: string }
+          | {
+              code_id: number;
+              code_value: string;
+              batch_id: string;
+              service_plan_id: number | null;
+              credit_amount: number;
+              is_used: number;
+              expiry_date: string;
+            }
           | undefined;
         if (!c) throw new SandboxError(404, 'activation code not found', 'CODE_NOT_FOUND');
         if (c.is_used) throw new SandboxError(409, 'code already used', 'CODE_ALREADY_USED');
@@ -671,12 +817,16 @@ export const endUserHandlers: HandlerTable = {
           : undefined;
         const newEnd = target ? undefined : planEnd(link, at, 'activation_code');
         // The one write that decides who wins: a concurrent activation finds is_used = 1.
-        const claimed = ctx.db.prepare('UPDATE usage_codes SET is_used = 1, used_by = ?, used_date = ? WHERE code_id = ? AND is_used = 0').run(me.user_id, at, c.code_id);
+        const claimed = ctx.db
+          .prepare('UPDATE usage_codes SET is_used = 1, used_by = ?, used_date = ? WHERE code_id = ? AND is_used = 0')
+          .run(me.user_id, at, c.code_id);
         if (claimed.changes !== 1) throw new SandboxError(409, 'code already used', 'CODE_ALREADY_USED');
         let subscriptionId: number;
         let created = false;
         if (target) {
-          ctx.db.prepare('UPDATE subscriptions SET total_credits = ?, last_updated = ? WHERE subscription_id = ?').run(total, at, target.subscription_id);
+          ctx.db
+            .prepare('UPDATE subscriptions SET total_credits = ?, last_updated = ? WHERE subscription_id = ?')
+            .run(total, at, target.subscription_id);
           subscriptionId = target.subscription_id;
         } else {
           subscriptionId = insertSubscription(ctx.db, {
@@ -694,11 +844,18 @@ export const endUserHandlers: HandlerTable = {
           created = true;
         }
         ctx.db.prepare('UPDATE usage_codes SET used_in_subscription = ? WHERE code_id = ?').run(subscriptionId, c.code_id);
-        const end = (ctx.db.prepare('SELECT end_date FROM subscriptions WHERE subscription_id = ?').get(subscriptionId) as { end_date: string }).end_date;
+        const end = (
+          ctx.db.prepare('SELECT end_date FROM subscriptions WHERE subscription_id = ?').get(subscriptionId) as { end_date: string }
+        ).end_date;
         return { code: c.code_value, link, credits, subscriptionId, created, end };
       })
       .immediate();
-    ctx.audit('user', 'activate_code', { code: r.code, subscription_id: r.subscriptionId, credits_added: r.credits, created_subscription: r.created });
+    ctx.audit('user', 'activate_code', {
+      code: r.code,
+      subscription_id: r.subscriptionId,
+      credits_added: r.credits,
+      created_subscription: r.created,
+    });
     return {
       message: 'code activated',
       data: {
@@ -721,13 +878,22 @@ export const endUserHandlers: HandlerTable = {
     const b = ctx.body;
     const at = nowIso(ctx);
     const amount = round2(b.amount);
-    if (!(amount > 0)) throw new SandboxError(400, 'amount must be at least 0.01 (amounts are in cents)', 'INVALID_AMOUNT', [{ field: 'amount', message: 'must be at least 0.01' }]);
+    if (!(amount > 0))
+      throw new SandboxError(400, 'amount must be at least 0.01 (amounts are in cents)', 'INVALID_AMOUNT', [
+        { field: 'amount', message: 'must be at least 0.01' },
+      ]);
     // Balances are kept in floating point: past this, cents are lost (1e20 + 1500.02 == 1e20, and
     // the wallet's history stops adding up). The specification sets no maximum; the sandbox does.
-    if (amount > MAX_TOPUP) throw new SandboxError(400, `amount must be at most ${MAX_TOPUP.toLocaleString('en-US')}`, 'INVALID_AMOUNT', [{ field: 'amount', message: `must be at most ${MAX_TOPUP}` }]);
+    if (amount > MAX_TOPUP)
+      throw new SandboxError(400, `amount must be at most ${MAX_TOPUP.toLocaleString('en-US')}`, 'INVALID_AMOUNT', [
+        { field: 'amount', message: `must be at most ${MAX_TOPUP}` },
+      ]);
     const r = ctx.db
       .transaction(() => {
-        const u = ctx.db.prepare('SELECT wallet_balance, wallet_currency FROM users WHERE user_id = ?').get(me.user_id) as { wallet_balance: number; wallet_currency: string };
+        const u = ctx.db.prepare('SELECT wallet_balance, wallet_currency FROM users WHERE user_id = ?').get(me.user_id) as {
+          wallet_balance: number;
+          wallet_currency: string;
+        };
         const after = addMoney(u.wallet_balance, amount, {
           field: 'amount',
           code: 'INVALID_AMOUNT',
@@ -744,10 +910,22 @@ export const endUserHandlers: HandlerTable = {
         return { after, currency: u.wallet_currency, txId: Number(tx.lastInsertRowid) };
       })
       .immediate();
-    ctx.audit('user', 'topup', { amount, payment_method: b.payment_method, transaction_id: r.txId, transaction_reference: b.transaction_reference ?? null });
+    ctx.audit('user', 'topup', {
+      amount,
+      payment_method: b.payment_method,
+      transaction_id: r.txId,
+      transaction_reference: b.transaction_reference ?? null,
+    });
     return {
       message: 'wallet topped up',
-      data: { success: true, message: `wallet topped up by ${amount} ${r.currency}`, new_balance: r.after, currency: r.currency, amount, transaction_id: r.txId },
+      data: {
+        success: true,
+        message: `wallet topped up by ${amount} ${r.currency}`,
+        new_balance: r.after,
+        currency: r.currency,
+        amount,
+        transaction_id: r.txId,
+      },
     };
   },
 
@@ -755,14 +933,21 @@ export const endUserHandlers: HandlerTable = {
     const me = caller(ctx);
     const b = ctx.body;
     const at = nowIso(ctx);
-    const s = ctx.db.prepare('SELECT * FROM subscriptions WHERE subscription_id = ? AND user_id = ?').get(b.subscription_id, me.user_id) as SubRow | undefined;
+    const s = ctx.db.prepare('SELECT * FROM subscriptions WHERE subscription_id = ? AND user_id = ?').get(b.subscription_id, me.user_id) as
+      SubRow | undefined;
     if (!s) throw new SandboxError(404, `subscription ${b.subscription_id} not found`, 'SUBSCRIPTION_NOT_FOUND');
     if (s.status !== 'active' && s.status !== 'paused') {
-      throw new SandboxError(400, `subscription ${s.subscription_id} is ${s.status}; only active or paused subscriptions renew`, 'NOT_RENEWABLE');
+      throw new SandboxError(
+        400,
+        `subscription ${s.subscription_id} is ${s.status}; only active or paused subscriptions renew`,
+        'NOT_RENEWABLE',
+      );
     }
     const on = b.auto_renewal ?? true;
     ctx.db
-      .prepare('UPDATE subscriptions SET auto_renewal = ?, payment_method = COALESCE(?, payment_method), last_updated = ? WHERE subscription_id = ?')
+      .prepare(
+        'UPDATE subscriptions SET auto_renewal = ?, payment_method = COALESCE(?, payment_method), last_updated = ? WHERE subscription_id = ?',
+      )
       .run(on ? 1 : 0, b.payment_method ?? null, at, s.subscription_id);
     ctx.audit('user', 'auto_renewal', { subscription_id: s.subscription_id, auto_renewal: on, payment_method: b.payment_method ?? null });
     return {

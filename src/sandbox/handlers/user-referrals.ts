@@ -72,7 +72,8 @@ function mustGetCode(ctx: HandlerContext, id: number): CodeRow {
 /** The owner or an admin may change a code (403 otherwise). */
 function guardOwner(ctx: HandlerContext, c: CodeRow) {
   const me = caller(ctx);
-  if (c.user_id !== me.user_id && !isAdminRole(me.role)) throw new SandboxError(403, 'only the owner or an admin may change this referral code', 'FORBIDDEN');
+  if (c.user_id !== me.user_id && !isAdminRole(me.role))
+    throw new SandboxError(403, 'only the owner or an admin may change this referral code', 'FORBIDDEN');
 }
 
 function newCode(db: DB): string {
@@ -159,7 +160,9 @@ function pageOfUses(ctx: HandlerContext, where: string[], args: unknown[], order
   const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const total = (ctx.db.prepare(`SELECT COUNT(*) AS n FROM (${USES_SELECT} ${w})`).get(...args) as { n: number }).n;
   const { offset } = paging(total, page_number, page_size);
-  const rows = ctx.db.prepare(`${USES_SELECT} ${w} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, page_size, offset) as Array<Record<string, unknown>>;
+  const rows = ctx.db.prepare(`${USES_SELECT} ${w} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, page_size, offset) as Array<
+    Record<string, unknown>
+  >;
   const at = nowIso(ctx);
   return { items: rows.map((r) => useItem(r, at)), pagination: pagination(total, page_number, page_size), total };
 }
@@ -184,7 +187,9 @@ function userStats(ctx: HandlerContext, userId: number, periodDays: number) {
   const now = ctx.now();
   const at = now.toISOString();
   const since = new Date(now.getTime() - periodDays * DAY_MS).toISOString();
-  const codes = ctx.db.prepare(`${CODE_SELECT} WHERE rc.user_id = ? ORDER BY rc.created_date DESC, rc.referral_id DESC`).all(userId) as Array<CodeRow & Record<string, unknown>>;
+  const codes = ctx.db
+    .prepare(`${CODE_SELECT} WHERE rc.user_id = ? ORDER BY rc.created_date DESC, rc.referral_id DESC`)
+    .all(userId) as Array<CodeRow & Record<string, unknown>>;
   const items = codes.map((c) => codeItem(c, at));
   const usage = ctx.db
     .prepare(
@@ -194,23 +199,32 @@ function userStats(ctx: HandlerContext, userId: number, periodDays: number) {
     )
     .all(since, userId);
   const daily = ctx.db
-    .prepare(`SELECT substr(used_date, 1, 10) AS date, COUNT(*) AS referrals FROM referral_uses WHERE referrer_id = ? AND used_date >= ? GROUP BY 1 ORDER BY 1`)
+    .prepare(
+      `SELECT substr(used_date, 1, 10) AS date, COUNT(*) AS referrals FROM referral_uses WHERE referrer_id = ? AND used_date >= ? GROUP BY 1 ORDER BY 1`,
+    )
     .all(userId, since);
   const monthly = ctx.db
-    .prepare(`SELECT substr(used_date, 1, 7) AS month, COUNT(*) AS referrals FROM referral_uses WHERE referrer_id = ? AND used_date >= ? GROUP BY 1 ORDER BY 1`)
+    .prepare(
+      `SELECT substr(used_date, 1, 7) AS month, COUNT(*) AS referrals FROM referral_uses WHERE referrer_id = ? AND used_date >= ? GROUP BY 1 ORDER BY 1`,
+    )
     .all(userId, new Date(now.getTime() - 365 * DAY_MS).toISOString());
   const codesCreatedDaily = ctx.db
-    .prepare(`SELECT substr(created_date, 1, 10) AS date, COUNT(*) AS codes_created FROM referral_codes WHERE user_id = ? AND created_date >= ? GROUP BY 1 ORDER BY 1`)
+    .prepare(
+      `SELECT substr(created_date, 1, 10) AS date, COUNT(*) AS codes_created FROM referral_codes WHERE user_id = ? AND created_date >= ? GROUP BY 1 ORDER BY 1`,
+    )
     .all(userId, since) as Array<{ date: string; codes_created: number }>;
   const activity = new Map<string, { date: string; referrals: number; codes_created: number }>();
-  for (const d of daily as Array<{ date: string; referrals: number }>) activity.set(d.date, { date: d.date, referrals: d.referrals, codes_created: 0 });
+  for (const d of daily as Array<{ date: string; referrals: number }>)
+    activity.set(d.date, { date: d.date, referrals: d.referrals, codes_created: 0 });
   for (const d of codesCreatedDaily) {
     const e = activity.get(d.date) ?? { date: d.date, referrals: 0, codes_created: 0 };
     e.codes_created = d.codes_created;
     activity.set(d.date, e);
   }
   const totalReferrals = (ctx.db.prepare('SELECT COUNT(*) AS n FROM referral_uses WHERE referrer_id = ?').get(userId) as { n: number }).n;
-  const inPeriod = (ctx.db.prepare('SELECT COUNT(*) AS n FROM referral_uses WHERE referrer_id = ? AND used_date >= ?').get(userId, since) as { n: number }).n;
+  const inPeriod = (
+    ctx.db.prepare('SELECT COUNT(*) AS n FROM referral_uses WHERE referrer_id = ? AND used_date >= ?').get(userId, since) as { n: number }
+  ).n;
   const summary = {
     total_codes: items.length,
     active_codes: items.filter((c) => c.status === 'active').length,
@@ -258,16 +272,18 @@ function codeSearch(ctx: HandlerContext, allCodes: boolean) {
     args.push(at);
   }
   if (search_keyword) {
-    where.push("(rc.referral_code LIKE ? ESCAPE '\\' OR rc.description LIKE ? ESCAPE '\\' OR o.username LIKE ? ESCAPE '\\' OR o.full_name LIKE ? ESCAPE '\\')");
+    where.push(
+      "(rc.referral_code LIKE ? ESCAPE '\\' OR rc.description LIKE ? ESCAPE '\\' OR o.username LIKE ? ESCAPE '\\' OR o.full_name LIKE ? ESCAPE '\\')",
+    );
     const p = likeAny(search_keyword);
     args.push(p, p, p, p);
   }
   const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const total = (ctx.db.prepare(`SELECT COUNT(*) AS n FROM (${CODE_SELECT} ${w})`).get(...args) as { n: number }).n;
   const { offset } = paging(total, page_number, page_size);
-  const rows = ctx.db.prepare(`${CODE_SELECT} ${w} ORDER BY rc.created_date DESC, rc.referral_id DESC LIMIT ? OFFSET ?`).all(...args, page_size, offset) as Array<
-    CodeRow & Record<string, unknown>
-  >;
+  const rows = ctx.db
+    .prepare(`${CODE_SELECT} ${w} ORDER BY rc.created_date DESC, rc.referral_id DESC LIMIT ? OFFSET ?`)
+    .all(...args, page_size, offset) as Array<CodeRow & Record<string, unknown>>;
   return { data: { referral_codes: rows.map((r) => codeItem(r, at)), pagination: pagination(total, page_number, page_size) } };
 }
 
@@ -276,11 +292,16 @@ export const referralHandlers: HandlerTable = {
     const me = caller(ctx);
     const b = ctx.body;
     const at = ctx.now();
-    const expiry = dateAfter(at, b.expiry_days, 'days', { field: 'expiry_days', message: `expiry_days ${b.expiry_days}: the code would expire after 9999-12-31` });
+    const expiry = dateAfter(at, b.expiry_days, 'days', {
+      field: 'expiry_days',
+      message: `expiry_days ${b.expiry_days}: the code would expire after 9999-12-31`,
+    });
     const { id, code } = ctx.db.transaction(() => {
       const code = newCode(ctx.db);
       const r = ctx.db
-        .prepare('INSERT INTO referral_codes (user_id, referral_code, description, usage_limit, used_count, expiry_date, is_active, created_date) VALUES (?, ?, ?, ?, 0, ?, 1, ?)')
+        .prepare(
+          'INSERT INTO referral_codes (user_id, referral_code, description, usage_limit, used_count, expiry_date, is_active, created_date) VALUES (?, ?, ?, ?, 0, ?, 1, ?)',
+        )
         .run(me.user_id, code, b.description, b.usage_limit, expiry, at.toISOString());
       return { id: Number(r.lastInsertRowid), code };
     })();
@@ -318,7 +339,15 @@ export const referralHandlers: HandlerTable = {
     const v = validation(ctx, applied.referral_code);
     return {
       message: 'referral recorded',
-      data: { ...v, success: true, is_valid: v.is_valid, error_code: null, message: 'referral recorded', new_user_id: b.new_user_id, referral_date: at },
+      data: {
+        ...v,
+        success: true,
+        is_valid: v.is_valid,
+        error_code: null,
+        message: 'referral recorded',
+        new_user_id: b.new_user_id,
+        referral_date: at,
+      },
     };
   },
 
@@ -338,7 +367,9 @@ export const referralHandlers: HandlerTable = {
     // A date means the end of that day (UTC).
     const expiry = b.new_expiry_date !== undefined ? `${b.new_expiry_date}T23:59:59.999Z` : c.expiry_date;
     if (b.new_expiry_date !== undefined && expiry! <= at) {
-      throw new SandboxError(400, 'new_expiry_date must be in the future', 'EXPIRY_IN_PAST', [{ field: 'new_expiry_date', message: 'in the past' }]);
+      throw new SandboxError(400, 'new_expiry_date must be in the future', 'EXPIRY_IN_PAST', [
+        { field: 'new_expiry_date', message: 'in the past' },
+      ]);
     }
     ctx.db
       .prepare('UPDATE referral_codes SET usage_limit = ?, expiry_date = ?, modified_date = ? WHERE referral_id = ?')
@@ -360,12 +391,21 @@ export const referralHandlers: HandlerTable = {
     if (!c.is_active) throw new SandboxError(409, 'referral code is already deactivated', 'ALREADY_DEACTIVATED');
     const at = nowIso(ctx);
     ctx.db
-      .prepare('UPDATE referral_codes SET is_active = 0, deactivated_reason = ?, deactivated_date = ?, modified_date = ? WHERE referral_id = ?')
+      .prepare(
+        'UPDATE referral_codes SET is_active = 0, deactivated_reason = ?, deactivated_date = ?, modified_date = ? WHERE referral_id = ?',
+      )
       .run(b.reason, at, at, c.referral_id);
     ctx.audit('referrals', 'deactivate', { referral_id: c.referral_id, referral_code: c.referral_code, reason: b.reason });
     return {
       message: 'referral code deactivated',
-      data: { success: true, message: 'referral code deactivated', referral_id: c.referral_id, referral_code: c.referral_code, reason: b.reason, deactivated_date: at },
+      data: {
+        success: true,
+        message: 'referral code deactivated',
+        referral_id: c.referral_id,
+        referral_code: c.referral_code,
+        reason: b.reason,
+        deactivated_date: at,
+      },
     };
   },
 
@@ -384,14 +424,19 @@ export const referralHandlers: HandlerTable = {
     const w = `WHERE ${where.join(' AND ')}`;
     const total = (ctx.db.prepare(`SELECT COUNT(*) AS n FROM (${CODE_SELECT} ${w})`).get(...args) as { n: number }).n;
     const { offset } = paging(total, page_number, page_size);
-    const rows = ctx.db.prepare(`${CODE_SELECT} ${w} ORDER BY rc.created_date DESC, rc.referral_id DESC LIMIT ? OFFSET ?`).all(...args, page_size, offset) as Array<
-      CodeRow & Record<string, unknown>
-    >;
+    const rows = ctx.db
+      .prepare(`${CODE_SELECT} ${w} ORDER BY rc.created_date DESC, rc.referral_id DESC LIMIT ? OFFSET ?`)
+      .all(...args, page_size, offset) as Array<CodeRow & Record<string, unknown>>;
     const s = userStats(ctx, me.user_id, 30).summary;
     return {
       data: {
         codes: rows.map((r) => codeItem(r, at)),
-        summary: { total_codes: s.total_codes, active_codes: s.active_codes, total_referrals: s.total_referrals, remaining_uses: s.remaining_uses },
+        summary: {
+          total_codes: s.total_codes,
+          active_codes: s.active_codes,
+          total_referrals: s.total_referrals,
+          remaining_uses: s.remaining_uses,
+        },
         pagination: pagination(total, page_number, page_size),
       },
     };
@@ -429,7 +474,9 @@ export const referralHandlers: HandlerTable = {
   'referrals.referred': (ctx) => {
     const me = caller(ctx);
     const p = pageOfUses(ctx, ['ru.referrer_id = ?'], [me.user_id]);
-    return { data: { referred_users: p.items, summary: usesSummary(ctx, 'WHERE ru.referrer_id = ?', [me.user_id]), pagination: p.pagination } };
+    return {
+      data: { referred_users: p.items, summary: usesSummary(ctx, 'WHERE ru.referrer_id = ?', [me.user_id]), pagination: p.pagination },
+    };
   },
 
   'referrals.search': (ctx) => codeSearch(ctx, false),
@@ -465,7 +512,8 @@ export const referralHandlers: HandlerTable = {
       args.push(p, p, p, p, p);
     }
     const dir = qy.sort_order === 'ASC' ? 'ASC' : 'DESC';
-    const col = { ReferralDate: 'ru.used_date', Username: 'n.username', ReferralCode: 'rc.referral_code' }[qy.sort_by as string] ?? 'ru.used_date';
+    const col =
+      { ReferralDate: 'ru.used_date', Username: 'n.username', ReferralCode: 'rc.referral_code' }[qy.sort_by as string] ?? 'ru.used_date';
     const p = pageOfUses(ctx, where, args, `${col} ${dir}, ru.id ${dir}`);
     const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const summary = ctx.db
@@ -483,7 +531,9 @@ export const referralHandlers: HandlerTable = {
     const where: string[] = [];
     const args: unknown[] = [];
     if (ctx.query.search_keyword) {
-      where.push("(n.username LIKE ? ESCAPE '\\' OR n.email LIKE ? ESCAPE '\\' OR n.full_name LIKE ? ESCAPE '\\' OR r.username LIKE ? ESCAPE '\\' OR rc.referral_code LIKE ? ESCAPE '\\')");
+      where.push(
+        "(n.username LIKE ? ESCAPE '\\' OR n.email LIKE ? ESCAPE '\\' OR n.full_name LIKE ? ESCAPE '\\' OR r.username LIKE ? ESCAPE '\\' OR rc.referral_code LIKE ? ESCAPE '\\')",
+      );
       const p = likeAny(ctx.query.search_keyword);
       args.push(p, p, p, p, p);
     }

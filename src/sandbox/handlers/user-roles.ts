@@ -32,7 +32,9 @@ const DEFAULT_ROLE_PRIORITY = 15;
 type RoleListRow = RoleRow & { user_count?: number; permission_count?: number };
 
 function roleItem(ctx: HandlerContext, r: RoleListRow) {
-  const names = ctx.db.prepare('SELECT user_id, username FROM users WHERE user_id IN (?, ?)').all(r.created_by_user ?? -1, r.modified_by_user ?? -1) as Array<{
+  const names = ctx.db
+    .prepare('SELECT user_id, username FROM users WHERE user_id IN (?, ?)')
+    .all(r.created_by_user ?? -1, r.modified_by_user ?? -1) as Array<{
     user_id: number;
     username: string;
   }>;
@@ -46,10 +48,14 @@ function roleItem(ctx: HandlerContext, r: RoleListRow) {
     is_system_role: bool(r.is_system_role),
     is_active: bool(r.is_active),
     user_count: r.user_count ?? countHolders(ctx, r.role_name),
-    permission_count: r.permission_count ?? (ctx.db.prepare('SELECT COUNT(*) AS n FROM role_permissions WHERE role_name = ?').get(r.role_name) as { n: number }).n,
-    permissions: (ctx.db.prepare('SELECT permission_name FROM role_permissions WHERE role_name = ? ORDER BY permission_name').all(r.role_name) as Array<{ permission_name: string }>).map(
-      (p) => p.permission_name,
-    ),
+    permission_count:
+      r.permission_count ??
+      (ctx.db.prepare('SELECT COUNT(*) AS n FROM role_permissions WHERE role_name = ?').get(r.role_name) as { n: number }).n,
+    permissions: (
+      ctx.db
+        .prepare('SELECT permission_name FROM role_permissions WHERE role_name = ? ORDER BY permission_name')
+        .all(r.role_name) as Array<{ permission_name: string }>
+    ).map((p) => p.permission_name),
     created_by_user: nameOf(r.created_by_user),
     created_date: r.created_date,
     modified_by_user: nameOf(r.modified_by_user),
@@ -58,7 +64,11 @@ function roleItem(ctx: HandlerContext, r: RoleListRow) {
 }
 
 function countHolders(ctx: HandlerContext, role: string): number {
-  return (ctx.db.prepare(`WITH ${HELD_ROLES_CTE} SELECT COUNT(DISTINCT user_id) AS n FROM held WHERE role_name = ? COLLATE NOCASE`).get(role) as { n: number }).n;
+  return (
+    ctx.db.prepare(`WITH ${HELD_ROLES_CTE} SELECT COUNT(DISTINCT user_id) AS n FROM held WHERE role_name = ? COLLATE NOCASE`).get(role) as {
+      n: number;
+    }
+  ).n;
 }
 
 function mustGetRoleById(ctx: HandlerContext, id: number): RoleRow {
@@ -69,8 +79,12 @@ function mustGetRoleById(ctx: HandlerContext, id: number): RoleRow {
 
 function assignableRole(ctx: HandlerContext, name: string): RoleRow {
   const r = getRoleByName(ctx.db, name);
-  if (!r) throw new SandboxError(400, `unknown role '${name}'`, 'UNKNOWN_ROLE', [{ field: 'new_roles', message: `unknown role '${name}'` }]);
-  if (!r.is_active) throw new SandboxError(400, `role '${r.role_name}' is not active`, 'ROLE_INACTIVE', [{ field: 'new_roles', message: `inactive role '${name}'` }]);
+  if (!r)
+    throw new SandboxError(400, `unknown role '${name}'`, 'UNKNOWN_ROLE', [{ field: 'new_roles', message: `unknown role '${name}'` }]);
+  if (!r.is_active)
+    throw new SandboxError(400, `role '${r.role_name}' is not active`, 'ROLE_INACTIVE', [
+      { field: 'new_roles', message: `inactive role '${name}'` },
+    ]);
   return r;
 }
 
@@ -140,9 +154,12 @@ export const roleHandlers: HandlerTable = {
     const me = caller(ctx);
     const b = ctx.body;
     if (!ROLE_NAME.test(b.role_name)) {
-      throw new SandboxError(400, "role_name may hold letters, digits, '.', '_' and '-' and must start with a letter", 'INVALID_ROLE_NAME', [
-        { field: 'role_name', message: 'invalid characters' },
-      ]);
+      throw new SandboxError(
+        400,
+        "role_name may hold letters, digits, '.', '_' and '-' and must start with a letter",
+        'INVALID_ROLE_NAME',
+        [{ field: 'role_name', message: 'invalid characters' }],
+      );
     }
     const priority = b.priority ?? DEFAULT_ROLE_PRIORITY;
     if (me.role !== 'superadmin' && priority >= callerPriority(ctx.db, me)) {
@@ -150,7 +167,10 @@ export const roleHandlers: HandlerTable = {
     }
     const at = nowIso(ctx);
     const id = ctx.db.transaction(() => {
-      if (getRoleByName(ctx.db, b.role_name)) throw new SandboxError(409, `role '${b.role_name}' already exists`, 'ROLE_EXISTS', [{ field: 'role_name', message: 'already exists' }]);
+      if (getRoleByName(ctx.db, b.role_name))
+        throw new SandboxError(409, `role '${b.role_name}' already exists`, 'ROLE_EXISTS', [
+          { field: 'role_name', message: 'already exists' },
+        ]);
       const r = ctx.db
         .prepare(
           `INSERT INTO roles (role_name, display_name, description, priority, is_system_role, is_active, created_by_user, created_date)
@@ -176,7 +196,8 @@ export const roleHandlers: HandlerTable = {
     }
     if (me.role !== 'superadmin') {
       const mine = callerPriority(ctx.db, me);
-      if (r.priority >= mine || (b.priority ?? 0) >= mine) throw new SandboxError(403, 'you cannot change a role ranked at or above your own', 'FORBIDDEN');
+      if (r.priority >= mine || (b.priority ?? 0) >= mine)
+        throw new SandboxError(403, 'you cannot change a role ranked at or above your own', 'FORBIDDEN');
     }
     if (renaming && !ROLE_NAME.test(b.role_name)) {
       throw new SandboxError(400, "role_name may hold letters, digits, '.', '_' and '-' and must start with a letter", 'INVALID_ROLE_NAME');
@@ -212,7 +233,9 @@ export const roleHandlers: HandlerTable = {
           r.role_id,
         );
       if (reprioritising) {
-        const holders = ctx.db.prepare('SELECT DISTINCT user_id FROM user_roles WHERE role_name = ?').all(b.role_name ?? r.role_name) as Array<{ user_id: number }>;
+        const holders = ctx.db
+          .prepare('SELECT DISTINCT user_id FROM user_roles WHERE role_name = ?')
+          .all(b.role_name ?? r.role_name) as Array<{ user_id: number }>;
         for (const h of holders) recomputePrimary(ctx.db, h.user_id, at);
       }
     })();
@@ -225,13 +248,16 @@ export const roleHandlers: HandlerTable = {
     const r = mustGetRoleById(ctx, ctx.params.role_id);
     if (r.is_system_role) throw new SandboxError(409, 'system role cannot be deleted', 'SYSTEM_ROLE');
     const me = caller(ctx);
-    if (me.role !== 'superadmin' && r.priority >= callerPriority(ctx.db, me)) throw new SandboxError(403, 'you cannot delete a role ranked at or above your own', 'FORBIDDEN');
+    if (me.role !== 'superadmin' && r.priority >= callerPriority(ctx.db, me))
+      throw new SandboxError(403, 'you cannot delete a role ranked at or above your own', 'FORBIDDEN');
     ctx.db.transaction(() => {
       const n = countHolders(ctx, r.role_name);
       if (n > 0) {
         const users = (
           ctx.db
-            .prepare(`WITH ${HELD_ROLES_CTE} SELECT u.username FROM held h JOIN users u ON u.user_id = h.user_id WHERE h.role_name = ? COLLATE NOCASE ORDER BY u.username LIMIT 10`)
+            .prepare(
+              `WITH ${HELD_ROLES_CTE} SELECT u.username FROM held h JOIN users u ON u.user_id = h.user_id WHERE h.role_name = ? COLLATE NOCASE ORDER BY u.username LIMIT 10`,
+            )
             .all(r.role_name) as Array<{ username: string }>
         ).map((x) => x.username);
         throw new SandboxError(
@@ -246,7 +272,10 @@ export const roleHandlers: HandlerTable = {
       ctx.db.prepare('DELETE FROM roles WHERE role_id = ?').run(r.role_id);
     })();
     ctx.audit('roles', 'delete', { role_id: r.role_id, role_name: r.role_name });
-    return { message: 'role deleted', data: { success: true, message: `role '${r.role_name}' deleted`, role_id: r.role_id, role_name: r.role_name } };
+    return {
+      message: 'role deleted',
+      data: { success: true, message: `role '${r.role_name}' deleted`, role_id: r.role_id, role_name: r.role_name },
+    };
   },
 
   'roles.members': (ctx) => {
@@ -389,12 +418,25 @@ export const roleHandlers: HandlerTable = {
     const names: string[] = ctx.body.new_roles?.length ? ctx.body.new_roles : [ctx.body.new_role];
     const unknown = names.filter((n) => !getRoleByName(ctx.db, n));
     if (unknown.length) {
-      throw new SandboxError(400, `unknown role${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, 'UNKNOWN_ROLE', unknown.map((n) => ({ field: 'new_roles', message: `unknown role '${n}'` })));
+      throw new SandboxError(
+        400,
+        `unknown role${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`,
+        'UNKNOWN_ROLE',
+        unknown.map((n) => ({ field: 'new_roles', message: `unknown role '${n}'` })),
+      );
     }
     const roles = names.map((n) => assignableRole(ctx, n));
     guardChange(ctx, u, roles);
     const before = heldRoles(ctx.db, u.user_id).map((h) => h.role_name);
-    ctx.db.transaction(() => setRoles(ctx.db, u.user_id, roles.map((r) => r.role_name), me.user_id, nowIso(ctx)))();
+    ctx.db.transaction(() =>
+      setRoles(
+        ctx.db,
+        u.user_id,
+        roles.map((r) => r.role_name),
+        me.user_id,
+        nowIso(ctx),
+      ),
+    )();
     return roleChangeResult(ctx, u, before, 'assign', `roles of ${u.username} set to ${roles.map((r) => r.role_name).join(', ')}`);
   },
 
@@ -417,7 +459,13 @@ export const roleHandlers: HandlerTable = {
       const keep = before.filter((h) => h.role_name.toLowerCase() !== u.role.toLowerCase()).map((h) => h.role_name);
       setRoles(ctx.db, u.user_id, [target.role_name, ...keep], me.user_id, nowIso(ctx));
     })();
-    return roleChangeResult(ctx, u, before.map((h) => h.role_name), 'promote', `${u.username} promoted from ${u.role} to ${target.role_name}`);
+    return roleChangeResult(
+      ctx,
+      u,
+      before.map((h) => h.role_name),
+      'promote',
+      `${u.username} promoted from ${u.role} to ${target.role_name}`,
+    );
   },
 
   'roles.demote': (ctx) => {
@@ -439,7 +487,13 @@ export const roleHandlers: HandlerTable = {
       const keep = before.filter((h) => h.priority < target.priority).map((h) => h.role_name);
       setRoles(ctx.db, u.user_id, [target.role_name, ...keep], me.user_id, nowIso(ctx));
     })();
-    return roleChangeResult(ctx, u, before.map((h) => h.role_name), 'demote', `${u.username} demoted from ${u.role} to ${target.role_name}`);
+    return roleChangeResult(
+      ctx,
+      u,
+      before.map((h) => h.role_name),
+      'demote',
+      `${u.username} demoted from ${u.role} to ${target.role_name}`,
+    );
   },
 
   'roles.remove': (ctx) => {

@@ -57,7 +57,10 @@ export const DataTable = memo(function DataTable({ layout, selected, marked, hei
   if (selected >= off + height) off = selected - height + 1;
   off = Math.max(0, Math.min(off, Math.max(0, n - height)));
   offset.current = off;
-  const spans = useMemo(() => spansOf(layout.lines.slice(off, off + height), off, selected, marked, width), [layout, off, height, selected, marked, width]);
+  const spans = useMemo(
+    () => spansOf(layout.lines.slice(off, off + height), off, selected, marked, width),
+    [layout, off, height, selected, marked, width],
+  );
   return (
     <Box flexDirection="column">
       <Text bold wrap="truncate-end">

@@ -6,7 +6,17 @@ import { Box, Text } from 'ink';
 import { fieldHint } from '../form-model.js';
 import { filterFields, type ResourceDef } from '../resources.js';
 
-export function FilterPrompt({ resource, text, errors, height }: { resource: ResourceDef; text: string; errors: string[]; height: number }) {
+export function FilterPrompt({
+  resource,
+  text,
+  errors,
+  height,
+}: {
+  resource: ResourceDef;
+  text: string;
+  errors: string[];
+  height: number;
+}) {
   const fields = filterFields(resource);
   const room = Math.max(0, height - 3 - errors.length);
   return (

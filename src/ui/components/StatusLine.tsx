@@ -16,7 +16,8 @@ const CUT_HINT = ' (! shows all)';
 export const StatusLine = memo(function StatusLine({ status, width }: { status?: Status; width: number }) {
   if (!status) return <Text> </Text>;
   const text = MARK[status.tone] + drawable(status.text);
-  const shown = displayWidth(text) <= width || width <= CUT_HINT.length + 10 ? text : truncateWidth(text, width - CUT_HINT.length) + CUT_HINT;
+  const shown =
+    displayWidth(text) <= width || width <= CUT_HINT.length + 10 ? text : truncateWidth(text, width - CUT_HINT.length) + CUT_HINT;
   return (
     <Text color={COLOR[status.tone]} wrap="truncate-end">
       {shown}

@@ -8,7 +8,11 @@ import { queryKey, type QueryCache, type QuerySpec, type QueryState } from '../q
 
 export function useQueryCache(cache: QueryCache, spec: QuerySpec | undefined): QueryState {
   const key = spec ? queryKey(spec) : '';
-  useSyncExternalStore(cache.subscribe, () => cache.version, () => cache.version);
+  useSyncExternalStore(
+    cache.subscribe,
+    () => cache.version,
+    () => cache.version,
+  );
   useEffect(() => {
     if (!spec) return;
     const unwatch = cache.watch(spec);

@@ -62,13 +62,16 @@ export async function openCatalogView(io: Pick<IO, 'stdin' | 'stdout' | 'stderr'
   const stdout = io.stdout as NodeJS.WriteStream;
   stdout.write(ALT_SCREEN_ON);
   try {
-    const instance = render(createElement(CatalogScreen, { title: o.title, lines: o.text.replace(/\n$/, '').split('\n'), rows: stdout.rows || 24 }), {
-      stdin: io.stdin as NodeJS.ReadStream,
-      stdout,
-      stderr: io.stderr as NodeJS.WriteStream,
-      exitOnCtrlC: false,
-      patchConsole: false,
-    });
+    const instance = render(
+      createElement(CatalogScreen, { title: o.title, lines: o.text.replace(/\n$/, '').split('\n'), rows: stdout.rows || 24 }),
+      {
+        stdin: io.stdin as NodeJS.ReadStream,
+        stdout,
+        stderr: io.stderr as NodeJS.WriteStream,
+        exitOnCtrlC: false,
+        patchConsole: false,
+      },
+    );
     await instance.waitUntilExit();
   } finally {
     stdout.write(ALT_SCREEN_OFF);

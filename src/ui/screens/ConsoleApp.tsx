@@ -34,7 +34,11 @@ export interface ConsoleAppProps {
 
 export function ConsoleApp({ controller, session, refreshMs }: ConsoleAppProps) {
   const state = useStore(controller.store);
-  useSyncExternalStore(controller.cache.subscribe, () => controller.cache.version, () => controller.cache.version);
+  useSyncExternalStore(
+    controller.cache.subscribe,
+    () => controller.cache.version,
+    () => controller.cache.version,
+  );
   const size = useTerminalSize();
   controller.setViewport(size);
   const { exit } = useApp();
@@ -46,12 +50,18 @@ export function ConsoleApp({ controller, session, refreshMs }: ConsoleAppProps) 
   useInput((input, key) => {
     for (const k of keyPresses(input, key)) controller.handleKey(k);
   });
-  const onMaxScroll = useCallback((n: number) => {
-    controller.detailMaxScroll = n;
-  }, [controller]);
-  const onHomeMaxScroll = useCallback((n: number) => {
-    controller.homeMaxScroll = n;
-  }, [controller]);
+  const onMaxScroll = useCallback(
+    (n: number) => {
+      controller.detailMaxScroll = n;
+    },
+    [controller],
+  );
+  const onHomeMaxScroll = useCallback(
+    (n: number) => {
+      controller.homeMaxScroll = n;
+    },
+    [controller],
+  );
 
   const width = size.columns;
   const tableHeight = controller.tableHeight();
@@ -65,7 +75,8 @@ export function ConsoleApp({ controller, session, refreshMs }: ConsoleAppProps) 
   if (o?.kind === 'help') body = <HelpView lines={helpLines(state)} height={bodyHeight} scroll={o.scroll} />;
   else if (o?.kind === 'message') body = <MessageView title={o.title} text={o.text} />;
   else if (o?.kind === 'switcher') body = <Switcher text={o.text} choice={o.choice} height={bodyHeight} />;
-  else if (o?.kind === 'filter' && resource) body = <FilterPrompt resource={resource} text={o.text} errors={o.errors} height={bodyHeight} />;
+  else if (o?.kind === 'filter' && resource)
+    body = <FilterPrompt resource={resource} text={o.text} errors={o.errors} height={bodyHeight} />;
   else if (o?.kind === 'form') body = <FormView form={o.form} height={bodyHeight} />;
   else if (o?.kind === 'confirm') body = <ConfirmView parts={o} typed={o.typed} text={o.text} height={bodyHeight} />;
   else if (o?.kind === 'progress')
@@ -75,12 +86,39 @@ export function ConsoleApp({ controller, session, refreshMs }: ConsoleAppProps) 
         <ProgressBar progress={o.progress} width={width} />
       </Box>
     );
-  else if (state.view === 'list' && resource && list) body = <ListScreen cache={controller.cache} resource={resource} list={list} width={width} height={tableHeight} shown={controller.tableView()} />;
+  else if (state.view === 'list' && resource && list)
+    body = (
+      <ListScreen
+        cache={controller.cache}
+        resource={resource}
+        list={list}
+        width={width}
+        height={tableHeight}
+        shown={controller.tableView()}
+      />
+    );
   else if (state.view === 'detail' && resource && state.detail)
-    body = <DetailScreen cache={controller.cache} resource={resource} detail={state.detail} width={width} height={bodyHeight - 1} onMaxScroll={onMaxScroll} />;
+    body = (
+      <DetailScreen
+        cache={controller.cache}
+        resource={resource}
+        detail={state.detail}
+        width={width}
+        height={bodyHeight - 1}
+        onMaxScroll={onMaxScroll}
+      />
+    );
   else
     body = (
-      <HomeScreen cache={controller.cache} width={width} height={bodyHeight - 1} autoRefresh={state.autoRefresh} intervalMs={refreshMs} scroll={state.homeScroll} onMaxScroll={onHomeMaxScroll} />
+      <HomeScreen
+        cache={controller.cache}
+        width={width}
+        height={bodyHeight - 1}
+        autoRefresh={state.autoRefresh}
+        intervalMs={refreshMs}
+        scroll={state.homeScroll}
+        onMaxScroll={onHomeMaxScroll}
+      />
     );
 
   const status = controller.statusShown();

@@ -47,7 +47,9 @@ export function DetailScreen({ cache, resource: r, detail, width, height, onMaxS
           {q.loading ? '  ·  loading…' : ''}
         </Text>
       </Text>
-      {sections === undefined ? <Text dimColor>{q.error ? 'could not load the detail (see below); r tries again' : 'loading…'}</Text> : null}
+      {sections === undefined ? (
+        <Text dimColor>{q.error ? 'could not load the detail (see below); r tries again' : 'loading…'}</Text>
+      ) : null}
       {lines.slice(top, top + height).map((l, i) => (
         <Text key={top + i} bold={l.title} wrap="truncate-end">
           {l.text || ' '}

@@ -65,7 +65,7 @@ export function FormApp({ form, validate, onDone, onSuspend }: FormAppProps) {
     <Box flexDirection="column" width={size.columns}>
       <FormView form={state} height={Math.max(5, size.rows - 3)} />
       <Text dimColor wrap="truncate-end">
-        Tab/↓ next field  Shift-Tab/↑ previous  ←→ choose a value  Enter submit  Esc cancel (nothing is sent)
+        Tab/↓ next field Shift-Tab/↑ previous ←→ choose a value Enter submit Esc cancel (nothing is sent)
       </Text>
     </Box>
   );

@@ -35,7 +35,15 @@ export function HomeScreen({ cache, width, height, autoRefresh, intervalMs = AUT
     const t = setInterval(() => void cache.load(dashboardSpec, { force: true }), intervalMs);
     return () => clearInterval(t);
   }, [autoRefresh, cache, intervalMs]);
-  const lines = useMemo(() => (q.data !== undefined ? drawable(renderDashboard(q.data, { tty: true, width, color: false })).trimEnd().split('\n') : []), [q.data, width]);
+  const lines = useMemo(
+    () =>
+      q.data !== undefined
+        ? drawable(renderDashboard(q.data, { tty: true, width, color: false }))
+            .trimEnd()
+            .split('\n')
+        : [],
+    [q.data, width],
+  );
   const max = Math.max(0, lines.length - height);
   useEffect(() => onMaxScroll(max), [max, onMaxScroll]);
   const top = Math.min(scroll, max);
@@ -49,7 +57,7 @@ export function HomeScreen({ cache, width, height, autoRefresh, intervalMs = AUT
     <Box flexDirection="column">
       <Text wrap="truncate-end">
         <Text bold>dashboard</Text>
-        <Text dimColor>  {facts.filter(Boolean).join('  ·  ')}</Text>
+        <Text dimColor> {facts.filter(Boolean).join('  ·  ')}</Text>
       </Text>
       {q.data === undefined && !q.loading && !q.error ? <Text dimColor>no dashboard yet</Text> : null}
       {q.data === undefined && q.loading ? <Text dimColor>loading the dashboard…</Text> : null}

@@ -49,7 +49,11 @@ export function ListScreen({ cache, resource: r, list: ls, width, height, shown 
   const facts = [
     nMarked ? `${nMarked} marked` : undefined,
     q.loading ? 'loading…' : undefined,
-    !page ? `page ${ls.page}` : page.totalRecords === 0 || page.totalPages === 0 ? 'no rows' : `page ${ls.page} of ${page.totalPages ?? '?'}${page.totalRecords !== undefined ? `, total ${page.totalRecords}` : ''}`,
+    !page
+      ? `page ${ls.page}`
+      : page.totalRecords === 0 || page.totalPages === 0
+        ? 'no rows'
+        : `page ${ls.page} of ${page.totalPages ?? '?'}${page.totalRecords !== undefined ? `, total ${page.totalRecords}` : ''}`,
     layout.hidden.length ? `${layout.hidden.length} column${layout.hidden.length > 1 ? 's' : ''} hidden` : undefined,
     sort ? `sort ${ls.sortBy ?? sort.defaultBy} ${ls.sortOrder ?? sort.defaultOrder}` : undefined,
     Object.keys(ls.filters).length ? `filter ${filtersText(ls.filters)}` : undefined,
@@ -59,7 +63,7 @@ export function ListScreen({ cache, resource: r, list: ls, width, height, shown 
     <Box flexDirection="column">
       <Text wrap="truncate-end">
         <Text bold>{r.name}</Text>
-        <Text dimColor>  {facts.join('  ·  ')}</Text>
+        <Text dimColor> {facts.join('  ·  ')}</Text>
       </Text>
       {rows === undefined ? (
         <Text dimColor>{q.error && !q.loading ? `could not load page ${ls.page} (! says why); r tries again` : `loading ${r.name}…`}</Text>

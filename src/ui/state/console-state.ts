@@ -121,8 +121,18 @@ export function consoleReducer(s: ConsoleState, a: ConsoleAction): ConsoleState 
       return { ...s, view: 'home', overlay: undefined, detail: undefined, status: undefined, trail: undefined };
     case 'list': {
       const existing = s.lists[a.resource];
-      const list: ListState = existing ? repaged(existing, a.size) : { resource: a.resource, page: 1, size: a.size, filters: {}, selected: 0, marked: {} };
-      return { ...s, view: 'list', resource: a.resource, lists: { ...s.lists, [a.resource]: list }, overlay: undefined, detail: undefined, status: undefined };
+      const list: ListState = existing
+        ? repaged(existing, a.size)
+        : { resource: a.resource, page: 1, size: a.size, filters: {}, selected: 0, marked: {} };
+      return {
+        ...s,
+        view: 'list',
+        resource: a.resource,
+        lists: { ...s.lists, [a.resource]: list },
+        overlay: undefined,
+        detail: undefined,
+        status: undefined,
+      };
     }
     case 'resize-list': {
       const existing = s.lists[a.resource];
@@ -148,12 +158,36 @@ export function consoleReducer(s: ConsoleState, a: ConsoleAction): ConsoleState 
     case 'jump-list': {
       const trail = [...(s.trail ?? []), { view: s.view, resource: s.resource, detail: s.detail, list: currentList(s) }];
       const existing = s.lists[a.resource];
-      const list: ListState = { resource: a.resource, page: 1, size: existing?.size ?? a.size, filters: a.filters, selected: 0, marked: {} };
-      return { ...s, view: 'list', resource: a.resource, lists: { ...s.lists, [a.resource]: list }, overlay: undefined, detail: undefined, status: undefined, trail };
+      const list: ListState = {
+        resource: a.resource,
+        page: 1,
+        size: existing?.size ?? a.size,
+        filters: a.filters,
+        selected: 0,
+        marked: {},
+      };
+      return {
+        ...s,
+        view: 'list',
+        resource: a.resource,
+        lists: { ...s.lists, [a.resource]: list },
+        overlay: undefined,
+        detail: undefined,
+        status: undefined,
+        trail,
+      };
     }
     case 'jump-detail': {
       const trail = [...(s.trail ?? []), { view: s.view, resource: s.resource, detail: s.detail, list: currentList(s) }];
-      return { ...s, view: 'detail', resource: a.resource, detail: { resource: a.resource, row: a.row, scroll: 0 }, overlay: undefined, status: undefined, trail };
+      return {
+        ...s,
+        view: 'detail',
+        resource: a.resource,
+        detail: { resource: a.resource, row: a.row, scroll: 0 },
+        overlay: undefined,
+        status: undefined,
+        trail,
+      };
     }
     case 'back':
       if (s.trail?.length) {
