@@ -37,7 +37,7 @@ export function FormView({ form, height }: { form: FormState; height: number }) 
               <Text underline={!focused}>{drawable(form.values[f.name] ?? '')}</Text>
               {focused ? <Text inverse> </Text> : null}
               {' '.repeat(Math.max(0, valueWidth - displayWidth(drawable(form.values[f.name] ?? '')) - (focused ? 1 : 0)))}
-              <Text dimColor> {fieldHint(f)}</Text>
+              <Text dimColor>{`  ${fieldHint(f)}`}</Text>
             </Text>
             {err ? (
               <Text color="red" wrap="truncate-end">

@@ -57,7 +57,7 @@ export function HomeScreen({ cache, width, height, autoRefresh, intervalMs = AUT
     <Box flexDirection="column">
       <Text wrap="truncate-end">
         <Text bold>dashboard</Text>
-        <Text dimColor> {facts.filter(Boolean).join('  ·  ')}</Text>
+        <Text dimColor>{`  ${facts.filter(Boolean).join('  ·  ')}`}</Text>
       </Text>
       {q.data === undefined && !q.loading && !q.error ? <Text dimColor>no dashboard yet</Text> : null}
       {q.data === undefined && q.loading ? <Text dimColor>loading the dashboard…</Text> : null}

@@ -63,7 +63,7 @@ export function ListScreen({ cache, resource: r, list: ls, width, height, shown 
     <Box flexDirection="column">
       <Text wrap="truncate-end">
         <Text bold>{r.name}</Text>
-        <Text dimColor> {facts.join('  ·  ')}</Text>
+        <Text dimColor>{`  ${facts.join('  ·  ')}`}</Text>
       </Text>
       {rows === undefined ? (
         <Text dimColor>{q.error && !q.loading ? `could not load page ${ls.page} (! says why); r tries again` : `loading ${r.name}…`}</Text>
