@@ -215,10 +215,9 @@ export function createContext(deps: CtxDeps): Ctx {
       // The sandbox fallen back to, off a terminal: a cron job with the wrong HOME or config
       // directory, which must not "succeed" against a throwaway local database.
       if (wantSandbox && !globals.sandbox && profile?.base_url !== 'sandbox' && !onTerminal(io)) throw noPlatform(ctx.paths().configDir);
-      // A profile's sign-in belongs to the platform it was made on (recorded with it; before
-      // that, the profile's address): another one, named by --base-url or SUBCTL_BASE_URL or set
-      // on the profile since (`config set base-url`), gets neither its token nor its session (a
-      // sandbox profile's token went to whatever address was given).
+      // A profile's sign-in belongs to the platform it was made on (recorded with it, else the
+      // profile's address): another one, named by --base-url or SUBCTL_BASE_URL or set
+      // on the profile since (`config set base-url`), gets neither its token nor its session.
       const { withheldFrom, stored } = ctx.usableSignIn();
       const resolved = resolveToken(io.env, globals.tokenFile, stored);
       let { token } = resolved;

@@ -4,8 +4,8 @@
  *
  * Every call reads the file afresh and every change is written atomically, so the store is
  * always what is on disk. A change (read, modify, write) holds the config directory's lock
- * (`withConfigLock`), so two processes changing it at once both land: six parallel `auth login`s
- * of six profiles used to leave four, two of them without their base address.
+ * (`withConfigLock`), so two processes changing it at once both land (parallel `auth login`s of
+ * several profiles keep every profile and its base address).
  */
 import { UsageError } from '../api/errors.js';
 import { builtin } from '../builtin.js';

@@ -15,9 +15,8 @@ type RunningSub = ReturnType<typeof runningSubs>[number];
 
 /**
  * The subscription a use of `amount` is spent from: the running one ending soonest that has the
- * credits and, under its plan's `max_usage_per_day`, room today. (It used to be the first with
- * the credits, whatever its day: a trial at its daily limit refused a use that a paid
- * subscription beside it had room for.) Otherwise why none can: `credits` when none has the
+ * credits and, under its plan's `max_usage_per_day`, room today (a trial at its daily limit must not refuse a use that a paid subscription beside
+ * it has room for). Otherwise why none can: `credits` when none has the
  * credits, `daily` when those that have them are all at their daily limit (the first of them
  * is given, with its figures).
  */
