@@ -27,12 +27,14 @@ export interface RunEnd {
 
 /** A row's line of the report. */
 function reportRow(p: PlannedRow, rec: RowRecord | undefined) {
-  const outcome = !rec || rec.state === 'sent' ? 'pending' : rec.state === 'done' ? 'applied' : rec.state;
+  // A lost answer whose check failed is the next run's to settle, as a row not yet run is.
+  const waiting = !rec || rec.state === 'sent' || (rec.state === 'unknown' && rec.via === 'unchecked');
+  const outcome = waiting ? 'pending' : rec.state === 'done' ? 'applied' : rec.state;
   return {
     line: p.line,
     key: p.key,
     outcome,
-    attempt: rec && rec.state !== 'sent' && rec.settledBy ? rec.settledBy : '',
+    attempt: rec && !waiting && rec.settledBy ? rec.settledBy : '',
     http_status: rec?.status ?? '',
     message: rec?.message ?? '',
     created_id: rec?.created_id ?? '',
@@ -63,18 +65,22 @@ async function writeReport(ctx: Ctx, file: string, report: Array<Record<string, 
 /** Writes the report and the summary; the run's exit code. */
 export async function finishRun(ctx: Ctx, end: RunEnd): Promise<number> {
   const counts = { applied: 0, failed: 0, unknown: 0, pending: 0 };
+  let unchecked = 0;
   const report = end.planned.map((p) => {
-    const r = reportRow(p, end.state.get(p.identity));
+    const rec = end.state.get(p.identity);
+    const r = reportRow(p, rec);
     counts[r.outcome as keyof typeof counts]++;
+    if (rec?.via === 'unchecked' && r.outcome === 'pending') unchecked++;
     return r;
   });
   // The report is written whole or its failure is the run's error, after the summary (the rows
   // were run either way; the journal holds their outcomes).
   const reportFailure = end.reportFile ? await writeReport(ctx, end.reportFile, report) : undefined;
   const toFile = end.reportFile && end.reportFile !== '-' && reportFailure === undefined;
-  const notRun = counts.pending
-    ? `, ${counts.pending} not run${end.interrupted ? ' (interrupted)' : end.refused ? ' (the credential was refused)' : ''}`
-    : '';
+  const notSent = counts.pending - unchecked;
+  const notRun =
+    (notSent ? `, ${notSent} not run${end.interrupted ? ' (interrupted)' : end.refused ? ' (the credential was refused)' : ''}` : '') +
+    (unchecked ? `, ${unchecked} answer(s) lost and not yet checked (the next run checks them)` : '');
   const summary = `${end.command}: ${end.planned.length} rows: ${counts.applied} applied${end.skipped ? ` (${end.skipped} finished in earlier attempts)` : ''}, ${counts.failed} failed, ${counts.unknown} unknown${notRun}${toFile ? `; report ${end.reportFile}` : ''}`;
   const quiet = ctx.globals.quiet;
   if (!quiet || counts.failed || counts.unknown || end.interrupted) ctx.io.stderr.write(`${summary}\n`);

@@ -176,6 +176,31 @@ describe('answers lost after the platform applied the row', () => {
   });
 });
 
+describe('a check that fails too', () => {
+  it('the answer lost and the platform unreadable when it is checked: pending, the next run checks it (never resends blindly) and finds it applied', async () => {
+    faults.set(4, 'applied-503');
+    server.setHandler((req) => {
+      const reply = platform(req);
+      // The list that would settle the row goes down once the write is applied.
+      if (req.method === 'PUT' && idOf(req) === 4) listMode = 'fail';
+      return reply;
+    });
+    const f = csv(range(1, 6));
+    const first = await runCli(args(f, '--retries', '0'), { env });
+    expect(first.code, first.stderr).toBe(8);
+    expect(first.stderr).toContain('1 answer(s) lost and not yet checked (the next run checks them)');
+    expect(outcomes()[4]).toBe('pending');
+    expect(readFileSync(report(), 'utf8')).toMatch(/id=4,pending,,503,"HTTP 503 without saying whether it was applied, and the check against the platform failed \(list down\): the next run checks it again"/);
+    listMode = 'ok';
+    server.setHandler(platform);
+    const second = await runCli(args(f), { env });
+    expect(second.code, second.stderr).toBe(0);
+    expect(outcomes()[4]).toBe('applied');
+    expect(putsOf(4)).toBe(1);
+    expect(movedDays(4)).toBe(7);
+  });
+});
+
 describe('Ctrl-C means stop', () => {
   it('during the check of unanswered rows: exit 130, no request after the signal, the rows still to be checked by the next run', async () => {
     // Every answer lost, and the platform's list down once the rows are sent (their state was
