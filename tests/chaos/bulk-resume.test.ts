@@ -190,7 +190,9 @@ describe('a check that fails too', () => {
     expect(first.code, first.stderr).toBe(8);
     expect(first.stderr).toContain('1 answer(s) lost and not yet checked (the next run checks them)');
     expect(outcomes()[4]).toBe('pending');
-    expect(readFileSync(report(), 'utf8')).toMatch(/id=4,pending,,503,"HTTP 503 without saying whether it was applied, and the check against the platform failed \(list down\): the next run checks it again"/);
+    expect(readFileSync(report(), 'utf8')).toMatch(
+      /id=4,pending,,503,"HTTP 503 without saying whether it was applied, and the check against the platform failed \(list down\): the next run checks it again"/,
+    );
     listMode = 'ok';
     server.setHandler(platform);
     const second = await runCli(args(f), { env });
