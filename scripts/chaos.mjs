@@ -48,6 +48,24 @@ const require = createRequire(join(root, 'package.json'));
 const Database = require('better-sqlite3');
 const { parse: parseCsv } = require('csv-parse/sync');
 
+/**
+ * The sandbox's data file, opened read-only to check what the runs wrote. better-sqlite3 12
+ * aborts Node 24 when the garbage collector frees one of its databases or statements (see
+ * src/sandbox/keep.ts): this one-shot run keeps every one it makes until it exits.
+ */
+const keptObjects = [];
+function openReadonly(file) {
+  const db = new Database(file, { readonly: true, fileMustExist: true, timeout: 5000 });
+  const prepare = db.prepare.bind(db);
+  db.prepare = (sql) => {
+    const st = prepare(sql);
+    keptObjects.push(st);
+    return st;
+  };
+  keptObjects.push(db);
+  return db;
+}
+
 const CHAOS = { latencyMs: [0, 50], error5xx: 0.2, reset: 0.05, hang: 0.02, rate429: 0.05, retryAfterSeconds: 1 };
 const TIMEOUT_MS = 2000;
 /**
@@ -441,8 +459,7 @@ async function fault(app, work, name, opts, scenario) {
   const dir = join(work, `fault-${name.replace(/[^a-z0-9]+/gi, '-')}`);
   mkdirSync(dir, { recursive: true });
   const server = await startServer(app, join(dir, 'sandbox.db'), opts.chaos ?? {}, opts.skewMs ?? 0);
-  const db = new Database(join(dir, 'sandbox.db'), { readonly: true, fileMustExist: true });
-  db.pragma('busy_timeout = 5000');
+  const db = openReadonly(join(dir, 'sandbox.db'));
   const env = {
     PATH: process.env.PATH,
     HOME: dir,
@@ -583,8 +600,7 @@ async function main() {
     log('starting the sandbox (seeding a fresh data file) ...');
     server = await startServer(app, dataFile);
     log(`sandbox at ${server.url}`);
-    const db = new Database(dataFile, { readonly: true, fileMustExist: true });
-    db.pragma('busy_timeout = 5000');
+    const db = openReadonly(dataFile);
     const env = {
       PATH: process.env.PATH,
       HOME: work,

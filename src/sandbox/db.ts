@@ -4,9 +4,9 @@
  */
 import { closeSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
 import { LocalError, localError, UsageError } from '../api/errors.js';
 import { builtin } from '../builtin.js';
+import { openKept, prep } from './keep.js';
 import { coreMigrations } from './schema-core.js';
 import { userMigrations } from './schema-user.js';
 import { adminMigrations } from './schema-admin.js';
@@ -136,7 +136,7 @@ export function checkDataFile(file: string): void {
   if (preflight(file) > 0) {
     let db: DB | undefined;
     try {
-      db = new Database(file, { nativeBinding: addonPath(), fileMustExist: true });
+      db = openKept(file, { nativeBinding: addonPath(), fileMustExist: true });
       db.pragma('busy_timeout = 5000');
       checkOwnTables(db, file);
     } catch (err) {
@@ -211,7 +211,7 @@ export function openDatabase(file: string): DB {
   }
   let db: DB;
   try {
-    db = new Database(file, { nativeBinding: addonPath() });
+    db = openKept(file, { nativeBinding: addonPath() });
   } catch (err) {
     throw damageError(err, file);
   }
@@ -280,33 +280,7 @@ export function migrate(db: DB, migrations: Migration[]): string[] {
   return applied;
 }
 
-const caches = new WeakMap<DB, Map<string, Database.Statement>>();
-
-/**
- * A prepared statement for `sql`, prepared once per connection and reused: preparing costs
- * more than running most of the sandbox's queries. `mode: 'pluck'` answers the first column
- * of each row, `mode: 'raw'` arrays of values, instead of row objects (each mode its own
- * statement, so they never mix).
- */
-export function prep(db: DB, sql: string, mode: 'rows' | 'pluck' | 'raw' = 'rows'): Database.Statement {
-  let cache = caches.get(db);
-  if (!cache) {
-    cache = new Map();
-    caches.set(db, cache);
-  }
-  const key = mode === 'rows' ? sql : `\u0000${mode}\u0000${sql}`;
-  let st = cache.get(key);
-  if (!st) {
-    st = db.prepare(sql);
-    if (mode === 'pluck') st.pluck();
-    else if (mode === 'raw') st.raw(true);
-    // Dynamic SQL (filters combine) could grow the cache without bound; the combinations
-    // actually used stay few, but keep a ceiling anyway.
-    if (cache.size > 2000) cache.clear();
-    cache.set(key, st);
-  }
-  return st;
-}
+export { prep } from './keep.js';
 
 const epochs = new WeakMap<DB, number>();
 

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openKept } from '../../src/sandbox/keep.js';
 import { describe, expect, it } from 'vitest';
 import { run } from '../chaos/binary.js';
 import { tempDir } from '../support/tmp.js';
@@ -22,12 +22,12 @@ function strangers(dir: string): Record<string, string> {
   const csv = join(dir, 'actions.csv');
   writeFileSync(csv, 'subscription_id,action\n42,extend\n');
   const app = join(dir, 'app.db');
-  const db = new Database(app);
+  const db = openKept(app);
   db.exec("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO customers (name) VALUES ('Zoë')");
   db.close();
   // Rails keeps a schema_migrations table too, with a `version` column.
   const rails = join(dir, 'rails.db');
-  const r = new Database(rails);
+  const r = openKept(rails);
   r.exec(
     "CREATE TABLE schema_migrations (version TEXT PRIMARY KEY); INSERT INTO schema_migrations VALUES ('20240101'); CREATE TABLE users (id INTEGER)",
   );
@@ -72,12 +72,12 @@ describe('--data names a file that cannot be a sandbox data file: exit 2, named,
     const file = join(dir, 'mine.db');
     const first = await run(['sandbox', 'reset', '--data', file, '--yes'], env());
     expect(first.code, first.stderr).toBe(0);
-    const db = new Database(file);
+    const db = openKept(file);
     db.exec("UPDATE services SET service_name = 'changed by hand' WHERE service_id = 1");
     db.close();
     const again = await run(['sandbox', 'reset', '--data', file, '--yes'], env());
     expect(again.code, again.stderr).toBe(0);
-    const check = new Database(file, { readonly: true });
+    const check = openKept(file, { readonly: true });
     expect(check.prepare('SELECT service_name FROM services WHERE service_id = 1').pluck().get()).not.toBe('changed by hand');
     check.close();
   });

@@ -9,7 +9,7 @@
  * endpoints over HTTP against a reference query run on the database, and against a second
  * sandbox on the same file that reads every page with a plain OFFSET.
  */
-import Database from 'better-sqlite3';
+import { openKept } from '../../src/sandbox/keep.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   MAX_PAGE_BOUNDARIES,
@@ -57,7 +57,7 @@ describe('pageRows against plain OFFSET (synthetic table: ties, NULLs, collation
   const N = 1200;
 
   beforeAll(() => {
-    db = new Database(':memory:');
+    db = openKept(':memory:');
     db.exec(`
       CREATE TABLE g (gid INTEGER PRIMARY KEY, gname TEXT NOT NULL COLLATE NOCASE);
       CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, gid INTEGER, name TEXT NOT NULL COLLATE NOCASE, score REAL, day TEXT, kind TEXT NOT NULL);

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import Database from 'better-sqlite3';
+import { openKept } from '../../src/sandbox/keep.js';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture } from './user-harness.js';
@@ -76,7 +76,7 @@ describe('cross-process races on one data file', () => {
     const dataFile = join(dir, 'race.db');
     const a = await startServer(dataFile); // seeds the file
     const b = await startServer(dataFile);
-    const db = new Database(dataFile);
+    const db = openKept(dataFile);
     db.pragma('busy_timeout = 5000');
     const f = fixture({ db });
     const N = 40;
@@ -137,7 +137,7 @@ describe('cross-process races on one data file', () => {
     const dataFile = join(dir, 'wallet.db');
     const a = await startServer(dataFile);
     const b = await startServer(dataFile);
-    const db = new Database(dataFile);
+    const db = openKept(dataFile);
     db.pragma('busy_timeout = 5000');
     const f = fixture({ db });
     db.prepare('UPDATE users SET wallet_balance = 100 WHERE user_id = 6').run(); // room for exactly 4 purchases of 25

@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import { openKept } from '../../src/sandbox/keep.js';
+import type { DB } from '../../src/sandbox/types.js';
 import { describe, expect, it } from 'vitest';
 import { allMigrations, migrate } from '../../src/sandbox/db.js';
 import { mulberry32 } from '../../src/sandbox/seed.js';
@@ -9,15 +10,15 @@ import { verifyPassword } from '../../src/sandbox/auth.js';
 const NOW = new Date('2026-03-01T09:30:00.000Z');
 
 function seeded(scale: number, seed = 42) {
-  const db = new Database(':memory:');
+  const db = openKept(':memory:');
   db.pragma('foreign_keys = ON');
   migrate(db, allMigrations());
   db.transaction(() => seedUsers(db, { scale, rng: mulberry32(seed), now: NOW }))();
   return db;
 }
 
-const all = (db: Database.Database, sql: string) => db.prepare(sql).all() as any[];
-const one = (db: Database.Database, sql: string) => db.prepare(sql).get() as any;
+const all = (db: DB, sql: string) => db.prepare(sql).all() as any[];
+const one = (db: DB, sql: string) => db.prepare(sql).get() as any;
 
 describe('seedUsers', () => {
   it('puts SEEDED_ACCOUNTS first (ids 1..6) with working passwords', () => {
@@ -88,7 +89,7 @@ describe('seedUsers', () => {
   });
 
   it('is deterministic: the same seed and clock give the same rows', () => {
-    const dump = (db: Database.Database) =>
+    const dump = (db: DB) =>
       ['users', 'user_roles', 'profiles', 'devices', 'login_history', 'referral_codes', 'referral_uses', 'verification_codes'].map((t) =>
         JSON.stringify(all(db, `SELECT * FROM ${t} ORDER BY 1, 2`)),
       );
