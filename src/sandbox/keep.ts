@@ -3,10 +3,10 @@
  *
  * Why: on Node 24 (from 24.19), better-sqlite3 12 aborts the whole process (`Assertion failed:
  * (env) != nullptr` in `RemoveEnvironmentCleanupHook`, exit 134) when the garbage collector
- * frees one of its Statement or Database objects: node::ObjectWrap's destructor asks for the
- * current environment, which a collection started by an allocation does not have (nodejs/node
- * issue 65446, better-sqlite3 issue 1515). better-sqlite3 13 mends it but needs Node 22, and
- * subctl still runs on Node 20. So nothing is ever left for the collector: each database is
+ * frees one of its Statement or Database objects: node::ObjectWrap's destructor, run from the
+ * collector, finds no current Node environment (nodejs/node issue 65446, better-sqlite3 issue
+ * 1515). better-sqlite3 13 mends it but needs Node 22, and subctl still runs on Node 20.
+ * So nothing is ever left for the collector: each database is
  * kept in `kept` (after `close()` too), and each statement is prepared once per database per
  * SQL text and kept in that database's map, which also spares preparing it again. The cost is
  * memory that grows with the distinct SQL texts a process prepares (docs/decisions.md, "Help,
