@@ -454,6 +454,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       ip,
       userAgent,
       now,
+      auditOrder: chaos?.auditOldestFirst ? 'ASC' : 'DESC',
       audit(module, action, details) {
         audited = true;
         releaseDataStamp(db);

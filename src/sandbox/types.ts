@@ -44,6 +44,8 @@ export interface HandlerContext {
   now(): Date;
   /** Records an audit entry for a mutation (module e.g. 'subscriptions', action e.g. 'manage'). */
   audit(module: string, action: string, details: unknown): void;
+  /** The order audit entries are served in: newest first, or oldest first under `--chaos audit=oldest` (chaos.ts). */
+  auditOrder: 'ASC' | 'DESC';
 }
 
 export interface HandlerResult {

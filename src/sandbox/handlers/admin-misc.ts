@@ -394,7 +394,7 @@ function dashboard(ctx: HandlerContext) {
        (SELECT COUNT(*) FROM usage_logs ul WHERE ul.service_id = s.service_id AND ul.used_at >= ?) AS usage_30_days
      FROM services s ORDER BY active_subscriptions DESC, usage_30_days DESC, s.service_code LIMIT 5`,
   ).all(from30);
-  const recent_activity = (prep(db, 'SELECT * FROM audit_logs ORDER BY id DESC LIMIT 10').all() as Array<Record<string, unknown>>).map(
+  const recent_activity = (prep(db, `SELECT * FROM audit_logs ORDER BY id ${ctx.auditOrder} LIMIT 10`).all() as Array<Record<string, unknown>>).map(
     (r) => ({
       ...r,
       details: parseDetails(r.details as string | null),
@@ -419,7 +419,7 @@ function auditPage(ctx: HandlerContext, userId: number | undefined) {
     where: w,
     sort: [],
     tiebreak: 'id',
-    order: 'DESC',
+    order: ctx.auditOrder,
     page: q.page,
     size: q.page_size,
     finish: (page) => {
