@@ -74,7 +74,8 @@ const CREATE_CHECKS: Record<string, (b: Record<string, unknown>) => string> = {
   'services.create': (b) => `subctl services get --service-code ${word(b.service_code)}`,
   'plans.create': (b) => `subctl plans list --plan-code ${word(b.plan_code)}`,
   'service-plans.create': (b) => `subctl service-plans list --service-code ${word(b.service_code)} --plan-code ${word(b.plan_code)}`,
-  'roles.create': (b) => `subctl roles list --all -o json | jq '.[] | select(.role_name == "${String(b.role_name).replace(/[^\w.-]/g, '')}")'`,
+  'roles.create': (b) =>
+    `subctl roles list --all -o json | jq '.[] | select(.role_name == "${String(b.role_name).replace(/[^\w.-]/g, '')}")'`,
   'users.create': (b) => `subctl roles assignments --search ${word(b.username)}`,
   'usage-codes.generate': (b) => `subctl usage-codes list --batch-id ${word(b.batch_id)}`,
 };
