@@ -7,7 +7,7 @@ import { validateInput } from '../api/client.js';
 import { dashboardGet } from '../api/contract/admin-misc.js';
 import { describeObject, type AnyEndpoint } from '../api/contract/common.js';
 import { CliError } from '../api/errors.js';
-import { itemsOf, pageInfoOf } from '../cli/paging.js';
+import { itemsOf, pageInfoOf } from '../api/pages.js';
 import { actionsFor, runActionOnRows, type ActionDef } from './actions.js';
 import { confirmWindow } from './confirm-window.js';
 import { exportCsv } from './export-csv.js';

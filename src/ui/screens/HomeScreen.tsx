@@ -5,7 +5,7 @@
  */
 import { Box, Text } from 'ink';
 import { useEffect, useMemo } from 'react';
-import { renderDashboard } from '../../commands/admin/dashboard.js';
+import { renderDashboard } from '../../resources/dashboard.js';
 import { terminalClock } from '../../output/time.js';
 import { dashboardSpec } from '../controller.js';
 import { drawable } from '../drawable.js';
