@@ -11,7 +11,8 @@ import { describeObject } from '../api/contract/common.js';
 import { InterruptedError } from '../api/errors.js';
 import type { Profile } from '../config/store.js';
 import type { IO } from '../io.js';
-import { ConsoleController, type ApiLike, type Session } from './controller.js';
+import { ConsoleController } from './controller.js';
+import type { ApiLike, Session } from './session.js';
 import { formFields, newForm, schemaProblems, type FormField } from './form-model.js';
 import { QueryCache } from './query-cache.js';
 import { consoleReducer, initialState } from './state/console-state.js';
@@ -22,7 +23,8 @@ import { ALT_SCREEN_OFF, ALT_SCREEN_ON, suspendTerminal } from './suspend.js';
 
 export { runActionOnRows, type Progress, type RowOutcome } from './actions.js';
 export { QueryCache, CACHE_TTL_MS, CACHE_STALE_MS } from './query-cache.js';
-export { ConsoleController, type ApiLike, type Session } from './controller.js';
+export { ConsoleController } from './controller.js';
+export type { ApiLike, Session } from './session.js';
 
 /**
  * What the console uses of a command's context (src/cli/context.ts's `Ctx` has all of it): the
