@@ -5,42 +5,18 @@
  */
 import type { ApiClient } from '../api/client.js';
 import { itemFieldsOf, type AnyEndpoint } from '../api/contract/common.js';
-import { BadResponseError, CliError, ExitCode } from '../api/errors.js';
+import { CliError, ExitCode } from '../api/errors.js';
 import { readId } from '../api/read-values.js';
-import { findRows, totalsOf } from '../api/rows.js';
+import { itemsOf, noRows, pageInfoOf, type PageInfo } from '../api/pages.js';
+import { findRows } from '../api/rows.js';
 import { printList, printObject } from '../output/index.js';
 import { exportProgress } from '../output/progress.js';
 import type { Ctx } from './context.js';
-
-export interface PageInfo {
-  page: number;
-  size: number;
-  totalPages?: number;
-  totalRecords?: number;
-}
 
 /** Blocks besides the rows (usage-code and wallet summaries): given the first page's data. */
 export type ListExtras = (data: Record<string, unknown>, ctx: Ctx) => Promise<void> | void;
 
 type Call = { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: Record<string, unknown> };
-
-/**
- * The rows of a list answer (src/api/rows.ts finds them); `note` gets the line saying where
- * they came from when not from the contract's key. No rows to be found in a `data` that is not
- * empty is an error naming what the answer held: never an empty list.
- */
-export function itemsOf(ep: AnyEndpoint, data: unknown, note?: (text: string) => void): Record<string, unknown>[] {
-  const found = findRows(ep, data);
-  if (found.note && found.rows) note?.(found.note);
-  if (!found.rows) throw noRows(found.note!);
-  return found.rows;
-}
-
-function noRows(note: string): BadResponseError {
-  const e = new BadResponseError(note.replace(/^note: /, ''));
-  e.hint = '`-o json` (without --all) prints data as received';
-  return e;
-}
 
 /** Whether a page's answer holds a list at all, wherever findRows would take it from (`data: null`, or an object with no list, does not). */
 function hasList(_ep: AnyEndpoint, data: unknown): boolean {
@@ -59,10 +35,6 @@ export function listRows(ctx: Ctx, ep: AnyEndpoint, data: unknown, key?: string)
   if (!found.rows && ctx.globals.output !== 'json' && ctx.globals.output !== 'ndjson') throw noRows(found.note!);
   if (found.note) ctx.warn(found.note);
   return found.rows;
-}
-
-export function pageInfoOf(ep: AnyEndpoint, data: unknown, page: number, size: number): PageInfo {
-  return { page, size, ...totalsOf(ep, data) };
 }
 
 /** The field that identifies a row of each list, for de-duplication across shifting pages. */

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fail, ok, startStubServer, type StubServer } from '../support/stub-server.js';
 import { runCli } from '../support/run-cli.js';
 import { tempDir } from '../support/tmp.js';
-import { describeChange } from '../../src/commands/admin/subscription-manage.js';
+import { describeChange } from '../../src/resources/subscriptions.js';
 
 let server: StubServer;
 let env: Record<string, string>;

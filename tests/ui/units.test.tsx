@@ -11,7 +11,7 @@ import { describeObject } from '../../src/api/contract/common.js';
 import { HttpError, ValidationError } from '../../src/api/errors.js';
 import { onlyMissingBody } from '../../src/cli/verbs.js';
 import { runActionOnRows } from '../../src/ui/actions.js';
-import { describeError } from '../../src/ui/controller.js';
+import { describeError } from '../../src/ui/session.js';
 import { footerKeys, helpLines } from '../../src/ui/help.js';
 import { initialState } from '../../src/ui/state/console-state.js';
 import { filtersText, parseFilters } from '../../src/ui/filters.js';

@@ -8,7 +8,7 @@ import { hasPart } from '../../api/contract/parts.js';
 import { CliError, ExitCode, UsageError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import type { VerbInput } from '../../cli/verbs.js';
-import { itemsOf } from '../../cli/paging.js';
+import { itemsOf } from '../../api/pages.js';
 import { printList } from '../../output/index.js';
 import { auditLine } from '../../resources/audit.js';
 
