@@ -54,7 +54,7 @@ export interface HandlerResult {
   data: unknown;
 }
 
-type Handler = (ctx: HandlerContext) => HandlerResult | Promise<HandlerResult>;
+export type Handler = (ctx: HandlerContext) => HandlerResult | Promise<HandlerResult>;
 
 /** Handlers of one area, keyed by the contract endpoint's `name`. */
 export type HandlerTable = Record<string, Handler>;
