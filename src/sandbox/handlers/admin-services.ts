@@ -18,12 +18,12 @@ import {
   likeAny,
   notFound,
   nowIso,
-  pageRows,
   pagination,
   sortColumns,
   Where,
   type SortMap,
 } from './admin-util.js';
+import { pageRows } from './admin-pages.js';
 
 const SERVICE_SORT: SortMap = {
   ServiceCode: 's.service_code',

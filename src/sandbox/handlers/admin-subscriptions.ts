@@ -15,12 +15,12 @@ import {
   likeAny,
   notFound,
   nowIso,
-  pageRows,
   pagination,
   sortColumns,
   Where,
   type SortMap,
 } from './admin-util.js';
+import { pageRows } from './admin-pages.js';
 
 const SUB_SORT: SortMap = {
   Username: 'u.username',
