@@ -138,8 +138,9 @@ export interface AuditSeed {
 }
 
 /**
- * An end user's own action as the running sandbox records it (src/sandbox/handlers/user-enduser.ts):
- * module `user`, the end user as the actor. No random draw: the rest of the seed stays as it was.
+ * An end user's own action as the running sandbox records it (handlers/user-enduser-buy.ts,
+ * handlers/user-enduser-use.ts): module `user`, the end user as the actor. No random draw: the
+ * rest of the seed stays as it was.
  */
 export function endUserEntry(at: number, actor: number, action: string, details: Record<string, unknown>): AuditSeed {
   return {
