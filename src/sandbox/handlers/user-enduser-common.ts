@@ -115,7 +115,7 @@ export function runningSubs(db: DB, userId: number, serviceId: number, at: strin
     .all(userId, serviceId, at, at) as SubRow[];
 }
 
-export function usageToday(db: DB, subscriptionId: number, at: Date): number {
+function usageToday(db: DB, subscriptionId: number, at: Date): number {
   return (
     db
       .prepare('SELECT COALESCE(SUM(usage_amount), 0) AS n FROM usage_logs WHERE subscription_id = ? AND used_at >= ?')

@@ -24,14 +24,14 @@ export interface CodeRow {
 }
 
 /** active, inactive (deactivated), expired or exhausted (no uses left). */
-export function codeStatus(c: CodeRow, at: string): 'active' | 'inactive' | 'expired' | 'exhausted' {
+function codeStatus(c: CodeRow, at: string): 'active' | 'inactive' | 'expired' | 'exhausted' {
   if (!c.is_active) return 'inactive';
   if (c.expiry_date && c.expiry_date <= at) return 'expired';
   if (c.used_count >= c.usage_limit) return 'exhausted';
   return 'active';
 }
 
-export function daysRemaining(expiry: string | null, at: string): number | null {
+function daysRemaining(expiry: string | null, at: string): number | null {
   if (!expiry) return null;
   return Math.max(0, Math.ceil((Date.parse(expiry) - Date.parse(at)) / DAY_MS));
 }

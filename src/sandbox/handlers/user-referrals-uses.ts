@@ -7,7 +7,7 @@ import { DAY_MS, mustGetUser, nowIso, pagination, paging } from './user-common.j
 import { CODE_SELECT, codeItem, type CodeRow } from './user-referrals-codes.js';
 
 /** Referred users (one row per referral use), with the code and both parties. */
-export const USES_SELECT = `SELECT ru.id AS referral_use_id, ru.used_date AS referral_date, rc.referral_id, rc.referral_code, rc.is_active AS code_is_active,
+const USES_SELECT = `SELECT ru.id AS referral_use_id, ru.used_date AS referral_date, rc.referral_id, rc.referral_code, rc.is_active AS code_is_active,
        rc.expiry_date AS code_expiry_date, rc.used_count AS code_used_count, rc.usage_limit AS code_usage_limit,
        ru.referrer_id, r.username AS referrer_username, r.full_name AS referrer_full_name, r.email AS referrer_email,
        ru.new_user_id AS referred_user_id, n.username AS referred_username, n.full_name AS referred_full_name, n.email AS referred_email,
@@ -15,7 +15,7 @@ export const USES_SELECT = `SELECT ru.id AS referral_use_id, ru.used_date AS ref
   FROM referral_uses ru JOIN referral_codes rc ON rc.referral_id = ru.referral_id
   JOIN users r ON r.user_id = ru.referrer_id JOIN users n ON n.user_id = ru.new_user_id`;
 
-export function useItem(r: Record<string, unknown>, at: string) {
+function useItem(r: Record<string, unknown>, at: string) {
   const codeState = !r.code_is_active ? 'inactive' : r.code_expiry_date && r.code_expiry_date <= at ? 'expired' : 'active';
   return {
     referral_use_id: r.referral_use_id,
