@@ -76,17 +76,13 @@ async function injectFault(s: Served, chaos: ChaosOptions, req: http.IncomingMes
   return false;
 }
 
-/** Routes the request: throws 400 on a malformed path, 404 on an unknown one. */
-async function routeRequest(method: string, path: string): Promise<Exclude<Route, { kind: 'none' }>> {
-  let routed: Route | Promise<Route>;
+/** Routes the request: throws 400 on a malformed path. A route already known is answered at once. */
+function routeRequest(method: string, path: string): Route | Promise<Route> {
   try {
-    routed = route(method, path);
+    return route(method, path);
   } catch {
     throw new SandboxError(400, `malformed path: ${path}`, 'BAD_REQUEST');
   }
-  const r = routed instanceof Promise ? await routed : routed;
-  if (r.kind === 'none') throw new SandboxError(404, `no such endpoint: ${method} ${path}`, 'NOT_FOUND');
-  return r;
 }
 
 /** The caller's account from the bearer token (reads use the remembered accounts); 401 and 403 as the endpoint's access asks. */
@@ -185,7 +181,9 @@ async function handle(s: Served, req: http.IncomingMessage, res: http.ServerResp
   const qi = rawUrl.indexOf('?');
   const path = qi < 0 ? rawUrl : rawUrl.slice(0, qi);
   const qs = qi < 0 ? '' : rawUrl.slice(qi + 1);
-  const r = await routeRequest(method, path);
+  const routed = routeRequest(method, path);
+  const r = routed instanceof Promise ? await routed : routed;
+  if (r.kind === 'none') throw new SandboxError(404, `no such endpoint: ${method} ${path}`, 'NOT_FOUND');
   if (r.kind === 'method') {
     const e = new SandboxError(405, `method ${method} not allowed on ${path} (allowed: ${r.allow.join(', ')})`, 'METHOD_NOT_ALLOWED');
     sendError(s, res, e, { allow: r.allow.join(', ') });
@@ -199,7 +197,8 @@ async function handle(s: Served, req: http.IncomingMessage, res: http.ServerResp
   const read = method === 'GET';
   const stamp = read ? s.tokens.sync() : '';
   const user = authenticate(s, req, e, method, read);
-  const input = await readInput(req, r.prepared, r.params, qs);
+  const pending = readInput(req, r.prepared, r.params, qs);
+  const input = pending instanceof Promise ? await pending : pending;
 
   const handler = s.handlers[e.name];
   if (!handler) throw new SandboxError(501, `endpoint ${e.name} (${e.method} ${e.path}) has no sandbox handler yet`, 'NOT_IMPLEMENTED');

@@ -33,21 +33,21 @@ function readBody(req: http.IncomingMessage): Promise<string> {
   });
 }
 
-/** The request's body as JSON (`{}` when it has none, or the endpoint takes none). */
-async function rawBodyOf(req: http.IncomingMessage, e: AnyEndpoint): Promise<unknown> {
-  let rawBody: unknown = {};
-  const hasBody = req.headers['content-length'] ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
-  if (hasBody) {
-    const text = await readBody(req);
-    if (hasPart(e, 'body') && text.trim() !== '') {
-      try {
-        rawBody = JSON.parse(text);
-      } catch (err) {
-        throw new SandboxError(400, `Invalid JSON body: ${(err as Error).message}`, 'INVALID_JSON');
-      }
+/** Whether the request carries a body (a length other than 0, or chunks). */
+function hasBody(req: http.IncomingMessage): boolean {
+  return req.headers['content-length'] ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
+}
+
+/** The body's text as JSON (`{}` when empty, or when the endpoint takes none). */
+function parseBody(e: AnyEndpoint, text: string): unknown {
+  if (hasPart(e, 'body') && text.trim() !== '') {
+    try {
+      return JSON.parse(text);
+    } catch (err) {
+      throw new SandboxError(400, `Invalid JSON body: ${(err as Error).message}`, 'INVALID_JSON');
     }
   }
-  return rawBody;
+  return {};
 }
 
 /** A request's checked input, as the handler reads it. */
@@ -59,11 +59,16 @@ export interface Input {
 
 /**
  * Reads and checks the input of a request routed to `prepared` (path params `routeParams`,
- * query string `qs`): every field in error is named in one 400 answer.
+ * query string `qs`): every field in error is named in one 400 answer. A request without a
+ * body is checked at once, not in a later turn of the event loop.
  */
-export async function readInput(req: http.IncomingMessage, prepared: Prepared, routeParams: Json, qs: string): Promise<Input> {
+export function readInput(req: http.IncomingMessage, prepared: Prepared, routeParams: Json, qs: string): Input | Promise<Input> {
+  if (!hasBody(req)) return checkInput(req, prepared, routeParams, qs, {});
+  return readBody(req).then((text) => checkInput(req, prepared, routeParams, qs, parseBody(prepared.endpoint, text)));
+}
+
+function checkInput(req: http.IncomingMessage, prepared: Prepared, routeParams: Json, qs: string, rawBody: unknown): Input {
   const e = prepared.endpoint;
-  const rawBody = await rawBodyOf(req, e);
   if (e.deviceId) {
     const dev = req.headers['x-device-id'];
     if (typeof dev !== 'string' || dev.trim() === '') {
