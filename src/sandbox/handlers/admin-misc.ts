@@ -20,13 +20,13 @@ import {
   likeAny,
   notFound,
   nowIso,
-  pageRows,
   pagination,
   parseDetails,
   sortColumns,
   Where,
   type SortMap,
 } from './admin-util.js';
+import { pageRows } from './admin-pages.js';
 
 // ---------------------------------------------------------------------------------------------
 // Usage codes
