@@ -22,7 +22,8 @@ import { BadResponseError, CliError, ExitCode, UsageError, ValidationError } fro
 import { oneLine } from '../../api/redact.js';
 import { readNumber } from '../../api/read-values.js';
 import { resolveToken } from '../../config/credentials.js';
-import { noSuchProfile, type Ctx } from '../../cli/context.js';
+import type { Ctx } from '../../cli/context.js';
+import { noSuchProfile } from '../../cli/target.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { buildVerb, convertValue, reaches } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';

@@ -2,7 +2,7 @@
  * The configuration checks: the profile in force and the base address it (or an option) gives.
  * Failing either is exit 2 (see src/commands/doctor/index.ts).
  */
-import { noRealPlatform } from '../../cli/context.js';
+import { noRealPlatform } from '../../cli/target.js';
 import { CliError } from '../../api/errors.js';
 import type { DoctorRun } from './types.js';
 
