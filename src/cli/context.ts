@@ -75,6 +75,10 @@ export interface CtxDeps {
   now?: () => Date;
 }
 
+/**
+ * One object literal of the context's methods, each a few lines over the concerns in the files
+ * named above: kept whole so that the Ctx interface reads against it method by method.
+ */
 export function createContext(deps: CtxDeps): Ctx {
   const { io, globals, signal } = deps;
   let paths: Paths | undefined;

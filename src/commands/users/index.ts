@@ -10,7 +10,7 @@ import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';
 import { userDetail } from '../../resources/users.js';
 import { out, printSummary } from '../common.js';
-import { argvSecretTraps, checkSecrets, passwordStdinOption, precheck, readNewPassword, refuseArgvSecrets } from '../auth/index.js';
+import { argvSecretTraps, checkSecrets, passwordStdinOption, precheck, readNewPassword, refuseArgvSecrets } from '../auth/secrets.js';
 import type { Group } from '../types.js';
 import { userArg } from './lookup.js';
 import { showVerb } from './show.js';
