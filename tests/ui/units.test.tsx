@@ -9,7 +9,7 @@ import { plansCreate } from '../../src/api/contract/admin-plans.js';
 import { subscriptionsList, subscriptionsManage } from '../../src/api/contract/admin-subscriptions.js';
 import { describeObject } from '../../src/api/contract/common.js';
 import { HttpError, ValidationError } from '../../src/api/errors.js';
-import { onlyMissingBody } from '../../src/cli/verbs.js';
+import { onlyMissingBody } from '../../src/cli/verb-exec.js';
 import { runActionOnRows } from '../../src/ui/actions.js';
 import { describeError } from '../../src/ui/controller.js';
 import { footerKeys, helpLines } from '../../src/ui/help.js';
