@@ -20,7 +20,7 @@
 //     connection; the platform's clock 60 s behind and 60 s ahead; the address spelled two ways
 //     across a kill and a resume; two overlapping files started together (five trials); a file
 //     re-run with changed defaults and --skip-applied. (Audit entries served oldest first is not
-//     injected: the sandbox serves its log newest first only, and bulk runs no longer read it.)
+//     injected: the sandbox serves its log newest first only, and bulk runs do not read it.)
 // One summary block is printed; the exit code is 1 when any check failed.
 //
 // The binary runs from a private copy of dist/ taken at start: another process rebuilding

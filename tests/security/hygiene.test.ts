@@ -176,7 +176,7 @@ describe('files', () => {
 });
 
 describe('transport', () => {
-  it('http:// to loopback through a proxy elsewhere is refused too (the token went to the proxy in clear); NO_PROXY naming it goes direct', async () => {
+  it('http:// to loopback through a proxy elsewhere is refused too (the token would go to the proxy in clear); NO_PROXY naming it goes direct', async () => {
     stub.requests.length = 0;
     stub.setHandler(() => ok({ pagination: { total_pages: 1, total_records: 0 }, services: [] }));
     const env = { SUBCTL_TOKEN: TOKEN, HTTP_PROXY: 'http://192.0.2.1:9' };

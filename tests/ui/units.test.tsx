@@ -185,7 +185,7 @@ describe('forms from the contract', () => {
     expect(typedProblems({ ...form, values: { reason: 'x', extend_days: ' 30 ' } })).toEqual({});
   });
 
-  it('the hints stand in one column, whatever was typed (typing used to push its own hint away)', async () => {
+  it('the hints stand in one column, whatever was typed (typing does not push its own hint away)', async () => {
     const fields = formFields(describeObject(subscriptionsManage.body), { only: ['reason', 'extend_days'], require: ['extend_days'] });
     const ui = render(
       createElement(FormView, { form: { ...newForm('extend', fields), values: { reason: 'abc', extend_days: '' } }, height: 10 }),
