@@ -233,14 +233,7 @@ async function* walkPass(
   const fetchPage = (page: number) =>
     api.call(ep, { ...call, query: { ...call.query, [paging.page]: page, [paging.size]: size } } as never, { signal: opts.signal });
   const result: PassResult = { changed: false, pages: 0, drift: 0, fresh: 0, limited: false };
-  // Where a second run can take over when this one stops at `page`.
-  const resume = (page: number): string | undefined => {
-    if (pass > 1)
-      return `every page was read once and its rows printed; the rescan for rows moved by changes stopped at page ${page}: run the same command again`;
-    if (page <= start) return undefined;
-    const before = page - 1 === start ? `page ${start} was` : `pages ${start}-${page - 1} were`;
-    return `${before} printed whole; to go on from page ${page}, run the same command with --page-number ${page} --page-size ${size}`;
-  };
+  const resume = resumeFrom(pass, start, size);
   // Pages are fetched ahead only as far as the server says there are pages; past that, one at a time.
   let next = start;
   let announced = Infinity;
@@ -277,31 +270,8 @@ async function* walkPass(
     }
     if (info.totalPages !== undefined) announced = Math.max(info.totalPages, start);
     totalPages = info.totalPages ?? totalPages;
-    if (info.totalRecords !== undefined) {
-      if (state.lastTotal !== undefined && info.totalRecords !== state.lastTotal) {
-        result.changed = true;
-        result.drift += Math.abs(info.totalRecords - state.lastTotal);
-      }
-      state.lastTotal = info.totalRecords;
-    }
-    // The page's rows (where they are found in the answer):
-    const listed = hasList(ep, data);
-    const items = listed ? itemsOf(ep, data, state.noteDue ? opts.note : undefined) : [];
-    state.noteDue = false;
-    const expected = pageAnnounced(page, size, totalPages, state.lastTotal);
-    const fault = (what: string) =>
-      incompleteExport(
-        `page ${page} of ${ep.method} ${ep.path} came back ${what} (${announcement(totalPages, state.lastTotal)}); the export is incomplete: ${state.printed.count} rows printed`,
-        `run the same command again; if it keeps failing at page ${page}, the platform's paging is broken there (--verbose shows the exchange)`,
-        resume(page),
-      );
-    if (!listed && expected !== false && (page > start || expected === true)) {
-      throw fault(data === null || data === undefined ? 'with data: null' : `without its list '${paging.items ?? 'data'}'`);
-    }
-    if (listed && items.length === 0 && expected === true) throw fault('empty');
-    const more =
-      info.totalRecords !== undefined ? page * size < info.totalRecords : info.totalPages !== undefined && page < info.totalPages;
-    if (items.length > 0 && items.length < size && more) throw fault(`with ${items.length} rows of ${size}, before the last page`);
+    noteTotal(info.totalRecords, state, result);
+    const items = checkedItems(ep, data, { page, size, start, totalPages, info }, state, opts, resume);
 
     let fresh = 0;
     for (const it of items) {
@@ -337,6 +307,59 @@ async function* walkPass(
   return result;
 }
 
+/** Where a second run can take over when this pass stops at `page` (undefined: from the start). */
+function resumeFrom(pass: number, start: number, size: number): (page: number) => string | undefined {
+  return (page) => {
+    if (pass > 1)
+      return `every page was read once and its rows printed; the rescan for rows moved by changes stopped at page ${page}: run the same command again`;
+    if (page <= start) return undefined;
+    const before = page - 1 === start ? `page ${start} was` : `pages ${start}-${page - 1} were`;
+    return `${before} printed whole; to go on from page ${page}, run the same command with --page-number ${page} --page-size ${size}`;
+  };
+}
+
+/** A total of rows that moved between pages: the list changed under the walk, by that many rows. */
+function noteTotal(totalRecords: number | undefined, state: WalkState, result: PassResult): void {
+  if (totalRecords === undefined) return;
+  if (state.lastTotal !== undefined && totalRecords !== state.lastTotal) {
+    result.changed = true;
+    result.drift += Math.abs(totalRecords - state.lastTotal);
+  }
+  state.lastTotal = totalRecords;
+}
+
+/**
+ * The page's rows (where they are found in the answer), refused when the page contradicts what
+ * the server announced: missing its list, empty, or short before the last page.
+ */
+function checkedItems(
+  ep: AnyEndpoint,
+  data: unknown,
+  at: { page: number; size: number; start: number; totalPages: number | undefined; info: ReturnType<typeof pageInfoOf> },
+  state: WalkState,
+  opts: WalkOpts,
+  resume: (page: number) => string | undefined,
+): Record<string, unknown>[] {
+  const paging = ep.paging!;
+  const { page, size, start, totalPages, info } = at;
+  const listed = hasList(ep, data);
+  const items = listed ? itemsOf(ep, data, state.noteDue ? opts.note : undefined) : [];
+  state.noteDue = false;
+  const expected = pageAnnounced(page, size, totalPages, state.lastTotal);
+  const fault = (what: string) =>
+    incompleteExport(
+      `page ${page} of ${ep.method} ${ep.path} came back ${what} (${announcement(totalPages, state.lastTotal)}); the export is incomplete: ${state.printed.count} rows printed`,
+      `run the same command again; if it keeps failing at page ${page}, the platform's paging is broken there (--verbose shows the exchange)`,
+      resume(page),
+    );
+  if (!listed && expected !== false && (page > start || expected === true)) {
+    throw fault(data === null || data === undefined ? 'with data: null' : `without its list '${paging.items ?? 'data'}'`);
+  }
+  if (listed && items.length === 0 && expected === true) throw fault('empty');
+  const more = info.totalRecords !== undefined ? page * size < info.totalRecords : info.totalPages !== undefined && page < info.totalPages;
+  if (items.length > 0 && items.length < size && more) throw fault(`with ${items.length} rows of ${size}, before the last page`);
+  return items;
+}
 export async function runList(
   ctx: Ctx,
   ep: AnyEndpoint,

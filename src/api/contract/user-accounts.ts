@@ -5,58 +5,34 @@
  * user-accounts-profile.ts and user-accounts-roles.ts; this file is the area the contract index
  * and routes.ts name.
  */
-import { usersCreate, usersList, usersGet, usersUpdate, usersDelete, usersSearch } from './user-accounts-users.js';
-import { profileGet, profileUpdate, devicesList, devicesRemove } from './user-accounts-profile.js';
-import {
-  rolesList,
-  rolesCreate,
-  rolesUpdate,
-  rolesDelete,
-  rolesMembers,
-  rolesAssignments,
-  rolesOf,
-  rolesAssign,
-  rolesPromote,
-  rolesDemote,
-  rolesRemove,
-} from './user-accounts-roles.js';
+import * as users from './user-accounts-users.js';
+import * as profile from './user-accounts-profile.js';
+import * as roles from './user-accounts-roles.js';
 
-export { usersCreate, usersList, usersGet, usersUpdate, usersDelete, usersSearch } from './user-accounts-users.js';
-export { profileGet, profileUpdate, devicesList, devicesRemove } from './user-accounts-profile.js';
-export {
-  rolesList,
-  rolesCreate,
-  rolesUpdate,
-  rolesDelete,
-  rolesMembers,
-  rolesAssignments,
-  rolesOf,
-  rolesAssign,
-  rolesPromote,
-  rolesDemote,
-  rolesRemove,
-} from './user-accounts-roles.js';
+export * from './user-accounts-users.js';
+export * from './user-accounts-profile.js';
+export * from './user-accounts-roles.js';
 
 export const accountEndpoints = [
-  usersCreate,
-  usersList,
-  usersGet,
-  usersUpdate,
-  usersDelete,
-  usersSearch,
-  profileGet,
-  profileUpdate,
-  devicesList,
-  devicesRemove,
-  rolesList,
-  rolesCreate,
-  rolesUpdate,
-  rolesDelete,
-  rolesMembers,
-  rolesAssignments,
-  rolesOf,
-  rolesAssign,
-  rolesPromote,
-  rolesDemote,
-  rolesRemove,
+  users.usersCreate,
+  users.usersList,
+  users.usersGet,
+  users.usersUpdate,
+  users.usersDelete,
+  users.usersSearch,
+  profile.profileGet,
+  profile.profileUpdate,
+  profile.devicesList,
+  profile.devicesRemove,
+  roles.rolesList,
+  roles.rolesCreate,
+  roles.rolesUpdate,
+  roles.rolesDelete,
+  roles.rolesMembers,
+  roles.rolesAssignments,
+  roles.rolesOf,
+  roles.rolesAssign,
+  roles.rolesPromote,
+  roles.rolesDemote,
+  roles.rolesRemove,
 ];
