@@ -238,8 +238,8 @@ async function* walkPass(
   let next = start;
   let announced = Infinity;
   let totalPages: number | undefined;
-  let idleFrom = 0;
-  let idle = 0;
+  /** Pages in a row that brought no new row, from page `from`. */
+  const idle = { pages: 0, from: 0 };
   const inflight: Array<{ page: number; promise: Promise<unknown> }> = [];
   const fill = () => {
     while (inflight.length < opts.ahead && (next <= announced || inflight.length === 0)) {
@@ -292,15 +292,9 @@ async function* walkPass(
     if (pass === 1 && page > start && fresh < items.length) result.changed = true;
     if (pass > 1 && fresh > 0) result.changed = true;
     if (items.length > 0 && fresh === 0) {
-      if (idle++ === 0) idleFrom = page;
-      if (idle >= idleBound) {
-        throw incompleteExport(
-          `pages ${idleFrom}-${page} of ${ep.method} ${ep.path} brought no row not already printed: the platform repeats its pages; the export is incomplete (${state.printed.count} rows printed)`,
-          "run the same command again; if it repeats again, the platform's paging is broken (--verbose shows the exchange)",
-          resume(idleFrom),
-        );
-      }
-    } else idle = 0;
+      if (idle.pages++ === 0) idle.from = page;
+      if (idle.pages >= idleBound) throw repeatedPages(ep, idle.from, page, state, resume);
+    } else idle.pages = 0;
     if (items.length < size) break;
     fill();
   }
@@ -316,6 +310,15 @@ function resumeFrom(pass: number, start: number, size: number): (page: number) =
     const before = page - 1 === start ? `page ${start} was` : `pages ${start}-${page - 1} were`;
     return `${before} printed whole; to go on from page ${page}, run the same command with --page-number ${page} --page-size ${size}`;
   };
+}
+
+/** Pages `from`-`page` brought nothing new: the platform repeats its pages, and the export stops. */
+function repeatedPages(ep: AnyEndpoint, from: number, page: number, state: WalkState, resume: (page: number) => string | undefined) {
+  return incompleteExport(
+    `pages ${from}-${page} of ${ep.method} ${ep.path} brought no row not already printed: the platform repeats its pages; the export is incomplete (${state.printed.count} rows printed)`,
+    "run the same command again; if it repeats again, the platform's paging is broken (--verbose shows the exchange)",
+    resume(from),
+  );
 }
 
 /** A total of rows that moved between pages: the list changed under the walk, by that many rows. */
@@ -360,6 +363,17 @@ function checkedItems(
   if (items.length > 0 && items.length < size && more) throw fault(`with ${items.length} rows of ${size}, before the last page`);
   return items;
 }
+/** On a terminal, one page of several: which rows were shown, and how to see the others. */
+function noteMorePages(ctx: Ctx, info: ReturnType<typeof pageInfoOf>, page: number, shown: number): void {
+  const total = info.totalRecords;
+  const more = info.totalPages !== undefined ? page < info.totalPages : total !== undefined && page * info.size < total;
+  if (!more) return;
+  const from = (page - 1) * info.size + 1;
+  ctx.note(
+    `showing rows ${from}-${from + shown - 1}${total !== undefined ? ` of ${total}` : ''}; --page-number ${page + 1} for the next page, --all for every row`,
+  );
+}
+
 export async function runList(
   ctx: Ctx,
   ep: AnyEndpoint,
@@ -400,16 +414,7 @@ export async function runList(
     await printList(items, out);
     // No data at all (lenient: `data: null` is not a contract breach): no summary to print either.
     if (data !== null && typeof data === 'object') await opts.extras?.(data, ctx);
-    if (ctx.io.stderrIsTTY && ctx.io.stdoutIsTTY && !g.quiet) {
-      const total = info.totalRecords;
-      const more = info.totalPages !== undefined ? page < info.totalPages : total !== undefined && page * info.size < total;
-      if (more) {
-        const from = (page - 1) * info.size + 1;
-        ctx.note(
-          `showing rows ${from}-${from + items.length - 1}${total !== undefined ? ` of ${total}` : ''}; --page-number ${page + 1} for the next page, --all for every row`,
-        );
-      }
-    }
+    if (ctx.io.stderrIsTTY && ctx.io.stdoutIsTTY && !g.quiet) noteMorePages(ctx, info, page, items.length);
     return 0;
   }
 

@@ -24,6 +24,7 @@ function mayPass(e: unknown): boolean {
 
 export { auditLine };
 
+// The follow loop (poll, print what is new, wait) stays whole: its state lives across the polls.
 export function auditFollow(
   ep: AnyEndpoint,
   columns?: string[],

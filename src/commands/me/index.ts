@@ -71,6 +71,7 @@ const asList = (ep: AnyEndpoint, columns?: string[]) => async (data: unknown, ct
 
 export const meGroup: Group = {
   name: 'me',
+  // A table of verbs: read whole.
   build: verbsBuilder(() => [
     {
       name: 'services',

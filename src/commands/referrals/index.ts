@@ -34,6 +34,7 @@ const summary = (data: Record<string, unknown>, ctx: Ctx) => printSummary(ctx, '
 export const referralsGroup: Group = {
   name: 'referrals',
   aliases: ['referral'],
+  // A table of verbs: read whole.
   build: verbsBuilder(() => [
     {
       name: 'generate',

@@ -18,6 +18,7 @@ function scaleOf(v: unknown): number {
 
 export const sandboxGroup: Group = {
   name: 'sandbox',
+  // A table of verbs, one Commander chain each: read whole.
   build(cmd, bind) {
     addGlobalOptions(
       cmd

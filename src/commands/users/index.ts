@@ -38,6 +38,7 @@ export { userDetail };
 
 export const usersGroup: Group = {
   name: 'users',
+  // A table of verbs: read whole.
   build: (cmd, bind) => {
     // The confirmation of `users delete` names the account, looked up on a terminal.
     let deleting: string | undefined;
