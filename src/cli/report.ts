@@ -189,7 +189,7 @@ export async function reportError(
  * An error as the one JSON object of `-o json|ndjson`: the contract's fields (CliError.toJSON),
  * with the hint and the note that text output prints on their own lines, when there are any.
  */
-export function errorObject(e: CliError): Record<string, unknown> {
+function errorObject(e: CliError): Record<string, unknown> {
   const { error } = e.toJSON();
   return { error: { ...error, ...(e.hint ? { hint: e.hint } : {}), ...(e.done ? { note: e.done } : {}) } };
 }

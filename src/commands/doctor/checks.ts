@@ -11,7 +11,7 @@ import { checkBaseUrl, checkProfile } from './profile.js';
 import { checkTls } from './tls.js';
 import { DOCTOR_TIMEOUT_MS, type Check, type DoctorCheck, type DoctorRun } from './types.js';
 
-export const CHECKS: DoctorCheck[] = [
+const CHECKS: DoctorCheck[] = [
   // Modes first: loading the configuration repairs them.
   { name: 'config-files (before)', run: snapshotModesFirst },
   { name: 'profile', run: checkProfile },

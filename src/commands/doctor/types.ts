@@ -14,7 +14,7 @@ export interface Check {
 /** Default per-request time-out of the doctor's own requests (`--timeout` overrides). */
 export const DOCTOR_TIMEOUT_MS = 5_000;
 
-export interface Where {
+interface Where {
   /** `sandbox`, an address, or undefined when none is usable. */
   sandbox: boolean;
   url?: URL;
