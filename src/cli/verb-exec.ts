@@ -29,7 +29,7 @@ export async function executeVerb(
   try {
     validateInput(ep, call);
   } catch (e) {
-    // On a terminal, a create/update run without its required flags opens a form (CLI.md).
+    // On a terminal, a create/update run without its required flags opens a form.
     if (kind !== 'action' || !ctx.interactive() || !onlyMissingBody(e, ep, input.body)) throw e;
     const { openVerbForm } = await (await import('../ui/load.js')).loadUi();
     const { screenIO } = await import('../output/stdout.js');

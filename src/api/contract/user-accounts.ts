@@ -1,7 +1,7 @@
 /**
- * Accounts (spec/user-auth-cms-area.md, point 7 "Users" and "CMS profile, devices, roles"):
- * user accounts, the superadmin user list, the CMS profile, devices, roles and role
- * assignments. 21 endpoints. The endpoints are declared by sub-area in user-accounts-users.ts,
+ * Accounts (the user, auth and CMS area of the API, point 7 "Users" and "CMS profile, devices,
+ * roles"): user accounts, the superadmin user list, the CMS profile, devices, roles and role
+ * assignments. 21 endpoints, declared by sub-area in user-accounts-users.ts,
  * user-accounts-profile.ts and user-accounts-roles.ts; this file is the area the contract index
  * and routes.ts name.
  */
