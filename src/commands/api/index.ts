@@ -144,6 +144,7 @@ export const apiExamples = [
 
 export const apiGroup: Group = {
   name: 'api',
+  // A table of verbs, one Commander chain each: read whole.
   build(cmd, bind) {
     cmd
       .argument('<method>', 'GET, POST, PUT, DELETE (or `endpoints`, or `openapi`)')

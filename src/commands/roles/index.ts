@@ -51,6 +51,7 @@ export function explainRoleConflict(e: unknown, roleId: unknown): unknown {
 
 export const rolesGroup: Group = {
   name: 'roles',
+  // A table of verbs: read whole.
   build: verbsBuilder(() => [
     {
       name: 'list',

@@ -18,6 +18,7 @@ function scaleOf(v: unknown): number {
 
 export const sandboxGroup: Group = {
   name: 'sandbox',
+  // A table of verbs, one Commander chain each: read whole.
   build(cmd, bind) {
     addGlobalOptions(
       cmd
@@ -73,7 +74,7 @@ export const sandboxGroup: Group = {
             ctx.note('seeded accounts (username / password / role):');
             for (const a of SEEDED_ACCOUNTS) ctx.note(`  ${a.username.padEnd(12)} ${a.password.padEnd(20)} ${a.role}`);
             // The password on stdin (printf is the shell's own, so it is in no process's argv), as
-            // CLI.md has secrets travel: the example used to put it on the command line.
+            // every secret travels: never on the command line.
             ctx.note(
               `try: printf '%s\\n' sandbox-admin | subctl auth login --base-url ${sb.url} --username admin --password-stdin --profile local && subctl services list --profile local`,
             );

@@ -20,7 +20,7 @@ import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';
 import { userDetail } from '../../resources/users.js';
 import { out, printSummary } from '../common.js';
-import { argvSecretTraps, checkSecrets, passwordStdinOption, precheck, readNewPassword, refuseArgvSecrets } from '../auth/index.js';
+import { argvSecretTraps, checkSecrets, passwordStdinOption, precheck, readNewPassword, refuseArgvSecrets } from '../auth/secrets.js';
 import type { Group } from '../types.js';
 import { userArg } from './lookup.js';
 import { showVerb } from './show.js';
@@ -71,6 +71,7 @@ const roleName = (role: unknown) =>
 
 export const usersGroup: Group = {
   name: 'users',
+  // A table of verbs: read whole.
   build: (cmd, bind) => {
     // The confirmation of `users delete` names the account, looked up on a terminal.
     let deleting: string | undefined;
