@@ -28,7 +28,12 @@ export const sandboxGroup: Group = {
         .addOption(new Option('--host <addr>', 'address to listen on').default('127.0.0.1'))
         .addOption(new Option('--data <file>', 'SQLite data file (default: sandbox.db in the data directory)'))
         .addOption(new Option('--scale <n>', 'multiply the seed data (100 = a million wallet transactions) when the file is new'))
-        .addOption(new Option('--chaos <spec>', 'fault injection, e.g. latency=0-50,5xx=0.2,reset=0.05,hang=0.02,429=0.05 (also retry-after=S, applied-503=R, applied-reset=R, audit=oldest)'))
+        .addOption(
+          new Option(
+            '--chaos <spec>',
+            'fault injection, e.g. latency=0-50,5xx=0.2,reset=0.05,hang=0.02,429=0.05 (also retry-after=S, applied-503=R, applied-reset=R, audit=oldest)',
+          ),
+        )
         .addOption(
           new Option('--dialect <name>', 'how answers are written: default, or alt (the same data in another reading of the API documents)')
             .choices(['default', 'alt'])
