@@ -17,10 +17,10 @@
 //  4. The faults real platforms have, each against a sandbox of its own, each reporting rows
 //     applied twice and rows lost (both must be 0) and its runtime: a gateway that applies a
 //     write and then answers 503 (10 % of writes), one that applies and then resets the
-//     connection; the platform's clock 60 s behind and 60 s ahead; the address spelled two ways
-//     across a kill and a resume; two overlapping files started together (five trials); a file
-//     re-run with changed defaults and --skip-applied. (Audit entries served oldest first is not
-//     injected: the sandbox serves its log newest first only, and bulk runs no longer read it.)
+//     connection; the platform's clock 60 s behind and 60 s ahead; audit entries served oldest
+//     first (with 10 % of writes applied then answered 503); the address spelled two ways across
+//     a kill and a resume; two overlapping files started together (five trials); a file re-run
+//     with changed defaults and --skip-applied.
 // One summary block is printed; the exit code is 1 when any check failed.
 //
 // The binary runs from a private copy of dist/ taken at start: another process rebuilding
@@ -510,6 +510,25 @@ async function realFaults(app, bin, work) {
       'platform clock 60 s ahead, 10% applied-then-503',
       { chaos: { appliedError: 0.1 }, skewMs: 60_000 },
       simple(200),
+    ),
+  );
+  out.push(
+    await fault(
+      app,
+      work,
+      'audit served oldest first, 10% applied-then-503',
+      { chaos: { appliedError: 0.1, auditOldestFirst: true } },
+      async (ctx) => {
+        // The fault is in place: the log's first page starts with its oldest entries.
+        const res = await fetch(`${ctx.url}/audit?page=1&page_size=5`, { headers: { authorization: `Bearer ${ctx.env.SUBCTL_TOKEN}` } });
+        const ids = (await res.json()).data.logs.map((l) => l.id);
+        const oldest = ctx.db
+          .prepare('SELECT id FROM audit_logs ORDER BY id LIMIT 5')
+          .all()
+          .map((l) => l.id);
+        if (ids.join() !== oldest.join()) fail(`audit=oldest: /audit served ${ids.join(', ')}, the oldest are ${oldest.join(', ')}`);
+        return simple(200)(ctx);
+      },
     ),
   );
   out.push(

@@ -48,7 +48,7 @@ export async function runProcess(): Promise<void> {
   process.on('SIGTERM', onSignal);
   // A closed pipe on stdout (`subctl ... | head -1`) ends the run quietly. One on stderr (`2>&1 |
   // head -1` reading only the error's first line) changes nothing: the run ends with its own
-  // code (it used to exit 0, a failure reported as success).
+  // code (exit 0 there would report a failure as success).
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   });

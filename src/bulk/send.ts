@@ -49,8 +49,7 @@ function createdIdOf(data: unknown): unknown {
 const entityOf = (verb: BulkVerb, row: PlannedRow) => (row.key ? `${verb.endpoint.name} ${row.key}` : undefined);
 
 export async function sendRows(job: SendJob): Promise<SendResult> {
-  const { api, verb, journal, todo, state } = job;
-  const ep = verb.endpoint;
+  const { verb, journal, todo } = job;
   const res: SendResult = { lost: [], created: [], done: 0, failed: 0, interrupted: job.signal.aborted };
   /** The first error that is not a row's own (the journal could not be written): the run stops with it. */
   let broken: unknown;
@@ -61,56 +60,6 @@ export async function sendRows(job: SendJob): Promise<SendResult> {
   const turns = new Map<string, Promise<void>>();
   const current = new Map<string, { state: unknown }>();
   let next = 0;
-
-  /**
-   * Sends one row and records its answer; the state it leaves (LOST when its answer was lost).
-   * `done` takes the row's `done` record, written with the worker's next `sent`.
-   */
-  const sendOne = async (row: PlannedRow, sentAt: number, before: unknown, done: (e: JournalEvent) => void): Promise<unknown> => {
-    const base = { row: row.identity, line: row.line, sentAt, before, attempt: (state.get(row.identity)?.attempt ?? 0) + 1 };
-    try {
-      // No abort signal: a row in flight when Ctrl-C comes is awaited (up to the time-out).
-      const answer = await api.callFull(ep, row.validated as never, { detached: true, prevalidated: true });
-      const created = createdIdOf(answer.data);
-      done({
-        row: row.identity,
-        line: row.line,
-        state: 'done',
-        at: Date.now(),
-        status: answer.status,
-        created_id: created,
-        message: answer.message ?? undefined,
-      });
-      state.set(row.identity, {
-        ...base,
-        state: 'done',
-        settledBy: base.attempt,
-        status: answer.status,
-        created_id: created,
-        message: answer.message ?? undefined,
-        at: Date.now(),
-      });
-      res.done++;
-      if (verb.created) res.created.push(...verb.created.rows(answer.data));
-      job.onAnswer?.(res.done, res.failed);
-      return verb.after ? verb.after(before, row) : undefined;
-    } catch (e) {
-      if (!(e instanceof CliError)) throw e;
-      res.failed++;
-      job.onAnswer?.(res.done, res.failed);
-      if (e.status !== undefined && !isAmbiguousStatus(e.status)) {
-        const message = RETRY_ON_RESUME.has(e.status) ? `${e.message} (not applied: run the command again to send it again)` : e.message;
-        const fp = fingerprintOf(row.input);
-        journal.append({ row: row.identity, line: row.line, state: 'failed', at: Date.now(), status: e.status, message, fp });
-        state.set(row.identity, { ...base, state: 'failed', settledBy: base.attempt, status: e.status, message, fp, at: Date.now() });
-        if (e.status === 401) res.refused ??= e;
-        return before;
-      }
-      // No answer (network, time-out), or one that does not say whether the row was applied.
-      res.lost.push({ row, sentAt, before, status: e.status });
-      return LOST;
-    }
-  };
 
   const worker = async () => {
     // A row's `done` goes out with the worker's next `sent`, and with the records of every other
@@ -144,31 +93,11 @@ export async function sendRows(job: SendJob): Promise<SendResult> {
         };
         await (finished ? journal.appendSoon(finished, sent) : journal.appendSoon(sent));
         finished = undefined;
-        const rec = (s: Partial<RowRecord>): RowRecord => ({
-          ...state.get(row.identity),
-          row: row.identity,
-          line: row.line,
-          attempt: (state.get(row.identity)?.attempt ?? 0) + 1,
-          sentAt,
-          before,
-          at: Date.now(),
-          state: 'sent',
-          ...s,
-        });
         if (stopped()) {
-          // The `sent` is on disk, the request never left: said so, and sent by the next run.
-          journal.append({
-            row: row.identity,
-            line: row.line,
-            state: 'failed',
-            at: Date.now(),
-            via: 'unsent',
-            message: 'not sent (interrupted)',
-          });
-          state.set(row.identity, rec({ state: 'failed', via: 'unsent', message: 'not sent (interrupted)' }));
+          recordUnsent(job, row, sentAt, before);
           break;
         }
-        const after = await sendOne(row, sentAt, before, (e) => (finished = e));
+        const after = await sendOne(job, res, row, sentAt, before, (e) => (finished = e));
         if (entity) current.set(entity, { state: after === LOST ? undefined : after });
       } catch (e) {
         broken ??= e;
@@ -187,6 +116,90 @@ export async function sendRows(job: SendJob): Promise<SendResult> {
   }
   if (broken !== undefined) throw broken;
   return res;
+}
+
+/**
+ * Sends one row and records its answer; the state it leaves (LOST when its answer was lost).
+ * `done` takes the row's `done` record, written with the worker's next `sent`.
+ */
+async function sendOne(
+  job: SendJob,
+  res: SendResult,
+  row: PlannedRow,
+  sentAt: number,
+  before: unknown,
+  done: (e: JournalEvent) => void,
+): Promise<unknown> {
+  const { api, verb, journal, state } = job;
+  const ep = verb.endpoint;
+  const base = { row: row.identity, line: row.line, sentAt, before, attempt: (state.get(row.identity)?.attempt ?? 0) + 1 };
+  try {
+    // No abort signal: a row in flight when Ctrl-C comes is awaited (up to the time-out).
+    const answer = await api.callFull(ep, row.validated as never, { detached: true, prevalidated: true });
+    const created = createdIdOf(answer.data);
+    done({
+      row: row.identity,
+      line: row.line,
+      state: 'done',
+      at: Date.now(),
+      status: answer.status,
+      created_id: created,
+      message: answer.message ?? undefined,
+    });
+    state.set(row.identity, {
+      ...base,
+      state: 'done',
+      settledBy: base.attempt,
+      status: answer.status,
+      created_id: created,
+      message: answer.message ?? undefined,
+      at: Date.now(),
+    });
+    res.done++;
+    if (verb.created) res.created.push(...verb.created.rows(answer.data));
+    job.onAnswer?.(res.done, res.failed);
+    return verb.after ? verb.after(before, row) : undefined;
+  } catch (e) {
+    if (!(e instanceof CliError)) throw e;
+    res.failed++;
+    job.onAnswer?.(res.done, res.failed);
+    if (e.status !== undefined && !isAmbiguousStatus(e.status)) {
+      const message = RETRY_ON_RESUME.has(e.status) ? `${e.message} (not applied: run the command again to send it again)` : e.message;
+      const fp = fingerprintOf(row.input);
+      journal.append({ row: row.identity, line: row.line, state: 'failed', at: Date.now(), status: e.status, message, fp });
+      state.set(row.identity, { ...base, state: 'failed', settledBy: base.attempt, status: e.status, message, fp, at: Date.now() });
+      if (e.status === 401) res.refused ??= e;
+      return before;
+    }
+    // No answer (network, time-out), or one that does not say whether the row was applied.
+    res.lost.push({ row, sentAt, before, status: e.status });
+    return LOST;
+  }
+}
+
+/** The `sent` is on disk, the request never left: said so, and sent by the next run. */
+function recordUnsent(job: SendJob, row: PlannedRow, sentAt: number, before: unknown): void {
+  const { journal, state } = job;
+  journal.append({
+    row: row.identity,
+    line: row.line,
+    state: 'failed',
+    at: Date.now(),
+    via: 'unsent',
+    message: 'not sent (interrupted)',
+  });
+  state.set(row.identity, {
+    ...state.get(row.identity),
+    row: row.identity,
+    line: row.line,
+    attempt: (state.get(row.identity)?.attempt ?? 0) + 1,
+    sentAt,
+    before,
+    at: Date.now(),
+    state: 'failed',
+    via: 'unsent',
+    message: 'not sent (interrupted)',
+  });
 }
 
 /** A row whose answer was lost leaves a state nobody knows. */

@@ -66,12 +66,27 @@ export async function settleRows(
   }
 }
 
+/** A value as one shell word. */
+const word = (v: unknown) => (/^[\w.@:/+-]+$/.test(String(v)) ? String(v) : `'${String(v).replace(/'/g, `'\\''`)}'`);
+
+/** Per create endpoint, the command that finds what a row created (create-state.ts settles by the same look-up). */
+const CREATE_CHECKS: Record<string, (b: Record<string, unknown>) => string> = {
+  'services.create': (b) => `subctl services get --service-code ${word(b.service_code)}`,
+  'plans.create': (b) => `subctl plans list --plan-code ${word(b.plan_code)}`,
+  'service-plans.create': (b) => `subctl service-plans list --service-code ${word(b.service_code)} --plan-code ${word(b.plan_code)}`,
+  'roles.create': (b) =>
+    `subctl roles list --all -o json | jq '.[] | select(.role_name == "${String(b.role_name).replace(/[^\w.-]/g, '')}")'`,
+  'users.create': (b) => `subctl roles assignments --search ${word(b.username)}`,
+  'usage-codes.generate': (b) => `subctl usage-codes list --batch-id ${word(b.batch_id)}`,
+};
+
 /** The command that checks an undecidable row by hand. */
 export function checkCommand(row: PlannedRow): string {
   const id = row.input.params.id;
-  if (row.target.startsWith('subscriptions.manage ') && id !== undefined)
+  const endpoint = row.target.split(' ')[0];
+  if (endpoint === 'subscriptions.manage' && id !== undefined)
     return `subctl subscriptions list --all -o json | jq '.[] | select(.subscription_id == ${Number(id)})'`;
-  const code = Object.entries(row.input.body).find(([k]) => k.endsWith('_code'));
-  if (row.target.startsWith('services.create ') && code) return `subctl services get --service-code ${String(code[1])}`;
-  return `subctl audit list --module ${row.target.split('.')[0]}`;
+  const create = CREATE_CHECKS[endpoint];
+  if (create) return create(row.input.body);
+  return `subctl audit list --module ${endpoint.split('.')[0]}`;
 }

@@ -9,6 +9,8 @@
 import { KINDS, keyOf, labelOf, sameValue, SPECS, type Catalog, type Entry, type Kind } from './model.js';
 import type { PlatformState } from './read.js';
 
+type PlatformFacts = PlatformState['facts'][Kind] extends Map<string, infer F> ? F : never;
+
 interface FieldChange {
   field: string;
   from: unknown;
@@ -58,6 +60,29 @@ function namesOf(kind: Kind, e: Entry): Entry {
   return Object.fromEntries(SPECS[kind].keyFields.map((f) => [f, e[f]])) as Entry;
 }
 
+/** The change that brings `cur` to the file's `e`, if any field differs. */
+function updateOf(kind: Kind, key: string, e: Entry, cur: Entry, fact: PlatformFacts | undefined): Change | undefined {
+  const fields: FieldChange[] = [];
+  for (const f of Object.keys(e).sort()) {
+    if (SPECS[kind].keyFields.includes(f)) continue;
+    if (!sameValue(e[f], cur[f])) fields.push({ field: f, from: cur[f], to: e[f] });
+  }
+  if (!fields.length) return undefined;
+  const entry: Entry = {};
+  for (const c of fields) entry[c.field] = c.to as string | number | boolean;
+  return {
+    kind,
+    op: 'update',
+    label: labelOf(kind, cur),
+    key,
+    names: namesOf(kind, cur),
+    entry,
+    fields,
+    id: fact?.id,
+    ...(fields.some(deactivates) ? { active: fact?.active } : {}),
+  };
+}
+
 export function diffCatalog(file: Catalog, platform: PlatformState, opts: DiffOptions): Plan {
   const upserts: Change[] = [];
   const deletes: Change[] = [];
@@ -98,25 +123,8 @@ export function diffCatalog(file: Catalog, platform: PlatformState, opts: DiffOp
         });
         continue;
       }
-      const fields: FieldChange[] = [];
-      for (const f of Object.keys(e).sort()) {
-        if (SPECS[kind].keyFields.includes(f)) continue;
-        if (!sameValue(e[f], cur[f])) fields.push({ field: f, from: cur[f], to: e[f] });
-      }
-      if (!fields.length) continue;
-      const entry: Entry = {};
-      for (const c of fields) entry[c.field] = c.to as string | number | boolean;
-      upserts.push({
-        kind,
-        op: 'update',
-        label: labelOf(kind, cur),
-        key,
-        names: namesOf(kind, cur),
-        entry,
-        fields,
-        id: fact?.id,
-        ...(fields.some(deactivates) ? { active: fact?.active } : {}),
-      });
+      const update = updateOf(kind, key, e, cur, fact);
+      if (update) upserts.push(update);
     }
     for (const [key, cur] of theirs) {
       if (mine.has(key)) continue;

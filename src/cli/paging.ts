@@ -5,42 +5,18 @@
  */
 import type { ApiClient } from '../api/client.js';
 import { itemFieldsOf, type AnyEndpoint } from '../api/contract/common.js';
-import { BadResponseError, CliError, ExitCode } from '../api/errors.js';
+import { CliError, ExitCode } from '../api/errors.js';
 import { readId } from '../api/read-values.js';
-import { findRows, totalsOf } from '../api/rows.js';
+import { itemsOf, noRows, pageInfoOf, type PageInfo } from '../api/pages.js';
+import { findRows } from '../api/rows.js';
 import { printList, printObject } from '../output/index.js';
 import { exportProgress } from '../output/progress.js';
 import type { Ctx } from './context.js';
-
-export interface PageInfo {
-  page: number;
-  size: number;
-  totalPages?: number;
-  totalRecords?: number;
-}
 
 /** Blocks besides the rows (usage-code and wallet summaries): given the first page's data. */
 export type ListExtras = (data: Record<string, unknown>, ctx: Ctx) => Promise<void> | void;
 
 type Call = { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: Record<string, unknown> };
-
-/**
- * The rows of a list answer (src/api/rows.ts finds them); `note` gets the line saying where
- * they came from when not from the contract's key. No rows to be found in a `data` that is not
- * empty is an error naming what the answer held: never an empty list.
- */
-export function itemsOf(ep: AnyEndpoint, data: unknown, note?: (text: string) => void): Record<string, unknown>[] {
-  const found = findRows(ep, data);
-  if (found.note && found.rows) note?.(found.note);
-  if (!found.rows) throw noRows(found.note!);
-  return found.rows;
-}
-
-function noRows(note: string): BadResponseError {
-  const e = new BadResponseError(note.replace(/^note: /, ''));
-  e.hint = '`-o json` (without --all) prints data as received';
-  return e;
-}
 
 /** Whether a page's answer holds a list at all, wherever findRows would take it from (`data: null`, or an object with no list, does not). */
 function hasList(_ep: AnyEndpoint, data: unknown): boolean {
@@ -59,10 +35,6 @@ export function listRows(ctx: Ctx, ep: AnyEndpoint, data: unknown, key?: string)
   if (!found.rows && ctx.globals.output !== 'json' && ctx.globals.output !== 'ndjson') throw noRows(found.note!);
   if (found.note) ctx.warn(found.note);
   return found.rows;
-}
-
-export function pageInfoOf(ep: AnyEndpoint, data: unknown, page: number, size: number): PageInfo {
-  return { page, size, ...totalsOf(ep, data) };
 }
 
 /** The field that identifies a row of each list, for de-duplication across shifting pages. */
@@ -233,20 +205,13 @@ async function* walkPass(
   const fetchPage = (page: number) =>
     api.call(ep, { ...call, query: { ...call.query, [paging.page]: page, [paging.size]: size } } as never, { signal: opts.signal });
   const result: PassResult = { changed: false, pages: 0, drift: 0, fresh: 0, limited: false };
-  // Where a second run can take over when this one stops at `page`.
-  const resume = (page: number): string | undefined => {
-    if (pass > 1)
-      return `every page was read once and its rows printed; the rescan for rows moved by changes stopped at page ${page}: run the same command again`;
-    if (page <= start) return undefined;
-    const before = page - 1 === start ? `page ${start} was` : `pages ${start}-${page - 1} were`;
-    return `${before} printed whole; to go on from page ${page}, run the same command with --page-number ${page} --page-size ${size}`;
-  };
+  const resume = resumeFrom(pass, start, size);
   // Pages are fetched ahead only as far as the server says there are pages; past that, one at a time.
   let next = start;
   let announced = Infinity;
   let totalPages: number | undefined;
-  let idleFrom = 0;
-  let idle = 0;
+  /** Pages in a row that brought no new row, from page `from`. */
+  const idle = { pages: 0, from: 0 };
   const inflight: Array<{ page: number; promise: Promise<unknown> }> = [];
   const fill = () => {
     while (inflight.length < opts.ahead && (next <= announced || inflight.length === 0)) {
@@ -277,31 +242,8 @@ async function* walkPass(
     }
     if (info.totalPages !== undefined) announced = Math.max(info.totalPages, start);
     totalPages = info.totalPages ?? totalPages;
-    if (info.totalRecords !== undefined) {
-      if (state.lastTotal !== undefined && info.totalRecords !== state.lastTotal) {
-        result.changed = true;
-        result.drift += Math.abs(info.totalRecords - state.lastTotal);
-      }
-      state.lastTotal = info.totalRecords;
-    }
-    // The page's rows (where they are found in the answer):
-    const listed = hasList(ep, data);
-    const items = listed ? itemsOf(ep, data, state.noteDue ? opts.note : undefined) : [];
-    state.noteDue = false;
-    const expected = pageAnnounced(page, size, totalPages, state.lastTotal);
-    const fault = (what: string) =>
-      incompleteExport(
-        `page ${page} of ${ep.method} ${ep.path} came back ${what} (${announcement(totalPages, state.lastTotal)}); the export is incomplete: ${state.printed.count} rows printed`,
-        `run the same command again; if it keeps failing at page ${page}, the platform's paging is broken there (--verbose shows the exchange)`,
-        resume(page),
-      );
-    if (!listed && expected !== false && (page > start || expected === true)) {
-      throw fault(data === null || data === undefined ? 'with data: null' : `without its list '${paging.items ?? 'data'}'`);
-    }
-    if (listed && items.length === 0 && expected === true) throw fault('empty');
-    const more =
-      info.totalRecords !== undefined ? page * size < info.totalRecords : info.totalPages !== undefined && page < info.totalPages;
-    if (items.length > 0 && items.length < size && more) throw fault(`with ${items.length} rows of ${size}, before the last page`);
+    noteTotal(info.totalRecords, state, result);
+    const items = checkedItems(ep, data, { page, size, start, totalPages, info }, state, opts, resume);
 
     let fresh = 0;
     for (const it of items) {
@@ -322,19 +264,86 @@ async function* walkPass(
     if (pass === 1 && page > start && fresh < items.length) result.changed = true;
     if (pass > 1 && fresh > 0) result.changed = true;
     if (items.length > 0 && fresh === 0) {
-      if (idle++ === 0) idleFrom = page;
-      if (idle >= idleBound) {
-        throw incompleteExport(
-          `pages ${idleFrom}-${page} of ${ep.method} ${ep.path} brought no row not already printed: the platform repeats its pages; the export is incomplete (${state.printed.count} rows printed)`,
-          "run the same command again; if it repeats again, the platform's paging is broken (--verbose shows the exchange)",
-          resume(idleFrom),
-        );
-      }
-    } else idle = 0;
+      if (idle.pages++ === 0) idle.from = page;
+      if (idle.pages >= idleBound) throw repeatedPages(ep, idle.from, page, state, resume);
+    } else idle.pages = 0;
     if (items.length < size) break;
     fill();
   }
   return result;
+}
+
+/** Where a second run can take over when this pass stops at `page` (undefined: from the start). */
+function resumeFrom(pass: number, start: number, size: number): (page: number) => string | undefined {
+  return (page) => {
+    if (pass > 1)
+      return `every page was read once and its rows printed; the rescan for rows moved by changes stopped at page ${page}: run the same command again`;
+    if (page <= start) return undefined;
+    const before = page - 1 === start ? `page ${start} was` : `pages ${start}-${page - 1} were`;
+    return `${before} printed whole; to go on from page ${page}, run the same command with --page-number ${page} --page-size ${size}`;
+  };
+}
+
+/** Pages `from`-`page` brought nothing new: the platform repeats its pages, and the export stops. */
+function repeatedPages(ep: AnyEndpoint, from: number, page: number, state: WalkState, resume: (page: number) => string | undefined) {
+  return incompleteExport(
+    `pages ${from}-${page} of ${ep.method} ${ep.path} brought no row not already printed: the platform repeats its pages; the export is incomplete (${state.printed.count} rows printed)`,
+    "run the same command again; if it repeats again, the platform's paging is broken (--verbose shows the exchange)",
+    resume(from),
+  );
+}
+
+/** A total of rows that moved between pages: the list changed under the walk, by that many rows. */
+function noteTotal(totalRecords: number | undefined, state: WalkState, result: PassResult): void {
+  if (totalRecords === undefined) return;
+  if (state.lastTotal !== undefined && totalRecords !== state.lastTotal) {
+    result.changed = true;
+    result.drift += Math.abs(totalRecords - state.lastTotal);
+  }
+  state.lastTotal = totalRecords;
+}
+
+/**
+ * The page's rows (where they are found in the answer), refused when the page contradicts what
+ * the server announced: missing its list, empty, or short before the last page.
+ */
+function checkedItems(
+  ep: AnyEndpoint,
+  data: unknown,
+  at: { page: number; size: number; start: number; totalPages: number | undefined; info: ReturnType<typeof pageInfoOf> },
+  state: WalkState,
+  opts: WalkOpts,
+  resume: (page: number) => string | undefined,
+): Record<string, unknown>[] {
+  const paging = ep.paging!;
+  const { page, size, start, totalPages, info } = at;
+  const listed = hasList(ep, data);
+  const items = listed ? itemsOf(ep, data, state.noteDue ? opts.note : undefined) : [];
+  state.noteDue = false;
+  const expected = pageAnnounced(page, size, totalPages, state.lastTotal);
+  const fault = (what: string) =>
+    incompleteExport(
+      `page ${page} of ${ep.method} ${ep.path} came back ${what} (${announcement(totalPages, state.lastTotal)}); the export is incomplete: ${state.printed.count} rows printed`,
+      `run the same command again; if it keeps failing at page ${page}, the platform's paging is broken there (--verbose shows the exchange)`,
+      resume(page),
+    );
+  if (!listed && expected !== false && (page > start || expected === true)) {
+    throw fault(data === null || data === undefined ? 'with data: null' : `without its list '${paging.items ?? 'data'}'`);
+  }
+  if (listed && items.length === 0 && expected === true) throw fault('empty');
+  const more = info.totalRecords !== undefined ? page * size < info.totalRecords : info.totalPages !== undefined && page < info.totalPages;
+  if (items.length > 0 && items.length < size && more) throw fault(`with ${items.length} rows of ${size}, before the last page`);
+  return items;
+}
+/** On a terminal, one page of several: which rows were shown, and how to see the others. */
+function noteMorePages(ctx: Ctx, info: ReturnType<typeof pageInfoOf>, page: number, shown: number): void {
+  const total = info.totalRecords;
+  const more = info.totalPages !== undefined ? page < info.totalPages : total !== undefined && page * info.size < total;
+  if (!more) return;
+  const from = (page - 1) * info.size + 1;
+  ctx.note(
+    `showing rows ${from}-${from + shown - 1}${total !== undefined ? ` of ${total}` : ''}; --page-number ${page + 1} for the next page, --all for every row`,
+  );
 }
 
 export async function runList(
@@ -377,16 +386,7 @@ export async function runList(
     await printList(items, out);
     // No data at all (lenient: `data: null` is not a contract breach): no summary to print either.
     if (data !== null && typeof data === 'object') await opts.extras?.(data, ctx);
-    if (ctx.io.stderrIsTTY && ctx.io.stdoutIsTTY && !g.quiet) {
-      const total = info.totalRecords;
-      const more = info.totalPages !== undefined ? page < info.totalPages : total !== undefined && page * info.size < total;
-      if (more) {
-        const from = (page - 1) * info.size + 1;
-        ctx.note(
-          `showing rows ${from}-${from + items.length - 1}${total !== undefined ? ` of ${total}` : ''}; --page-number ${page + 1} for the next page, --all for every row`,
-        );
-      }
-    }
+    if (ctx.io.stderrIsTTY && ctx.io.stdoutIsTTY && !g.quiet) noteMorePages(ctx, info, page, items.length);
     return 0;
   }
 

@@ -8,8 +8,8 @@ import { printList } from '../output/index.js';
 
 /**
  * The printer options of a command's output (format, fields, colour), with default columns: the
- * table's; csv, like json, carries every field unless --fields, these first (as lists do). The
- * columns used to be csv's only columns: `services report -o csv` dropped 7 of its 14 fields.
+ * table's; csv, like json, carries every field unless --fields, these first (as lists do): with
+ * the columns alone, `services report -o csv` would drop 7 of its 14 fields.
  */
 export const out = (ctx: Ctx, columns?: string[], itemFields?: () => string[] | undefined) => {
   const csv = ctx.globals.output === 'csv';

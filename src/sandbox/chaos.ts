@@ -3,6 +3,9 @@
  * hangs, each at a chosen rate, decided per request before the handler runs.
  *
  *   subctl sandbox serve --chaos latency=0-50,5xx=0.2,reset=0.05,hang=0.02,429=0.05
+ *
+ * One fault is of order, not of answers: `audit=oldest` serves the audit log (`GET /audit`,
+ * `GET /audit/users/{id}`, the dashboard's recent activity) oldest first, as some platforms do.
  */
 
 export interface ChaosOptions {
@@ -22,7 +25,11 @@ export interface ChaosOptions {
   appliedError?: number;
   /** Share of writes applied, then their connection destroyed without an answer. */
   appliedReset?: number;
+  /** Audit entries served oldest first instead of newest first. */
+  auditOldestFirst?: boolean;
 }
+
+const KEYS = 'latency, 5xx, reset, hang, 429, retry-after, applied-503, applied-reset, audit';
 
 /** What happens to a write's answer once the write was applied. */
 export type AfterWriteFault = 'applied-503' | 'applied-reset' | null;
@@ -72,6 +79,7 @@ export function chaosActive(opts: ChaosOptions | undefined): opts is ChaosOption
   if (!opts) return false;
   return (
     Boolean(opts.latencyMs && opts.latencyMs[1] > 0) ||
+    opts.auditOldestFirst === true ||
     [opts.error5xx, opts.reset, opts.hang, opts.rate429, opts.appliedError, opts.appliedReset].some((r) => (r ?? 0) > 0)
   );
 }
@@ -79,7 +87,8 @@ export function chaosActive(opts: ChaosOptions | undefined): opts is ChaosOption
 /**
  * Parses the command-line form: `latency=0-50,5xx=0.2,reset=0.05,hang=0.02,429=0.05`
  * (also `latency=20` for a fixed delay, `retry-after=3`; `applied-503=0.1` and `applied-reset=0.1`
- * apply a write and then answer 503 or reset its connection). Rates are 0..1, or percentages
+ * apply a write and then answer 503 or reset its connection; `audit=oldest` serves the audit log
+ * oldest first, `audit=newest` as usual). Rates are 0..1, or percentages
  * written `20%`. Throws with a message naming the bad part.
  */
 export function parseChaos(s: string): ChaosOptions {
@@ -97,10 +106,7 @@ export function parseChaos(s: string): ChaosOptions {
     .map((p) => p.trim())
     .filter(Boolean)) {
     const eq = part.indexOf('=');
-    if (eq < 0)
-      throw new Error(
-        `chaos: '${part}': expected key=value (keys: latency, 5xx, reset, hang, 429, retry-after, applied-503, applied-reset)`,
-      );
+    if (eq < 0) throw new Error(`chaos: '${part}': expected key=value (keys: ${KEYS})`);
     const key = part.slice(0, eq).trim().toLowerCase();
     const v = part.slice(eq + 1).trim();
     switch (key) {
@@ -142,8 +148,12 @@ export function parseChaos(s: string): ChaosOptions {
         out.retryAfterSeconds = n;
         break;
       }
+      case 'audit':
+        if (v !== 'oldest' && v !== 'newest') throw new Error(`chaos: audit=${v}: expected oldest or newest`);
+        out.auditOldestFirst = v === 'oldest';
+        break;
       default:
-        throw new Error(`chaos: unknown key '${key}' (keys: latency, 5xx, reset, hang, 429, retry-after, applied-503, applied-reset)`);
+        throw new Error(`chaos: unknown key '${key}' (keys: ${KEYS})`);
     }
   }
   const total = (out.reset ?? 0) + (out.hang ?? 0) + (out.error5xx ?? 0) + (out.rate429 ?? 0);

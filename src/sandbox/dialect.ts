@@ -6,7 +6,7 @@
  * can be tested against both: decimals (money) as strings, booleans as 0/1, ids as numeric
  * strings, date-times without milliseconds or zone, a role as an object, end-user and referral
  * lists under other keys or as bare lists, pagination under other names with its numbers as
- * strings, and `error_code` / `error.code` as numbers. Handlers know nothing of it: server.ts
+ * strings, and `error_code` / `error.code` as numbers. Handlers know nothing of it: handle.ts
  * passes every answer's `data` (and every error envelope) through here.
  */
 export const DIALECTS = ['default', 'alt'] as const;

@@ -85,7 +85,7 @@ export function addCredits(total: number, add: number, why: Refusal): number {
 
 /**
  * The largest wallet balance. Balances are kept to the cent in floating point, which holds cents
- * exactly up to 2^53 cents (about 9e13); one top-up is at most 1,000,000,000 (user-enduser.ts),
+ * exactly up to 2^53 cents (about 9e13); one top-up is at most 1,000,000,000 (user-enduser-buy.ts),
  * but many of them could pass that.
  */
 export const MAX_BALANCE = 10_000_000_000_000;

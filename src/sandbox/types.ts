@@ -1,5 +1,5 @@
 /**
- * The sandbox's internal contract between its HTTP framework (server.ts) and the handlers
+ * The sandbox's internal contract between its HTTP framework (server.ts, handle.ts) and the handlers
  * of each area (handlers/admin-*.ts, handlers/user-*.ts). A handler receives input already
  * validated with the endpoint's contract schemas and returns the `data` of the envelope.
  */
@@ -20,7 +20,7 @@ export interface AuthUser {
 }
 
 /**
- * Values already parsed by the endpoint's schema (server.ts) before a handler runs. Typed loosely
+ * Values already parsed by the endpoint's schema (request.ts) before a handler runs. Typed loosely
  * here because one context serves every endpoint; a context typed from each endpoint's schemas
  * would let these be precise.
  */
@@ -44,6 +44,8 @@ export interface HandlerContext {
   now(): Date;
   /** Records an audit entry for a mutation (module e.g. 'subscriptions', action e.g. 'manage'). */
   audit(module: string, action: string, details: unknown): void;
+  /** The order audit entries are served in: newest first, or oldest first under `--chaos audit=oldest` (chaos.ts). */
+  auditOrder: 'ASC' | 'DESC';
 }
 
 export interface HandlerResult {
@@ -54,7 +56,7 @@ export interface HandlerResult {
   data: unknown;
 }
 
-type Handler = (ctx: HandlerContext) => HandlerResult | Promise<HandlerResult>;
+export type Handler = (ctx: HandlerContext) => HandlerResult | Promise<HandlerResult>;
 
 /** Handlers of one area, keyed by the contract endpoint's `name`. */
 export type HandlerTable = Record<string, Handler>;

@@ -12,7 +12,7 @@ import { servicesCreate, servicesDelete, servicesUpdate } from '../api/contract/
 import { subscriptionsManage } from '../api/contract/admin-subscriptions.js';
 import { usageCodesGenerate } from '../api/contract/admin-misc.js';
 import type { AnyEndpoint } from '../api/contract/common.js';
-import { describeChange, likelyRefusal } from '../commands/admin/subscription-manage.js';
+import { describeChange, likelyRefusal } from '../resources/subscriptions.js';
 import type { CallSpec, Row } from './resources.js';
 
 export interface ActionDef {

@@ -9,7 +9,7 @@
  */
 import { validateInput } from '../api/client.js';
 import { ValidationError } from '../api/errors.js';
-import { badNumberText, convertValue } from '../cli/verbs.js';
+import { badNumberText, convertValue } from '../api/contract/convert.js';
 import { filterFields, type ResourceDef } from './resources.js';
 
 export type FilterResult = { ok: true; filters: Record<string, unknown> } | { ok: false; errors: string[] };

@@ -6,7 +6,7 @@
  */
 import type { FieldInfo } from '../api/contract/common.js';
 import { ValidationError } from '../api/errors.js';
-import { badNumberText, convertValue } from '../cli/verbs.js';
+import { badNumberText, convertValue } from '../api/contract/convert.js';
 import { editLine, type KeyPress } from './keys.js';
 
 export interface FormField {

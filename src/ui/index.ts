@@ -9,9 +9,10 @@ import { createElement } from 'react';
 import type { AnyEndpoint, FieldInfo } from '../api/contract/common.js';
 import { describeObject } from '../api/contract/common.js';
 import { InterruptedError } from '../api/errors.js';
-import type { Ctx } from '../cli/context.js';
+import type { Profile } from '../config/store.js';
 import type { IO } from '../io.js';
-import { ConsoleController, type ApiLike, type Session } from './controller.js';
+import { ConsoleController } from './controller.js';
+import type { ApiLike, Session } from './session.js';
 import { formFields, newForm, schemaProblems, type FormField } from './form-model.js';
 import { QueryCache } from './query-cache.js';
 import { consoleReducer, initialState } from './state/console-state.js';
@@ -22,7 +23,27 @@ import { ALT_SCREEN_OFF, ALT_SCREEN_ON, suspendTerminal } from './suspend.js';
 
 export { runActionOnRows, type Progress, type RowOutcome } from './actions.js';
 export { QueryCache, CACHE_TTL_MS, CACHE_STALE_MS } from './query-cache.js';
-export { ConsoleController, type ApiLike, type Session } from './controller.js';
+export { ConsoleController } from './controller.js';
+export type { ApiLike, Session } from './session.js';
+
+/**
+ * What the console uses of a command's context (src/cli/context.ts's `Ctx` has all of it): the
+ * terminal, the client, and the profile's facts for the header. Declared here so that the
+ * console depends on no more than it uses, and not on the command line.
+ */
+export interface ConsoleContext {
+  io: IO;
+  globals: { baseUrl?: string; tokenFile?: string };
+  signal: AbortSignal;
+  now: () => Date;
+  api(): Promise<ApiLike & { preferThroughput(): void }>;
+  renewSignIn(): boolean;
+  profileName(): string;
+  profile(): Profile | undefined;
+  credentials(): { get(profile: string): { username?: string; role?: string } | undefined };
+  /** Where requests go, once api() has run. */
+  target(): { baseUrl: string; sandbox: boolean } | undefined;
+}
 
 export interface ConsoleOptions {
   api: ApiLike;
@@ -68,7 +89,7 @@ export function createConsole(o: ConsoleOptions) {
 }
 
 /** The header's facts from the context: profile, where requests go, who is signed in. */
-export function sessionOf(ctx: Ctx): Session {
+export function sessionOf(ctx: ConsoleContext): Session {
   const profile = ctx.profileName();
   const t = ctx.target();
   const target = t ? (t.sandbox ? 'SANDBOX' : t.baseUrl) : (ctx.globals.baseUrl ?? ctx.profile()?.base_url ?? '?');
@@ -96,7 +117,7 @@ export const RENDER_OPTIONS = { exitOnCtrlC: false, patchConsole: true, maxFps: 
  * The caller has checked that stdin and stdout are terminals.
  */
 export async function openConsole(
-  ctx: Ctx,
+  ctx: ConsoleContext,
   opts: { resource?: string; readOnly?: boolean; pageSize?: number; cache?: QueryCache; viewport?: { columns: number; rows: number } } = {},
 ): Promise<number> {
   const api = await ctx.api();

@@ -39,11 +39,11 @@ export async function loadUi(): Promise<typeof import('./index.js')> {
  * in a new query cache, before Ink is loaded; the console then finds it in the cache.
  */
 export async function prefetchFirstScreen(
-  api: import('./controller.js').ApiLike,
+  api: import('./session.js').ApiLike,
   opts: { resource?: string; pageSize?: number; viewport: { columns: number; rows: number }; signal?: AbortSignal },
 ): Promise<import('./query-cache.js').QueryCache> {
   const { QueryCache } = await import('./query-cache.js');
-  const { firstScreenSpec } = await import('./controller.js');
+  const { firstScreenSpec } = await import('./specs.js');
   const cache = new QueryCache((spec) => api.call(spec.endpoint, spec.input, { signal: opts.signal }));
   const spec = firstScreenSpec(opts.resource, opts.viewport, opts.pageSize);
   if (spec) void cache.load(spec);

@@ -3,8 +3,7 @@
  * tunnels) for the proxy variables, and an https server whose certificate comes from a CA made
  * here with openssl for NODE_EXTRA_CA_CERTS.
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import https from 'node:https';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +15,7 @@ import { NetworkError } from '../../src/api/errors.js';
 import { createTransport, proxySettings, trustedCertificates } from '../../src/api/transport.js';
 import { startProxy, type Proxy } from '../support/proxy.js';
 import { ok, startStubServer, type StubServer } from '../support/stub-server.js';
+import { loopbackCertificates } from '../support/tls-certs.js';
 import { tempDir } from '../support/tmp.js';
 
 const require = createRequire(import.meta.url);
@@ -142,55 +142,12 @@ describe.each([
 
   beforeAll(async () => {
     dir = tempDir('subctl-ca-');
-    const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-    const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-    run(
-      'req',
-      '-x509',
-      ...ec,
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.pem',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=subctl test CA',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-      '-addext',
-      'keyUsage=critical,keyCertSign,cRLSign',
-    );
-    run('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
-    writeFileSync(
-      join(dir, 'ext.cnf'),
-      'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n',
-    );
-    run(
-      'x509',
-      '-req',
-      '-in',
-      'server.csr',
-      '-CA',
-      'ca.pem',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      'server.pem',
-      '-days',
-      '2',
-      '-extfile',
-      'ext.cnf',
-    );
+    const { key, cert } = loopbackCertificates(dir, 'subctl test CA');
     caFile = join(dir, 'ca.pem');
-    server = https.createServer(
-      { key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.pem')) },
-      (_req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ status: true, message: 'OK', data: { secure: true } }));
-      },
-    );
+    server = https.createServer({ key, cert }, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: true, message: 'OK', data: { secure: true } }));
+    });
     server.on('secureConnection', () => handshakes++);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;

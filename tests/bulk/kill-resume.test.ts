@@ -4,62 +4,21 @@
  * `services create` run killed ten times creates every service once, none left unknown.
  * The real binary runs against a real sandbox; the proof is read from the sandbox database.
  */
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../support/sandbox.js';
 import { tempDir } from '../support/tmp.js';
+import { runKilled, type Kill } from '../support/kill-run.js';
 import { extendRun, timesEach } from './extend-run.js';
 
-const root = resolve(__dirname, '../..');
-const bin = join(root, 'bin/subctl.js');
 let sb: Sandbox;
 
 beforeAll(async () => {
   sb = await startTestSandbox();
 });
 afterAll(() => sb?.close());
-
-/** Journal lines written so far (every file of the state directory's bulk journals). */
-function journalLines(dir: string): number {
-  let n = 0;
-  try {
-    for (const f of readdirSync(dir)) for (const c of readFileSync(join(dir, f), 'utf8')) if (c === '\n') n++;
-  } catch {
-    // not created yet
-  }
-  return n;
-}
-
-type Kill = { afterMs: number } | { afterEvents: number; journalDir: string };
-
-function run(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  kill?: Kill,
-): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    let timer: NodeJS.Timeout | undefined;
-    if (kill && 'afterMs' in kill) timer = setTimeout(() => child.kill('SIGKILL'), kill.afterMs);
-    else if (kill) {
-      // By progress, not by time: a kill lands mid-run however fast the machine and server are.
-      const start = journalLines(kill.journalDir);
-      timer = setInterval(() => {
-        if (journalLines(kill.journalDir) - start >= kill.afterEvents) child.kill('SIGKILL');
-      }, 3);
-    }
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      clearInterval(timer);
-      done({ code, signal, stderr });
-    });
-  });
-}
 
 describe('bulk runs never lose or repeat a row', () => {
   it('SIGKILL at random moments twenty times, resumed each time: every subscription extended exactly once', async () => {
@@ -73,11 +32,11 @@ describe('bulk runs never lose or repeat a row', () => {
       // writes two: sent, then done): 20 runs of at most 240 events stay short of the 4,000.
       const kill: Kill =
         i % 5 === 0 ? { afterMs: 100 + Math.floor(Math.random() * 300) } : { afterEvents: Math.floor(Math.random() * 240), journalDir };
-      const r = await run(args, env, kill);
+      const r = await runKilled(args, env, kill);
       if (r.signal === 'SIGKILL') killed++;
       else expect(r.code, r.stderr).toBe(0);
     }
-    const final = await run(args, env);
+    const final = await runKilled(args, env);
     expect(final.code, final.stderr).toBe(0);
     expect(killed).toBeGreaterThanOrEqual(15);
 
@@ -132,11 +91,11 @@ describe('bulk runs never lose or repeat a row', () => {
     for (let i = 0; i < 10; i++) {
       const kill: Kill =
         i % 5 === 0 ? { afterMs: 100 + Math.floor(Math.random() * 300) } : { afterEvents: Math.floor(Math.random() * 40), journalDir };
-      const r = await run(args, env, kill);
+      const r = await runKilled(args, env, kill);
       if (r.signal === 'SIGKILL') killed++;
       else expect(r.code, r.stderr).toBe(0);
     }
-    const final = await run(args, env);
+    const final = await runKilled(args, env);
     expect(final.code, final.stderr).toBe(0);
     expect(killed).toBeGreaterThanOrEqual(6);
     const held = sb.db.prepare('SELECT service_code, service_id FROM services WHERE service_code LIKE ?').all(`${tag}-%`) as Array<{

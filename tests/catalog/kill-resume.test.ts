@@ -4,61 +4,21 @@
  * platform exactly once. The real binary (dist/, so build first) runs against a real sandbox;
  * the proof is read from the sandbox's audit log, which records every write it served.
  */
-import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../support/sandbox.js';
 import { tempDir } from '../support/tmp.js';
+import { runKilled, type Kill } from '../support/kill-run.js';
 import { runCli } from '../support/run-cli.js';
 
-const bin = join(resolve(__dirname, '../..'), 'bin/subctl.js');
 let sb: Sandbox;
 
 beforeAll(async () => {
   sb = await startTestSandbox();
 });
 afterAll(() => sb?.close());
-
-function journalLines(dir: string): number {
-  let n = 0;
-  try {
-    for (const f of readdirSync(dir)) for (const c of readFileSync(join(dir, f), 'utf8')) if (c === '\n') n++;
-  } catch {
-    // not created yet
-  }
-  return n;
-}
-
-type Kill = { afterMs: number } | { afterEvents: number };
-
-function run(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  journalDir: string,
-  kill?: Kill,
-): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    let timer: NodeJS.Timeout | undefined;
-    if (kill && 'afterMs' in kill) timer = setTimeout(() => child.kill('SIGKILL'), kill.afterMs);
-    else if (kill) {
-      // By progress, not by time: the kill lands mid-run however loaded the machine is.
-      const start = journalLines(journalDir);
-      timer = setInterval(() => {
-        if (journalLines(journalDir) - start >= kill.afterEvents) child.kill('SIGKILL');
-      }, 2);
-    }
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      clearInterval(timer);
-      done({ code, signal, stderr });
-    });
-  });
-}
 
 describe('catalog apply never loses or repeats a change', () => {
   it('SIGKILL at random moments ten times, resumed each time: every change applied exactly once', async () => {
@@ -108,12 +68,12 @@ describe('catalog apply never loses or repeats a change', () => {
       // changes), the others after a random number of journal events (two a change): ten runs of
       // at most 24 events stay short of the run's 2 x (existing + 80).
       const kill: Kill =
-        i % 4 === 0 ? { afterMs: 150 + Math.floor(Math.random() * 400) } : { afterEvents: 1 + Math.floor(Math.random() * 24) };
-      const r = await run(args, env, journalDir, kill);
+        i % 4 === 0 ? { afterMs: 150 + Math.floor(Math.random() * 400) } : { afterEvents: 1 + Math.floor(Math.random() * 24), journalDir };
+      const r = await runKilled(args, env, kill);
       if (r.signal === 'SIGKILL') killed++;
       else expect(r.code, r.stderr).toBe(0);
     }
-    const final = await run(args, env, journalDir);
+    const final = await runKilled(args, env);
     expect(final.code, final.stderr).toBe(0);
     expect(killed).toBeGreaterThanOrEqual(7);
 

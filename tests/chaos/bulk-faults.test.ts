@@ -1,9 +1,9 @@
 /**
  * The faults real platforms have, against the sandbox, for CI (the larger runs are in
  * `npm run chaos`): a gateway that applies a write and then answers 503 or resets the
- * connection; the platform's clock a minute ahead or behind; the same platform under two
- * spellings of its address across a kill and a resume; two runs on overlapping files started
- * together. Each must apply every row exactly once, read from the sandbox's database: the end
+ * connection; the platform's clock a minute ahead or behind; audit entries served oldest first;
+ * the same platform under two spellings of its address across a kill and a resume; two runs on
+ * overlapping files started together. Each must apply every row exactly once, read from the sandbox's database: the end
  * date moved by exactly one extension, one audit entry.
  */
 import { spawn } from 'node:child_process';
@@ -136,6 +136,23 @@ describe("the platform's clock", () => {
       expect(codes).toEqual([0]);
     }, 120_000);
   }
+});
+
+describe('audit entries served oldest first', () => {
+  it('with answers lost after applying: every row once (the run reads the state of its rows, never the audit log)', async () => {
+    const s = await sandbox({ chaos: { auditOldestFirst: true, appliedError: 0.15 } });
+    // The fault is in place: the log's first page holds its oldest entries.
+    const res = await fetch(`${s.url}/audit?page=1&page_size=5`, { headers: { authorization: `Bearer ${s.tokenFor('admin')}` } });
+    const served = ((await res.json()) as { data: { logs: Array<{ id: number }> } }).data.logs.map((l) => l.id);
+    expect(served).toEqual((s.db.prepare('SELECT id FROM audit_logs ORDER BY id LIMIT 5').all() as Array<{ id: number }>).map((l) => l.id));
+    const x = extension(s, 40);
+    const codes = await untilDone(
+      ['subscriptions', 'manage', '--from-csv', x.file('rows.csv', x.ids), '--concurrency', '8', '--yes', '--timeout', '2000'],
+      x.env,
+    );
+    expect(x.proof()).toEqual({ twice: [], lost: [] });
+    expect(codes).toEqual([0]);
+  }, 120_000);
 });
 
 describe('one platform, two spellings of its address', () => {

@@ -6,7 +6,8 @@
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addGlobalOptions } from '../../src/cli/globals.js';
-import { groupAndVerb, outputWord, placeholder } from '../../src/cli/run.js';
+import { placeholder } from '../../src/cli/run.js';
+import { groupAndVerb, outputWord } from '../../src/cli/words.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../support/sandbox.js';
 import { runCli } from '../support/run-cli.js';

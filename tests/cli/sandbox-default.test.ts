@@ -165,7 +165,7 @@ describe('a sandbox profile signed out', () => {
     }
   });
 
-  it('with no profile at all, a --profile or SUBCTL_PROFILE naming one is refused too (a cron job with the wrong HOME ran on the sandbox, exit 0); signing in may name a new one', async () => {
+  it('with no profile at all, a --profile or SUBCTL_PROFILE naming one is refused too (a cron job with the wrong HOME must not run on the sandbox, exit 0); signing in may name a new one', async () => {
     const cfg = tempConfigDir();
     const env = { SUBCTL_CONFIG_DIR: cfg };
     for (const [e, cmd] of [

@@ -37,7 +37,7 @@ describe('source positions in a bug report', () => {
     const text = 'this is a bug in subctl; please report it';
     const stack = `TypeError: x\n    at reportError (${bundle}:${framePosition(text)})\n    at node:internal/process/task_queues:95:5`;
     const out = sourceStack(stack, bundle);
-    expect(out).toMatch(new RegExp(`^    at reportError \\(src/cli/run\\.ts:${sourceLine('src/cli/run.ts', text)}:\\d+\\)$`, 'm'));
+    expect(out).toMatch(new RegExp(`^    at reportError \\(src/cli/report\\.ts:${sourceLine('src/cli/report.ts', text)}:\\d+\\)$`, 'm'));
     expect(out).not.toContain(bundle);
     expect(out.split('\n')[2]).toBe('    at node:internal/process/task_queues:95:5');
   });

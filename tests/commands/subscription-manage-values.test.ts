@@ -1,6 +1,6 @@
 /** `subscriptions manage` previews and verification read the values that steer them with care. */
 import { describe, expect, it } from 'vitest';
-import { describeChange } from '../../src/commands/admin/subscription-manage.js';
+import { describeChange } from '../../src/resources/subscriptions.js';
 
 describe('subscriptions manage: values read with care', () => {
   it('an end date with a time and zone, or without a zone, extends from its day', () => {

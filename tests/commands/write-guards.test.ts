@@ -1,7 +1,7 @@
 /**
  * One write on the command line, guarded as a bulk run is: `--dry-run` shows the request and
- * sends nothing (it used to be accepted and the write went through), an argument and a flag that
- * name the same field differently are refused (the flag used to win silently), and the options
+ * sends nothing, an argument and a flag that name the same field differently are refused (neither
+ * wins silently), and the options
  * of a bulk run without its input are refused. All of it before anything is sent: exit 2.
  */
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fail, ok, startStubServer, type StubServer } from '../support/stub-server.js';
 import { runCli } from '../support/run-cli.js';
 import { tempDir } from '../support/tmp.js';
-import { describeChange } from '../../src/commands/admin/subscription-manage.js';
+import { describeChange } from '../../src/resources/subscriptions.js';
 
 let server: StubServer;
 let env: Record<string, string>;

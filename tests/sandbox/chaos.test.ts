@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Agent, request } from 'undici';
 import { decideChaos, parseChaos } from '../../src/sandbox/chaos.js';
 import { mulberry32 } from '../../src/sandbox/seed.js';
+import type { Sandbox } from '../../src/sandbox/server.js';
 import { closeAllTestSandboxes, startTestSandbox } from '../support/sandbox.js';
 
 afterAll(closeAllTestSandboxes);
@@ -21,6 +22,8 @@ describe('parseChaos', () => {
     });
     expect(parseChaos(' latency=20 , 429=10% , retry-after=3 ')).toEqual({ latencyMs: [20, 20], rate429: 0.1, retryAfterSeconds: 3 });
     expect(parseChaos('')).toEqual({});
+    expect(parseChaos('audit=oldest,applied-503=0.1')).toEqual({ auditOldestFirst: true, appliedError: 0.1 });
+    expect(parseChaos('audit=newest')).toEqual({ auditOldestFirst: false });
   });
 
   it('names the bad part', () => {
@@ -30,6 +33,7 @@ describe('parseChaos', () => {
     expect(() => parseChaos('boom=0.1')).toThrow(/unknown key 'boom'/);
     expect(() => parseChaos('reset')).toThrow(/expected key=value/);
     expect(() => parseChaos('5xx=0.6,429=0.6')).toThrow(/add up to 1.20/);
+    expect(() => parseChaos('audit=random')).toThrow(/audit=random: expected oldest or newest/);
   });
 });
 
@@ -107,5 +111,33 @@ describe('faults over HTTP', () => {
     await sb.close();
     expect(performance.now() - c0).toBeLessThan(1000);
     expect(await pending).toMatch(/UND_ERR_SOCKET|ECONNRESET/);
+  });
+
+  it('audit=oldest: /audit, /audit/users/{id} and the dashboard serve the log oldest first; without it, newest first', async () => {
+    const ids = async (sb: Sandbox, path: string, pick: (d: Record<string, unknown>) => unknown) => {
+      const r = await request(`${sb.url}${path}`, { headers: { authorization: `Bearer ${sb.tokenFor('admin')}` } });
+      const body = (await r.body.json()) as { data: Record<string, unknown> };
+      return (pick(body.data) as Array<{ id: number }>).map((e) => e.id);
+    };
+    for (const oldest of [true, false]) {
+      const sb = await startTestSandbox({ chaos: { auditOldestFirst: oldest } });
+      // The user with the most audit entries, for /audit/users/{id}.
+      const user = (
+        sb.db.prepare('SELECT user_id FROM audit_logs WHERE user_id IS NOT NULL GROUP BY user_id ORDER BY COUNT(*) DESC LIMIT 1').get() as {
+          user_id: number;
+        }
+      ).user_id;
+      const all = (sb.db.prepare('SELECT id FROM audit_logs ORDER BY id').all() as Array<{ id: number }>).map((r) => r.id);
+      expect(all.length).toBeGreaterThan(20);
+      const want = (list: number[]) => (oldest ? list : [...list].reverse());
+      expect(await ids(sb, '/audit?page=1&page_size=20', (d) => d.logs)).toEqual(want(all).slice(0, 20));
+      expect(await ids(sb, '/admin/dashboard', (d) => d.recent_activity)).toEqual(want(all).slice(0, 10));
+      const own = (sb.db.prepare('SELECT id FROM audit_logs WHERE user_id = ? ORDER BY id').all(user) as Array<{ id: number }>).map(
+        (r) => r.id,
+      );
+      expect(own.length).toBeGreaterThan(1);
+      expect(await ids(sb, `/audit/users/${user}?page=1&page_size=100`, (d) => d.logs)).toEqual(want(own).slice(0, 100));
+      await sb.close();
+    }
   });
 });

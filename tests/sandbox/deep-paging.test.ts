@@ -11,15 +11,8 @@
  */
 import { openKept } from '../../src/sandbox/keep.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  MAX_PAGE_BOUNDARIES,
-  pageBoundaryCount,
-  pageReads,
-  pageRows,
-  setDeepPaging,
-  Where,
-  type SortColumn,
-} from '../../src/sandbox/handlers/admin-util.js';
+import { Where, type SortColumn } from '../../src/sandbox/handlers/admin-util.js';
+import { MAX_PAGE_BOUNDARIES, pageBoundaryCount, pageReads, pageRows, setDeepPaging } from '../../src/sandbox/handlers/admin-pages.js';
 import { openDatabase } from '../../src/sandbox/db.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import type { DB } from '../../src/sandbox/types.js';

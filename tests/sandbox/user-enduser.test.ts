@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeAllTestSandboxes } from '../support/sandbox.js';
-import { addDuration, PAYMENT_URL_BASE } from '../../src/sandbox/handlers/user-enduser.js';
+import { PAYMENT_URL_BASE } from '../../src/sandbox/handlers/user-enduser-buy.js';
+import { addDuration } from '../../src/sandbox/handlers/user-enduser-common.js';
 import { fixture, Harness } from './user-harness.js';
 
 afterAll(closeAllTestSandboxes);

@@ -4,7 +4,7 @@
  * repaired; http:// refused off loopback; redirects not followed; a private CA through
  * NODE_EXTRA_CA_CERTS against the sandbox over TLS; proxies through a local proxy.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -15,6 +15,7 @@ import type { Sandbox } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../support/sandbox.js';
 import { ok, startStubServer, type StubServer } from '../support/stub-server.js';
 import { runCli, tempConfigDir } from '../support/run-cli.js';
+import { loopbackCertificates } from '../support/tls-certs.js';
 import { tempDir } from '../support/tmp.js';
 
 const root = resolve(__dirname, '../..');
@@ -176,7 +177,7 @@ describe('files', () => {
 });
 
 describe('transport', () => {
-  it('http:// to loopback through a proxy elsewhere is refused too (the token went to the proxy in clear); NO_PROXY naming it goes direct', async () => {
+  it('http:// to loopback through a proxy elsewhere is refused too (the token would go to the proxy in clear); NO_PROXY naming it goes direct', async () => {
     stub.requests.length = 0;
     stub.setHandler(() => ok({ pagination: { total_pages: 1, total_records: 0 }, services: [] }));
     const env = { SUBCTL_TOKEN: TOKEN, HTTP_PROXY: 'http://192.0.2.1:9' };
@@ -212,44 +213,10 @@ describe('transport', () => {
 
   it('a private CA through NODE_EXTRA_CA_CERTS, against the sandbox served over TLS', async () => {
     const dir = tempDir('subctl-tls-');
-    const sh = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-    sh([
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.pem',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=subctl test CA',
-    ]);
-    sh(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'srv.key', '-out', 'srv.csr', '-subj', '/CN=127.0.0.1']);
-    writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
-    sh([
-      'x509',
-      '-req',
-      '-in',
-      'srv.csr',
-      '-CA',
-      'ca.pem',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      'srv.pem',
-      '-days',
-      '2',
-      '-extfile',
-      'ext.cnf',
-    ]);
+    const { key, cert } = loopbackCertificates(dir, 'subctl test CA');
     // TLS in front of the sandbox: every request is passed through to it.
     const upstream = new URL(sb.url);
-    const tls = https.createServer({ key: readFileSync(join(dir, 'srv.key')), cert: readFileSync(join(dir, 'srv.pem')) }, (req, res) => {
+    const tls = https.createServer({ key, cert }, (req, res) => {
       const p = http.request(
         { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
         (up) => {

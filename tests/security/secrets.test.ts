@@ -27,7 +27,6 @@
  * 9. proxies: hygiene proves HTTP_PROXY and NO_PROXY for the sandbox on http://. Here:
  *    HTTPS_PROXY (a CONNECT tunnel) to the sandbox over TLS, and NO_PROXY bypassing it.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -40,6 +39,7 @@ import { startProxy } from '../support/proxy.js';
 import { startTestSandbox } from '../support/sandbox.js';
 import { ok, startStubServer, type StubServer } from '../support/stub-server.js';
 import { runCli, tempConfigDir, type RunResult } from '../support/run-cli.js';
+import { loopbackCertificates } from '../support/tls-certs.js';
 import { tempDir } from '../support/tmp.js';
 
 const TOKEN = 'tok-SECRET-7319';
@@ -275,50 +275,10 @@ describe('8 and 9. the sandbox over TLS: NODE_EXTRA_CA_CERTS in the real process
   beforeAll(async () => {
     await binary();
     dir = tempDir('subctl-tls-');
-    const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-    const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-    ssl(
-      'req',
-      '-x509',
-      ...ec,
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.pem',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=subctl secrets test CA',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-      '-addext',
-      'keyUsage=critical,keyCertSign,cRLSign',
-    );
-    ssl('req', ...ec, '-keyout', 'srv.key', '-out', 'srv.csr', '-subj', '/CN=127.0.0.1');
-    writeFileSync(
-      join(dir, 'ext.cnf'),
-      'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n',
-    );
-    ssl(
-      'x509',
-      '-req',
-      '-in',
-      'srv.csr',
-      '-CA',
-      'ca.pem',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      'srv.pem',
-      '-days',
-      '2',
-      '-extfile',
-      'ext.cnf',
-    );
+    const { key, cert } = loopbackCertificates(dir, 'subctl secrets test CA');
     // TLS in front of the sandbox: each request passed through to it unchanged.
     const upstream = new URL(sb.url);
-    tlsServer = https.createServer({ key: readFileSync(join(dir, 'srv.key')), cert: readFileSync(join(dir, 'srv.pem')) }, (req, res) => {
+    tlsServer = https.createServer({ key, cert }, (req, res) => {
       const p = http.request(
         { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
         (up) => {

@@ -1,6 +1,7 @@
 /**
- * The suite cleans up after itself: a test run used to leave about 600 MB in the temporary
- * directory, and a CI machine with little free disk then failed with ENOSPC.
+ * The suite cleans up after itself: what a test run leaves in the temporary directory (data
+ * files, config directories, copies of the build) would fill a CI machine with little free disk
+ * (ENOSPC).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';

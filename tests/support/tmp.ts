@@ -2,10 +2,10 @@
  * Temporary directories for tests, removed after the test file's last test.
  *
  * Every test (and every support module) makes its temporary directories here, never with
- * `mkdtempSync(tmpdir())` directly: `tests/support/tmp.test.ts` holds the suite to that. A test
- * run used to leave about 600 MB behind (data files, config directories, copies of the build),
- * because `process.once('exit')` never runs in a Vitest worker that is stopped, and a CI
- * machine with little free disk failed with ENOSPC. The global setup
+ * `mkdtempSync(tmpdir())` directly: `tests/support/tmp.test.ts` holds the suite to that.
+ * `process.once('exit')` never runs in a Vitest worker that is stopped, so a run would otherwise
+ * leave its data files, config directories and copies of the build behind, and a CI machine
+ * with little free disk would fail with ENOSPC. The global setup
  * (`tests/support/global-setup.ts`) also points TMPDIR at one directory per run and removes it,
  * so that whatever a child process makes in its temporary directory goes too.
  */

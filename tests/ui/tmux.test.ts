@@ -472,7 +472,7 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
     try {
       await poll('Proceed? [y/N]');
       send('C-c');
-      // One Ctrl-C is enough (it used to leave the command waiting for a second).
+      // One Ctrl-C is enough: the command does not wait for a second.
       const deleted = await poll('delete exit', 3_000);
       expect(deleted).toContain('delete exit 130');
       expect(deleted).not.toContain('this is a bug');

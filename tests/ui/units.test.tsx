@@ -9,9 +9,9 @@ import { plansCreate } from '../../src/api/contract/admin-plans.js';
 import { subscriptionsList, subscriptionsManage } from '../../src/api/contract/admin-subscriptions.js';
 import { describeObject } from '../../src/api/contract/common.js';
 import { HttpError, ValidationError } from '../../src/api/errors.js';
-import { onlyMissingBody } from '../../src/cli/verbs.js';
+import { onlyMissingBody } from '../../src/cli/verb-exec.js';
 import { runActionOnRows } from '../../src/ui/actions.js';
-import { describeError } from '../../src/ui/controller.js';
+import { describeError } from '../../src/ui/session.js';
 import { footerKeys, helpLines } from '../../src/ui/help.js';
 import { initialState } from '../../src/ui/state/console-state.js';
 import { filtersText, parseFilters } from '../../src/ui/filters.js';
@@ -185,7 +185,7 @@ describe('forms from the contract', () => {
     expect(typedProblems({ ...form, values: { reason: 'x', extend_days: ' 30 ' } })).toEqual({});
   });
 
-  it('the hints stand in one column, whatever was typed (typing used to push its own hint away)', async () => {
+  it('the hints stand in one column, whatever was typed (typing does not push its own hint away)', async () => {
     const fields = formFields(describeObject(subscriptionsManage.body), { only: ['reason', 'extend_days'], require: ['extend_days'] });
     const ui = render(
       createElement(FormView, { form: { ...newForm('extend', fields), values: { reason: 'abc', extend_days: '' } }, height: 10 }),

@@ -8,7 +8,7 @@ import { hasPart } from '../../api/contract/parts.js';
 import { CliError, ExitCode, UsageError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import type { VerbInput } from '../../cli/verbs.js';
-import { itemsOf } from '../../cli/paging.js';
+import { itemsOf } from '../../api/pages.js';
 import { printList } from '../../output/index.js';
 import { auditLine } from '../../resources/audit.js';
 
@@ -24,6 +24,23 @@ function mayPass(e: unknown): boolean {
 
 export { auditLine };
 
+/**
+ * Waits `ms`, or less when `signal` aborts. Its abort listener goes with it: one left behind per
+ * poll would pile up for as long as the follow runs (Node warns past ten).
+ */
+function pauseFor(signal: AbortSignal, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+// The follow loop (poll, print what is new, wait) stays whole: its state lives across the polls.
 export function auditFollow(
   ep: AnyEndpoint,
   columns?: string[],
@@ -51,18 +68,7 @@ export function auditFollow(
           { signal: ctx.signal },
         ),
       );
-    // Its abort listener goes with it: one left behind per poll piled up for as long as the
-    // follow ran (Node warned after 11 polls, about 20 s).
-    const pause = (ms: number) =>
-      new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(t);
-          ctx.signal.removeEventListener('abort', done);
-          resolve();
-        };
-        const t = setTimeout(done, ms);
-        ctx.signal.addEventListener('abort', done, { once: true });
-      });
+    const pause = (ms: number) => pauseFor(ctx.signal, ms);
 
     /**
      * New entries, oldest first, poll after poll, until Ctrl-C. A poll reads the newest page

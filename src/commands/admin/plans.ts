@@ -1,6 +1,7 @@
 /**
  * `subctl plans`: subscription plans (spec/admin-area.md point 7).
  */
+import { listAll, settleCreate } from '../../bulk/create-state.js';
 import { plansCreate, plansDelete, plansList, plansListAlt, plansReport, plansUpdate } from '../../api/contract/admin-plans.js';
 import { itemFieldsOf } from '../../api/contract/common.js';
 import { UsageError } from '../../api/errors.js';
@@ -47,6 +48,15 @@ export const plansGroup: Group = {
         'subctl plans create --plan-code PRO-M --plan-name "Pro monthly" --price 19.99 --currency USD --duration 1 --duration-unit months --credit-amount 1000 --credit-unit requests',
       ],
       endpoint: plansCreate,
+      // A bulk create whose answer was lost is settled by finding its plan code in the list.
+      bulk: {
+        settle: settleCreate({
+          keys: ['plan_code'],
+          find: listAll(plansList, (b) => ({ plan_code: b.plan_code })),
+          compare: ['plan_name', 'price', 'currency', 'duration', 'duration_unit', 'credit_amount', 'credit_unit', 'is_active'],
+          idOf: (item) => item.plan_id,
+        }),
+      },
     },
     {
       name: 'update',

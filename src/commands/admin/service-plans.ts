@@ -11,6 +11,7 @@ import {
   servicePlansUpdate,
 } from '../../api/contract/admin-service-plans.js';
 import { UsageError } from '../../api/errors.js';
+import { listAll, settleCreate } from '../../bulk/create-state.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';
 import type { Group } from '../types.js';
@@ -63,7 +64,20 @@ export const servicePlansGroup: Group = {
         ]);
       },
     },
-    { name: 'create', examples: ['subctl service-plans create --service-code GPT4 --plan-code PRO-M'], endpoint: servicePlansCreate },
+    {
+      name: 'create',
+      examples: ['subctl service-plans create --service-code GPT4 --plan-code PRO-M'],
+      endpoint: servicePlansCreate,
+      // A bulk link whose answer was lost is settled by finding its service and plan codes in the list.
+      bulk: {
+        settle: settleCreate({
+          keys: ['service_code', 'plan_code'],
+          find: listAll(servicePlansList, (b) => ({ service_code: b.service_code, plan_code: b.plan_code })),
+          compare: ['is_available'],
+          idOf: (item) => item.service_plan_id,
+        }),
+      },
+    },
     {
       name: 'update',
       examples: [

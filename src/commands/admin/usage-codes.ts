@@ -7,7 +7,7 @@ import { printList } from '../../output/index.js';
 import type { Group } from '../types.js';
 import { out, printSummary } from '../common.js';
 import { CODE_COLUMNS } from './common.js';
-import { settleByListing } from '../../bulk/create-state.js';
+import { listAll, settleCreate } from '../../bulk/create-state.js';
 
 /** The codes of a generate answer, each with its batch. */
 function codesOf(data: unknown): Array<Record<string, unknown>> {
@@ -41,11 +41,10 @@ export const usageCodesGroup: Group = {
       // A bulk run prints every batch's codes; a batch whose answer was lost is found by its id.
       bulk: {
         created: { columns: ['code_value', 'batch_id', 'expiry_date', 'code_id'], rows: codesOf },
-        settle: settleByListing({
-          endpoint: usageCodesList,
-          codeField: 'batch_id',
-          queryField: 'batch_id',
-          items: (d) => (d as { usage_codes?: unknown[] } | null)?.usage_codes ?? [],
+        settle: settleCreate({
+          keys: ['batch_id'],
+          find: listAll(usageCodesList, (b) => ({ batch_id: b.batch_id, include_summary: false })),
+          idOf: (_item, body) => body.batch_id,
         }),
       },
       render: async (data: Record<string, unknown>, ctx) => {

@@ -8,7 +8,8 @@ import { loadEndpoint, matchRoute } from '../../api/contract/routes.js';
 import { describeObject } from '../../api/contract/common.js';
 import type { z } from '../../api/contract/z.js';
 import { UsageError, ValidationError } from '../../api/errors.js';
-import { badNumberText, commandOfEndpoint } from '../../cli/verbs.js';
+import { commandOfEndpoint } from '../../cli/verbs.js';
+import { badNumberText } from '../../api/contract/convert.js';
 import type { Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { utf8Text } from '../../cli/utf8.js';
@@ -143,6 +144,7 @@ export const apiExamples = [
 
 export const apiGroup: Group = {
   name: 'api',
+  // A table of verbs, one Commander chain each: read whole.
   build(cmd, bind) {
     cmd
       .argument('<method>', 'GET, POST, PUT, DELETE (or `endpoints`, or `openapi`)')

@@ -10,6 +10,7 @@ import { out } from '../common.js';
 
 export const configGroup: Group = {
   name: 'config',
+  // A table of verbs, one Commander chain each: read whole.
   build(cmd, bind) {
     addGlobalOptions(
       cmd

@@ -23,7 +23,7 @@ import type { Ctx } from '../../cli/context.js';
 import { listRows } from '../../cli/paging.js';
 import { verbsBuilder } from '../../cli/verbs.js';
 import { printList, printObject } from '../../output/index.js';
-import { printAnswer } from '../auth/index.js';
+import { printAnswer } from '../auth/answer.js';
 import type { Group } from '../types.js';
 import { out } from '../common.js';
 
@@ -71,6 +71,7 @@ const asList = (ep: AnyEndpoint, columns?: string[]) => async (data: unknown, ct
 
 export const meGroup: Group = {
   name: 'me',
+  // A table of verbs: read whole.
   build: verbsBuilder(() => [
     {
       name: 'services',

@@ -25,7 +25,7 @@ import { UsageError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printSummary } from '../common.js';
-import { printAnswer } from '../auth/index.js';
+import { printAnswer } from '../auth/answer.js';
 import type { Group } from '../types.js';
 import { userArg } from '../users/lookup.js';
 
@@ -34,6 +34,7 @@ const summary = (data: Record<string, unknown>, ctx: Ctx) => printSummary(ctx, '
 export const referralsGroup: Group = {
   name: 'referrals',
   aliases: ['referral'],
+  // A table of verbs: read whole.
   build: verbsBuilder(() => [
     {
       name: 'generate',

@@ -16,6 +16,7 @@ import {
   rolesUpdate,
 } from '../../api/contract/user-accounts.js';
 import { HttpError, UsageError } from '../../api/errors.js';
+import { listAll, settleCreate } from '../../bulk/create-state.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';
 import { userArg } from '../users/lookup.js';
@@ -50,6 +51,7 @@ export function explainRoleConflict(e: unknown, roleId: unknown): unknown {
 
 export const rolesGroup: Group = {
   name: 'roles',
+  // A table of verbs: read whole.
   build: verbsBuilder(() => [
     {
       name: 'list',
@@ -62,6 +64,16 @@ export const rolesGroup: Group = {
       name: 'create',
       examples: ['subctl roles create --role-name agent --display-name "Support agent" --priority 10'],
       endpoint: rolesCreate,
+      // A bulk create whose answer was lost is settled by finding its name among the roles (the
+      // list has no filter: every page is read; roles are few).
+      bulk: {
+        settle: settleCreate({
+          keys: ['role_name'],
+          find: listAll(rolesList),
+          compare: ['display_name', 'description', 'priority'],
+          idOf: (item) => item.role_id,
+        }),
+      },
     },
     { name: 'update', examples: ['subctl roles update 5 --display-name "Senior agent"'], endpoint: rolesUpdate, args: ['role_id'] },
     {

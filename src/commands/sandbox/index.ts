@@ -18,6 +18,7 @@ function scaleOf(v: unknown): number {
 
 export const sandboxGroup: Group = {
   name: 'sandbox',
+  // A table of verbs, one Commander chain each: read whole.
   build(cmd, bind) {
     addGlobalOptions(
       cmd
@@ -27,7 +28,12 @@ export const sandboxGroup: Group = {
         .addOption(new Option('--host <addr>', 'address to listen on').default('127.0.0.1'))
         .addOption(new Option('--data <file>', 'SQLite data file (default: sandbox.db in the data directory)'))
         .addOption(new Option('--scale <n>', 'multiply the seed data (100 = a million wallet transactions) when the file is new'))
-        .addOption(new Option('--chaos <spec>', 'fault injection, e.g. latency=0-50,5xx=0.2,reset=0.05,hang=0.02,429=0.05'))
+        .addOption(
+          new Option(
+            '--chaos <spec>',
+            'fault injection, e.g. latency=0-50,5xx=0.2,reset=0.05,hang=0.02,429=0.05 (also retry-after=S, applied-503=R, applied-reset=R, audit=oldest)',
+          ),
+        )
         .addOption(
           new Option('--dialect <name>', 'how answers are written: default, or alt (the same data in another reading of the API documents)')
             .choices(['default', 'alt'])
@@ -73,7 +79,7 @@ export const sandboxGroup: Group = {
             ctx.note('seeded accounts (username / password / role):');
             for (const a of SEEDED_ACCOUNTS) ctx.note(`  ${a.username.padEnd(12)} ${a.password.padEnd(20)} ${a.role}`);
             // The password on stdin (printf is the shell's own, so it is in no process's argv), as
-            // CLI.md has secrets travel: the example used to put it on the command line.
+            // every secret travels: never on the command line.
             ctx.note(
               `try: printf '%s\\n' sandbox-admin | subctl auth login --base-url ${sb.url} --username admin --password-stdin --profile local && subctl services list --profile local`,
             );

@@ -1,7 +1,7 @@
 /**
  * `subctl services`: /admin/services* (spec/admin-area.md point 7, "Services").
  */
-import { settleByCode } from '../../bulk/create-state.js';
+import { getOne, settleCreate } from '../../bulk/create-state.js';
 import { SERVICE_COLUMNS } from '../../resources/columns.js';
 import {
   servicesCreate,
@@ -141,11 +141,25 @@ export const servicesGroup: Group = {
       endpoint: servicesCreate,
       // A bulk create whose answer was lost is settled by looking its code up (`services get`).
       bulk: {
-        settle: settleByCode({
-          endpoint: servicesDetail,
-          codeField: 'service_code',
-          queryField: 'service_code',
-          idOf: (d) => ((d as { service_info?: { service_id?: unknown } } | null)?.service_info ?? {}).service_id,
+        settle: settleCreate({
+          keys: ['service_code'],
+          find: getOne(
+            servicesDetail,
+            (b) => ({ service_code: b.service_code }),
+            (d) => (d as { service_info?: unknown } | null)?.service_info,
+          ),
+          compare: [
+            'service_name',
+            'service_type',
+            'provider_name',
+            'base_service_url',
+            'access_pattern',
+            'credit_reset_cycle',
+            'description',
+            'is_active',
+            'requires_auth',
+          ],
+          idOf: (item) => item.service_id,
         }),
       },
     },

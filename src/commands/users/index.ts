@@ -4,13 +4,23 @@
  * Passwords come from --password-stdin or a masked prompt, never from argv.
  */
 import { cmsSuperadminChangePassword } from '../../api/contract/user-auth.js';
-import { usersCreate, usersDelete, usersGet, usersList, usersSearch, usersUpdate } from '../../api/contract/user-accounts.js';
-import { UsageError } from '../../api/errors.js';
+import {
+  rolesAssignments,
+  usersCreate,
+  usersDelete,
+  usersGet,
+  usersList,
+  usersSearch,
+  usersUpdate,
+} from '../../api/contract/user-accounts.js';
+import { CliError, UsageError } from '../../api/errors.js';
+import type { ApiClient } from '../../api/client.js';
+import { listAll, settleCreate } from '../../bulk/create-state.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';
 import { userDetail } from '../../resources/users.js';
 import { out, printSummary } from '../common.js';
-import { argvSecretTraps, checkSecrets, passwordStdinOption, precheck, readNewPassword, refuseArgvSecrets } from '../auth/index.js';
+import { argvSecretTraps, checkSecrets, passwordStdinOption, precheck, readNewPassword, refuseArgvSecrets } from '../auth/secrets.js';
 import type { Group } from '../types.js';
 import { userArg } from './lookup.js';
 import { showVerb } from './show.js';
@@ -36,8 +46,32 @@ export function wholeId(value: unknown, name = 'id'): number {
 
 export { userDetail };
 
+/**
+ * The accounts a search for `username` finds, every page: the staff search (`roles
+ * assignments --search`), else the superadmin one when the staff search is refused (403), as
+ * resources/users.ts looks users up. The search may match in other fields or by part: the
+ * settle stage picks the exact username.
+ */
+async function* searchUsername(api: ApiClient, body: Record<string, unknown>, signal: AbortSignal) {
+  let seen = false;
+  try {
+    for await (const u of listAll(rolesAssignments, (b) => ({ search: b.username }))(api, body, signal)) {
+      seen = true;
+      yield u;
+    }
+  } catch (e) {
+    if (seen || !(e instanceof CliError && e.status === 403)) throw e;
+    yield* listAll(usersSearch, (b) => ({ search_keyword: b.username }))(api, body, signal);
+  }
+}
+
+/** A user's role as one name: `role` as text or as an object with `role_name` (platforms write both). */
+const roleName = (role: unknown) =>
+  role && typeof role === 'object' && 'role_name' in role ? (role as { role_name: unknown }).role_name : role;
+
 export const usersGroup: Group = {
   name: 'users',
+  // A table of verbs: read whole.
   build: (cmd, bind) => {
     // The confirmation of `users delete` names the account, looked up on a terminal.
     let deleting: string | undefined;
@@ -73,6 +107,16 @@ export const usersGroup: Group = {
         ],
         endpoint: usersCreate,
         summary: 'create a user account (201); password from a masked prompt or --password-stdin (bulk: a password column)',
+        // A bulk create whose answer was lost is settled by finding its username (never by its password).
+        bulk: {
+          settle: settleCreate({
+            keys: ['username'],
+            find: searchUsername,
+            compare: ['email', 'full_name', 'role', 'chatgpt_user_id'],
+            view: (u) => ({ ...u, role: roleName(u.role) }),
+            idOf: (u) => u.user_id,
+          }),
+        },
         hide: ['password'],
         extraOptions: [passwordStdinOption(), ...argvSecretTraps('password')],
         prepare: async (input, ctx, opts) => {

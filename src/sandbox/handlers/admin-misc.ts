@@ -20,13 +20,13 @@ import {
   likeAny,
   notFound,
   nowIso,
-  pageRows,
   pagination,
   parseDetails,
   sortColumns,
   Where,
   type SortMap,
 } from './admin-util.js';
+import { pageRows } from './admin-pages.js';
 
 // ---------------------------------------------------------------------------------------------
 // Usage codes
@@ -394,12 +394,12 @@ function dashboard(ctx: HandlerContext) {
        (SELECT COUNT(*) FROM usage_logs ul WHERE ul.service_id = s.service_id AND ul.used_at >= ?) AS usage_30_days
      FROM services s ORDER BY active_subscriptions DESC, usage_30_days DESC, s.service_code LIMIT 5`,
   ).all(from30);
-  const recent_activity = (prep(db, 'SELECT * FROM audit_logs ORDER BY id DESC LIMIT 10').all() as Array<Record<string, unknown>>).map(
-    (r) => ({
-      ...r,
-      details: parseDetails(r.details as string | null),
-    }),
-  );
+  const recent_activity = (
+    prep(db, `SELECT * FROM audit_logs ORDER BY id ${ctx.auditOrder} LIMIT 10`).all() as Array<Record<string, unknown>>
+  ).map((r) => ({
+    ...r,
+    details: parseDetails(r.details as string | null),
+  }));
   return {
     data: { generated_at: now, totals, subscriptions_by_status, revenue_by_day, new_subscriptions_by_day, top_services, recent_activity },
   };
@@ -419,7 +419,7 @@ function auditPage(ctx: HandlerContext, userId: number | undefined) {
     where: w,
     sort: [],
     tiebreak: 'id',
-    order: 'DESC',
+    order: ctx.auditOrder,
     page: q.page,
     size: q.page_size,
     finish: (page) => {

@@ -17,12 +17,12 @@ import {
   likeAny,
   notFound,
   nowIso,
-  pageRows,
   pagination,
   sortColumns,
   Where,
   type SortMap,
 } from './admin-util.js';
+import { pageRows } from './admin-pages.js';
 
 const PLAN_SORT: SortMap = {
   PlanCode: 'p.plan_code',

@@ -14,12 +14,12 @@ import {
   inTransaction,
   notFound,
   nowIso,
-  pageRows,
   pagination,
   sortColumns,
   Where,
   type SortMap,
 } from './admin-util.js';
+import { pageRows } from './admin-pages.js';
 
 const LINK_SORT: SortMap = {
   ServiceCode: 's.service_code',

@@ -18,12 +18,12 @@ import {
   likeAny,
   notFound,
   nowIso,
-  pageRows,
   pagination,
   sortColumns,
   Where,
   type SortMap,
 } from './admin-util.js';
+import { pageRows } from './admin-pages.js';
 
 const SERVICE_SORT: SortMap = {
   ServiceCode: 's.service_code',
@@ -115,6 +115,50 @@ function listServices(ctx: HandlerContext) {
   return { data: { pagination: pagination(total, q.page_number, q.page_size), services } };
 }
 
+/** Daily statistics of service `serviceId` over the last 30 days, zeros included, oldest first. */
+function dailyStatistics(ctx: HandlerContext, serviceId: number, now: string) {
+  const db = ctx.db;
+  const days = lastDays(ctx.now(), 30);
+  const from = `${days[0]}T00:00:00.000Z`;
+  const usage = new Map(
+    (
+      prep(
+        db,
+        `SELECT substr(used_at, 1, 10) AS d, COUNT(*) AS total_usage, COUNT(DISTINCT user_id) AS unique_users
+         FROM usage_logs WHERE service_id = ? AND used_at >= ? GROUP BY d`,
+      ).all(serviceId, from) as Array<{ d: string; total_usage: number; unique_users: number }>
+    ).map((r) => [r.d, r]),
+  );
+  const created = new Map(
+    (
+      prep(
+        db,
+        `SELECT substr(created_date, 1, 10) AS d, COUNT(*) AS n FROM subscriptions
+         WHERE service_id = ? AND created_date >= ? GROUP BY d`,
+      ).all(serviceId, from) as Array<{ d: string; n: number }>
+    ).map((r) => [r.d, r.n]),
+  );
+  // Subscriptions running at the end of each day (cancelled ones left out: their cancel date is not kept).
+  const spans = prep(
+    db,
+    `SELECT start_date, end_date FROM subscriptions WHERE service_id = ? AND status <> 'cancelled' AND end_date >= ? AND start_date <= ?`,
+  ).all(serviceId, from, now) as Array<{ start_date: string; end_date: string }>;
+  return days.map((d) => {
+    const end = new Date(Date.parse(`${d}T00:00:00.000Z`) + DAY_MS).toISOString();
+    let active = 0;
+    for (const sp of spans) if (sp.start_date < end && sp.end_date >= end) active++;
+    const u = usage.get(d);
+    return {
+      stat_date: d,
+      stat_type: 'daily',
+      total_usage: u?.total_usage ?? 0,
+      unique_users: u?.unique_users ?? 0,
+      new_subscriptions: created.get(d) ?? 0,
+      active_subscriptions: active,
+    };
+  });
+}
+
 function detail(ctx: HandlerContext) {
   const db = ctx.db;
   const s = findService(ctx, ctx.query.service_id, ctx.query.service_code);
@@ -178,47 +222,7 @@ function detail(ctx: HandlerContext) {
      WHERE x.service_id = ? GROUP BY x.user_id ORDER BY total_usage DESC, total_subscriptions DESC, u.user_id LIMIT 10`,
   ).all(s.service_id);
 
-  // Daily statistics of the last 30 days, zeros included, oldest first.
-  const days = lastDays(ctx.now(), 30);
-  const from = `${days[0]}T00:00:00.000Z`;
-  const usage = new Map(
-    (
-      prep(
-        db,
-        `SELECT substr(used_at, 1, 10) AS d, COUNT(*) AS total_usage, COUNT(DISTINCT user_id) AS unique_users
-         FROM usage_logs WHERE service_id = ? AND used_at >= ? GROUP BY d`,
-      ).all(s.service_id, from) as Array<{ d: string; total_usage: number; unique_users: number }>
-    ).map((r) => [r.d, r]),
-  );
-  const created = new Map(
-    (
-      prep(
-        db,
-        `SELECT substr(created_date, 1, 10) AS d, COUNT(*) AS n FROM subscriptions
-         WHERE service_id = ? AND created_date >= ? GROUP BY d`,
-      ).all(s.service_id, from) as Array<{ d: string; n: number }>
-    ).map((r) => [r.d, r.n]),
-  );
-  // Subscriptions running at the end of each day (cancelled ones left out: their cancel date is not kept).
-  const spans = prep(
-    db,
-    `SELECT start_date, end_date FROM subscriptions WHERE service_id = ? AND status <> 'cancelled' AND end_date >= ? AND start_date <= ?`,
-  ).all(s.service_id, from, now) as Array<{ start_date: string; end_date: string }>;
-  const usage_statistics = days.map((d) => {
-    const end = new Date(Date.parse(`${d}T00:00:00.000Z`) + DAY_MS).toISOString();
-    let active = 0;
-    for (const sp of spans) if (sp.start_date < end && sp.end_date >= end) active++;
-    const u = usage.get(d);
-    return {
-      stat_date: d,
-      stat_type: 'daily',
-      total_usage: u?.total_usage ?? 0,
-      unique_users: u?.unique_users ?? 0,
-      new_subscriptions: created.get(d) ?? 0,
-      active_subscriptions: active,
-    };
-  });
-
+  const usage_statistics = dailyStatistics(ctx, s.service_id, now);
   return { data: { service_info, service_plans, active_subscriptions, top_users, usage_statistics } };
 }
 

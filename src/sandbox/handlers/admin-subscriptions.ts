@@ -4,7 +4,7 @@
  */
 import { prep } from '../db.js';
 import { addCredits, dateAfter, daysBefore } from '../limits.js';
-import { SandboxError, type HandlerContext, type HandlerTable } from '../types.js';
+import { SandboxError, type DB, type HandlerContext, type HandlerTable } from '../types.js';
 import {
   b01,
   badRequest,
@@ -15,12 +15,12 @@ import {
   likeAny,
   notFound,
   nowIso,
-  pageRows,
   pagination,
   sortColumns,
   Where,
   type SortMap,
 } from './admin-util.js';
+import { pageRows } from './admin-pages.js';
 
 const SUB_SORT: SortMap = {
   Username: 'u.username',
@@ -93,12 +93,111 @@ function forbidden(action: string, status: string): SandboxError {
   ]);
 }
 
+/** A subscription's row as `manage` changes it. */
+interface ManagedState {
+  status: string;
+  end: string;
+  total: number;
+  autoRenewal: number;
+  message: string;
+}
+
 /**
  * The manage transitions (the specification leaves them open; README "Sandbox decisions"):
  * extend: active|paused|expired, end_date += extend_days (expired comes back to active when the
  * new end is in the future); pause: active; resume: paused (not past its end); cancel:
  * active|paused; add_credits: active|paused.
+ *
+ * Where `b.action` takes subscription `sub` (`id`) at `now`, or why it cannot (400).
  */
+function transition(sub: SubRow, b: HandlerContext['body'], id: number, now: string): ManagedState {
+  const from = sub.status;
+  let status = sub.status;
+  let end = sub.end_date;
+  let total = sub.total_credits;
+  let autoRenewal = sub.auto_renewal;
+  let message: string;
+  switch (b.action) {
+    case 'extend': {
+      if (b.extend_days === undefined) throw badRequest('extend needs extend_days (a whole number of days, at least 1)', 'extend_days');
+      if (b.extend_days <= 0) throw badRequest('extend_days must be at least 1', 'extend_days');
+      if (from === 'cancelled')
+        throw new SandboxError(400, 'cannot extend a cancelled subscription', 'INVALID_TRANSITION', [
+          { field: 'action', message: 'extend is not allowed when the status is cancelled' },
+        ]);
+      end = dateAfter(sub.end_date, b.extend_days, 'days', {
+        field: 'extend_days',
+        message: `extend_days ${b.extend_days} would move subscription ${id}'s end (${sub.end_date.slice(0, 10)}) past 9999-12-31`,
+      });
+      if (from === 'expired' && end > now) status = 'active';
+      message = `subscription ${id} extended by ${b.extend_days} day(s) to ${end.slice(0, 10)}${status !== from ? ' and active again' : ''}`;
+      break;
+    }
+    case 'pause':
+      if (from !== 'active') throw forbidden('pause', from);
+      status = 'paused';
+      message = `subscription ${id} paused`;
+      break;
+    case 'resume':
+      if (from !== 'paused') throw forbidden('resume', from);
+      if (sub.end_date <= now) {
+        throw new SandboxError(
+          400,
+          `cannot resume subscription ${id}: it ended on ${sub.end_date.slice(0, 10)}; extend it first`,
+          'INVALID_TRANSITION',
+          [{ field: 'action', message: 'the subscription has ended' }],
+        );
+      }
+      status = 'active';
+      message = `subscription ${id} resumed`;
+      break;
+    case 'cancel':
+      if (from !== 'active' && from !== 'paused') throw forbidden('cancel', from);
+      status = 'cancelled';
+      autoRenewal = 0;
+      message = `subscription ${id} cancelled`;
+      break;
+    case 'add_credits':
+      if (b.extend_credits === undefined)
+        throw badRequest('add_credits needs extend_credits (a whole number, at least 1)', 'extend_credits');
+      if (b.extend_credits <= 0) throw badRequest('extend_credits must be at least 1', 'extend_credits');
+      if (from !== 'active' && from !== 'paused') throw forbidden('add_credits', from);
+      total = addCredits(sub.total_credits, b.extend_credits, {
+        field: 'extend_credits',
+        message: `extend_credits ${b.extend_credits} would take subscription ${id}'s ${sub.total_credits} credits past ${Number.MAX_SAFE_INTEGER}`,
+      });
+      message = `${b.extend_credits} credit(s) added to subscription ${id}`;
+      break;
+    default:
+      throw badRequest(`unknown action ${b.action}`, 'action');
+  }
+  return { status, end, total, autoRenewal, message };
+}
+
+/** Writes the changed columns of `sub` (`id`). */
+function writeManaged(db: DB, sub: SubRow, to: ManagedState, id: number, now: string): void {
+  const { status, end, total, autoRenewal } = to;
+  // The row as it ends up: a running subscription's next reset is its end. Only the columns
+  // that change are written: SQLite rewrites every index on a column it sets, even to the
+  // same value, and each index page touched is written to the WAL again at commit.
+  const next = status === 'active' || status === 'paused' ? end : sub.next_reset_date;
+  const set = ['last_updated = ?'];
+  const args: unknown[] = [now];
+  const change = (column: string, from: unknown, to: unknown) => {
+    if (from !== to) {
+      set.push(`${column} = ?`);
+      args.push(to);
+    }
+  };
+  change('status', sub.status, status);
+  change('end_date', sub.end_date, end);
+  change('total_credits', sub.total_credits, total);
+  change('auto_renewal', sub.auto_renewal, autoRenewal);
+  change('next_reset_date', sub.next_reset_date, next);
+  prep(db, `UPDATE subscriptions SET ${set.join(', ')} WHERE subscription_id = ?`).run(...args, id);
+}
+
+/** Manages one subscription (transition), writes the change and audits it. */
 function manage(ctx: HandlerContext) {
   const db = ctx.db;
   const b = ctx.body;
@@ -110,86 +209,11 @@ function manage(ctx: HandlerContext) {
     ).get(id) as SubRow | undefined;
     if (!sub) throw notFound(`subscription ${id}`);
     if (b.reason.trim() === '') throw badRequest('reason must not be empty', 'reason');
-    const nowD = ctx.now();
-    const now = nowD.toISOString();
+    const now = ctx.now().toISOString();
     const from = sub.status;
-    let status = sub.status;
-    let end = sub.end_date;
-    let total = sub.total_credits;
-    let autoRenewal = sub.auto_renewal;
-    let message: string;
-    switch (b.action) {
-      case 'extend': {
-        if (b.extend_days === undefined) throw badRequest('extend needs extend_days (a whole number of days, at least 1)', 'extend_days');
-        if (b.extend_days <= 0) throw badRequest('extend_days must be at least 1', 'extend_days');
-        if (from === 'cancelled')
-          throw new SandboxError(400, 'cannot extend a cancelled subscription', 'INVALID_TRANSITION', [
-            { field: 'action', message: 'extend is not allowed when the status is cancelled' },
-          ]);
-        end = dateAfter(sub.end_date, b.extend_days, 'days', {
-          field: 'extend_days',
-          message: `extend_days ${b.extend_days} would move subscription ${id}'s end (${sub.end_date.slice(0, 10)}) past 9999-12-31`,
-        });
-        if (from === 'expired' && end > now) status = 'active';
-        message = `subscription ${id} extended by ${b.extend_days} day(s) to ${end.slice(0, 10)}${status !== from ? ' and active again' : ''}`;
-        break;
-      }
-      case 'pause':
-        if (from !== 'active') throw forbidden('pause', from);
-        status = 'paused';
-        message = `subscription ${id} paused`;
-        break;
-      case 'resume':
-        if (from !== 'paused') throw forbidden('resume', from);
-        if (sub.end_date <= now) {
-          throw new SandboxError(
-            400,
-            `cannot resume subscription ${id}: it ended on ${sub.end_date.slice(0, 10)}; extend it first`,
-            'INVALID_TRANSITION',
-            [{ field: 'action', message: 'the subscription has ended' }],
-          );
-        }
-        status = 'active';
-        message = `subscription ${id} resumed`;
-        break;
-      case 'cancel':
-        if (from !== 'active' && from !== 'paused') throw forbidden('cancel', from);
-        status = 'cancelled';
-        autoRenewal = 0;
-        message = `subscription ${id} cancelled`;
-        break;
-      case 'add_credits':
-        if (b.extend_credits === undefined)
-          throw badRequest('add_credits needs extend_credits (a whole number, at least 1)', 'extend_credits');
-        if (b.extend_credits <= 0) throw badRequest('extend_credits must be at least 1', 'extend_credits');
-        if (from !== 'active' && from !== 'paused') throw forbidden('add_credits', from);
-        total = addCredits(sub.total_credits, b.extend_credits, {
-          field: 'extend_credits',
-          message: `extend_credits ${b.extend_credits} would take subscription ${id}'s ${sub.total_credits} credits past ${Number.MAX_SAFE_INTEGER}`,
-        });
-        message = `${b.extend_credits} credit(s) added to subscription ${id}`;
-        break;
-      default:
-        throw badRequest(`unknown action ${b.action}`, 'action');
-    }
-    // The row as it ends up: a running subscription's next reset is its end. Only the columns
-    // that change are written: SQLite rewrites every index on a column it sets, even to the
-    // same value, and each index page touched is written to the WAL again at commit.
-    const next = status === 'active' || status === 'paused' ? end : sub.next_reset_date;
-    const set = ['last_updated = ?'];
-    const args: unknown[] = [now];
-    const change = (column: string, from: unknown, to: unknown) => {
-      if (from !== to) {
-        set.push(`${column} = ?`);
-        args.push(to);
-      }
-    };
-    change('status', sub.status, status);
-    change('end_date', sub.end_date, end);
-    change('total_credits', sub.total_credits, total);
-    change('auto_renewal', sub.auto_renewal, autoRenewal);
-    change('next_reset_date', sub.next_reset_date, next);
-    prep(db, `UPDATE subscriptions SET ${set.join(', ')} WHERE subscription_id = ?`).run(...args, id);
+    const to = transition(sub, b, id, now);
+    const { status, end, total, message } = to;
+    writeManaged(db, sub, to, id, now);
     ctx.audit('subscriptions', 'manage', {
       subscription_id: id,
       action: b.action,

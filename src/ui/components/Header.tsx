@@ -4,7 +4,7 @@
  */
 import { Box, Text } from 'ink';
 import { memo } from 'react';
-import type { Session } from '../controller.js';
+import type { Session } from '../session.js';
 
 export const Header = memo(function Header({ session, readOnly, width }: { session: Session; readOnly: boolean; width: number }) {
   const who = session.user ? `${session.user}${session.role ? ` (${session.role})` : ''}` : 'user unknown';

@@ -14,13 +14,14 @@ import { MessageView } from '../components/MessageView.js';
 import { ProgressBar } from '../components/ProgressBar.js';
 import { StatusLine } from '../components/StatusLine.js';
 import { Switcher } from '../components/Switcher.js';
-import { type ConsoleController, type Session } from '../controller.js';
+import type { ConsoleController } from '../controller.js';
+import type { Session } from '../session.js';
 import { footerKeys, helpLines } from '../help.js';
 import { useStore } from '../hooks/useStore.js';
 import { useTerminalSize } from '../hooks/useTerminalSize.js';
 import { keyPresses } from '../keys.js';
 import { resourceByName } from '../resources.js';
-import { currentList } from '../state/console-state.js';
+import { currentList, type ConsoleState } from '../state/console-state.js';
 import { DetailScreen } from './DetailScreen.js';
 import { HomeScreen } from './HomeScreen.js';
 import { ListScreen } from './ListScreen.js';
@@ -30,6 +31,71 @@ export interface ConsoleAppProps {
   session: Session;
   /** Dashboard auto-refresh period (tests shorten it). */
   refreshMs?: number;
+}
+
+interface BodyProps {
+  controller: ConsoleController;
+  state: ConsoleState;
+  width: number;
+  tableHeight: number;
+  bodyHeight: number;
+  refreshMs?: number;
+  onMaxScroll: (n: number) => void;
+  onHomeMaxScroll: (n: number) => void;
+}
+
+/** What fills the body: the overlay open, else the screen (a table, a record, the dashboard). */
+function screenBody({ controller, state, width, tableHeight, bodyHeight, refreshMs, onMaxScroll, onHomeMaxScroll }: BodyProps): ReactNode {
+  const resource = state.resource ? resourceByName(state.resource) : undefined;
+  const list = currentList(state);
+  const o = state.overlay;
+
+  if (o?.kind === 'help') return <HelpView lines={helpLines(state)} height={bodyHeight} scroll={o.scroll} />;
+  if (o?.kind === 'message') return <MessageView title={o.title} text={o.text} />;
+  if (o?.kind === 'switcher') return <Switcher text={o.text} choice={o.choice} height={bodyHeight} />;
+  if (o?.kind === 'filter' && resource) return <FilterPrompt resource={resource} text={o.text} errors={o.errors} height={bodyHeight} />;
+  if (o?.kind === 'form') return <FormView form={o.form} height={bodyHeight} />;
+  if (o?.kind === 'confirm') return <ConfirmView parts={o} typed={o.typed} text={o.text} height={bodyHeight} />;
+  if (o?.kind === 'progress')
+    return (
+      <Box flexDirection="column">
+        <Text bold>{o.title}</Text>
+        <ProgressBar progress={o.progress} width={width} />
+      </Box>
+    );
+  if (state.view === 'list' && resource && list)
+    return (
+      <ListScreen
+        cache={controller.cache}
+        resource={resource}
+        list={list}
+        width={width}
+        height={tableHeight}
+        shown={controller.tableView()}
+      />
+    );
+  if (state.view === 'detail' && resource && state.detail)
+    return (
+      <DetailScreen
+        cache={controller.cache}
+        resource={resource}
+        detail={state.detail}
+        width={width}
+        height={bodyHeight - 1}
+        onMaxScroll={onMaxScroll}
+      />
+    );
+  return (
+    <HomeScreen
+      cache={controller.cache}
+      width={width}
+      height={bodyHeight - 1}
+      autoRefresh={state.autoRefresh}
+      intervalMs={refreshMs}
+      scroll={state.homeScroll}
+      onMaxScroll={onHomeMaxScroll}
+    />
+  );
 }
 
 export function ConsoleApp({ controller, session, refreshMs }: ConsoleAppProps) {
@@ -67,59 +133,7 @@ export function ConsoleApp({ controller, session, refreshMs }: ConsoleAppProps) 
   const tableHeight = controller.tableHeight();
   // Title + table header + rows.
   const bodyHeight = tableHeight + 2;
-  const resource = state.resource ? resourceByName(state.resource) : undefined;
-  const list = currentList(state);
-  const o = state.overlay;
-
-  let body: ReactNode;
-  if (o?.kind === 'help') body = <HelpView lines={helpLines(state)} height={bodyHeight} scroll={o.scroll} />;
-  else if (o?.kind === 'message') body = <MessageView title={o.title} text={o.text} />;
-  else if (o?.kind === 'switcher') body = <Switcher text={o.text} choice={o.choice} height={bodyHeight} />;
-  else if (o?.kind === 'filter' && resource)
-    body = <FilterPrompt resource={resource} text={o.text} errors={o.errors} height={bodyHeight} />;
-  else if (o?.kind === 'form') body = <FormView form={o.form} height={bodyHeight} />;
-  else if (o?.kind === 'confirm') body = <ConfirmView parts={o} typed={o.typed} text={o.text} height={bodyHeight} />;
-  else if (o?.kind === 'progress')
-    body = (
-      <Box flexDirection="column">
-        <Text bold>{o.title}</Text>
-        <ProgressBar progress={o.progress} width={width} />
-      </Box>
-    );
-  else if (state.view === 'list' && resource && list)
-    body = (
-      <ListScreen
-        cache={controller.cache}
-        resource={resource}
-        list={list}
-        width={width}
-        height={tableHeight}
-        shown={controller.tableView()}
-      />
-    );
-  else if (state.view === 'detail' && resource && state.detail)
-    body = (
-      <DetailScreen
-        cache={controller.cache}
-        resource={resource}
-        detail={state.detail}
-        width={width}
-        height={bodyHeight - 1}
-        onMaxScroll={onMaxScroll}
-      />
-    );
-  else
-    body = (
-      <HomeScreen
-        cache={controller.cache}
-        width={width}
-        height={bodyHeight - 1}
-        autoRefresh={state.autoRefresh}
-        intervalMs={refreshMs}
-        scroll={state.homeScroll}
-        onMaxScroll={onHomeMaxScroll}
-      />
-    );
+  const body = screenBody({ controller, state, width, tableHeight, bodyHeight, refreshMs, onMaxScroll, onHomeMaxScroll });
 
   const status = controller.statusShown();
   const [keys1, keys2] = footerKeys(state, width, { error: status?.tone === 'error' });

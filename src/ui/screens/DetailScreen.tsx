@@ -4,7 +4,7 @@
  */
 import { Box, Text } from 'ink';
 import { useEffect, useMemo } from 'react';
-import { detailSpec } from '../controller.js';
+import { detailSpec } from '../specs.js';
 import { detailLines } from '../detail-lines.js';
 import { useQueryCache } from '../hooks/useQueryCache.js';
 import type { QueryCache } from '../query-cache.js';

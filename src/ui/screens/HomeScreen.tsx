@@ -5,9 +5,9 @@
  */
 import { Box, Text } from 'ink';
 import { useEffect, useMemo } from 'react';
-import { renderDashboard } from '../../commands/admin/dashboard.js';
+import { renderDashboard } from '../../resources/dashboard.js';
 import { terminalClock } from '../../output/time.js';
-import { dashboardSpec } from '../controller.js';
+import { dashboardSpec } from '../specs.js';
 import { drawable } from '../drawable.js';
 import { useQueryCache } from '../hooks/useQueryCache.js';
 import type { QueryCache } from '../query-cache.js';

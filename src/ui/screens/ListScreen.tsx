@@ -6,7 +6,7 @@
 import { Box, Text } from 'ink';
 import { useMemo } from 'react';
 import { DataTable } from '../components/DataTable.js';
-import { listSpec, pageOf } from '../controller.js';
+import { listSpec, pageOf } from '../specs.js';
 import { filtersText } from '../filters.js';
 import { useQueryCache } from '../hooks/useQueryCache.js';
 import type { QueryCache } from '../query-cache.js';

@@ -113,6 +113,49 @@ function listingChanged(a: ListState, b: ListState): boolean {
   return a.sortBy !== b.sortBy || a.sortOrder !== b.sortOrder || JSON.stringify(a.filters) !== JSON.stringify(b.filters);
 }
 
+/** The screen a jump leaves, kept so that Esc comes back to it, its list too. */
+function trailTo(s: ConsoleState): NonNullable<ConsoleState['trail']> {
+  return [...(s.trail ?? []), { view: s.view, resource: s.resource, detail: s.detail, list: currentList(s) }];
+}
+
+/** A jump to a list kept to what the row names (a user's subscriptions): page 1 of it, filtered. */
+function jumpList(s: ConsoleState, a: Extract<ConsoleAction, { type: 'jump-list' }>): ConsoleState {
+  const trail = trailTo(s);
+  const existing = s.lists[a.resource];
+  const list: ListState = {
+    resource: a.resource,
+    page: 1,
+    size: existing?.size ?? a.size,
+    filters: a.filters,
+    selected: 0,
+    marked: {},
+  };
+  return {
+    ...s,
+    view: 'list',
+    resource: a.resource,
+    lists: { ...s.lists, [a.resource]: list },
+    overlay: undefined,
+    detail: undefined,
+    status: undefined,
+    trail,
+  };
+}
+
+/** A jump to the detail of what the row names (a subscription's user). */
+function jumpDetail(s: ConsoleState, a: Extract<ConsoleAction, { type: 'jump-detail' }>): ConsoleState {
+  const trail = trailTo(s);
+  return {
+    ...s,
+    view: 'detail',
+    resource: a.resource,
+    detail: { resource: a.resource, row: a.row, scroll: 0 },
+    overlay: undefined,
+    status: undefined,
+    trail,
+  };
+}
+
 export function consoleReducer(s: ConsoleState, a: ConsoleAction): ConsoleState {
   switch (a.type) {
     // Going to another screen clears the status line: it says what just happened, and what
@@ -155,40 +198,10 @@ export function consoleReducer(s: ConsoleState, a: ConsoleAction): ConsoleState 
       return s.detail ? { ...s, detail: { ...s.detail, scroll: Math.max(0, a.scroll) } } : s;
     case 'home-scroll':
       return { ...s, homeScroll: Math.max(0, a.scroll) };
-    case 'jump-list': {
-      const trail = [...(s.trail ?? []), { view: s.view, resource: s.resource, detail: s.detail, list: currentList(s) }];
-      const existing = s.lists[a.resource];
-      const list: ListState = {
-        resource: a.resource,
-        page: 1,
-        size: existing?.size ?? a.size,
-        filters: a.filters,
-        selected: 0,
-        marked: {},
-      };
-      return {
-        ...s,
-        view: 'list',
-        resource: a.resource,
-        lists: { ...s.lists, [a.resource]: list },
-        overlay: undefined,
-        detail: undefined,
-        status: undefined,
-        trail,
-      };
-    }
-    case 'jump-detail': {
-      const trail = [...(s.trail ?? []), { view: s.view, resource: s.resource, detail: s.detail, list: currentList(s) }];
-      return {
-        ...s,
-        view: 'detail',
-        resource: a.resource,
-        detail: { resource: a.resource, row: a.row, scroll: 0 },
-        overlay: undefined,
-        status: undefined,
-        trail,
-      };
-    }
+    case 'jump-list':
+      return jumpList(s, a);
+    case 'jump-detail':
+      return jumpDetail(s, a);
     case 'back':
       if (s.trail?.length) {
         // The screen as it was, its list too (a jump to the same resource replaced it).
