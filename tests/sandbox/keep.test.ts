@@ -139,7 +139,7 @@ describe('kept databases and statements', () => {
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(db.pragma('busy_timeout = 1234', { simple: true })).toBe(1234);
     expect(db.pragma('busy_timeout')).toEqual([{ timeout: 1234 }]);
-    expect(db.pragma('table_info(schema_migrations)').map((c: any) => c.name)).toEqual(['id', 'applied_at']);
+    expect((db.pragma('table_info(schema_migrations)') as Array<{ name: string }>).map((c) => c.name)).toEqual(['id', 'applied_at']);
     db.close();
   });
 });
