@@ -239,7 +239,7 @@ describe('seeding', () => {
     const db = openDatabase(tempDataFile('scale1'));
     const r = seedDatabase(db, { scale: 1 });
     expect(r.seeded).toBe(true);
-    // A margin for a loaded machine (a quiet one seeds scale 1 in about a second): what this
+    // A margin for a loaded machine: what this
     // catches is seeding gone quadratic, not a slow neighbour.
     expect(r.ms).toBeLessThan(30_000);
     expect(seedDatabase(db, { scale: 1 }).seeded).toBe(false);
