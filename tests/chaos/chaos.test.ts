@@ -181,7 +181,7 @@ describe('under chaos (20% 503, 5% resets, 2% hangs, 5% 429)', () => {
     // An error is one line: `error: ...` for text formats, one JSON object for -o json/ndjson.
     for (const r of results.filter((x) => x.code !== 0 && x.code !== 8)) {
       const asJson = r.args.some((a, i) => a === '-o' && /^(nd)?json$/.test(r.args[i + 1] ?? ''));
-      if (asJson) expect(JSON.parse(r.stderr.trim()).error.message, r.stderr).toEqual(expect.any(String));
+      if (asJson) expect(JSON.parse(r.stderr.trim().split('\n').at(-1)!).error.message, r.stderr).toEqual(expect.any(String));
       else expect(r.stderr).toMatch(/^error: /m);
     }
   }, 60_000);

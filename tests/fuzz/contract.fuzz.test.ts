@@ -176,10 +176,11 @@ function expectClearFailure(r: RunResult, allowed: number[]): void {
   expect(r.stderr, why).not.toContain('\u001b');
   if (r.code !== 0) {
     const lines = r.stderr.split('\n').filter((l) => l.trim() !== '');
-    if (lines[0]?.startsWith('{')) {
-      // -o json|ndjson: the error is said once, as one JSON object, and nothing else.
-      expect(lines, why).toHaveLength(1);
-      expect(JSON.parse(lines[0]).error.message, why).toMatch(/^\S/);
+    if (lines.at(-1)?.startsWith('{')) {
+      // -o json|ndjson: the error is said once, as one JSON object on the last line; notes
+      // written before the error came stay above it (docs/output.md).
+      expect(JSON.parse(lines.at(-1)!).error.message, why).toMatch(/^\S/);
+      for (const l of lines.slice(0, -1)) expect(l, why).toMatch(/^(note|warning): \S/);
       return;
     }
     expect(lines[0], why).toMatch(/^error: \S/);
