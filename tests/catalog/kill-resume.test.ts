@@ -64,11 +64,12 @@ describe('catalog apply never loses or repeats a change', () => {
     const args = ['catalog', 'apply', '-f', file, '--yes', '--report', report];
     let killed = 0;
     for (let i = 0; i < 10; i++) {
-      // Every fourth run at a random time early on (start-up, reading the platform, the first
-      // changes), the others after a random number of journal events (two a change): ten runs of
-      // at most 24 events stay short of the run's 2 x (existing + 80).
+      // Every fourth run at a random time early on (start-up, reading the platform), the others
+      // after a random number of journal events (two a change). The kills must land before the
+      // run could end, on a fast machine too: seven runs of at most 12 events, and three killed
+      // within 180 ms of their start, stay well short of the run's 2 x (existing + 80).
       const kill: Kill =
-        i % 4 === 0 ? { afterMs: 150 + Math.floor(Math.random() * 400) } : { afterEvents: 1 + Math.floor(Math.random() * 24), journalDir };
+        i % 4 === 0 ? { afterMs: 30 + Math.floor(Math.random() * 150) } : { afterEvents: 1 + Math.floor(Math.random() * 12), journalDir };
       const r = await runKilled(args, env, kill);
       if (r.signal === 'SIGKILL') killed++;
       else expect(r.code, r.stderr).toBe(0);
