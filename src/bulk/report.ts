@@ -83,9 +83,12 @@ export async function finishRun(ctx: Ctx, end: RunEnd): Promise<number> {
     (unchecked ? `, ${unchecked} answer(s) lost and not yet checked (the next run checks them)` : '');
   const summary = `${end.command}: ${end.planned.length} rows: ${counts.applied} applied${end.skipped ? ` (${end.skipped} finished in earlier attempts)` : ''}, ${counts.failed} failed, ${counts.unknown} unknown${notRun}${toFile ? `; report ${end.reportFile}` : ''}`;
   const quiet = ctx.globals.quiet;
-  if (!quiet || counts.failed || counts.unknown || end.interrupted) ctx.io.stderr.write(`${summary}\n`);
-  if ((!end.reportFile || reportFailure !== undefined) && (counts.failed || counts.unknown) && !quiet) {
-    for (const r of report.filter((x) => x.outcome === 'failed' || x.outcome === 'unknown').slice(0, 10)) {
+  // Said even with -q whenever the run exits 8 for its rows, so that cron mails it.
+  if (!quiet || counts.failed || counts.unknown || unchecked || end.interrupted) ctx.io.stderr.write(`${summary}\n`);
+  if ((!end.reportFile || reportFailure !== undefined) && (counts.failed || counts.unknown || unchecked) && !quiet) {
+    const shown = (x: (typeof report)[number]) =>
+      x.outcome === 'failed' || x.outcome === 'unknown' || (x.outcome === 'pending' && x.message);
+    for (const r of report.filter(shown).slice(0, 10)) {
       ctx.io.stderr.write(`  line ${r.line} ${r.key}: ${r.outcome}${r.http_status ? ` (HTTP ${r.http_status})` : ''} ${r.message}\n`);
     }
   }
