@@ -48,6 +48,23 @@ export const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 
+/**
+ * Waits `ms`, or less when `signal` aborts; resolves either way. Its abort listener goes with it:
+ * one left behind per wait would pile up in a loop that waits often (Node warns past ten).
+ */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
 /** A signal that never aborts: what a detached call without its own signal listens to. */
 export const NEVER = new AbortController().signal;
 

@@ -6,6 +6,7 @@
  * the command that checks it, and never sent again). Nothing here reads a clock of the platform.
  */
 import type { ApiClient } from '../api/client.js';
+import { pause } from '../api/retry.js';
 import type { BulkVerb, PlannedRow, Settled } from './types.js';
 
 export interface Unanswered {
@@ -21,19 +22,6 @@ export interface SettleOutcome {
   failure?: string;
   /** Ctrl-C came while waiting or checking. */
   interrupted: boolean;
-}
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** Waits until the rows can no longer be in flight on the platform (the time-out after the last was sent), then checks them. */
@@ -53,7 +41,7 @@ export async function settleRows(
     opts.note(
       `checking ${rows.length} unanswered row(s) against the platform in ${(wait / 1000).toFixed(1)} s (once they can no longer be in flight)`,
     );
-    await abortableSleep(wait, opts.signal);
+    await pause(wait, opts.signal);
   }
   if (opts.signal.aborted) return { results, interrupted: true };
   try {

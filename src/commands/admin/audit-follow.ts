@@ -6,6 +6,7 @@
 import type { AnyEndpoint } from '../../api/contract/common.js';
 import { hasPart } from '../../api/contract/parts.js';
 import { CliError, ExitCode, UsageError } from '../../api/errors.js';
+import { pause as pauseFor } from '../../api/retry.js';
 import type { Ctx } from '../../cli/context.js';
 import type { VerbInput } from '../../cli/verbs.js';
 import { itemsOf } from '../../api/pages.js';
@@ -23,22 +24,6 @@ function mayPass(e: unknown): boolean {
 }
 
 export { auditLine };
-
-/**
- * Waits `ms`, or less when `signal` aborts. Its abort listener goes with it: one left behind per
- * poll would pile up for as long as the follow runs (Node warns past ten).
- */
-function pauseFor(signal: AbortSignal, ms: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 // The follow loop (poll, print what is new, wait) stays whole: its state lives across the polls.
 export function auditFollow(
@@ -68,7 +53,7 @@ export function auditFollow(
           { signal: ctx.signal },
         ),
       );
-    const pause = (ms: number) => pauseFor(ctx.signal, ms);
+    const pause = (ms: number) => pauseFor(ms, ctx.signal);
 
     /**
      * New entries, oldest first, poll after poll, until Ctrl-C. A poll reads the newest page
