@@ -58,11 +58,16 @@ function list(ctx: HandlerContext) {
   dateRange(w, 'x.end_date', q.end_date_from, q.end_date_to);
   if (q.is_expired !== undefined) w.add(q.is_expired ? 'x.end_date < ?' : 'x.end_date >= ?', now);
   const total = count(ctx.db, `SELECT COUNT(*) FROM subscriptions x ${w.sql}`, w.args);
+  const sort = sortColumns(SUB_SORT, q.sort_by);
   const subscriptions = pageRows(ctx.db, {
     select: SUB_ITEM,
     from: SUB_FROM,
+    // Every subscription has its user (NOT NULL, ON DELETE CASCADE) and at most one service and
+    // plan, and the filters name only x: the page's rows are chosen in x alone unless the
+    // sort is on a joined table.
+    keyFrom: sort.every((c) => c.expr.startsWith('x.')) ? 'subscriptions x' : undefined,
     where: w,
-    sort: sortColumns(SUB_SORT, q.sort_by),
+    sort,
     tiebreak: 'x.subscription_id',
     order: q.sort_order,
     page: q.page_number,
