@@ -3,6 +3,7 @@
  * screen show it: the service, its plans, active subscriptions and top users, then its usage
  * statistics (a chart on a terminal for `services get`, a table otherwise and in the console).
  */
+import { PLAN_TERMS } from './columns.js';
 import type { DetailShape, DetailTable } from './details.js';
 
 /** The usage statistics: the columns of their table, and the date that orders them for a chart. */
@@ -16,17 +17,7 @@ export const SERVICE_DETAIL: DetailShape & { usage: UsageTable } = {
     {
       title: 'Plans',
       key: 'service_plans',
-      columns: [
-        'service_plan_id',
-        'plan_code',
-        'plan_name',
-        'price',
-        'currency',
-        'duration',
-        'duration_unit',
-        'is_available',
-        'active_subscriptions',
-      ],
+      columns: ['service_plan_id', ...PLAN_TERMS, 'is_available', 'active_subscriptions'],
     },
     {
       title: 'Active subscriptions',

@@ -17,10 +17,14 @@ import { runCli } from '../support/run-cli.js';
 import { startTestSandbox } from '../support/sandbox.js';
 
 let sb: Sandbox;
+/** The command line's environment and the console's client, both signed in as the sandbox's admin. */
 let env: Record<string, string>;
+let api: ApiClient;
 beforeAll(async () => {
   sb = await startTestSandbox();
-  env = { SUBCTL_BASE_URL: sb.url, SUBCTL_TOKEN: sb.tokenFor('admin'), FORCE_COLOR: '0' };
+  const token = sb.tokenFor('admin');
+  env = { SUBCTL_BASE_URL: sb.url, SUBCTL_TOKEN: token, FORCE_COLOR: '0' };
+  api = new ApiClient({ baseUrl: sb.url, token, retries: 0, timeoutMs: 10_000 });
 });
 afterAll(() => sb?.close());
 
@@ -67,7 +71,6 @@ function consoleRecord(lines: DetailLine[]): { title: string; fields: string[] }
 /** What the console draws for a row of `resource`: its own request for the detail, its own sections. */
 async function consoleDetail(resource: string, row: Record<string, unknown>) {
   const detail = resourceByName(resource)!.detail!;
-  const api = new ApiClient({ baseUrl: sb.url, token: sb.tokenFor('admin'), retries: 0, timeoutMs: 10_000 });
   const data = await api.call(detail.endpoint, detail.input(row) as never);
   return detailLines(detail.sections(data), 4000);
 }
