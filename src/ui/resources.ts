@@ -14,7 +14,7 @@ import { servicesDetail, servicesList } from '../api/contract/admin-services.js'
 import { subscriptionsList } from '../api/contract/admin-subscriptions.js';
 import { describeField, describeObject, type AnyEndpoint, type FieldInfo } from '../api/contract/common.js';
 import { rolesAssignments, rolesList, usersGet, usersList, usersSearch } from '../api/contract/user-accounts.js';
-import { ACCOUNT_FIELDS, userDetail } from '../resources/users.js';
+import { accountInOrder, userDetail } from '../resources/users.js';
 import { referralsAdminList, referralsAdminReferred, referralsAdminSearch } from '../api/contract/user-referrals.js';
 import {
   AUDIT_COLUMNS,
@@ -118,11 +118,8 @@ const userAccountDetail: DetailDef = {
   endpoint: usersGet,
   input: (row) => (row.user_id !== undefined && row.user_id !== null ? { params: { id: Number(row.user_id) } } : undefined),
   sections: (data) => {
-    const u = userDetail(asObject(data));
-    const ordered: Row = {};
-    for (const k of ACCOUNT_FIELDS) if (k in u) ordered[k] = u[k];
     return [
-      { kind: 'kv', title: 'Account', value: { ...ordered, ...u } },
+      { kind: 'kv', title: 'Account', value: accountInOrder(userDetail(asObject(data))) },
       {
         kind: 'lines',
         title: 'What is theirs',
