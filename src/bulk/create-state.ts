@@ -18,7 +18,7 @@ import type { ApiClient } from '../api/client.js';
 import type { AnyEndpoint } from '../api/contract/common.js';
 import { CliError } from '../api/errors.js';
 import { readBoolean, readId, readNumber } from '../api/read-values.js';
-import { walkPages } from '../cli/paging.js';
+import { walkPages } from '../api/page-walk.js';
 import type { PlannedRow, Settled } from './types.js';
 
 type Item = Record<string, unknown>;

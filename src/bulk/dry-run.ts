@@ -6,12 +6,11 @@
 import { fillPath } from '../api/client.js';
 import { hasPart } from '../api/contract/parts.js';
 import { redactBody } from '../api/redact.js';
-import type { Ctx } from '../cli/context.js';
 import { printList } from '../output/index.js';
 import { earlierRows, otherRuns } from './earlier.js';
 import { fateOf, type Fate } from './resume.js';
 import { byAction, runOf } from './run.js';
-import type { BulkOptions, BulkVerb, PlannedRow } from './types.js';
+import type { BulkCtx, BulkOptions, BulkVerb, PlannedRow } from './types.js';
 
 const SAID: Record<Fate, string> = {
   send: 'send',
@@ -23,7 +22,7 @@ const SAID: Record<Fate, string> = {
 };
 
 /** What a run would do with each row, and the summary line. */
-function fates(ctx: Ctx, verb: BulkVerb, planned: PlannedRow[], opts: BulkOptions): { rows: Map<number, string>; summary: string } {
+function fates(ctx: BulkCtx, verb: BulkVerb, planned: PlannedRow[], opts: BulkOptions): { rows: Map<number, string>; summary: string } {
   const rows = new Map<number, string>();
   if (opts.restart) return { rows, summary: '--restart: a run sends every row' };
   const { journal, head } = runOf(ctx, verb, planned, opts);
@@ -59,7 +58,7 @@ function fates(ctx: Ctx, verb: BulkVerb, planned: PlannedRow[], opts: BulkOption
   };
 }
 
-export async function dryRun(ctx: Ctx, verb: BulkVerb, planned: PlannedRow[], opts: BulkOptions): Promise<number> {
+export async function dryRun(ctx: BulkCtx, verb: BulkVerb, planned: PlannedRow[], opts: BulkOptions): Promise<number> {
   const ep = verb.endpoint;
   const g = ctx.globals;
   const api = await ctx.api();

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../api/errors.js';
-import { utf8Text } from '../cli/utf8.js';
+import { utf8Text } from '../api/utf8.js';
 import { CsvError, parseCsv, type CsvRecord } from './csv.js';
 
 export interface InputRow {

@@ -8,7 +8,7 @@
 import { readDate, readId, readNumber } from '../api/read-values.js';
 import type { ApiClient } from '../api/client.js';
 import { subscriptionsList } from '../api/contract/admin-subscriptions.js';
-import { walkPages } from '../cli/paging.js';
+import { walkPages } from '../api/page-walk.js';
 import type { PlannedRow, Settled, StateReader } from './types.js';
 
 /** What a manage row can change, as read from the list (values as the platform gave them). */

@@ -7,10 +7,9 @@ import { openNoFollow } from '../config/safe-files.js';
 import { createWriteStream } from 'node:fs';
 import { finished as streamFinished } from 'node:stream/promises';
 import { CliError, LocalError, localError, UsageError } from '../api/errors.js';
-import type { Ctx } from '../cli/context.js';
 import { printList } from '../output/index.js';
 import type { RowRecord } from './journal.js';
-import type { PlannedRow } from './types.js';
+import type { BulkCtx, PlannedRow } from './types.js';
 
 const REPORT_COLUMNS = ['line', 'key', 'outcome', 'attempt', 'http_status', 'message', 'created_id'];
 
@@ -41,7 +40,7 @@ function reportRow(p: PlannedRow, rec: RowRecord | undefined) {
   };
 }
 
-async function writeReport(ctx: Ctx, file: string, report: Array<Record<string, unknown>>): Promise<unknown> {
+async function writeReport(ctx: BulkCtx, file: string, report: Array<Record<string, unknown>>): Promise<unknown> {
   const toFile = file !== '-';
   // Opened without following a symlink planted in its place (safe-files.ts).
   const stream = toFile ? createWriteStream(file, { fd: openNoFollow(file, 'w', 0o600) }) : ctx.io.stdout;
@@ -63,7 +62,7 @@ async function writeReport(ctx: Ctx, file: string, report: Array<Record<string, 
 }
 
 /** Writes the report and the summary; the run's exit code. */
-export async function finishRun(ctx: Ctx, end: RunEnd): Promise<number> {
+export async function finishRun(ctx: BulkCtx, end: RunEnd): Promise<number> {
   const counts = { applied: 0, failed: 0, unknown: 0, pending: 0 };
   let unchecked = 0;
   const report = end.planned.map((p) => {

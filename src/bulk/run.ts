@@ -16,7 +16,7 @@ import { closeSync } from 'node:fs';
 import { InterruptedError, UsageError } from '../api/errors.js';
 import type { ApiClient } from '../api/client.js';
 import { openNoFollow } from '../config/safe-files.js';
-import type { Ctx } from '../cli/context.js';
+import type { BulkCtx as Ctx } from './types.js';
 import { printList } from '../output/index.js';
 import { claimRows } from './claim.js';
 import { runStartedAt, type EarlierRow, type RowsHead } from './earlier.js';

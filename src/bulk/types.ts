@@ -4,6 +4,32 @@
  */
 import type { ApiClient, validateInput } from '../api/client.js';
 import type { AnyEndpoint } from '../api/contract/common.js';
+import type { Paths } from '../config/paths.js';
+import type { IO } from '../io.js';
+import type { OutputFormat } from '../output/index.js';
+
+/**
+ * What a bulk run uses of the run's context: the command line's context (src/cli/context.ts)
+ * fits it as it is, and the engine knows nothing else of the command line.
+ */
+export interface BulkCtx {
+  io: IO;
+  /** The global options the engine reads: the format of what it prints, and --quiet. */
+  globals: { output: OutputFormat; fields?: string[]; noColor?: boolean; quiet?: boolean };
+  signal: AbortSignal;
+  api(): Promise<ApiClient>;
+  /** Where the journal lives (`stateDir`). */
+  paths(): Paths;
+  /** The profile and the platform a run's journal is named for (the target once api() has run). */
+  profileName(): string;
+  target(): { baseUrl: string; sandbox: boolean } | undefined;
+  /** A note on stderr (suppressed by --quiet). */
+  note(text: string): void;
+  /** A warning on stderr (shown even with --quiet). */
+  warn(text: string): void;
+  /** Asks before a run on a terminal; refuses off one unless --yes. */
+  confirm(what: string): Promise<void>;
+}
 
 export interface BulkInput {
   params: Record<string, unknown>;

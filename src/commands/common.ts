@@ -3,6 +3,7 @@
  * and titled sections.
  */
 import type { Ctx } from '../cli/context.js';
+import type { DetailTable } from '../resources/details.js';
 import { terminalSafe, terminalSafeJson } from '../output/terminal-safe.js';
 import { printList } from '../output/index.js';
 
@@ -53,4 +54,9 @@ export async function section(ctx: Ctx, title: string, rows: unknown, columns?: 
   const list = Array.isArray(rows) ? (rows as Record<string, unknown>[]) : [];
   ctx.io.stdout.write(`\n${ctx.color('stdout') ? `\u001b[1m${title}\u001b[22m` : title} (${list.length})\n`);
   if (list.length) await printList(list, { format: 'table', columns, io: ctx.io, noColor: ctx.globals.noColor });
+}
+
+/** The lists of a detail answer, each under its title with its columns (src/resources/details.ts). */
+export async function detailTables(ctx: Ctx, data: Record<string, unknown>, tables: readonly DetailTable[]) {
+  for (const t of tables) await section(ctx, t.title, data[t.key], t.columns);
 }

@@ -11,7 +11,9 @@ export const SERVICE_PLAN_COLUMNS = [
   'unused_codes_count',
   'active_subscriptions_count',
 ];
-export const PLAN_COLUMNS = ['plan_id', 'plan_code', 'plan_name', 'price', 'currency', 'duration', 'duration_unit', 'is_active'];
+/** A plan's terms: what it is called, what it costs, for how long (the plans list and a service's plans). */
+export const PLAN_TERMS = ['plan_code', 'plan_name', 'price', 'currency', 'duration', 'duration_unit'];
+export const PLAN_COLUMNS = ['plan_id', ...PLAN_TERMS, 'is_active'];
 export const SUBSCRIPTION_COLUMNS = ['subscription_id', 'username', 'service_code', 'plan_code', 'status', 'end_date', 'remaining_credits'];
 export const CODE_COLUMNS = ['code_id', 'code_value', 'batch_id', 'plan_code', 'is_used', 'is_expired', 'expiry_date'];
 export const WALLET_COLUMNS = ['transaction_id', 'username', 'transaction_type', 'amount', 'currency', 'status', 'transaction_date'];

@@ -121,17 +121,14 @@ export interface UserView {
 }
 
 /** The account section's fields, in order; permissions last. */
-export const ACCOUNT_FIELDS = [
-  'user_id',
-  'username',
-  'email',
-  'full_name',
-  'status',
-  'role',
-  'created_date',
-  'last_login_date',
-  'permissions',
-];
+const ACCOUNT_FIELDS = ['user_id', 'username', 'email', 'full_name', 'status', 'role', 'created_date', 'last_login_date', 'permissions'];
+
+/** An account as `users show` and the console's user detail show it: ACCOUNT_FIELDS first, then the others. */
+export function accountInOrder(account: Row): Row {
+  const ordered: Row = {};
+  for (const k of ACCOUNT_FIELDS) if (k in account) ordered[k] = account[k];
+  return { ...ordered, ...account };
+}
 
 /**
  * Everything about one user, read in parallel. The account must exist (its 404 ends the view);
@@ -191,7 +188,5 @@ export async function loadUserView(api: Caller, ref: UserRef, signal?: AbortSign
     return { by_them: byThem, about_them: about.slice(0, SECTION_ROWS.audit), searched_entries: AUDIT_ABOUT_SCAN };
   });
   const [wallet, referrals, devices, audit] = await Promise.all([walletP, referralsP, devicesP, auditP]);
-  const ordered: Row = {};
-  for (const k of ACCOUNT_FIELDS) if (k in account) ordered[k] = account[k];
-  return { account: { ...ordered, ...account }, subscriptions, wallet, referrals, devices, audit };
+  return { account: accountInOrder(account), subscriptions, wallet, referrals, devices, audit };
 }

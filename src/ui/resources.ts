@@ -14,7 +14,7 @@ import { servicesDetail, servicesList } from '../api/contract/admin-services.js'
 import { subscriptionsList } from '../api/contract/admin-subscriptions.js';
 import { describeField, describeObject, type AnyEndpoint, type FieldInfo } from '../api/contract/common.js';
 import { rolesAssignments, rolesList, usersGet, usersList, usersSearch } from '../api/contract/user-accounts.js';
-import { ACCOUNT_FIELDS, userDetail } from '../resources/users.js';
+import { accountInOrder, userDetail } from '../resources/users.js';
 import { referralsAdminList, referralsAdminReferred, referralsAdminSearch } from '../api/contract/user-referrals.js';
 import {
   AUDIT_COLUMNS,
@@ -26,6 +26,9 @@ import {
   WALLET_COLUMNS,
 } from '../resources/columns.js';
 import { readableAudit } from '../resources/audit.js';
+import type { DetailRecord, DetailTable } from '../resources/details.js';
+import { SERVICE_PLAN_DETAIL } from '../resources/service-plans.js';
+import { SERVICE_DETAIL, usageByDate } from '../resources/services.js';
 
 export type Row = Record<string, unknown>;
 
@@ -69,6 +72,17 @@ export interface ResourceDef {
 const asRows = (v: unknown): Row[] => (Array.isArray(v) ? (v.filter((r) => r && typeof r === 'object') as Row[]) : []);
 const asObject = (v: unknown): Row => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Row) : {});
 
+/** A detail answer's lists as the screen's tables, under the titles and columns of src/resources/. */
+const tableSections = (d: Row, tables: readonly DetailTable[]): DetailSection[] =>
+  tables.map((t) => ({ kind: 'table', title: t.title, rows: asRows(d[t.key]), columns: t.columns }));
+
+/** The record of a detail answer as the screen's key/values, under its title. */
+const recordSection = (d: Row, record: DetailRecord): DetailSection => ({
+  kind: 'kv',
+  title: record.title,
+  value: asObject(d[record.key]),
+});
+
 const serviceDetail: DetailDef = {
   endpoint: servicesDetail,
   input: (row) =>
@@ -79,48 +93,13 @@ const serviceDetail: DetailDef = {
         : undefined,
   sections: (data) => {
     const d = asObject(data);
-    const stats = asRows(d.usage_statistics).sort((a, b) => String(a.stat_date).localeCompare(String(b.stat_date)));
-    const sections: DetailSection[] = [
-      { kind: 'kv', title: 'Service', value: asObject(d.service_info) },
-      {
-        kind: 'table',
-        title: 'Plans',
-        rows: asRows(d.service_plans),
-        columns: [
-          'service_plan_id',
-          'plan_code',
-          'plan_name',
-          'price',
-          'currency',
-          'duration',
-          'duration_unit',
-          'is_available',
-          'active_subscriptions',
-        ],
-      },
-      {
-        kind: 'table',
-        title: 'Active subscriptions',
-        rows: asRows(d.active_subscriptions),
-        columns: ['subscription_id', 'username', 'plan_code', 'status', 'end_date', 'remaining_credits'],
-      },
-      {
-        kind: 'table',
-        title: 'Top users',
-        rows: asRows(d.top_users),
-        columns: ['user_id', 'username', 'full_name', 'active_subscriptions', 'total_usage', 'last_usage_date'],
-      },
-    ];
-    if (stats.length)
-      sections.push({
-        kind: 'table',
-        title: 'Usage statistics',
-        rows: stats,
-        columns: ['stat_date', 'stat_type', 'total_usage', 'unique_users', 'new_subscriptions', 'active_subscriptions'],
-      });
+    const { record, tables, usage } = SERVICE_DETAIL;
+    const stats = usageByDate(asRows(d[usage.key]));
+    const sections = [recordSection(d, record), ...tableSections(d, tables)];
+    if (stats.length) sections.push({ kind: 'table', title: usage.title, rows: stats, columns: usage.columns });
     return sections;
   },
-  record: (data) => asObject(asObject(data).service_info),
+  record: (data) => asObject(asObject(data)[SERVICE_DETAIL.record.key]),
 };
 
 const servicePlanDetail: DetailDef = {
@@ -129,23 +108,9 @@ const servicePlanDetail: DetailDef = {
     row.service_plan_id !== undefined && row.service_plan_id !== null ? { params: { id: Number(row.service_plan_id) } } : undefined,
   sections: (data) => {
     const d = asObject(data);
-    return [
-      { kind: 'kv', title: 'Service plan', value: asObject(d.service_plan_info) },
-      {
-        kind: 'table',
-        title: 'Subscriptions',
-        rows: asRows(d.subscriptions),
-        columns: ['subscription_id', 'username', 'status', 'start_date', 'end_date', 'auto_renewal', 'total_usage_count'],
-      },
-      {
-        kind: 'table',
-        title: 'Usage codes',
-        rows: asRows(d.usage_codes),
-        columns: ['code_id', 'code_value', 'batch_id', 'is_used', 'used_by_username', 'expiry_date'],
-      },
-    ];
+    return [recordSection(d, SERVICE_PLAN_DETAIL.record), ...tableSections(d, SERVICE_PLAN_DETAIL.tables)];
   },
-  record: (data) => asObject(asObject(data).service_plan_info),
+  record: (data) => asObject(asObject(data)[SERVICE_PLAN_DETAIL.record.key]),
 };
 
 /** A user's account (GET /users/{id}); S W A from here open their subscriptions, wallet and audit (src/ui/jumps.ts). */
@@ -153,11 +118,8 @@ const userAccountDetail: DetailDef = {
   endpoint: usersGet,
   input: (row) => (row.user_id !== undefined && row.user_id !== null ? { params: { id: Number(row.user_id) } } : undefined),
   sections: (data) => {
-    const u = userDetail(asObject(data));
-    const ordered: Row = {};
-    for (const k of ACCOUNT_FIELDS) if (k in u) ordered[k] = u[k];
     return [
-      { kind: 'kv', title: 'Account', value: { ...ordered, ...u } },
+      { kind: 'kv', title: 'Account', value: accountInOrder(userDetail(asObject(data))) },
       {
         kind: 'lines',
         title: 'What is theirs',

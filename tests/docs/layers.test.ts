@@ -54,14 +54,16 @@ function importsOf(layer: string): Import[] {
 
 /**
  * What each layer may import besides itself, as paths from src/ or their beginnings
- * (docs/architecture.md, "The layers"): the console and the resources never reach the command
- * line; the client and the sandbox know nothing of the command line or the console. `io.ts` and
+ * (docs/architecture.md, "The layers"): the console, the resources and the bulk engine never
+ * reach the command line; the client and the sandbox know nothing of the command line or the
+ * console. `io.ts` and
  * `builtin.ts` are leaves any layer may use; the client reads its version from package.json.
  */
 const LEAVES = ['io.ts', 'builtin.ts'];
 const MAY_IMPORT: Record<string, string[]> = {
   ui: ['resources/', 'output/', 'api/', 'config/', ...LEAVES],
   resources: ['api/', 'output/', ...LEAVES],
+  bulk: ['api/', 'config/', 'output/', ...LEAVES],
   api: ['../package.json', ...LEAVES],
   sandbox: ['api/contract/', 'api/errors.ts', 'config/paths.ts', ...LEAVES],
 };

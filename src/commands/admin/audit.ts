@@ -10,7 +10,7 @@ import { auditList, auditUser } from '../../api/contract/admin-misc.js';
 import { hasPart } from '../../api/contract/parts.js';
 import { UsageError } from '../../api/errors.js';
 import type { Ctx } from '../../cli/context.js';
-import { walkPages } from '../../cli/paging.js';
+import { walkPages } from '../../api/page-walk.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printList } from '../../output/index.js';
 import { AUDIT_COLUMNS, namesService, namesSubscription, readableAudit } from '../../resources/audit.js';

@@ -14,8 +14,9 @@ import { UsageError } from '../../api/errors.js';
 import { listAll, settleCreate } from '../../bulk/create-state.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';
+import { SERVICE_PLAN_DETAIL } from '../../resources/service-plans.js';
 import type { Group } from '../types.js';
-import { out, section } from '../common.js';
+import { detailTables, out } from '../common.js';
 import { SERVICE_PLAN_COLUMNS } from './common.js';
 
 export const servicePlansGroup: Group = {
@@ -44,24 +45,8 @@ export const servicePlansGroup: Group = {
       render: async (data: Record<string, unknown>, ctx) => {
         // --fields: paths from the answer's root, in every format (as services get).
         if (ctx.globals.output !== 'table' || ctx.globals.fields) return printObject(data, out(ctx));
-        await printObject(data.service_plan_info ?? {}, out(ctx));
-        await section(ctx, 'Subscriptions', data.subscriptions, [
-          'subscription_id',
-          'username',
-          'status',
-          'start_date',
-          'end_date',
-          'auto_renewal',
-          'total_usage_count',
-        ]);
-        await section(ctx, 'Usage codes', data.usage_codes, [
-          'code_id',
-          'code_value',
-          'batch_id',
-          'is_used',
-          'used_by_username',
-          'expiry_date',
-        ]);
+        await printObject(data[SERVICE_PLAN_DETAIL.record.key] ?? {}, out(ctx));
+        await detailTables(ctx, data, SERVICE_PLAN_DETAIL.tables);
       },
     },
     {

@@ -17,7 +17,7 @@ import { out } from '../common.js';
 import type { Ctx } from '../../cli/context.js';
 import type { Action } from '../../cli/run.js';
 import { configureVerb } from '../../cli/verbs.js';
-import { walkPages } from '../../cli/paging.js';
+import { walkPages } from '../../api/page-walk.js';
 
 /** Finds one subscription by id through the list endpoint; undefined when not found within `maxRows`. */
 async function findSubscription(

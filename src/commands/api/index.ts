@@ -12,7 +12,7 @@ import { commandOfEndpoint } from '../../cli/verbs.js';
 import { badNumberText } from '../../api/contract/convert.js';
 import type { Ctx } from '../../cli/context.js';
 import { addGlobalOptions } from '../../cli/globals.js';
-import { utf8Text } from '../../cli/utf8.js';
+import { utf8Text } from '../../api/utf8.js';
 import { printList, printObject } from '../../output/index.js';
 import type { Group } from '../types.js';
 

@@ -3,6 +3,7 @@
  */
 import { getOne, settleCreate } from '../../bulk/create-state.js';
 import { SERVICE_COLUMNS } from '../../resources/columns.js';
+import { SERVICE_DETAIL, usageByDate } from '../../resources/services.js';
 import {
   servicesCreate,
   servicesDelete,
@@ -18,7 +19,7 @@ import type { Ctx } from '../../cli/context.js';
 import { listRows } from '../../cli/paging.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printList, printObject, sparkline } from '../../output/index.js';
-import { out, section } from '../common.js';
+import { detailTables, out, section } from '../common.js';
 import type { Group } from '../types.js';
 
 export { SERVICE_COLUMNS };
@@ -38,55 +39,24 @@ async function renderDetail(data: Record<string, unknown>, ctx: Ctx) {
     await printObject(data, out(ctx));
     return;
   }
-  await printObject(data.service_info ?? {}, { ...out(ctx), format: 'table' });
-  await section(ctx, 'Plans', data.service_plans, [
-    'service_plan_id',
-    'plan_code',
-    'plan_name',
-    'price',
-    'currency',
-    'duration',
-    'duration_unit',
-    'is_available',
-    'active_subscriptions',
-  ]);
-  await section(ctx, 'Active subscriptions', data.active_subscriptions, [
-    'subscription_id',
-    'username',
-    'plan_code',
-    'status',
-    'end_date',
-    'remaining_credits',
-  ]);
-  await section(ctx, 'Top users', data.top_users, [
-    'user_id',
-    'username',
-    'full_name',
-    'active_subscriptions',
-    'total_usage',
-    'last_usage_date',
-  ]);
-  const stats = Array.isArray(data.usage_statistics) ? (data.usage_statistics as Record<string, number | string>[]) : [];
+  const { record, tables, usage } = SERVICE_DETAIL;
+  await printObject(data[record.key] ?? {}, { ...out(ctx), format: 'table' });
+  await detailTables(ctx, data, tables);
+  const stats = Array.isArray(data[usage.key]) ? (data[usage.key] as Record<string, number | string>[]) : [];
   if (ctx.io.stdoutIsTTY && stats.length) {
-    const sorted = [...stats].sort((a, b) => String(a.stat_date).localeCompare(String(b.stat_date)));
+    const sorted = usageByDate(stats);
     ctx.io.stdout.write(
-      `\nUsage ${String(sorted[0].stat_date).slice(0, 10)} .. ${String(sorted[sorted.length - 1].stat_date).slice(0, 10)}\n`,
+      `\nUsage ${String(sorted[0][usage.dateField]).slice(0, 10)} .. ${String(sorted[sorted.length - 1][usage.dateField]).slice(0, 10)}\n`,
     );
-    ctx.io.stdout.write(
-      `  usage         ${sparkline(sorted.map((s) => Number(s.total_usage) || 0))}  max ${Math.max(...sorted.map((s) => Number(s.total_usage) || 0))}\n`,
-    );
-    ctx.io.stdout.write(
-      `  unique users  ${sparkline(sorted.map((s) => Number(s.unique_users) || 0))}  max ${Math.max(...sorted.map((s) => Number(s.unique_users) || 0))}\n`,
-    );
+    for (const [label, field] of [
+      ['usage', 'total_usage'],
+      ['unique users', 'unique_users'],
+    ]) {
+      const values = sorted.map((s) => Number(s[field]) || 0);
+      ctx.io.stdout.write(`  ${label.padEnd(14)}${sparkline(values)}  max ${Math.max(...values)}\n`);
+    }
   } else {
-    await section(ctx, 'Usage statistics', stats, [
-      'stat_date',
-      'stat_type',
-      'total_usage',
-      'unique_users',
-      'new_subscriptions',
-      'active_subscriptions',
-    ]);
+    await section(ctx, usage.title, stats, usage.columns);
   }
 }
 
@@ -146,7 +116,7 @@ export const servicesGroup: Group = {
           find: getOne(
             servicesDetail,
             (b) => ({ service_code: b.service_code }),
-            (d) => (d as { service_info?: unknown } | null)?.service_info,
+            (d) => (d as Record<string, unknown> | null)?.[SERVICE_DETAIL.record.key],
           ),
           compare: [
             'service_name',

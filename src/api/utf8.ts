@@ -4,7 +4,7 @@
  * line and byte of the first bad byte.
  */
 import { isUtf8 } from 'node:buffer';
-import { UsageError } from '../api/errors.js';
+import { UsageError } from './errors.js';
 
 /** `bytes` as text, or a UsageError (exit 2) naming `name`, the line and the byte. */
 export function utf8Text(bytes: Buffer, name: string): string {
