@@ -198,7 +198,7 @@ describe('audit --follow: nothing missed', () => {
 
   it('a refused credential (401) is not waited out: exit 3 with the sign-in hint', async () => {
     pagedFeed((n) => (n >= 1 ? { status: 401, message: 'token expired' } : undefined));
-    const r = await follow('-o json --retries 0', 3000);
+    const r = await follow('-o json --retries 0', 10_000);
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('token expired');
     expect(r.stderr).toMatch(/subctl auth login/);

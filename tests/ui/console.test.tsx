@@ -427,7 +427,7 @@ describe('console: switcher, export, errors, help, resize', () => {
     expect(f).toContain('▁█▅');
     expect(f).toContain('auto-refresh on');
     const n = () => h!.requests('GET', '/admin/dashboard').length;
-    await h.waitFor(() => n() >= 3, 3000);
+    await h.waitFor(() => n() >= 3);
     await h.press('a');
     f = h.frame();
     expect(f).toContain('auto-refresh off');
@@ -1063,7 +1063,7 @@ describe('console: a confirmation for many rows', () => {
     expect(h.frame()).toContain('rows 10-21 of 33');
     // y still sends every row.
     await h.press('y');
-    await h.waitFor('pause: 33 done', 5000);
+    await h.waitFor('pause: 33 done');
     expect(h.requests('PUT').length).toBe(33);
   });
 });

@@ -117,7 +117,9 @@ export async function startConsole(
   });
   const ui = render(element);
   const frame = () => strip(ui.lastFrame());
-  const waitFor = async (what: string | RegExp | (() => boolean), timeoutMs = 3000) => {
+  // Returns as soon as the frame shows `what`: the wait only bounds a failure, and a loaded
+  // machine (the suite beside a CPU-bound process) may take seconds to draw one.
+  const waitFor = async (what: string | RegExp | (() => boolean), timeoutMs = 15_000) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const f = frame();

@@ -473,7 +473,7 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
       await poll('Proceed? [y/N]');
       send('C-c');
       // One Ctrl-C is enough: the command does not wait for a second.
-      const deleted = await poll('delete exit', 3_000);
+      const deleted = await poll('delete exit', 10_000);
       expect(deleted).toContain('delete exit 130');
       expect(deleted).not.toContain('this is a bug');
       expect(sb.db.prepare('SELECT COUNT(*) FROM services WHERE service_code = ?').pluck().get(code)).toBe(1);
@@ -481,7 +481,7 @@ describe.skipIf(!hasTmux)('the console in a terminal (tmux)', () => {
       send('-l', 'secr');
       await poll('Password: ****');
       send('C-c');
-      const login = await poll('login exit', 3_000);
+      const login = await poll('login exit', 10_000);
       expect(login).toContain('login exit 130');
       expect(login).not.toContain('this is a bug');
       send('-l', 'echoed');
