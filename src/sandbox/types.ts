@@ -96,6 +96,26 @@ function statusCode(status: number): string {
   }
 }
 
+/** A row of the services table, as `SELECT *` reads it (0/1 for booleans). */
+export interface ServiceRow {
+  service_id: number;
+  service_code: string;
+  service_name: string;
+  service_type: string;
+  provider_name: string;
+  description: string | null;
+  base_service_url: string;
+  access_pattern: string;
+  credit_reset_cycle: string;
+  is_active: number;
+  requires_auth: number;
+  report_type: string;
+  created_by: number | null;
+  updated_by: number | null;
+  created_date: string;
+  last_updated: string;
+}
+
 /** One schema migration: applied once, in order, recorded in schema_migrations. */
 export interface Migration {
   id: string;

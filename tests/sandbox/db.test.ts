@@ -2,8 +2,7 @@
  * The data file: migrations, pragmas, deterministic seeding, reset, and several processes
  * sharing one WAL file (creating it at once; writing while the server reads).
  */
-import { spawn } from 'node:child_process';
-import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allMigrations, currentDataStamp, dataStamp, holdingDataStamp, openDatabase } from '../../src/sandbox/db.js';
@@ -11,6 +10,7 @@ import { count, inTransaction } from '../../src/sandbox/handlers/admin-util.js';
 import { resetDatabase, seedDatabase } from '../../src/sandbox/seed.js';
 import { SEEDED_ACCOUNTS } from '../../src/sandbox/schema-core.js';
 import { call, closeAllTestSandboxes, startTestSandbox, tempDataFile } from '../support/sandbox.js';
+import { bundleChild, runChild } from '../support/child-script.js';
 import { tempDir } from '../support/tmp.js';
 
 const root = resolve(__dirname, '../..');
@@ -20,9 +20,8 @@ let child: string;
 /** Bundles a small CommonJS script over the sandbox sources, so a plain `node` child can run it. */
 beforeAll(async () => {
   dir = tempDir('subctl-db-test-');
-  const entry = join(dir, 'child.ts');
-  writeFileSync(
-    entry,
+  child = await bundleChild(
+    dir,
     `
 import { openDatabase } from ${JSON.stringify(join(root, 'src/sandbox/db.ts'))};
 import { seedDatabase } from ${JSON.stringify(join(root, 'src/sandbox/seed.ts'))};
@@ -47,33 +46,11 @@ if (mode === 'seed') {
 db.close();
 `,
   );
-  child = join(dir, 'child.cjs');
-  const { build } = await import('esbuild');
-  await build({
-    entryPoints: [entry],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    external: ['better-sqlite3'],
-    outfile: child,
-    logLevel: 'error',
-  });
 });
 afterAll(async () => {
   await closeAllTestSandboxes();
   rmSync(dir, { recursive: true, force: true });
 });
-
-function run(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((res) => {
-    const p = spawn(process.execPath, [child, ...args], { env: { ...process.env, NODE_PATH: join(root, 'node_modules') } });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.stderr.on('data', (d) => (err += d));
-    p.on('close', (code) => res({ code, out, err }));
-  });
-}
 
 describe('openDatabase', () => {
   it('leaves a WAL of at most 64 MB behind a transaction larger than that', () => {
@@ -107,7 +84,11 @@ describe('openDatabase', () => {
 
   it('two processes creating and seeding the same new file at once: one schema, one seeding', async () => {
     const f = join(dir, 'race.db');
-    const results = await Promise.all([run('seed', f, '0.2'), run('seed', f, '0.2'), run('seed', f, '0.2')]);
+    const results = await Promise.all([
+      runChild(child, 'seed', f, '0.2'),
+      runChild(child, 'seed', f, '0.2'),
+      runChild(child, 'seed', f, '0.2'),
+    ]);
     for (const r of results) expect(r.code, r.err).toBe(0);
     const seeded = results.map((r) => JSON.parse(r.out).seeded as boolean);
     expect(seeded.filter(Boolean)).toHaveLength(1);
@@ -127,7 +108,7 @@ describe('openDatabase', () => {
     const sb = await startTestSandbox();
     const before = (await call(sb, 'GET', '/admin/wallet-transactions/list', { as: 'admin', query: { user_id: 6 } })).json.data.summary
       .transaction_count;
-    const writer = run('write', join(sb.db.name), '300');
+    const writer = runChild(child, 'write', join(sb.db.name), '300');
     let reads = 0;
     let done = false;
     void writer.then(() => (done = true));

@@ -7,12 +7,12 @@
  * nothing kept, Node 24.19 and later abort it (exit 134); on Node 20 it passes either way.
  * `.ci/run` runs this file on both.
  */
-import { spawn } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, prep } from '../../src/sandbox/db.js';
 import { keptCount, openKept } from '../../src/sandbox/keep.js';
+import { bundleChild, runChild } from '../support/child-script.js';
 import { tempDir } from '../support/tmp.js';
 
 const root = resolve(__dirname, '../..');
@@ -21,9 +21,8 @@ let child: string;
 
 beforeAll(async () => {
   dir = tempDir('subctl-keep-test-');
-  const entry = join(dir, 'child.ts');
-  writeFileSync(
-    entry,
+  child = await bundleChild(
+    dir,
     `
 import { checkDataFile, openDatabase } from ${JSON.stringify(join(root, 'src/sandbox/db.ts'))};
 import { keptCount } from ${JSON.stringify(join(root, 'src/sandbox/keep.ts'))};
@@ -50,36 +49,14 @@ setTimeout(() => {
 }, 50);
 `,
   );
-  child = join(dir, 'child.cjs');
-  const { build } = await import('esbuild');
-  await build({
-    entryPoints: [entry],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    external: ['better-sqlite3'],
-    outfile: child,
-    logLevel: 'error',
-  });
 });
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function runChild(file: string): Promise<{ code: number | null; signal: string | null; out: string; err: string }> {
-  return new Promise((res) => {
-    const p = spawn(process.execPath, [child, file], { env: { ...process.env, NODE_PATH: join(root, 'node_modules') } });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.stderr.on('data', (d) => (err += d));
-    p.on('close', (code, signal) => res({ code, signal, out, err }));
-  });
-}
-
 describe('kept databases and statements', () => {
   it('a process that dropped its statements and databases lives through a collection', async () => {
-    const r = await runChild(join(dir, 'gc.db'));
+    const r = await runChild(child, join(dir, 'gc.db'));
     expect({ code: r.code, signal: r.signal }, r.err.slice(0, 2000)).toEqual({ code: 0, signal: null });
     // Two opens by openDatabase and two by checkDataFile, each kept after close; the 500
     // texts once per database that ran them.

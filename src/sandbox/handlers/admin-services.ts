@@ -2,7 +2,7 @@
  * Services (spec/admin-area.md, point 7 "Services"): list, detail, report, create, update, delete.
  */
 import { prep } from '../db.js';
-import type { HandlerContext, HandlerTable } from '../types.js';
+import type { HandlerContext, HandlerTable, ServiceRow } from '../types.js';
 import {
   b01,
   badRequest,
@@ -40,25 +40,6 @@ const SERVICE_ITEM = `s.service_id, s.service_code, s.service_name, s.service_ty
   (SELECT COUNT(*) FROM service_plans sp WHERE sp.service_id = s.service_id AND sp.is_available = 1) AS available_plans_count`;
 
 const SERVICE_BOOLS = ['is_active', 'requires_auth'] as const;
-
-interface ServiceRow {
-  service_id: number;
-  service_code: string;
-  service_name: string;
-  service_type: string;
-  provider_name: string;
-  description: string | null;
-  base_service_url: string;
-  access_pattern: string;
-  credit_reset_cycle: string;
-  is_active: number;
-  requires_auth: number;
-  report_type: string;
-  created_by: number | null;
-  updated_by: number | null;
-  created_date: string;
-  last_updated: string;
-}
 
 /** The service named by id or code: 400 when neither, 404 when unknown, 400 when they disagree. */
 function findService(ctx: HandlerContext, id: number | undefined, code: string | undefined): ServiceRow {

@@ -4,22 +4,8 @@
  * subscription to a plan, a new subscription, and a subscription as the end user sees it.
  */
 import { dateAfter, type Refusal } from '../limits.js';
-import { SandboxError, type DB } from '../types.js';
+import { SandboxError, type DB, type ServiceRow } from '../types.js';
 import { bool, DAY_MS } from './user-common.js';
-
-export interface ServiceRow {
-  service_id: number;
-  service_code: string;
-  service_name: string;
-  service_type: string;
-  provider_name: string;
-  description: string | null;
-  base_service_url: string;
-  credit_reset_cycle: string;
-  is_active: number;
-  requires_auth: number;
-  created_date: string;
-}
 
 export interface PlanRow {
   plan_id: number;

@@ -4,7 +4,7 @@
  * (user-enduser-buy.ts); service access, use and code activation (user-enduser-use.ts). They
  * read and write the admin area's tables (schema-admin.ts).
  */
-import type { HandlerTable } from '../types.js';
+import type { HandlerTable, ServiceRow } from '../types.js';
 import { bool, caller, nowIso } from './user-common.js';
 import { autoRenewal, buy, topup } from './user-enduser-buy.js';
 import {
@@ -16,7 +16,6 @@ import {
   SUB_SELECT,
   subItem,
   type PlanRow,
-  type ServiceRow,
   type SubRow,
 } from './user-enduser-common.js';
 import { activate, generateAccess, use } from './user-enduser-use.js';
