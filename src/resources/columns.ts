@@ -18,3 +18,27 @@ export const SUBSCRIPTION_COLUMNS = ['subscription_id', 'username', 'service_cod
 export const CODE_COLUMNS = ['code_id', 'code_value', 'batch_id', 'plan_code', 'is_used', 'is_expired', 'expiry_date'];
 export const WALLET_COLUMNS = ['transaction_id', 'username', 'transaction_type', 'amount', 'currency', 'status', 'transaction_date'];
 export { AUDIT_COLUMNS } from './audit.js';
+export const USER_COLUMNS = ['user_id', 'username', 'email', 'full_name', 'role', 'status', 'last_login_date'];
+export const USER_SEARCH_COLUMNS = [
+  'user_id',
+  'username',
+  'email',
+  'full_name',
+  'role_names',
+  'status',
+  'activity_status',
+  'last_login_date',
+  'referral_count',
+];
+export const ROLE_COLUMNS = [
+  'role_id',
+  'role_name',
+  'display_name',
+  'priority',
+  'is_system_role',
+  'is_active',
+  'user_count',
+  'permission_count',
+];
+export const ROLE_MEMBER_COLUMNS = ['user_id', 'username', 'email', 'full_name', 'is_active', 'assigned_at', 'assigned_by'];
+export const ROLE_ASSIGNMENT_COLUMNS = ['user_id', 'username', 'email', 'full_name', 'role', 'role_level', 'is_active', 'last_login'];

@@ -20,9 +20,13 @@ import {
   AUDIT_COLUMNS,
   CODE_COLUMNS,
   PLAN_COLUMNS,
+  ROLE_ASSIGNMENT_COLUMNS,
+  ROLE_COLUMNS,
   SERVICE_COLUMNS,
   SERVICE_PLAN_COLUMNS,
   SUBSCRIPTION_COLUMNS,
+  USER_COLUMNS,
+  USER_SEARCH_COLUMNS,
   WALLET_COLUMNS,
 } from '../resources/columns.js';
 import { readableAudit } from '../resources/audit.js';
@@ -148,33 +152,35 @@ export const RESOURCES: readonly ResourceDef[] = [
   {
     name: 'users',
     endpoint: usersList,
-    columns: ['user_id', 'username', 'full_name', 'email', 'role', 'status', 'last_login_date'],
+    columns: USER_COLUMNS,
     idField: 'user_id',
     detail: userAccountDetail,
   },
   {
     name: 'users-search',
     endpoint: usersSearch,
-    columns: ['user_id', 'username', 'full_name', 'status', 'activity_status', 'referral_count', 'last_login_date'],
+    columns: USER_SEARCH_COLUMNS,
     idField: 'user_id',
     detail: userAccountDetail,
   },
   {
     name: 'roles',
     endpoint: rolesList,
-    columns: ['role_id', 'role_name', 'display_name', 'priority', 'user_count', 'permission_count', 'is_active'],
+    columns: ROLE_COLUMNS,
     idField: 'role_id',
   },
-  // The id and the name first (a narrow terminal hides columns from the right), and headers
-  // that still differ when cut down: without them, the first row's keys were the columns, and
-  // `referral_use_id`, `referral_code`, `referrer_username` all read `refer…`.
   {
     name: 'role-assignments',
     endpoint: rolesAssignments,
-    columns: ['user_id', 'username', 'role', 'role_level', 'full_name', 'email', 'assigned_at'],
-    labels: { role_level: 'level', assigned_at: 'assigned' },
+    columns: ROLE_ASSIGNMENT_COLUMNS,
+    labels: { role_level: 'level' },
     idField: 'user_id',
   },
+  // The referral lists' items are not described by the specification, so the command line
+  // prints the keys the platform sends; the console names its columns (the id and the names
+  // first, as a narrow terminal hides columns from the right) under headers that still differ
+  // when cut down: `referral_use_id`, `referral_code`, `referrer_username` would all read `refer…`.
+  // A platform whose rows have none of them gets its own keys (src/ui/table-layout.ts).
   {
     name: 'referrals',
     endpoint: referralsAdminList,

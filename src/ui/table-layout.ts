@@ -26,11 +26,19 @@ export interface TableLayout {
   zone?: string;
 }
 
-/** Columns to show: the resource's, else the first row's keys. */
+/**
+ * Columns to show: the resource's that some row of the page has (another platform may name its
+ * fields otherwise, and a column no row has is only an empty one); the first row's keys when the
+ * page has none of them or the resource names none.
+ */
 export function columnsFor(rows: Row[], preferred?: string[]): string[] {
-  if (preferred && preferred.length) return preferred;
-  const first = rows.find((r) => r && typeof r === 'object');
-  return first ? Object.keys(first) : [];
+  const objects = rows.filter((r) => r && typeof r === 'object');
+  if (preferred && preferred.length) {
+    if (!objects.length) return preferred;
+    const present = preferred.filter((c) => objects.some((r) => getPath(r, c) !== undefined));
+    if (present.length) return present;
+  }
+  return objects.length ? Object.keys(objects[0]) : [];
 }
 
 /** A cell as one terminal line, as drawn. */

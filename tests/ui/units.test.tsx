@@ -21,7 +21,7 @@ import { keyPresses } from '../../src/ui/keys.js';
 import { QueryCache } from '../../src/ui/query-cache.js';
 import { completeResource, RESOURCES, resourceByName, sortInfo } from '../../src/ui/resources.js';
 import { FormApp } from '../../src/ui/screens/FormApp.js';
-import { layoutTable } from '../../src/ui/table-layout.js';
+import { columnsFor, layoutTable } from '../../src/ui/table-layout.js';
 import { runCli } from '../support/run-cli.js';
 import { KEY, strip, tick } from './harness.js';
 
@@ -159,6 +159,25 @@ describe('table layout', () => {
     const tiny = layoutTable(rows, ['id', 'name', 'type', 'extra'], 16);
     expect(tiny.hidden.length).toBeGreaterThan(0);
     expect(tiny.columns[0]).toBe('id');
+  });
+
+  it("columns: the resource's that the page has, in its order; else the first row's keys", () => {
+    const cols = ['user_id', 'username', 'email', 'last_login'];
+    // A column only a later row has is kept; one no row has is left out.
+    expect(
+      columnsFor(
+        [
+          { username: 'a', user_id: 1 },
+          { user_id: 2, last_login: 'x' },
+        ],
+        cols,
+      ),
+    ).toEqual(['user_id', 'username', 'last_login']);
+    // Another platform's names: none of the resource's, so its own keys.
+    expect(columnsFor([{ uid: 1, login: 'a' }], cols)).toEqual(['uid', 'login']);
+    // An empty page draws the resource's headers.
+    expect(columnsFor([], cols)).toEqual(cols);
+    expect(columnsFor([{ a: 1 }])).toEqual(['a']);
   });
 });
 

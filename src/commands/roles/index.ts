@@ -19,13 +19,10 @@ import { HttpError, UsageError } from '../../api/errors.js';
 import { listAll, settleCreate } from '../../bulk/create-state.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';
+import { ROLE_ASSIGNMENT_COLUMNS, ROLE_COLUMNS, ROLE_MEMBER_COLUMNS } from '../../resources/columns.js';
 import { userArg } from '../users/lookup.js';
 import { out, printSummary, section } from '../common.js';
 import type { Group } from '../types.js';
-
-const ROLE_COLUMNS = ['role_id', 'role_name', 'display_name', 'priority', 'is_system_role', 'is_active', 'user_count', 'permission_count'];
-const MEMBER_COLUMNS = ['user_id', 'username', 'email', 'full_name', 'is_active', 'assigned_at', 'assigned_by'];
-const ASSIGNMENT_COLUMNS = ['user_id', 'username', 'email', 'full_name', 'role', 'role_level', 'is_active', 'last_login'];
 
 /**
  * A 409 on `roles delete` explained: the server's message stays the error; the users holding
@@ -102,14 +99,14 @@ export const rolesGroup: Group = {
       examples: ['subctl roles members admin', 'subctl roles members support --all -o csv'],
       endpoint: rolesMembers,
       args: ['role'],
-      columns: MEMBER_COLUMNS,
+      columns: ROLE_MEMBER_COLUMNS,
       summary: 'the users holding a role (by name), paged',
     },
     {
       name: 'assignments',
       examples: ['subctl roles assignments --role-filter admin', 'subctl roles assignments --search anderson'],
       endpoint: rolesAssignments,
-      columns: ASSIGNMENT_COLUMNS,
+      columns: ROLE_ASSIGNMENT_COLUMNS,
       summary: 'users with their roles (--search, --role-filter); the count per role after the rows',
       extras: (data, ctx) => printSummary(ctx, 'Summary', data.summary),
     },

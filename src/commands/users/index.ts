@@ -18,25 +18,13 @@ import type { ApiClient } from '../../api/client.js';
 import { listAll, settleCreate } from '../../bulk/create-state.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printObject } from '../../output/index.js';
+import { USER_COLUMNS, USER_SEARCH_COLUMNS } from '../../resources/columns.js';
 import { userDetail } from '../../resources/users.js';
 import { out, printSummary } from '../common.js';
 import { argvSecretTraps, checkSecrets, passwordStdinOption, precheck, readNewPassword, refuseArgvSecrets } from '../auth/secrets.js';
 import type { Group } from '../types.js';
 import { userArg } from './lookup.js';
 import { showVerb } from './show.js';
-
-export const USER_COLUMNS = ['user_id', 'username', 'email', 'full_name', 'role', 'status', 'last_login_date'];
-const SEARCH_COLUMNS = [
-  'user_id',
-  'username',
-  'email',
-  'full_name',
-  'role_names',
-  'status',
-  'activity_status',
-  'last_login_date',
-  'referral_count',
-];
 
 /** A path id that must be a whole number: checked here so that the body's copy of it is never a guess. */
 export function wholeId(value: unknown, name = 'id'): number {
@@ -173,7 +161,7 @@ export const usersGroup: Group = {
         ],
         endpoint: usersSearch,
         summary: 'superadmin: every user with activity and referrals, filtered and sorted; statistics after the rows',
-        columns: SEARCH_COLUMNS,
+        columns: USER_SEARCH_COLUMNS,
         extras: (data, ctx) => printSummary(ctx, 'Statistics', data.statistics),
       },
       {
