@@ -1,6 +1,6 @@
 /**
  * The error taxonomy. Every failure a user can meet is one of these; each knows its exit code
- * (CLI.md, "Exit codes"), a stable `type` for `-o json` and a hint naming the next command.
+ * (the command-line specification, "Exit codes"), a stable `type` for `-o json` and a hint naming the next command.
  * `src/cli/run.ts` is the only place that turns them into exit codes.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Global options (CLI.md "Global options"): declared on the root program and on every leaf
+ * Global options (the command-line specification, "Global options"): declared on the root program and on every leaf
  * command, so they work before or after the verb (`subctl -o json services list` and
  * `subctl services list -o json`).
  */

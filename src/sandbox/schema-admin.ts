@@ -1,5 +1,5 @@
 /**
- * Tables of the administrator area (spec/admin-area.md): services, subscription plans, the
+ * Tables of the administrator area (the API documents' administrator area): services, subscription plans, the
  * links between them, user subscriptions, usage codes, wallet transactions and usage logs.
  * The end-user area (schema-user.ts, handlers/user.ts) reads and writes the same tables.
  *

@@ -1,5 +1,5 @@
 /**
- * Tables of the user / auth / CMS area of the sandbox (spec/user-auth-cms-area.md): roles and
+ * Tables of the user / auth / CMS area of the sandbox (the API documents' user, auth and CMS area): roles and
  * permissions, role assignments, profiles, devices, login history, verification codes,
  * password resets, referral codes and their uses, and payment orders of end-user purchases.
  *

@@ -4,7 +4,7 @@
  * the runner that applies an action to several marked rows with progress.
  *
  * Non-UI code: the runner reports through a callback, so the bulk engine or a plain printer can
- * drive the same code (DESIGN.md section 6).
+ * drive the same code.
  */
 import { plansCreate, plansDelete, plansUpdate } from '../api/contract/admin-plans.js';
 import { servicePlansManage } from '../api/contract/admin-service-plans.js';

@@ -1,5 +1,5 @@
 /**
- * The console's query cache (DESIGN.md section 3: "Cached query results live 5 minutes").
+ * The console's query cache (cached query results live 5 minutes).
  *
  * Results are kept per endpoint and input for `ttlMs` (5 minutes). Going back to a page seen
  * within that time shows it at once. A revisit refreshes it in the background only when the

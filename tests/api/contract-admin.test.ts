@@ -1,5 +1,5 @@
 /**
- * The admin-area contract beyond services (spec/admin-area.md, points 5, 7 and 9): endpoint
+ * The admin-area contract beyond services (the API documents' administrator area, points 5, 7 and 9): endpoint
  * lists, and for every validation rule one failing and one passing input.
  */
 import { describe, expect, it } from 'vitest';

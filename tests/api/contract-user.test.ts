@@ -1,5 +1,5 @@
 /**
- * The user/auth/CMS half of the contract (spec/user-auth-cms-area.md): every endpoint is
+ * The user/auth/CMS half of the contract (the API documents' user, auth and CMS area): every endpoint is
  * declared with the right method and path, and every rule of the validation table (point 5)
  * rejects a bad value, naming the field, and accepts a good one.
  */

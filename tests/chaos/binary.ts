@@ -96,5 +96,5 @@ export function crashed(r: ChildResult): boolean {
   return r.code === 1 || r.code === null || /^\s+at .+/m.test(r.stderr);
 }
 
-/** Exit codes of CLI.md. */
+/** Exit codes of the command-line specification (src/api/errors.ts). */
 export const DOCUMENTED_EXITS = new Set([0, 2, 3, 4, 5, 6, 7, 8, 130]);

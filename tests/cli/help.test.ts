@@ -87,7 +87,7 @@ describe('examples', () => {
     expect(failures).toEqual([]);
   }, 120_000);
 
-  it('a verb shows its examples in its help, before its flags; CLI.md forms are among them', async () => {
+  it("a verb shows its examples in its help, before its flags; the specification's exact forms are among them", async () => {
     const r = await runCli('subscriptions manage --help');
     expect(r.code).toBe(0);
     const ex = r.stdout.indexOf(

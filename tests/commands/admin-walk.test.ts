@@ -1,5 +1,5 @@
 /**
- * The administrator area end to end against the real sandbox: the exact forms of CLI.md, a
+ * The administrator area end to end against the real sandbox: the exact forms of the command-line specification, a
  * scripted walk through the whole area, the cron run of cleanup, and a CSV export read back by
  * Python's csv module.
  */
@@ -29,7 +29,7 @@ afterAll(() => sb?.close());
 
 const json = (s: string) => JSON.parse(s);
 
-describe('exact forms of CLI.md (administrator area)', () => {
+describe('exact forms of the command-line specification (administrator area)', () => {
   it.each([
     'services list --service-type HYBRID --is-active true --page-size 50 --sort-by ServiceName --sort-order ASC -o json',
     'subscriptions list --status active --service-code GPT4 --all -o csv',

@@ -1,5 +1,5 @@
 /**
- * Every exact form of CLI.md, as written, against the real sandbox (in an order that makes each
+ * Every exact form of the command-line specification, as written, against the real sandbox (in an order that makes each
  * one meaningful: the seeded GPT4 and PRO-M are removed before the forms that create them).
  */
 import { writeFileSync } from 'node:fs';
@@ -25,7 +25,7 @@ async function form(line: string, opts: { signal?: AbortSignal; cwd?: string } =
   return r;
 }
 
-describe('CLI.md exact forms against the sandbox', () => {
+describe("the command-line specification's exact forms against the sandbox", () => {
   it('runs each form as written', async () => {
     const ok = async (line: string) => {
       const r = await form(line);

@@ -29,7 +29,7 @@ beforeEach(() => {
 });
 
 describe('the caller’s codes', () => {
-  it('the exact form of CLI.md: generate --description "partners" --expiry-days 30 --usage-limit 100', async () => {
+  it('the exact form of the command-line specification: generate --description "partners" --expiry-days 30 --usage-limit 100', async () => {
     const answer = {
       success: true,
       referral_id: 4,

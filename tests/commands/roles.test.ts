@@ -241,7 +241,7 @@ describe('roles members / assignments / of', () => {
 });
 
 describe('role changes', () => {
-  it('the exact form of CLI.md: assign 17 --new-roles support,agent --reason "rota"', async () => {
+  it('the exact form of the command-line specification: assign 17 --new-roles support,agent --reason "rota"', async () => {
     server.setHandler(() => ok({ success: true, current_roles: ['support', 'agent'] }, 'roles assigned'));
     const r = await runCli('roles assign 17 --new-roles support,agent --reason "rota" ', { env: env() });
     expect(r.code).toBe(0);

@@ -51,7 +51,7 @@ beforeEach(() => {
 });
 
 describe('services list', () => {
-  it('sends the exact form of CLI.md with every flag mapped to its query name', async () => {
+  it('sends the exact form of the command-line specification with every flag mapped to its query name', async () => {
     const r = await runCli(
       'services list --service-type HYBRID --is-active true --page-size 50 --sort-by ServiceName --sort-order ASC -o json',
       { env: env() },
@@ -216,7 +216,7 @@ describe('services get / report', () => {
 });
 
 describe('services create / update / delete', () => {
-  it('create: the exact form of CLI.md sends a typed JSON body', async () => {
+  it('create: the exact form of the command-line specification sends a typed JSON body', async () => {
     server.setHandler(() => ok({ message: 'Service created', service_id: 13 }, 'Service created'));
     const r = await runCli(
       'services create --service-code GPT4 --service-name "GPT-4 access" --service-type USAGE_BASED --provider-name OpenAI --base-service-url https://api.example.com --access-pattern "/v1/*" --credit-reset-cycle monthly -o json',
@@ -299,7 +299,7 @@ describe('services create / update / delete', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('delete: the exact form of CLI.md sends the body', async () => {
+  it('delete: the exact form of the command-line specification sends the body', async () => {
     server.setHandler(() => ok({ message: 'deleted', affected_records: 3 }));
     const r = await runCli('services delete --service-code GPT4 --force-delete --yes -o json', { env: env() });
     expect(r.code).toBe(0);

@@ -62,7 +62,7 @@ describe('a support engineer follows a new user from sign-up to the daily limit'
     expect(S.servicePlanId).toEqual(expect.any(Number));
   });
 
-  it('as admin: a referral code for the partner campaign (the exact form of CLI.md)', async () => {
+  it('as admin: a referral code for the partner campaign (the exact form of the command-line specification)', async () => {
     const gen = await json('referrals generate --profile admin --description "partners" --expiry-days 30 --usage-limit 100');
     expect(gen).toMatchObject({ success: true, usage_limit: 100, description: 'partners' });
     S.referralCode = gen.referral_code;

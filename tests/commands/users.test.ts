@@ -37,7 +37,7 @@ beforeEach(() => {
 });
 
 describe('users list', () => {
-  it('the exact form of CLI.md: --role admin --status Active', async () => {
+  it('the exact form of the command-line specification: --role admin --status Active', async () => {
     const r = await runCli('users list --role admin --status Active', { env: env() });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');

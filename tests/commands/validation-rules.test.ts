@@ -1,5 +1,5 @@
 /**
- * One case per rule of both validation tables (spec/admin-area.md §5, spec/user-auth-cms-area.md
+ * One case per rule of both validation tables (the API documents' administrator area §5, the API documents' user, auth and CMS area
  * §5, plus the §9 bounds): the CLI exits 2, names the field, and sends nothing. The server
  * below answers everything with 200, so a request that slipped through would show.
  */

@@ -1,5 +1,5 @@
 /**
- * Usage codes, wallet, audit, dashboard (spec/admin-area.md, point 7 "Usage codes, wallet,
+ * Usage codes, wallet, audit, dashboard (the API documents' administrator area, "Usage codes, wallet,
  * audit, dashboard"): 6 endpoints. Follows the pattern of admin-services.ts.
  */
 import { z } from './z.js';

@@ -1,5 +1,5 @@
 /**
- * Subscription plans (spec/admin-area.md, point 7 "Subscription plans"): 6 endpoints under
+ * Subscription plans (the API documents' administrator area, "Subscription plans"): 6 endpoints under
  * /admin/subscription-plans. Follows the pattern of admin-services.ts.
  */
 import { z } from './z.js';

@@ -1,5 +1,5 @@
 /**
- * Service-plan links (spec/admin-area.md, point 7 "Service-plan links"): 7 endpoints under
+ * Service-plan links (the API documents' administrator area, "Service-plan links"): 7 endpoints under
  * /admin/service-plans. Follows the pattern of admin-services.ts.
  */
 import { z } from './z.js';

@@ -1,5 +1,5 @@
 /**
- * Services (spec/admin-area.md, point 7 "Services"): 7 endpoints under /admin/services.
+ * Services (the API documents' administrator area, "Services"): 7 endpoints under /admin/services.
  * This file is the pattern every other contract file follows.
  */
 import { z } from './z.js';

@@ -1,5 +1,5 @@
 /**
- * Subscriptions and maintenance (spec/admin-area.md, point 7 "Subscriptions and maintenance"):
+ * Subscriptions and maintenance (the API documents' administrator area, "Subscriptions and maintenance"):
  * 5 endpoints. Follows the pattern of admin-services.ts.
  */
 import { z } from './z.js';

@@ -1,5 +1,5 @@
 /**
- * The whole API contract: every endpoint of spec/admin-area.md and spec/user-auth-cms-area.md,
+ * The whole API contract: every endpoint of the API documents' administrator area and the API documents' user, auth and CMS area,
  * once. `subctl api endpoints` prints this list.
  */
 import type { AnyEndpoint } from './common.js';

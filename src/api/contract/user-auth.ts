@@ -1,5 +1,5 @@
 /**
- * Authentication (spec/user-auth-cms-area.md, point 7 "Authentication" and "CMS authentication"):
+ * Authentication (the API documents' user, auth and CMS area, "Authentication" and "CMS authentication"):
  * the ordinary /auth/* calls, the CMS staff /cms/auth/* calls with their device-id header, the
  * superadmin password change and account verification. 16 endpoints.
  */

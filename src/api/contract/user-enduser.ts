@@ -1,5 +1,5 @@
 /**
- * The end-user area (spec/user-auth-cms-area.md, point 7 "End-user area"): available services
+ * The end-user area (the API documents' user, auth and CMS area, "End-user area"): available services
  * and plans, access checks, subscriptions, the wallet, buying, codes and service use. 12 endpoints.
  */
 import { z } from './z.js';

@@ -1,5 +1,5 @@
 /**
- * Referrals (spec/user-auth-cms-area.md, point 7 "Referrals"): generating, using, validating,
+ * Referrals (the API documents' user, auth and CMS area, "Referrals"): generating, using, validating,
  * updating and deactivating referral codes, the caller's codes and statistics, and the staff
  * and admin views. 15 endpoints.
  */

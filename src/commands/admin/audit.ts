@@ -1,5 +1,5 @@
 /**
- * `subctl audit`: the audit log, with --follow (spec/admin-area.md point 7). A table reads each
+ * `subctl audit`: the audit log, with --follow (the API documents' administrator area). A table reads each
  * entry's target and change out of its details (src/resources/audit.ts); `--subscription-id`
  * and `--service` keep the entries whose details name that target (the platform has no such
  * filter: subctl reads the pages and keeps the matches).

@@ -1,5 +1,5 @@
 /**
- * `subctl plans`: subscription plans (spec/admin-area.md point 7).
+ * `subctl plans`: subscription plans (the API documents' administrator area).
  */
 import { listAll, settleCreate } from '../../bulk/create-state.js';
 import { plansCreate, plansDelete, plansList, plansListAlt, plansReport, plansUpdate } from '../../api/contract/admin-plans.js';

@@ -1,5 +1,5 @@
 /**
- * `subctl service-plans`: links between services and plans (spec/admin-area.md point 7).
+ * `subctl service-plans`: links between services and plans (the API documents' administrator area).
  */
 import {
   servicePlansCreate,

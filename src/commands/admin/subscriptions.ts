@@ -1,5 +1,5 @@
 /**
- * `subctl subscriptions`: list, manage, delete (spec/admin-area.md point 7).
+ * `subctl subscriptions`: list, manage, delete (the API documents' administrator area).
  */
 import {
   subscriptionsDelete,

@@ -1,5 +1,5 @@
 /**
- * `subctl usage-codes`: list with summary, generate batches (spec/admin-area.md point 7).
+ * `subctl usage-codes`: list with summary, generate batches (the API documents' administrator area).
  */
 import { usageCodesGenerate, usageCodesList } from '../../api/contract/admin-misc.js';
 import { verbsBuilder } from '../../cli/verbs.js';

@@ -1,5 +1,5 @@
 /**
- * `subctl wallet`: wallet transactions with their summary (spec/admin-area.md point 7).
+ * `subctl wallet`: wallet transactions with their summary (the API documents' administrator area).
  */
 import { walletList } from '../../api/contract/admin-misc.js';
 import { verbsBuilder } from '../../cli/verbs.js';

@@ -1,5 +1,5 @@
 /**
- * `subctl sandbox serve|reset`: the local platform (DESIGN.md section 4) for anyone, curl included.
+ * `subctl sandbox serve|reset`: the local platform for anyone, curl included.
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * `subctl services`: /admin/services* (spec/admin-area.md point 7, "Services").
+ * `subctl services`: /admin/services* (the API documents' administrator area, "Services").
  */
 import { getOne, settleCreate } from '../../bulk/create-state.js';
 import { SERVICE_COLUMNS } from '../../resources/columns.js';

@@ -1,5 +1,5 @@
 /**
- * `subctl users`: user accounts (/users*, spec/user-auth-cms-area.md point 7 "Users") and the
+ * `subctl users`: user accounts (/users*, the API documents' user, auth and CMS area, "Users") and the
  * superadmin views (/cms/superadmin/users, /cms/superadmin/auth/change-password).
  * Passwords come from --password-stdin or a masked prompt, never from argv.
  */

@@ -1,5 +1,5 @@
 /**
- * Usage codes, wallet transactions, the dashboard and the audit log (spec/admin-area.md,
+ * Usage codes, wallet transactions, the dashboard and the audit log (the API documents' administrator area,
  * point 7 "Usage codes, wallet, audit, dashboard").
  */
 import { builtin } from '../../builtin.js';

@@ -1,5 +1,5 @@
 /**
- * Subscription plans (spec/admin-area.md, point 7 "Subscription plans").
+ * Subscription plans (the API documents' administrator area, "Subscription plans").
  */
 import { prep } from '../db.js';
 import { dateAfter, type DateUnit } from '../limits.js';

@@ -1,5 +1,5 @@
 /**
- * Service-plan links (spec/admin-area.md, point 7 "Service-plan links").
+ * Service-plan links (the API documents' administrator area, "Service-plan links").
  */
 import { prep } from '../db.js';
 import type { HandlerContext, HandlerTable } from '../types.js';

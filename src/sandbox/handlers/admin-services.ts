@@ -1,5 +1,5 @@
 /**
- * Services (spec/admin-area.md, point 7 "Services"): list, detail, report, create, update, delete.
+ * Services (the API documents' administrator area, "Services"): list, detail, report, create, update, delete.
  */
 import { prep } from '../db.js';
 import type { HandlerContext, HandlerTable, ServiceRow } from '../types.js';

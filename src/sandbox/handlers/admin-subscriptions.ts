@@ -1,5 +1,5 @@
 /**
- * Subscriptions and maintenance (spec/admin-area.md, point 7 "Subscriptions and maintenance"):
+ * Subscriptions and maintenance (the API documents' administrator area, "Subscriptions and maintenance"):
  * the list, the manage actions and their transitions, delete, and the cleanup.
  */
 import { prep } from '../db.js';

@@ -1,5 +1,5 @@
 /**
- * Handlers of the administrator area (spec/admin-area.md), keyed by the contract endpoint's
+ * Handlers of the administrator area (the API documents' administrator area), keyed by the contract endpoint's
  * name. Decisions the specification leaves open: src/sandbox/README-decisions.md.
  */
 import type { HandlerTable } from '../types.js';

@@ -1,5 +1,5 @@
 /**
- * Handlers of the user / auth / CMS area (spec/user-auth-cms-area.md), keyed by the contract
+ * Handlers of the user / auth / CMS area (the API documents' user, auth and CMS area), keyed by the contract
  * endpoint's name. Decisions the specification leaves open: src/sandbox/README-decisions-user.md.
  */
 import type { HandlerTable } from '../types.js';
