@@ -62,6 +62,7 @@ async function renderDetail(data: Record<string, unknown>, ctx: Ctx) {
 
 export const servicesGroup: Group = {
   name: 'services',
+  // A table of verbs: read whole.
   build: verbsBuilder(() => [
     {
       name: 'list',
