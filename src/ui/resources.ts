@@ -167,6 +167,8 @@ export const RESOURCES: readonly ResourceDef[] = [
     name: 'roles',
     endpoint: rolesList,
     columns: ROLE_COLUMNS,
+    // Headers no wider than their values, so that 80 columns show them whole.
+    labels: { role_id: 'id', is_system_role: 'system', is_active: 'active', user_count: 'users', permission_count: 'perms' },
     idField: 'role_id',
   },
   {
