@@ -19,7 +19,7 @@ import { getPath } from './format.js';
 
 const NEGATIVE_NUMBER = /^-\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$/;
 /** Rows encoded together: one call of csv-stringify per batch, not per row. */
-const BATCH_ROWS = 500;
+const BATCH_ROWS = 100;
 
 function json(v: unknown): string {
   try {
