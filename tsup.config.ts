@@ -30,9 +30,9 @@ const trimStartup = {
 };
 
 /**
- * undici (about 280 KB of the bundle) serves bulk runs, exports and proxies only; every other
- * command read it for nothing (about 1 ms of each start: reading the file and the code cache
- * V8 checks against it). The undici transport and undici itself are their own file,
+ * undici (a large part of the bundle) serves bulk runs, exports and proxies only; every other
+ * command would read it for nothing (reading the file and the code cache V8 checks against it
+ * cost each start time). The undici transport and undici itself are their own file,
  * dist/transport-undici.cjs, which the bundle requires when it first needs them.
  */
 const undiciApart = {
@@ -90,11 +90,11 @@ const minifiedCjs = {
   platform: 'node' as const,
   splitting: false,
   // import.meta.url only ever feeds createRequire here, which takes a path as well: tsup's
-  // shim would build a URL object as the bundle starts (about 0.6 ms on every command).
+  // shim would build a URL object as the bundle starts, a cost on every command.
   shims: false,
   define: { 'import.meta.url': '__filename', ...buildStamp() },
   // Minified (names too): the file every command reads and the code cache it deserializes are
-  // smaller, about 2.5% fewer instructions for `services list` (callgrind, session 6). A bug's
+  // smaller, so `services list` runs fewer instructions. A bug's
   // stack trace is translated back to source positions with the map (src/cli/stack.ts).
   minify: true,
   sourcemap: true,

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The launcher: colour rules that must hold before any library reads the environment, then the
 // bundle. Nothing heavy is loaded here, and it is CommonJS (bin/package.json): an ES module
-// entry point would start Node's ES module loader, about 7 ms that a command never needs.
+// entry point would start Node's ES module loader, a cost that a command never needs.
 //
 // dist/subctl.cjs is one CommonJS bundle, run through vm.Script with the V8 code cache that the
 // build wrote beside it (scripts/code-cache.mjs): Node 20 keeps no compile cache for ES modules,
@@ -26,15 +26,15 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   const { Script } = require('node:vm');
   // The CommonJS loader's Module (wrap, createRequire) as this file's own module knows it:
   // require('node:module') would also load Node's ES module loader and source-map support
-  // (about 0.3 ms) that no command uses.
+  // that no command uses.
   const Module = module.constructor;
   const dir = join(__dirname, '../dist');
   const file = join(dir, 'subctl.cjs');
   // The build leaves the bundle pure ASCII, so latin1 reads it as exactly the same text, faster.
   const source = readFileSync(file, 'latin1');
   // V8 checks a cache's version, flags, source length and size, and ignores one that does not
-  // match; it does not checksum the bytes (a checksum here would cost more than 1 ms on every
-  // command). SUBCTL_NO_CODE_CACHE=1 compiles from source, should a damaged file ever crash it.
+  // match; it does not checksum the bytes (a checksum here would slow every command).
+  // SUBCTL_NO_CODE_CACHE=1 compiles from source, should a damaged file ever crash it.
   let cachedData;
   if (!process.env.SUBCTL_NO_CODE_CACHE) {
     try {

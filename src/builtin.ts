@@ -1,7 +1,7 @@
 /**
- * A built-in module, loaded the first time it is needed rather than at start-up: `node:tls`
- * costs about 5 ms to load, `node:crypto` about 2, `node:module` (which also loads Node's ES
- * module loader) and `node:os` 0.2-0.3 each, and most commands use none of them.
+ * A built-in module, loaded the first time it is needed rather than at start-up: `node:tls`,
+ * `node:crypto`, `node:module` (which also loads Node's ES module loader) and `node:os` each
+ * cost start-up time to load, and most commands use none of them.
  * @example builtin('node:crypto').randomBytes(8)
  */
 interface Builtins {

@@ -24,7 +24,7 @@ export function processIO(): IO {
   const err = process.stderr as NodeJS.WriteStream;
   return {
     // stdin is opened on first use only: making process.stdin builds a stream for the
-    // descriptor (about 3 ms), and most commands never read it.
+    // descriptor, which takes time, and most commands never read it.
     get stdin() {
       return process.stdin;
     },

@@ -276,7 +276,7 @@ export class ApiClient {
   ): Promise<Attempt> {
     let shown: string | undefined;
     const shownUrl = () => (shown ??= redactUrl(req.url));
-    // process.hrtime: `performance` loads perf_hooks (about 1 ms) on first use.
+    // process.hrtime: `performance` loads perf_hooks on first use.
     const started = process.hrtime.bigint();
     const ms = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
     if (this.#opts.log) this.#log(`> ${req.method} ${shownUrl()} (attempt ${attempt}/${max})`);

@@ -20,7 +20,7 @@ export function issueProblems(issues: readonly z.core.$ZodIssue[], prefix = '', 
  * rather than zod's "Invalid input: expected string, received undefined", and "required:
  * expected one of ..." rather than "Invalid option: ...", which reads as if a wrong value had
  * been given. (Read from the input rather than asked of zod: zod's `reportInput` makes every
- * later parse slower, about 3 us a row of a bulk run.)
+ * later parse slower, every row of a bulk run included.)
  */
 function issueMessage(i: z.core.$ZodIssue, input: unknown): string {
   if ((i.code !== 'invalid_type' && i.code !== 'invalid_value' && i.code !== 'invalid_union') || i.path.length === 0 || input === undefined)
@@ -152,7 +152,7 @@ export function appendQuery(params: URLSearchParams, query: Record<string, unkno
 /**
  * The request target (path and query) of an endpoint call under a base path: the same text as
  * `new URL(base + path)` with the query appended to its `searchParams` gives, without parsing a
- * URL per request (a bulk row paid about 2 us for it). `fillPath` percent-encodes every value,
+ * URL per request (a cost on every row of a bulk run). `fillPath` percent-encodes every value,
  * and a path template is plain ASCII, so there is nothing for the URL parser to change.
  * @example requestTarget('/api', '/admin/subscriptions/{id}/manage', { id: 7 }, {}) // '/api/admin/subscriptions/7/manage'
  */

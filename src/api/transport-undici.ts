@@ -1,7 +1,7 @@
 /**
  * The undici transport (see transport.ts for when it is chosen). undici is imported by deep
- * paths: its package root loads fetch, WebSocket, caches and more (about 90 ms on Node 20) where
- * the agent and the request helper take about 30 ms.
+ * paths: its package root loads fetch, WebSocket, caches and more, which take several times as
+ * long to load as the agent and the request helper.
  */
 import { createRequire } from 'node:module';
 import type { SecureContext } from 'node:tls';

@@ -2,9 +2,9 @@
  * The HTTP transports: what carries one request of the client (retries, time-outs and redirects
  * are the client's business, not the transport's).
  *
- * - `NodeTransport` (node:http / node:https, keep-alive) for an ordinary command: it loads in
- *   about 4 ms where undici takes about 25 ms plus a WebAssembly parser whose background
- *   compilation held every process open for about 100 ms at exit.
+ * - `NodeTransport` (node:http / node:https, keep-alive) for an ordinary command: it loads
+ *   faster than undici, whose WebAssembly parser's background compilation also holds a process
+ *   open at exit.
  * - `UndiciTransport` where undici pays for itself or is needed: runs of many requests (bulk,
  *   `--all` exports, the console; the client is told by `preferThroughput()`), a proxy
  *   (`http_proxy`/`https_proxy`, either case, lower case wins, honouring `no_proxy`), and an
@@ -75,7 +75,7 @@ export async function createTransport(env: NodeJS.ProcessEnv = process.env, opts
   }
   const ca = trustedCertificates(env, opts.caFile);
   // One secure context for every connection: handing `ca` itself to each tls.connect would
-  // parse the ~150 roots again per connection (about 50 ms each).
+  // parse every bundled root again per connection, which is slow.
   const secureContext = ca ? builtin('node:tls').createSecureContext({ ca }) : undefined;
   const proxy = opts.direct ? undefined : proxySettings(env);
   if (proxy || opts.throughput) {
@@ -163,8 +163,8 @@ export function readBody(res: TransportResponse, max: number, tooBig: () => Erro
   const declared = Number(res.headers['content-length']);
   if (Number.isFinite(declared) && declared > max) return Promise.reject(tooBig());
   if (res.headers['content-length'] !== undefined && Number.isFinite(declared)) return res.text();
-  // Events rather than `for await`: a stream's async iterator is cold code that costs a
-  // single command about 2 ms.
+  // Events rather than `for await`: a stream's async iterator is cold code that slows a
+  // single command.
   const body = res.body;
   return new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];

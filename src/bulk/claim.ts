@@ -50,7 +50,7 @@ const LOCK_PATIENCE_MS = 15_000;
  * run is waited for: another run's probe (`running`) holds it for a moment, and a run killed
  * between creating the file and writing it, or in the middle of taking over a stale lock, leaves
  * a lock that becomes stale only after a few seconds (on a loaded machine the lock's own retries
- * gave up before that, and a resume after a kill stopped with exit 5).
+ * can give up before that, and a resume after a kill would stop with exit 5).
  */
 async function runLock(journal: string, what: string, signal: AbortSignal): Promise<Lock> {
   const deadline = Date.now() + LOCK_PATIENCE_MS;

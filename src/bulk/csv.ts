@@ -1,7 +1,6 @@
 /**
- * The CSV reader of bulk input (RFC 4180), written for it: csv-parse took 120 to 160 ms for
- * 10,000 rows at start-up (with the line numbers and trimming bulk input needs), this takes
- * about 40 ms (both measured cold, as a run meets them).
+ * The CSV reader of bulk input (RFC 4180), written for it: csv-parse, with the line numbers and
+ * trimming bulk input needs, is several times slower on a run's input, read cold as a run meets it.
  *
  * - Fields are separated by `,`, records by LF, CRLF or CR; a leading byte-order mark is dropped.
  * - A field may be quoted (`"a, b"`, with `""` for a quote); quoted fields may span lines.

@@ -16,7 +16,7 @@ export interface InputRow {
 
 /**
  * The whole input as text: a file is read at once (a stream and its async iteration are cold
- * code that a run of 10,000 rows paid a few ms for before its first request), stdin as it comes.
+ * code that would delay a run's first request), stdin as it comes.
  * Input that is not UTF-8 (a spreadsheet's Latin-1 export, say) is refused with the line of its
  * first bad byte: decoding it anyway would send U+FFFD in place of every accented letter.
  */

@@ -105,7 +105,7 @@ function positiveInt(name: string, v: unknown, min = 0): number | undefined {
   return Number(s);
 }
 
-/** --retries: 0-10, as `config set retries` allows (11 was taken here and refused there). */
+/** --retries: 0-10, as `config set retries` allows. */
 function retriesOf(v: unknown): number | undefined {
   const n = positiveInt('--retries', v, 0);
   if (n !== undefined && n > 10) throw new UsageError(`--retries expects a whole number from 0 to 10, got '${String(v)}'`);

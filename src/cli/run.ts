@@ -111,8 +111,8 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
   // (`subctl maintenance cleanup --dry-run`: "unknown option '--dry-run'").
   const parsed = first !== undefined && !named ? argv.slice(0, at! + 1) : argv;
   // A command line that names its group needs no other group, not even by name: only the root's
-  // help lists them, and it is asked for with `-h`/`--help` before the group word (22 commands
-  // made for nothing cost about 0.4 ms of every command).
+  // help lists them, and it is asked for with `-h`/`--help` before the group word (the other
+  // groups' commands, made for nothing, would slow every command).
   const rootHelp = argv.slice(0, at ?? argv.length).some((a) => a === '-h' || a === '--help');
   await addGroups(program, {
     include: (g) => !named || g === named || rootHelp,
@@ -214,8 +214,8 @@ async function spinnerFor(ctx: Ctx, globals: GlobalOptions): Promise<Activity | 
 
 /**
  * The profile's `output` setting (`config set output json`), where neither -o nor SUBCTL_OUTPUT
- * says: it was stored, shown by `config get`, and never used. A config file that cannot be read
- * is left to the command, which says so where it reads it.
+ * says. A config file that cannot be read is left to the command, which says so where it
+ * reads it.
  */
 function profileOutput(ctx: Ctx, globals: GlobalOptions): void {
   let set: string | undefined;

@@ -21,7 +21,7 @@ export interface Credential {
   user_id?: number;
   username?: string;
   role?: string;
-  /** Where it was issued: the base address signed in to, or `sandbox` (absent before it was kept). */
+  /** Where it was issued: the base address signed in to, or `sandbox` (absent: not known). */
   base_url?: string;
 }
 

@@ -5,8 +5,8 @@
  * nonce, pid_start}. A lock whose pid is not alive (process.kill(pid, 0) -> ESRCH) on this host
  * is stale and taken over silently; so is one whose pid now names another process (`pid_start`:
  * the boot and the start time of the holder, from /proc on Linux; after a reboot, or once pids
- * wrap around, a dead holder's pid is often some other live process, and a cron job refused to
- * run every night until someone removed the lock). The take-over itself runs under a short-lived
+ * wrap around, a dead holder's pid is often some other live process, and a cron job would refuse
+ * to run every night until someone removed the lock). The take-over itself runs under a short-lived
  * guard file (`<lock>.takeover`), so that two processes finding the same stale lock cannot both
  * win.
  */
@@ -148,9 +148,9 @@ function isStale(o: Observed, now: number): boolean {
   if (o.info.host !== undefined && o.info.host !== hostname()) return false; // cannot check another host's pids
   const pid = o.info.pid as number;
   if (!pidAlive(pid)) return true;
-  // Alive, but is it the holder? A lock that says which process it was tells; one written
-  // before locks said it (an earlier version) tells by its time: a process that started after the
-  // lock was taken cannot hold it (such a lock, its pid reused, was held for good).
+  // Alive, but is it the holder? A lock that says which process it was tells; one without
+  // `pid_start` tells by its time: a process that started after the lock was taken cannot hold
+  // it (else such a lock, its pid reused, would be held for good).
   if (typeof o.info.pid_start !== 'string') {
     const taken = typeof o.info.started_at === 'string' ? Date.parse(o.info.started_at) : NaN;
     const began = processStartedAt(pid);

@@ -1,8 +1,8 @@
 /**
  * subctl's files are its own: config, credentials, journals, reports, locks and caches are never
  * read or written through a symbolic link planted where one of them goes, and their modes are
- * never changed through one (a planted `config.json -> ~/.ssh/config` had that file chmod-ed and
- * replaced). Such a link is refused with an error naming it.
+ * never changed through one (a planted `config.json -> ~/.ssh/config` would have that file
+ * chmod-ed and replaced). Such a link is refused with an error naming it.
  *
  * Node builtins only: this module is on the start-up path of every command (paths.ts uses it).
  */

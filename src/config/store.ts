@@ -215,7 +215,7 @@ export class ConfigStore {
       const now = Object.prototype.hasOwnProperty.call(data.profiles, name) ? data.profiles[name] : undefined;
       if (typeof now?.device_id === 'string' && now.device_id !== '') return now.device_id;
       validateProfileName(name);
-      // node:crypto is loaded here, when an id is made, not by every command (about 4 ms).
+      // node:crypto is loaded here, when an id is made, not by every command (it is slow to load).
       const id = builtin('node:crypto').randomUUID();
       data.profiles[name] = { ...(now ?? {}), device_id: id };
       return id;

@@ -21,7 +21,7 @@ export interface Encoder {
   finish(): { text: string; rows: number };
 }
 
-/** A quarter of stdout's highWaterMark: big enough to save write calls (a write per row is 3x slower into a pipe), small enough that the source stays about one highWaterMark ahead of the reader. */
+/** A quarter of stdout's highWaterMark: big enough to save write calls (a write per row is much slower into a pipe), small enough that the source stays about one highWaterMark ahead of the reader. */
 export const CHUNK_CHARS = 4096;
 
 /** Base for encoders that render each row to text at once. */

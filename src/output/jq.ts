@@ -1,7 +1,7 @@
 /**
  * `--jq EXPR`: jq's own language over the JSON a command prints, by jq itself compiled to
  * WebAssembly (the jq-web package, which ships jq.wasm). Loaded only when the flag is given: the
- * module and its WebAssembly cost a few hundred milliseconds that no other command pays.
+ * module and its WebAssembly are slow to load, a cost no other command pays.
  */
 import { UsageError } from '../api/errors.js';
 import { builtin } from '../builtin.js';

@@ -5,7 +5,7 @@
 
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
 const ASCII_PRINTABLE = /^[\x20-\x7e]*$/;
-// The Unicode property classes cost about 2 ms to build: made on first use, which an all-ASCII
+// The Unicode property classes are slow to build: made on first use, which an all-ASCII
 // run (and every json/csv run) never reaches.
 let unicode: { zeroWidth: RegExp; emoji: RegExp; emojiPresentation: RegExp } | undefined;
 const classes = () =>

@@ -3,17 +3,17 @@
  *
  * A commit costs more than the writes of a typical request: each page a transaction touched is
  * written to the WAL again (the audit table and its four indexes, the row and its indexes:
- * about fifteen 4 KB pages for one subscription manage), and the checkpoints that copy the WAL
+ * many pages for one subscription manage), and the checkpoints that copy the WAL
  * back are paid by the page. Write requests that arrive together (bulk runs send 16 at once)
  * touch many of the same pages, so they are run one after the other inside one transaction and
  * committed once; each answer is sent after that commit, so no caller (nor another process)
  * hears of a write before it is committed.
  *
- * Nothing else changes: the requests run in arrival order; a handler's own transaction becomes
- * a savepoint (better-sqlite3 nests them), so its writes are still all or nothing; a handler
- * that throws keeps whatever it wrote outside a transaction, exactly as when each statement
- * committed on its own. A request alone (the usual case with one client) runs on its own, as it
- * always did.
+ * Batching changes nothing else: the requests run in arrival order; a handler's own transaction
+ * becomes a savepoint (better-sqlite3 nests them), so its writes are still all or nothing; a
+ * handler that throws keeps whatever it wrote outside a transaction, exactly as when each
+ * statement commits on its own. A request alone (the usual case with one client) runs on its
+ * own, outside any batch.
  */
 import { dataRolledBack, prep } from './db.js';
 import type { DB } from './types.js';

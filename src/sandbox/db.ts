@@ -20,7 +20,7 @@ export function allMigrations(): Migration[] {
 /**
  * The compiled addon, named outright. Without it better-sqlite3 asks the `bindings` package to
  * find the file, which walks a list of candidate paths and reads a stack trace to learn where
- * it was called from: about 2 ms per open, and wrong inside a bundle (the CLI bundles
+ * it is called from: slow on every open, and wrong inside a bundle (the CLI bundles
  * better-sqlite3's JavaScript, see tsup.config.ts).
  */
 let nativeBinding: string | undefined;
@@ -28,7 +28,7 @@ let nativeBinding: string | undefined;
 /**
  * A `require` for this file: the CLI bundle's own (CommonJS), else one made for the ES module
  * build. node:module is loaded only in the second case: loading it also loads Node's ES module
- * loader and source-map support, about 0.3 ms of every embedded start.
+ * loader and source-map support, a cost on every embedded start.
  */
 function localRequire(): NodeJS.Require {
   if (typeof require === 'function' && typeof require.resolve === 'function') return require;
@@ -220,7 +220,7 @@ export function openDatabase(file: string): DB {
     checkOwnTables(db, file);
     // Switching a new file to WAL needs a moment alone with it; another process doing the
     // same answers SQLITE_BUSY despite busy_timeout on some paths, so retry briefly.
-    // Asked first: switching costs about twice as much as asking, and the file is WAL already
+    // Asked first: switching costs more than asking, and the file is WAL already
     // on every open but its first.
     if (String(db.pragma('journal_mode', { simple: true })).toLowerCase() !== 'wal') retryBusy(() => db.pragma('journal_mode = WAL'));
     db.pragma('foreign_keys = ON');
@@ -306,8 +306,8 @@ const held = new WeakMap<DB, string>();
 
 /**
  * Runs `fn` with `dataStamp(db)` answering `stamp` (read by the caller just before) instead of
- * asking the database: a page request asked three times (its token, its count, its page), and
- * `PRAGMA data_version` costs about 8 us under load. Only for code that does not write (the
+ * asking the database: a page request would ask three times (its token, its count, its page),
+ * and `PRAGMA data_version` is not free under load. Only for code that does not write (the
  * sandbox's GET handlers; a test checks that none writes), and only for its synchronous part.
  *
  * Why it is safe: what `fn` reads is at least as new as `stamp`, so anything it remembers under

@@ -34,7 +34,7 @@ export async function startEmbeddedSandbox(opts: {
   const dialect = dialectFromEnv(opts.env);
   ensurePrivateDir(opts.dataDir);
   const dataFile = opts.dataFile ?? join(opts.dataDir, 'sandbox.db');
-  // subctl's own data file (and its -wal and -shm), made 0644 by earlier versions: private,
+  // subctl's own data file (and its -wal and -shm), whatever mode it was found with: private,
   // as the README promises of every file of subctl's.
   if (!opts.dataFile) for (const f of [dataFile, `${dataFile}-wal`, `${dataFile}-shm`]) repairMode(f, FILE_MODE);
   const sb = await startSandbox({ dataFile, port: 0, host: '127.0.0.1', quiet: true, dialect });

@@ -356,11 +356,11 @@ ${systemRows}
 `,
   },
   {
-    // The permissions reported for the system roles promised access the server refused (an
-    // agent's users.read, a support's audit.read, a manager's services.manage): they now follow
-    // the access rule (see PERMISSIONS). Data files made before get the current descriptions and
-    // the system roles' current grants; custom roles keep theirs. On a new file this rewrites
-    // what user-001 just wrote, to the same rows.
+    // The permissions reported for the system roles follow the access rule (see PERMISSIONS), so
+    // none promises access the server refuses (an agent's users.read, a support's audit.read, a
+    // manager's services.manage). A data file gets the current descriptions and the system
+    // roles' current grants; custom roles keep theirs. On a new file this rewrites what user-001
+    // just wrote, to the same rows.
     id: 'user-002',
     sql: `
 ${Object.entries(PERMISSIONS)
@@ -374,8 +374,8 @@ ${systemGrants.join('\n')}
 `,
   },
   {
-    // The system roles' descriptions say what the server lets them do (agent and support were
-    // said to read accounts and subscriptions, and manager to manage services and plans: all 403).
+    // The system roles' descriptions say what the server lets them do (none says that agent or
+    // support reads accounts and subscriptions, or that manager manages services and plans: all 403).
     id: 'user-003',
     sql: SYSTEM_ROLES.map(
       (r) => `UPDATE roles SET description = ${q(r.description)} WHERE role_name = ${q(r.role_name)} AND is_system_role = 1;`,

@@ -7,7 +7,7 @@
  *
  * At scale 1: 3,000 subscriptions, 2,000 usage codes, 10,000 wallet transactions, 1,000
  * audit rows, 6,000 usage logs (usage logs stop growing past scale 10). Everything goes through prepared statements in the caller's
- * transaction: scale 100 (a million wallet transactions) takes seconds, not minutes.
+ * transaction, so that scale 100 (a million wallet transactions) stays quick to seed.
  *
  * The stages draw from one PRNG in a fixed order (catalog, sales, wallets, tokens, audit): the
  * same seed and clock give the same data. Fixed data: seed-admin-data.ts.

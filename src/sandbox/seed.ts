@@ -57,13 +57,13 @@ export function seedDatabase(db: DB, opts: SeedOptions = {}): { seeded: boolean;
   if (!(scale > 0)) throw new Error(`scale must be a positive number, got ${scale}`);
   const now = opts.now ?? new Date();
   const rng = mulberry32(opts.seed ?? 42);
-  // Date.now: the global `performance` loads perf_hooks (about 1 ms) on first use, and this
+  // Date.now: the global `performance` loads perf_hooks on first use, and this
   // runs at every start of the embedded sandbox.
   const t0 = Date.now();
   const run = db.transaction(() => {
     const n = (db.prepare('SELECT COUNT(*) AS n FROM users').get() as { n: number }).n;
     if (n > 0) return false;
-    // Building an index once over a filled table is about twice as fast as keeping it
+    // Building an index once over a filled table is faster than keeping it
     // up to date row by row: drop the secondary indexes of the big tables, put them back after.
     const indexes = db
       .prepare(
@@ -78,8 +78,8 @@ export function seedDatabase(db: DB, opts: SeedOptions = {}): { seeded: boolean;
     return true;
   });
   const seeded = run.immediate();
-  // A full ANALYZE (about 2 s at scale 100): the sampling of `PRAGMA optimize` misjudged the
-  // large tables (2,001 rows per value where there are 250,000) and the planner chose scans.
+  // A full ANALYZE, slow as it is on a large seed: the sampling of `PRAGMA optimize` misjudges how
+  // many rows share a value in the large tables, and the planner then chooses scans.
   if (seeded) db.exec('ANALYZE');
   return { seeded, ms: Date.now() - t0 };
 }

@@ -15,8 +15,8 @@ export async function loadUi(): Promise<typeof import('./index.js')> {
       delete process.env[k];
     }
   }
-  // React and its reconciler pick their build as they load: the production one loads ~20%
-  // faster and drops development checks a user never sees.
+  // React and its reconciler pick their build as they load: the production one loads faster
+  // and drops development checks a user never sees.
   const env = process.env.NODE_ENV;
   if (env === undefined) process.env.NODE_ENV = 'production';
   try {

@@ -29,7 +29,7 @@ export function suspendTerminal(
     repaint();
     // A terminal multiplexer may apply a resize made while stopped a moment after `fg` (tmux
     // defers a pane's new size to its next loop): asked again shortly, in case no SIGWINCH
-    // brings it (it emits 'resize' only when the size changed; under load the console was once
+    // brings it (it emits 'resize' only when the size changed; under load the console could be
     // left drawn at the old width).
     for (const ms of [100, 500]) setTimeout(() => refreshSize(stdout), ms).unref();
   }

@@ -85,8 +85,8 @@ const SCHEMA_KEYS: readonly SchemaKey[] = ['params', 'query', 'body', 'response'
 /**
  * Declares one endpoint. Its schemas come from `schemas()`, called the first time any of them
  * is read (`e.query`, `e.response` ...), so a command builds the schemas of the endpoints it
- * calls and no others: zod takes 20-30 us to build one schema object, and a contract file
- * declares a few hundred. Shared schemas are built once, on first use, through `lazy()`.
+ * calls and no others: building a zod schema object takes time, and a contract file declares a
+ * few hundred. Shared schemas are built once, on first use, through `lazy()`.
  * Given the schemas themselves (`query: z.object(...)`), it builds nothing later (tests do that).
  */
 export function endpoint<
@@ -206,7 +206,7 @@ export function date() {
   const s = z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'Invalid date: expected YYYY-MM-DD' })
-    // Only text of that form is checked again (as a calendar day): 'yesterday' was said twice.
+    // Only text of that form is checked again (as a calendar day), so 'yesterday' is refused once.
     .refine(
       (v) =>
         !/^\d{4}-\d{2}-\d{2}$/.test(v) ||
@@ -242,7 +242,7 @@ export const SortOrder = lazy(() => z.enum(['ASC', 'DESC']));
  * `schema.optional().nullable()`, made once per schema: most response fields are the shared
  * `num()`, `str()`, `bool()` and `dateTime()`, and zod schemas never change, so every field of every
  * response can share four wrappers instead of building two schemas each (a response of 25
- * fields built 50; building them was most of the time a contract file took to load).
+ * fields would build 50, and building them would be most of a contract file's load time).
  */
 const lenientOf = new WeakMap<z.ZodType, z.ZodType>();
 function lenient(schema: z.ZodType): z.ZodType {

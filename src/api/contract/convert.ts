@@ -32,9 +32,9 @@ export function convertValue(raw: unknown, info: FieldInfo): unknown {
 
 /**
  * Text given for a number that is not one written in decimals, refused as typed: `Number()`
- * reads `0x10` as 16, `0b11` as 3 and '' as 0, so `--price 0x10` created a plan priced 16 and
- * `--page-size ""` was "too small". (The contract's query numbers take decimal text only too,
- * `fromDecimalText`; this says it of what was typed, before anything else.)
+ * reads `0x10` as 16, `0b11` as 3 and '' as 0, so `--price 0x10` would create a plan priced 16
+ * and `--page-size ""` would be "too small". (The contract's query numbers take decimal text
+ * only too, `fromDecimalText`; this says it of what was typed, before anything else.)
  */
 export function badNumberText(raw: unknown, info: FieldInfo): string | undefined {
   if (typeof raw !== 'string' || (info.kind !== 'number' && info.kind !== 'integer')) return undefined;

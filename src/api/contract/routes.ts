@@ -2,8 +2,8 @@
  * Where each endpoint of the contract lives, without building its schemas: METHOD, path, name
  * and the contract file that declares it. The sandbox routes with it and loads a contract file
  * on the first request to one of its endpoints; `subctl api` does the same. Building every
- * schema of the 95 endpoints costs about 40 ms of zod at start-up, which a command that calls
- * one endpoint should not pay.
+ * schema of the 95 endpoints at start-up is a cost of zod that a command that calls one endpoint
+ * should not pay.
  *
  * It repeats the contract by hand: `tests/api/routes.test.ts` holds it to the contract, entry
  * for entry, so it cannot drift.

@@ -25,8 +25,8 @@ const THRESHOLDS = [
 /**
  * What a real run is about to do, for its confirmation: each threshold as given, or "not given"
  * (the platform then applies its own default, which the specification does not state: a run
- * naming only usage logs also removed expired subscriptions and tokens under the defaults, and
- * the confirmation had named only usage logs), and, on a terminal, the counts of a dry run of
+ * naming only usage logs also removes expired subscriptions and tokens under the defaults, which
+ * a confirmation naming only usage logs would hide), and, on a terminal, the counts of a dry run of
  * the same body made just before, with the thresholds the platform says it used.
  */
 function confirmation(body: Record<string, unknown>, preview: Record<string, unknown> | undefined): string {
@@ -104,7 +104,7 @@ async function runCleanup(input: VerbInput, ctx: Ctx): Promise<number> {
     const data = (res.data ?? {}) as Record<string, unknown>;
     const g = ctx.globals;
     // -q: a real run prints nothing on success (cron mails nothing); a dry run's counts are its
-    // result, printed as any command's result is (they were left out too, leaving an empty file).
+    // result, printed as any command's result is (left out, they would leave an empty file).
     if (g.quiet && g.output === 'table' && !dryRun) return 0;
     const target = ctx.target();
     // Everything the platform answered (the summary, and where it gives them the thresholds and
@@ -173,7 +173,7 @@ export const cleanupGroup: Group = {
         summary: 'remove expired subscriptions, inactive tokens and old usage logs; --dry-run prints the counts only',
         override: (input, ctx) => runCleanup(input, ctx),
         // One cleanup is one request, run under cleanup.lock: rows of a file would each be a
-        // cleanup, and went around the lock (a second cleanup overlapped a running one).
+        // cleanup, and go around the lock (a second cleanup would overlap a running one).
         bulk: false,
       },
       bind,

@@ -53,8 +53,8 @@ function typedAsText(specs: string[]): Map<string, string> {
 
 /**
  * Fields given as `key=value` whose contract type is text (a string, one of a list of values, a
- * date) get their text back: `-f service_code=123` or `-f search_keyword=2024` were sent as
- * numbers and refused ("expected string, received number").
+ * date) get their text back: `-f service_code=123` or `-f search_keyword=2024` would otherwise be
+ * sent as numbers and refused ("expected string, received number").
  */
 function applyContractTypes(place: Record<string, unknown> | undefined, schema: z.ZodObject | undefined, texts: Map<string, string>): void {
   if (!place || !schema) return;

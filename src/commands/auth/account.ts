@@ -79,8 +79,8 @@ function buildRegister(cmd: Command, bind: Bind): void {
           if (registering) ctx.config().removeProfile(registering);
           throw e;
         }
-        // The profile points where the account is (it was left without an address, and the
-        // sign-in it suggests then went to the embedded sandbox).
+        // The profile points where the account is (left without an address, the sign-in it
+        // suggests would go to the embedded sandbox).
         const name = ctx.profileName();
         rememberTarget(ctx, name);
         await printAnswer(ctx, { data });

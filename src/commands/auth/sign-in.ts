@@ -94,8 +94,8 @@ export function buildLogout(cmd: Command, bind: Bind): void {
           if (run) return logoutRunToken(ctx, run);
           const name = ctx.profileName();
           // Revoked where it was issued, or not at all: sent elsewhere (--base-url naming another
-          // platform), the token in the body went to that address, and the profile was said to
-          // be signed out while the token stayed valid where it works.
+          // platform), the token in the body would go to that address, and the profile would be
+          // said to be signed out while the token stayed valid where it works.
           const { stored, withheldFrom } = ctx.usableSignIn();
           if (withheldFrom !== undefined) throw signedInElsewhere(ctx, name, 'auth logout', withheldFrom);
           if (!stored?.token) {

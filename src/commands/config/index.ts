@@ -63,8 +63,8 @@ export const configGroup: Group = {
             const name = ctx.profileName();
             const wasActive = ctx.config().load().current_profile;
             if (field === 'base_url') {
-              // A sign-in stored before it recorded where it was issued, at the old address: it
-              // is recorded now, so that it does not go to the new one (it did).
+              // A sign-in with no record of where it was issued was issued at the old address:
+              // that is recorded, so that it does not go to the new one.
               const cred = ctx.credentials().get(name);
               const old = ctx.config().getProfile(name)?.base_url;
               if (cred?.token && !cred.base_url && old !== v) ctx.credentials().set(name, { ...cred, base_url: old || 'sandbox' });

@@ -51,7 +51,7 @@ async function runConsole(ctx: Ctx, opts: ConsoleOpts): Promise<number> {
     ctx.globals.verbose = false;
   }
   if (opts.catalog !== undefined) return (await import('../catalog/console-view.js')).runCatalogView(ctx, opts.catalog);
-  // The first screen's request goes out now, while Ink loads (half a second): the answer is
+  // The first screen's request goes out now, while Ink loads (which takes a while): the answer is
   // usually there by the first frame.
   const api = await ctx.api();
   const { loadUi, prefetchFirstScreen } = await import('../../ui/load.js');

@@ -98,7 +98,7 @@ export const devicesGroup: Group = {
       summary: 'devices and sessions of the signed-in account; the current one is marked * (--include-inactive for all)',
       render: async (data: Record<string, unknown>, ctx) => {
         // A session id and a device token are credentials (the session id signs CMS requests):
-        // masked, as --verbose and auth login's output keep them out (they were printed whole).
+        // masked, as --verbose and auth login's output keep them out.
         const found = listRows(ctx, devicesList, data, 'devices');
         if (!found) return void (await printObject(data, out(ctx)));
         const devices = found.map((d) => {

@@ -134,7 +134,7 @@ export const rolesGroup: Group = {
       summary:
         "set a user's roles: --new-roles a,b (replaces the roles held; --new-role is the legacy single form) with --reason and --notes",
       // Both forms with other roles: which one was meant is not the tool's to guess (the
-      // sandbox took --new-roles and dropped --new-role without a word).
+      // sandbox takes --new-roles and drops --new-role without a word).
       names: ['user_id'],
       prepare: userArg('user_id', (i) => {
         const many = i.body.new_roles as string[] | undefined;

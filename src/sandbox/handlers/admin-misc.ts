@@ -251,8 +251,8 @@ function listWallet(ctx: HandlerContext) {
 
 /**
  * One aggregate query over the filtered set — grouped by type, method and status, which a
- * covering index answers without touching the table (about 0.3 s at a million rows, unfiltered)
- * — remembered until the database changes (paging asks it again and again). Amounts count
+ * covering index answers without touching the table, yet slow at a million rows unfiltered —
+ * remembered until the database changes (paging asks it again and again). Amounts count
  * completed transactions only; transaction_count counts every transaction the filter matches
  * (it is the list's total).
  */

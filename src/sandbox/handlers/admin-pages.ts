@@ -64,7 +64,7 @@ export interface PageQuery {
 
 /**
  * Sort keys remembered per list query, at most this many in all (least recently used go
- * first): a few hundred bytes each. Two per page served (its first and last row).
+ * first), so their memory stays bounded. Two per page served (its first and last row).
  */
 export const MAX_PAGE_BOUNDARIES = 5000;
 
@@ -196,8 +196,7 @@ function afterKey(keys: SortColumn[], dir: 'ASC' | 'DESC', key: unknown[]): { sq
 /**
  * The rows of one page of a list, exactly those of `ORDER BY <sort>, <tiebreak> LIMIT size
  * OFFSET (page - 1) * size`, but without walking past every row before the page when a page
- * near it was served before (deep pages of a million rows take a quarter of a second with
- * OFFSET alone).
+ * near it was served before (OFFSET alone makes a deep page of a million rows slow).
  *
  * Each page served leaves the sort keys (sort columns + tie-break) of its first and last rows,
  * by row position, for its query (tables, filters and their arguments, order). A later page
@@ -227,7 +226,7 @@ let nextTextId = 0;
 
 /**
  * A number that stands for `text` in cache keys: a list's FROM and SELECT texts run to hundreds
- * of characters, and a key built of them was copied and hashed on every request. They are the
+ * of characters, and a key built of them would be copied and hashed on every request. They are the
  * handlers' constants (a few dozen); should the map ever reach 10,000 it starts again, with new
  * numbers (they never repeat, so no key can come to mean another text).
  */

@@ -126,7 +126,7 @@ const stampCaches = new WeakMap<DB, { stamp: string; entries: Map<string, unknow
 
 /**
  * `compute()`, remembered under `key` until the database changes. Counts and summaries over a
- * million rows take a few hundred ms; paging through a list asks the same ones again and again.
+ * million rows are slow, and paging through a list asks the same ones again and again.
  */
 export function cachedUntilChange<T>(db: DB, key: string, compute: () => T): T {
   const stamp = dataStamp(db);
@@ -144,7 +144,7 @@ export function cachedUntilChange<T>(db: DB, key: string, compute: () => T): T {
     return hit;
   }
   const v = compute();
-  // Pages of 100 rows are ~50 KB: a few hundred of them stay well under 50 MB.
+  // A few hundred pages of 100 rows stay small in memory (bench/README.md has a page's size).
   if (c.entries.size >= 300) c.entries.delete(c.entries.keys().next().value as string);
   c.entries.set(key, v);
   return v;

@@ -195,8 +195,8 @@ export function recomputePrimary(db: DB, userId: number, at: string): string {
 /**
  * The role that decides what an account may do: its primary role when that is a system role;
  * otherwise `user`, as the server's rule (`roleAllows`) treats a custom role. Only its grants
- * are reported: a custom or secondary role's were reported and then refused (an `auditor`
- * "held" audit.read and got 403 on the audit log).
+ * are reported: a custom or secondary role's would be reported and then refused (an `auditor`
+ * would "hold" audit.read and get 403 on the audit log).
  */
 function decidingRole(db: DB, userId: number): string {
   const u = db.prepare('SELECT role FROM users WHERE user_id = ?').get(userId) as { role: string } | undefined;

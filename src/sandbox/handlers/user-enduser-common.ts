@@ -63,7 +63,7 @@ export function addDuration(
 
 /**
  * The end of a subscription to `link`'s plan starting at `at`. A plan lasting past 9999-12-31
- * (made before plans were held to it, or on another sandbox) is 400 PLAN_DURATION_OUT_OF_RANGE
+ * (a data file may hold one that was never checked against it) is 400 PLAN_DURATION_OUT_OF_RANGE
  * naming the plan, checked before anything is written: no debit, no claimed code.
  */
 export function planEnd(link: LinkRow, at: string, field: string): string {
