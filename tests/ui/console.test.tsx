@@ -1154,7 +1154,7 @@ describe('console: referral and role-assignment tables', () => {
     h = await startConsole({ resource: 'role-assignments', handler: handler as never });
     const f = await h.waitFor('bob');
     // is_active is a column of `roles assignments`; these rows do not have it.
-    expect(f).toMatch(/^ {2}user_\S* +\S+ +email +full_name +role +level +last_login$/m);
+    expect(f).toMatch(/^ {2}id +\S+ +email +full_name +role +level +last_login$/m);
     expect(f).toMatch(/^> 3 +bob +bob\.the\.builder@example\.com +Bob The Builder +manager +50 +2026-02-03 \d{2}:00:00$/m);
     // Times to the second; their one zone said once on the title line.
     expect(f).toMatch(/^role-assignments .*times [+-]\d{2}:\d{2}/m);
