@@ -82,7 +82,7 @@ export const TOPICS: Record<TopicName, Topic> = {
           ['2', 'usage error or invalid input, nothing was sent: fix the command line; retrying the same line fails again'],
           [
             '3',
-            'not authenticated or not allowed (401, 403): sign in again (`subctl auth login`) or use an account with the right role; do not retry as is',
+            'not authenticated or not allowed (401, 403; `auth status` when the platform does not accept the token): sign in again (`subctl auth login`) or use an account with the right role; do not retry as is',
           ],
           ['4', 'not found (404): check the id or code; a script deleting something may treat it as already done'],
           [

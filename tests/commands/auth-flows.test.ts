@@ -483,6 +483,28 @@ describe('auth status', () => {
     expect(plain.code, plain.stderr).toBe(0);
     expect(body(1)).toEqual({ token: TOKEN });
   });
+
+  it('a token the platform refuses: the status on stdout, exit 3, and the reason on stderr (text and JSON)', async () => {
+    server.setHandler(() => ok({ valid: false }));
+    const r = await runCli('auth status', { env: env() });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toMatch(/^valid\tfalse$/m);
+    expect(r.stderr).toBe(
+      'error: the platform does not accept the token in SUBCTL_TOKEN\n' +
+        'hint: sign in with `subctl auth login` (or set SUBCTL_TOKEN), then run the command again\n',
+    );
+    const j = await runCli('auth status -o json', { env: env() });
+    expect(j.code).toBe(3);
+    expect(JSON.parse(j.stdout)).toMatchObject({ valid: false, token_source: 'env' });
+    expect(JSON.parse(j.stderr.trim().split('\n').at(-1)!).error).toMatchObject({ type: 'auth' });
+  });
+
+  it('no token at all: nothing is sent, exit 3, and stderr says so', async () => {
+    const r = await runCli('auth status', { env: { SUBCTL_BASE_URL: server.url, SUBCTL_CONFIG_DIR: configDir } });
+    expect(r.code).toBe(3);
+    expect(server.requests).toHaveLength(0);
+    expect(r.stderr).toMatch(/^error: not signed in: profile 'default' has no token\n/);
+  });
 });
 
 describe('auth logout', () => {

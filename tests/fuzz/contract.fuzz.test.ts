@@ -183,9 +183,11 @@ function expectClearFailure(r: RunResult, allowed: number[]): void {
       for (const l of lines.slice(0, -1)) expect(l, why).toMatch(/^(note|warning): \S/);
       return;
     }
-    expect(lines[0], why).toMatch(/^error: \S/);
-    // Every line is the error, a field error, a hint, a note, or a progress line.
-    for (const l of lines.slice(1)) expect(l, why).toMatch(/^( {2}\S|hint: |[a-z[])/);
+    // Notes written before the error came (where the rows of an answer were found) stay above it.
+    const at = lines.findIndex((l) => !/^(note|warning): \S/.test(l));
+    expect(lines[at], why).toMatch(/^error: \S/);
+    // Every line after it is a field error, a hint, a note, or a progress line.
+    for (const l of lines.slice(at + 1)) expect(l, why).toMatch(/^( {2}\S|hint: |[a-z[])/);
   }
 }
 

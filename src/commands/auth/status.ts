@@ -1,12 +1,15 @@
 /** `auth status`: the profile, where requests go, who is signed in, and whether the server accepts the token. */
 import { Option, type Command } from 'commander';
 import { endpointByName } from '../../api/contract/index.js';
+import { CliError, ExitCode } from '../../api/errors.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { printObject } from '../../output/index.js';
 import type { Group } from '../types.js';
 import { out } from '../common.js';
 
 type Bind = Parameters<Group['build']>[1];
+
+const TOKEN_FROM: Record<string, string> = { env: 'in SUBCTL_TOKEN', 'token-file': 'of --token-file' };
 
 export function buildStatus(cmd: Command, bind: Bind): void {
   addGlobalOptions(
@@ -55,7 +58,17 @@ export function buildStatus(cmd: Command, bind: Bind): void {
             if (v.role) status.role = v.role;
           } else status.valid = false;
           await printObject(status, out(ctx));
-          return status.valid === false ? 3 : 0;
+          // Exit 3 says it to a script; the reason goes to stderr, so that cron's mail says it too.
+          if (status.valid === false)
+            throw new CliError(
+              'auth',
+              ExitCode.auth,
+              token
+                ? `the platform does not accept the token ${TOKEN_FROM[String(status.token_source)] ?? `of profile '${name}'`}`
+                : `not signed in: profile '${name}' has no token`,
+              { hint: 'sign in with `subctl auth login` (or set SUBCTL_TOKEN), then run the command again' },
+            );
+          return 0;
         })(c.optsWithGlobals());
       }),
   );
