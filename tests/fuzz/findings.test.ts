@@ -183,3 +183,26 @@ describe('auth answers outside the contract', () => {
     expect(readFileSync(join(dir, 'credentials.json'), 'utf8')).toContain('tok-stored-1');
   });
 });
+
+describe("cleanup's summary from an answer of any shape", () => {
+  it('a message object without toString and keys with escape sequences: printed as text, escaped, exit 0', async () => {
+    server.setHandler(() =>
+      json({
+        status: true,
+        message: 'OK',
+        data: {
+          cleanup_summary: { 'expired\u001b[2J': 3, ok: { n: 1 } },
+          thresholds: { 'days\u001b]0;x\u0007': 30 },
+          message: { toString: null, valueOf: 'v' },
+        },
+      }),
+    );
+    const r = await runCli('cleanup --dry-run --cleanup-expired-days 30', { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain('\u001b');
+    expect(r.stdout).toContain('expired\\x1b[2J');
+    expect(r.stdout).toMatch(/^ {2}ok +\{"n":1\}$/m);
+    expect(r.stdout).toMatch(/^ {2}days\\x1b\]0;x\\x07 +30$/m);
+    expect(r.stderr).toContain('{"toString":null,"valueOf":"v"}');
+  });
+});

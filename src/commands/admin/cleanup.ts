@@ -11,9 +11,12 @@ import { configureVerb, type VerbInput } from '../../cli/verbs.js';
 import { NetworkError } from '../../api/errors.js';
 import { builtin } from '../../builtin.js';
 import { ensurePrivateDir } from '../../config/paths.js';
-import { pickFields } from '../../output/format.js';
+import { escapeControls, formatCell, pickFields } from '../../output/format.js';
 import { printObject } from '../../output/index.js';
 import type { Group } from '../types.js';
+
+/** A value of the platform's summary as one line of text, its control characters escaped (objects as JSON). */
+const cellText = (v: unknown) => escapeControls(formatCell(v, { tty: false }));
 
 /** The three thresholds of the body, in the contract's order, with what each one removes. */
 const THRESHOLDS = [
@@ -133,15 +136,15 @@ async function runCleanup(input: VerbInput, ctx: Ctx): Promise<number> {
       const counts = (full.cleanup_summary ?? {}) as Record<string, unknown>;
       // The heading says whether it was a dry run; the summary's own dry_run flag would repeat it.
       for (const [k, v] of Object.entries(counts).filter(([key]) => key !== 'dry_run'))
-        ctx.io.stdout.write(`  ${k.padEnd(26)} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}\n`);
+        ctx.io.stdout.write(`  ${escapeControls(k).padEnd(26)} ${cellText(v)}\n`);
       for (const part of ['thresholds', 'cutoffs']) {
         const o = rest[part];
         if (!o || typeof o !== 'object') continue;
         ctx.io.stdout.write(`${part}:\n`);
         for (const [k, v] of Object.entries(o as Record<string, unknown>))
-          ctx.io.stdout.write(`  ${k.padEnd(30)} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}\n`);
+          ctx.io.stdout.write(`  ${escapeControls(k).padEnd(30)} ${cellText(v)}\n`);
       }
-      if (full.message) ctx.note(String(full.message));
+      if (full.message) ctx.note(formatCell(full.message, { tty: false }));
     }
     return 0;
   } finally {
