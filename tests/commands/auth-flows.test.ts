@@ -497,6 +497,13 @@ describe('auth status', () => {
     expect(j.code).toBe(3);
     expect(JSON.parse(j.stdout)).toMatchObject({ valid: false, token_source: 'env' });
     expect(JSON.parse(j.stderr.trim().split('\n').at(-1)!).error).toMatchObject({ type: 'auth' });
+    // Another platform's spelling of false (the sandbox's alt dialect writes 0).
+    for (const valid of [0, 'false']) {
+      server.setHandler(() => ok({ valid }));
+      const other = await runCli('auth status', { env: env() });
+      expect(other.code, String(valid)).toBe(3);
+      expect(other.stderr).toMatch(/^error: the platform does not accept the token in SUBCTL_TOKEN\n/);
+    }
   });
 
   it('no token at all: nothing is sent, exit 3, and stderr says so', async () => {

@@ -2,6 +2,7 @@
 import { Option, type Command } from 'commander';
 import { endpointByName } from '../../api/contract/index.js';
 import { CliError, ExitCode } from '../../api/errors.js';
+import { readBoolean } from '../../api/read-values.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { printObject } from '../../output/index.js';
 import type { Group } from '../types.js';
@@ -59,7 +60,8 @@ export function buildStatus(cmd: Command, bind: Bind): void {
           } else status.valid = false;
           await printObject(status, out(ctx));
           // Exit 3 says it to a script; the reason goes to stderr, so that cron's mail says it too.
-          if (status.valid === false)
+          // As the platform wrote it (`false`, `0`, `"false"`): shown as received, read as a boolean.
+          if (readBoolean(status.valid) === false)
             throw new CliError(
               'auth',
               ExitCode.auth,
