@@ -96,3 +96,20 @@ export function readDay(v: unknown): string | undefined {
   const ms = readDate(v);
   return ms === undefined ? undefined : new Date(ms).toISOString().slice(0, 10);
 }
+
+/**
+ * A name to show or store for a value that one platform writes as text and another as an
+ * object (`"admin"`, `{ role_name: "admin" }`): the text trimmed, a number as text, or the
+ * object's first non-empty text among `keys`; undefined for anything else.
+ * @example readLabel({ role_name: 'admin' }, ['role_name', 'name']) // 'admin'
+ */
+export function readLabel(v: unknown, keys: readonly string[]): string | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : undefined;
+  if (typeof v === 'string') return v.trim() || undefined;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  for (const k of keys) {
+    const t = (v as Record<string, unknown>)[k];
+    if (typeof t === 'string' && t.trim()) return t.trim();
+  }
+  return undefined;
+}

@@ -1,10 +1,19 @@
 /** Values that steer a decision (src/api/read-values.ts) and rows found (src/api/rows.ts). */
 import { describe, expect, it } from 'vitest';
-import { readBoolean, readDate, readDay, readId, readNumber, readWhole, sameId } from '../../src/api/read-values.js';
+import { readBoolean, readDate, readDay, readId, readLabel, readNumber, readWhole, sameId } from '../../src/api/read-values.js';
 import { findRows, totalsOf } from '../../src/api/rows.js';
 import { servicesList } from '../../src/api/contract/admin-services.js';
 
 describe('read-values', () => {
+  it('a label from text, a number, or the first text field of an object', () => {
+    expect(readLabel(' admin ', ['role_name'])).toBe('admin');
+    expect(readLabel(7, [])).toBe('7');
+    expect(readLabel({ role_name: 'admin', name: 'x' }, ['role_name', 'name'])).toBe('admin');
+    expect(readLabel({ role_name: ' ', name: 'ops' }, ['role_name', 'name'])).toBe('ops');
+    for (const v of [undefined, null, '', '  ', [], ['admin'], true, NaN, {}, { role_name: 3 }])
+      expect(readLabel(v, ['role_name'])).toBeUndefined();
+  });
+
   it('numbers from numbers or decimal text only', () => {
     expect(readNumber('19.99')).toBe(19.99);
     expect(readNumber(' 12 ')).toBe(12);

@@ -574,3 +574,35 @@ describe('auth logout', () => {
     expect(await tokenSource()).toBe('none');
   });
 });
+
+describe("another platform's spelling of the sign-in answer (the sandbox's alt dialect writes ids as text and the role as an object)", () => {
+  const altLogin = () =>
+    server.setHandler((req) =>
+      req.path === '/auth/login'
+        ? ok({ token: 'tok-alt', user_id: '9', username: 'ops', role: { role_name: 'admin' } })
+        : req.path === '/auth/validate-session'
+          ? ok({ valid: 1, username: 'ops', role: { role_name: 'admin' } })
+          : ok({ message: 'logged out' }),
+    );
+
+  it('login shows and stores the role by its name; logout sends the user id as a number and revokes the token', async () => {
+    altLogin();
+    const r = await runCli(`auth login --base-url ${server.url} --profile p --username ops --password-stdin`, {
+      env: { SUBCTL_CONFIG_DIR: configDir },
+      stdin: 'pw\n',
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/signed in as ops \(admin\) on profile 'p'/);
+    const list = await runCli('config list -o json', { env: { SUBCTL_CONFIG_DIR: configDir } });
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ name: 'p', username: 'ops', role: 'admin' })]);
+    const st = await runCli('auth status -o json', { env: { SUBCTL_CONFIG_DIR: configDir } });
+    expect(st.code, st.stderr).toBe(0);
+    expect(JSON.parse(st.stdout)).toMatchObject({ role: 'admin', valid: 1 });
+    server.requests.length = 0;
+    const out = await runCli('auth logout', { env: { SUBCTL_CONFIG_DIR: configDir } });
+    expect(out.code, out.stderr).toBe(0);
+    expect(server.requests.map((q) => q.path)).toEqual(['/auth/logout']);
+    expect(body()).toEqual({ user_id: 9, token: 'tok-alt' });
+    expect(out.stderr).toContain("signed out of profile 'p'");
+  });
+});

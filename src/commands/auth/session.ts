@@ -5,7 +5,7 @@
  */
 import { endpointByName } from '../../api/contract/index.js';
 import { BadResponseError, CliError, UsageError } from '../../api/errors.js';
-import { readNumber } from '../../api/read-values.js';
+import { readNumber, readWhole } from '../../api/read-values.js';
 import { resolveToken } from '../../config/credentials.js';
 import type { Ctx } from '../../cli/context.js';
 import { noSuchProfile } from '../../cli/target.js';
@@ -61,7 +61,7 @@ export function runToken(ctx: Ctx): RunToken | undefined {
  */
 export async function logoutRunToken(ctx: Ctx, run: RunToken): Promise<number> {
   const stored = ctx.credentials().get(ctx.profileName());
-  const userId = stored?.token === run.token ? stored.user_id : undefined;
+  const userId = stored?.token === run.token ? readWhole(stored.user_id) : undefined;
   const api = await ctx.api();
   try {
     if (ctx.io.env.SUBCTL_SESSION_ID?.trim())

@@ -2,6 +2,7 @@
 import { Option, type Command } from 'commander';
 import { endpointByName } from '../../api/contract/index.js';
 import { BadResponseError, CliError, ExitCode, UsageError } from '../../api/errors.js';
+import { readLabel, readWhole } from '../../api/read-values.js';
 import { oneLine } from '../../api/redact.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { printObject } from '../../output/index.js';
@@ -52,23 +53,24 @@ export function buildLogin(cmd: Command, bind: Bind): void {
               throw new CliError('unauthenticated', ExitCode.auth, `sign-in refused: ${oneLine(why)}`);
             throw new BadResponseError('sign-in refused: no token in the answer');
           }
+          // Another platform may write the role as an object ({ role_name }): stored and shown as its name.
+          const signedInAs = readLabel(data.username, ['username', 'name']) ?? username;
+          const role = readLabel(data.role, ['role_name', 'name']);
           const signedInAt = ctx.target();
           const where = ctx.credentials().set(name, {
             token,
             // Where it was issued: it goes to no other address (context.ts).
             base_url: signedInAt ? (signedInAt.sandbox ? 'sandbox' : signedInAt.baseUrl) : undefined,
             session_id: cms ? (data.session_id as string | undefined) : undefined,
-            user_id: data.user_id as number | undefined,
-            username: (data.username as string | undefined) ?? username,
-            role: data.role as string | undefined,
+            user_id: readWhole(data.user_id),
+            username: signedInAs,
+            role,
           });
           rememberTarget(ctx, name);
-          ctx
-            .config()
-            .upsertProfile(name, { username: (data.username as string | undefined) ?? username, role: data.role as string | undefined });
+          ctx.config().upsertProfile(name, { username: signedInAs, role });
           const nowActive = wasActive !== name && ctx.config().load().current_profile === name ? ' (now the active profile)' : '';
           ctx.note(
-            `signed in as ${String(data.username ?? username)} (${String(data.role ?? 'unknown role')}) on profile '${name}'${nowActive}; token stored in ${where === 'keyring' ? 'the OS keyring' : ctx.paths().credentialsFile}`,
+            `signed in as ${signedInAs} (${role ?? 'unknown role'}) on profile '${name}'${nowActive}; token stored in ${where === 'keyring' ? 'the OS keyring' : ctx.paths().credentialsFile}`,
           );
           if (ctx.io.env.SUBCTL_TOKEN?.trim())
             ctx.warn('warning: SUBCTL_TOKEN is set, and commands go on using it rather than this sign-in; unset it to use this one');
@@ -105,10 +107,10 @@ export function buildLogout(cmd: Command, bind: Bind): void {
           const api = await ctx.api();
           try {
             if (stored.session_id) await api.call(endpointByName('cms.auth.logout'), { body: {} } as never, { signal: ctx.signal });
-            else
-              await api.call(endpointByName('auth.logout'), { body: { user_id: stored.user_id, token: stored.token } } as never, {
-                signal: ctx.signal,
-              });
+            else {
+              const body = { user_id: readWhole(stored.user_id), token: stored.token };
+              await api.call(endpointByName('auth.logout'), { body } as never, { signal: ctx.signal });
+            }
           } catch (e) {
             ctx.credentials().delete(name);
             // The server no longer takes the token (it expired, or was revoked): that is signed out.

@@ -2,7 +2,7 @@
 import { Option, type Command } from 'commander';
 import { endpointByName } from '../../api/contract/index.js';
 import { CliError, ExitCode } from '../../api/errors.js';
-import { readBoolean } from '../../api/read-values.js';
+import { readBoolean, readLabel } from '../../api/read-values.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { printObject } from '../../output/index.js';
 import type { Group } from '../types.js';
@@ -56,7 +56,8 @@ export function buildStatus(cmd: Command, bind: Bind): void {
               {}) as Record<string, unknown>;
             status.valid = v.valid ?? null;
             if (v.username) status.username = v.username;
-            if (v.role) status.role = v.role;
+            // A role written as an object ({ role_name }) is shown by its name, as the sign-in stored it.
+            if (v.role) status.role = readLabel(v.role, ['role_name', 'name']) ?? v.role;
           } else status.valid = false;
           await printObject(status, out(ctx));
           // Exit 3 says it to a script; the reason goes to stderr, so that cron's mail says it too.
