@@ -131,7 +131,7 @@ export const TOPICS: Record<TopicName, Topic> = {
         code: [
           'subctl subscriptions list --status active --all -o csv > active.csv',
           'subctl users list --fields user_id,username,email -o json',
-          'subctl audit list --limit 20 --fields audit_id,username,action',
+          'subctl audit list --limit 20 --fields id,username,action',
         ],
       },
     ],

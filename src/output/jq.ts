@@ -13,7 +13,7 @@ function localRequire(): NodeJS.Require {
 }
 
 interface JqRuntime {
-  raw(input: string, filter: string, flags?: string[]): string;
+  raw(input: string, filter: string, flags?: string[]): string | undefined;
 }
 
 /** What jq-web throws: jq's exit status (3 a compile error, 5 a run-time one) and its stderr. */
@@ -66,7 +66,8 @@ export async function checkJq(expr: string): Promise<void> {
 export async function applyJq(json: string, expr: string, compact: boolean): Promise<string> {
   const jq = await loadJq();
   try {
-    const out = jq.raw(json, expr, compact ? ['-r', '-c'] : ['-r']);
+    // jq-web gives undefined, not '', when the expression outputs nothing (`.[]` of an empty list).
+    const out = jq.raw(json, expr, compact ? ['-r', '-c'] : ['-r']) ?? '';
     return out === '' || out.endsWith('\n') ? out : `${out}\n`;
   } catch (e) {
     throw new UsageError(`--jq: ${jqMessage(e as JqFailure, expr)}`, {

@@ -6,8 +6,10 @@
 import type { Command } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { examplesOf } from '../../src/cli/help.js';
+import { TOPICS } from '../../src/cli/topics.js';
 import { buildTree } from '../../src/cli/tree.js';
-import { runCli, splitArgs } from '../support/run-cli.js';
+import { ok, startStubServer } from '../support/stub-server.js';
+import { runCli, splitArgs, tempConfigDir } from '../support/run-cli.js';
 
 /** Every command a user runs: each verb, and each group that is its own verb (`cleanup`). */
 function leaves(program: Command): Command[] {
@@ -86,6 +88,32 @@ describe('examples', () => {
     }
     expect(failures).toEqual([]);
   }, 120_000);
+
+  it('every example is input the contract accepts: run against a server, none is refused as invalid', async () => {
+    // A user copies an example and edits its values: its flags' values must pass the checks made
+    // before sending (enums, bounds, --fields against the contract). The server answers every
+    // request with an empty success; what happens after the answer is not this test's concern.
+    const server = await startStubServer(() => ok({}));
+    const SKIP = /^subctl (sandbox|console|completion) |--follow/;
+    const refused: string[] = [];
+    const topicLines = Object.values(TOPICS).flatMap((t) => t.blocks.flatMap((b) => ('code' in b ? b.code : [])));
+    const lines = [...leaves(program).flatMap((cmd) => examplesOf(cmd)), ...topicLines.filter((l) => /^subctl [^|]*$/.test(l))];
+    expect(lines.length).toBeGreaterThan(150);
+    try {
+      for (const line of lines) {
+        if (SKIP.test(line)) continue;
+        const r = await runCli([...argvOf(line), '--yes', '--no-input', '--retries', '0'], {
+          env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 'tok-examples', SUBCTL_CONFIG_DIR: tempConfigDir() },
+          stdin: 'pw-example-1\npw-example-2\n',
+        });
+        const why = /^error: (invalid input: .*|--fields: .*)$/m.exec(r.stderr);
+        if (why) refused.push(`${line}: ${why[1]}`);
+      }
+    } finally {
+      await server.close();
+    }
+    expect(refused).toEqual([]);
+  }, 180_000);
 
   it("a verb shows its examples in its help, before its flags; the specification's exact forms are among them", async () => {
     const r = await runCli('subscriptions manage --help');

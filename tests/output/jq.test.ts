@@ -44,6 +44,16 @@ describe('--jq on a list', () => {
     expect(obj.stdout).toBe('{\n  "id": 1\n}\n');
   });
 
+  it('an expression that outputs nothing (no row matches, an empty list) prints nothing and exits 0', async () => {
+    const none = await runCli(['services', 'list', '--jq', '.[] | select(.service_id > 99)'], { env: env() });
+    expect([none.code, none.stdout, none.stderr]).toEqual([0, '', '']);
+    server.setHandler(() => ok({ pagination: pagination(1, 20, 0), services: [] }));
+    for (const form of [[], ['-o', 'ndjson'], ['--all']]) {
+      const empty = await runCli(['services', 'list', ...form, '--jq', '.[]'], { env: env() });
+      expect([empty.code, empty.stdout, empty.stderr], form.join(' ')).toEqual([0, '', '']);
+    }
+  });
+
   it('with --all it sees every row of every page; with -o ndjson it runs on each row, one line each', async () => {
     const all = Array.from({ length: 250 }, (_, i) => service(i + 1));
     server.setHandler((req) => {

@@ -116,7 +116,7 @@ export const meGroup: Group = {
       name: 'buy',
       examples: [
         'subctl me buy PRO-M --service-code GPT4 --payment-method WALLET',
-        'subctl me buy --service-plan-id 3 --payment-method PAYMENT --gateway-name stripe',
+        'subctl me buy --service-plan-id 3 --payment-method PAYMENT --gateway-name STRIPE',
       ],
       endpoint: meBuy,
       args: ['plan_code?'],

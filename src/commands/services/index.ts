@@ -92,7 +92,7 @@ export const servicesGroup: Group = {
     },
     {
       name: 'report',
-      examples: ['subctl services report --service-type USAGE_BASED --include-stats true', 'subctl services report -o csv > services.csv'],
+      examples: ['subctl services report --service-type api --include-stats true', 'subctl services report -o csv > services.csv'],
       endpoint: servicesReport,
       render: async (data, ctx) => {
         const rows = listRows(ctx, servicesReport, data, '');
