@@ -62,14 +62,34 @@ function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-/** Alive per process.kill(pid, 0): ESRCH means gone; EPERM means alive (another user's). */
+/**
+ * Alive per process.kill(pid, 0): ESRCH means gone; EPERM means alive (another user's). A zombie
+ * (exited, not yet reaped) answers kill(0) too but holds nothing: a run killed by `timeout -s
+ * KILL` in a container whose first process does not reap orphans stays one for good, and its
+ * lock would refuse every later run.
+ */
 export function pidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  const state = statFields(pid)?.[0];
+  return state !== 'Z' && state !== 'X';
+}
+
+/**
+ * The fields of `/proc/<pid>/stat` from the third on (state, parent, ...); undefined where /proc
+ * does not tell. The command name (field 2) is in parentheses and may hold spaces and ')':
+ * the fields after it follow the last ')'.
+ */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
   }
 }
 
@@ -88,17 +108,10 @@ export function processStart(pid: number): string | undefined {
   }
 }
 
-/** Field 22 of `/proc/<pid>/stat`: when the process started, in clock ticks since boot. */
+/** Field 22 of `/proc/<pid>/stat` (the 20th from the third): when the process started, in clock ticks since boot. */
 function startTicks(pid: number): string | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-    // The command name (field 2) is in parentheses and may hold spaces and ')': fields 3 on
-    // follow the last ')'. Field 22 is the 20th of them.
-    const ticks = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-    return ticks && /^\d+$/.test(ticks) ? ticks : undefined;
-  } catch {
-    return undefined;
-  }
+  const ticks = statFields(pid)?.[19];
+  return ticks && /^\d+$/.test(ticks) ? ticks : undefined;
 }
 
 /**

@@ -94,6 +94,31 @@ describe('acquireLock in process', () => {
     expect(fs.readdirSync(path.dirname(file))).toEqual([]);
   });
 
+  it.skipIf(process.platform !== 'linux')('a zombie holder (exited, never reaped) is dead: its lock is taken over', async () => {
+    // `sleep 0` exits at once; its parent becomes `sleep 30`, which never reaps it.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const pid = await new Promise<number>((resolve) => parent.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
+      const state = () => {
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+        return stat.slice(stat.lastIndexOf(')') + 2)[0];
+      };
+      for (let i = 0; i < 400 && state() !== 'Z'; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(state()).toBe('Z');
+      expect(pidAlive(pid)).toBe(false);
+      const file = freshLock();
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      const held = { pid, started_at: new Date().toISOString(), command: 'cleanup', host: os.hostname(), pid_start: processStart(pid) };
+      expect(held.pid_start).toMatch(/^[0-9a-f-]{36}\/\d+$/);
+      fs.writeFileSync(file, JSON.stringify(held));
+      const lock = acquireLock(file, { command: 'cleanup' });
+      expect(JSON.parse(fs.readFileSync(file, 'utf8')).pid).toBe(process.pid);
+      lock.release();
+    } finally {
+      parent.kill();
+    }
+  });
+
   it('a lock whose pid now names another live process (reused after a reboot or a wrap-around) is stale; the holder itself is not', () => {
     const file = freshLock();
     const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)'], { stdio: 'ignore' });
