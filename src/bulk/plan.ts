@@ -71,8 +71,13 @@ function columnTargets(verb: BulkVerb, rows: InputRow[]) {
   for (const r of rows) for (const c in r.record) columns.add(c);
   const unknown = [...columns].filter((c) => !places.has(normalize(c)));
   if (unknown.length) {
+    // A spreadsheet saved with another separator (';' in many locales) gives one column named by the whole header.
+    const sep = columns.size === 1 ? [';', '\t', '|'].find((s) => unknown[0]!.includes(s)) : undefined;
     throw new UsageError(
       `unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `'${c}'`).join(', ')}: ${verb.command} takes ${[...places.keys(), ...Object.keys(verb.aliases ?? {})].join(', ')}`,
+      sep
+        ? { hint: `the header is split by ${sep === '\t' ? 'tabs' : `'${sep}'`}, not commas: save the file as comma-separated CSV` }
+        : undefined,
     );
   }
   return new Map([...columns].map((c) => [c, { field: normalize(c), place: places.get(normalize(c))! }]));

@@ -118,6 +118,19 @@ describe('bad bulk input: exit 2, line and field named, nothing sent', () => {
     expect(sent()).toHaveLength(0);
   });
 
+  it("a spreadsheet saved with ';' or tabs between cells: the hint says so, nothing sent", async () => {
+    for (const [name, sep, said] of [
+      ['semi.csv', ';', "';'"],
+      ['tabs.csv', '\t', 'tabs'],
+    ] as const) {
+      const text = ['subscription_id', 'action', 'reason'].join(sep) + '\n' + ['1', 'pause', 'r'].join(sep) + '\n';
+      const r = await runCli(['subscriptions', 'manage', '--from-csv', file(name, text), '--yes'], { env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`hint: the header is split by ${said}, not commas: save the file as comma-separated CSV\n`);
+    }
+    expect(sent()).toHaveLength(0);
+  });
+
   it('a file that is not UTF-8 (a Latin-1 export): exit 2, its line and byte named, nothing sent', async () => {
     const text = Buffer.concat([Buffer.from(rows(3)), Buffer.from('103,extend,Caf'), Buffer.from([0xe9]), Buffer.from(' ticket,7\n')]);
     const p = join(dir, 'latin1.csv');
