@@ -170,6 +170,16 @@ describe('audit --follow: nothing missed', () => {
     expect(server.requests.every((q) => q.query.page_size === '100')).toBe(true);
   });
 
+  it('--limit N starts with the newest N as context, as `tail -n N -f` does; --page-size N too', async () => {
+    pagedFeed(() => undefined);
+    const r = await follow('-o json --limit 3', 600);
+    expect(r.code, r.stderr).toBe(130);
+    expect(printedIds(r.stdout)).toEqual([28, 29, 30]);
+    pagedFeed(() => undefined);
+    const p = await follow('-o json --page-size 5', 600);
+    expect(printedIds(p.stdout)).toEqual([26, 27, 28, 29, 30]);
+  });
+
   it('entries arriving while it reads the later pages (they shift the pages) are printed once', async () => {
     pagedFeed((n, add) => {
       if (n === 1) add(150);

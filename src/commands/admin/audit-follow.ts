@@ -44,6 +44,7 @@ export function auditFollow(
     );
 
     const size = ep.paging?.maxSize ?? 100;
+    const context = g.limit ?? Number(input.query[ep.paging?.size ?? 'page_size'] ?? ep.paging?.defaultSize ?? 20);
     const fetchPage = async (page: number): Promise<Entry[]> =>
       itemsOf(
         ep,
@@ -111,9 +112,9 @@ export function auditFollow(
         }
         // Only the ids still near the newest page can come back; forget the rest.
         if (seen.size > 20_000) for (const id of [...seen].slice(0, seen.size - 10_000)) seen.delete(id);
-        // The first poll shows the newest few as context (--page-size, 20 by default), like
-        // `tail -f`; the rest of its page is taken as seen.
-        if (first) fresh = fresh.slice(0, Number(input.query[ep.paging?.size ?? 'page_size'] ?? ep.paging?.defaultSize ?? 20));
+        // The first poll shows the newest few as context (--limit, else --page-size, 20 by
+        // default), as `tail -n N -f` does; the rest of its page is taken as seen.
+        if (first) fresh = fresh.slice(0, context);
         first = false;
         fresh.sort((a, b) => Number(a.id) - Number(b.id));
         yield* kept ? fresh.filter(kept) : fresh;

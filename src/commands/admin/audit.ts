@@ -78,7 +78,7 @@ async function filteredList(ep: AnyEndpoint, input: VerbInput, ctx: Ctx, keep: (
 }
 
 const options = () => [
-  new Option('--follow', 'poll for new entries and print only those, until Ctrl-C'),
+  new Option('--follow', 'the newest 20 entries (--limit N: N), then each new one as it comes, until Ctrl-C'),
   new Option('--interval <s>', 'seconds between polls with --follow').default('2'),
   new Option('--subscription-id <id>', 'only entries whose details name this subscription'),
   new Option('--service <code>', 'only entries whose details name this service code'),
