@@ -214,8 +214,10 @@ export class ApiClient {
   /** The attempt loop: send, classify, wait, send again (GET only), then answer or throw. */
   async #exchange(req: Outgoing, callSignal?: AbortSignal, detached = false): Promise<Exchange> {
     const { signal, dispose } = linkSignals([detached ? undefined : this.#opts.signal, callSignal]);
+    // A detached call's attempt is not cut by Ctrl-C, but no new attempt starts after it.
+    const noMore = detached ? this.#opts.signal : undefined;
     try {
-      const max = req.method === 'GET' ? this.#retries + 1 : 1;
+      let max = req.method === 'GET' ? this.#retries + 1 : 1;
       const headers: Record<string, string> = {
         accept: 'application/json',
         'user-agent': this.#opts.userAgent ?? `subctl/${version}`,
@@ -233,13 +235,18 @@ export class ApiClient {
         const a = await this.#attempt(req, headers, payload, attempt, max, signal);
         if (a.ok) return a.ok;
         const err = a.error!;
-        if (!a.retryable || attempt >= max) {
+        // A write is sent again only after 429, which says it was not processed (a 5xx or a
+        // time-out may follow a write that was applied).
+        if (err.status === 429) max = this.#retries + 1;
+        if (!a.retryable || attempt >= max || noMore?.aborted) {
           if (attempt > 1 && err instanceof NetworkError) err.message = `${err.message} (after ${attempt} attempts)`;
           throw this.#withoutSecrets(err, req, headers);
         }
         const delay = a.retryAfterMs ?? backoffDelay(attempt);
         this.#log(`! ${a.why}; retry ${attempt + 1}/${max} in ${delay} ms${a.retryAfterMs !== undefined ? ' (Retry-After)' : ''}`);
-        const interrupted = await raceAbort(this.#sleep(delay, signal), signal);
+        const wait = linkSignals([signal, noMore]);
+        const interrupted = await raceAbort(this.#sleep(delay, wait.signal), wait.signal).finally(wait.dispose);
+        if (noMore?.aborted) throw this.#withoutSecrets(err, req, headers);
         if (interrupted === SLOT || signal.aborted) throw new InterruptedError();
       }
     } finally {

@@ -80,7 +80,7 @@ export function addGlobalOptions(cmd: Command): Command {
     new Option('--all', 'lists: stream every page'),
     new Option('--limit <n>', 'lists: stop after N rows (integer, at least 1)'),
     new Option('--timeout <ms>', 'per-attempt time-out in milliseconds (integer, at least 1; default 10000)'),
-    new Option('--retries <n>', 'retries of a failed query (integer, 0 to 10; default 3)'),
+    new Option('--retries <n>', 'retries of a failed query, or of a write answered 429 (integer, 0 to 10; default 3)'),
     new Option('-y, --yes', 'skip confirmations'),
     new Option('--no-input', 'never prompt'),
     new Option('-q, --quiet', 'no progress or notes'),

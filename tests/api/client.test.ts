@@ -19,6 +19,7 @@ import {
   type ClientOptions,
 } from '../../src/api/client.js';
 import { endpoints } from '../../src/api/contract/index.js';
+import { defaultSleep } from '../../src/api/retry.js';
 import { endpoint, loose, num, q, str, stringList } from '../../src/api/contract/common.js';
 import { BadResponseError, HttpError, InterruptedError, NetworkError, RefusedError, ValidationError } from '../../src/api/errors.js';
 import { fail, ok, startStubServer, type StubServer } from '../support/stub-server.js';
@@ -336,6 +337,30 @@ describe('rule 3: which requests are retried', () => {
     expect((e as HttpError).status).toBe(503);
     expect(stub.requests).toHaveLength(1);
     expect(delays).toEqual([]);
+  });
+
+  it('a write answered 429 (not processed) is sent again after Retry-After, up to the retries; with retries 0 once', async () => {
+    stub.setHandler((_r, n) => (n < 3 ? { ...fail(429, 'slow down'), headers: { 'retry-after': '2' } } : ok({ service_id: 9 })));
+    expect(await client().call(createService, { body: { service_code: 'AB', service_name: 'n' } })).toEqual({ service_id: 9 });
+    expect(stub.requests.map((r) => r.method)).toEqual(['POST', 'POST', 'POST']);
+    expect(delays).toEqual([2000, 2000]);
+    stub.requests.length = 0;
+    stub.setHandler(() => fail(429, 'slow down'));
+    const e = await rejection(client({ retries: 0 }).call(updateService, { params: { id: 1 }, body: {} }));
+    expect((e as HttpError).status).toBe(429);
+    expect(stub.requests).toHaveLength(1);
+  });
+
+  it('a detached write (a bulk row) answered 429 is not sent again once the client is interrupted (Ctrl-C)', async () => {
+    const ac = new AbortController();
+    const sleeps: number[] = [];
+    const c = client({ signal: ac.signal, sleep: (ms, signal) => (sleeps.push(ms), ac.abort(), defaultSleep(ms, signal)) });
+    stub.setHandler(() => ({ ...fail(429, 'slow down'), headers: { 'retry-after': '20' } }));
+    const e = await rejection(c.callFull(createService, { body: { service_code: 'AB', service_name: 'n' } }, { detached: true }));
+    // The answer stands (not applied: the next attempt of the run sends it again); nothing was sent after Ctrl-C.
+    expect((e as HttpError).status).toBe(429);
+    expect(sleeps).toEqual([20000]);
+    expect(stub.requests).toHaveLength(1);
   });
 
   it('PUT and DELETE answering 500 are sent exactly once', async () => {

@@ -708,6 +708,48 @@ describe('running', () => {
     expect(readFileSync(report, 'utf8')).toMatch(/^2,batch_id=DEC-A service_plan_id=7,applied,1,200,OK,DEC-A$/m);
   });
 
+  it('a row answered 429 (rate limited, not processed) waits its Retry-After and is sent again in the same run', async () => {
+    const tries = new Map<string, number>();
+    server.setHandler((req) => {
+      if (req.method === 'GET') return ok({});
+      const n = (tries.get(req.path) ?? 0) + 1;
+      tries.set(req.path, n);
+      return n === 1
+        ? { ...fail(429, 'rate limited'), headers: { 'retry-after': '0' } }
+        : ok({ subscription_id: Number(req.path.split('/')[3]) });
+    });
+    const report = join(dir, 'r429.csv');
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', file('r.csv', rows(6)), '--yes', '--report', report], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(sent()).toHaveLength(12);
+    expect([...tries.values()].every((n) => n === 2)).toBe(true);
+    expect(readFileSync(report, 'utf8').match(/,applied,/g)).toHaveLength(6);
+  });
+
+  it('Ctrl-C while rows wait out a 429: exit 130 at once, nothing sent after the signal; the next run sends them', async () => {
+    server.setHandler((req) => (req.method === 'GET' ? ok({}) : { ...fail(429, 'rate limited'), headers: { 'retry-after': '30' } }));
+    const f = file('w.csv', rows(4));
+    const ac = new AbortController();
+    let abortedAt = Infinity;
+    const waiting = setInterval(() => {
+      if (sent().length < 4) return;
+      clearInterval(waiting);
+      abortedAt = Date.now();
+      ac.abort();
+    }, 20);
+    const t0 = Date.now();
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes', '--concurrency', '4'], { env, signal: ac.signal });
+    clearInterval(waiting);
+    expect(r.code, r.stderr).toBe(130);
+    expect(Date.now() - t0).toBeLessThan(25_000);
+    expect(sent()).toHaveLength(4);
+    expect(sent().every((q) => q.at <= abortedAt)).toBe(true);
+    server.setHandler((req) => ok({ subscription_id: Number(req.path.split('/')[3]) }));
+    const again = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes'], { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(sent()).toHaveLength(8);
+  });
+
   it('Ctrl-C: exit 130, rows in flight are awaited, the journal is flushed; the next run finishes the rest, none twice', async () => {
     server.setHandler((req) => ({ ...ok({ subscription_id: Number(req.path.split('/')[3]) }), delayMs: 150 }));
     const f = file('l.csv', rows(20));
