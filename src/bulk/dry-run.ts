@@ -83,6 +83,6 @@ export async function dryRun(ctx: BulkCtx, verb: BulkVerb, planned: PlannedRow[]
       columns: ['line', 'key', 'request', 'body', ...(verb.preview ? ['change'] : []), 'run'],
     },
   );
-  ctx.note(`dry run: ${planned.length} rows (${byAction(planned)}) checked, nothing sent; ${fate.summary}`);
+  ctx.note(`dry run: ${planned.length} rows (${byAction(planned, verb)}) checked, nothing sent; ${fate.summary}`);
   return 0;
 }

@@ -47,12 +47,15 @@ export function runOf(ctx: Ctx, verb: BulkVerb, planned: PlannedRow[], opts: Pic
   return { platform, journal, head };
 }
 
-/** `extend 200, add_credits 100`: the plan by action, for the confirmation and the dry run. */
-export function byAction(planned: PlannedRow[]): string {
+/**
+ * `extend 200, add_credits 100`: the plan by action, for the confirmation and the dry run; rows
+ * without an action by the verb's own (`create 40`).
+ */
+export function byAction(planned: PlannedRow[], verb: BulkVerb): string {
   const n = new Map<string, number>();
   for (const p of planned) {
     const a = p.input.body.action ?? p.input.query.action;
-    const what = typeof a === 'string' ? a : 'rows';
+    const what = typeof a === 'string' ? a : verb.command.split(' ').at(-1)!;
     n.set(what, (n.get(what) ?? 0) + 1);
   }
   return [...n].map(([a, k]) => `${a} ${k}`).join(', ');
@@ -81,7 +84,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   const fates = countFates(planned, known);
   if (resuming && fates.send === 0 && fates.check === 0) return finishedRun(ctx, verb, planned, known, journal, opts);
   if (!resuming && verb.destructive)
-    await ctx.confirm(`${verb.command}: ${planned.length} rows (${byAction(planned)}; ${verb.endpoint.method} ${verb.endpoint.path})`);
+    await ctx.confirm(`${verb.command}: ${planned.length} rows (${byAction(planned, verb)}; ${verb.endpoint.method} ${verb.endpoint.path})`);
   const claim = await claimRows(journal.path, head, planned, {
     lookBack: !resuming && !opts.restart && opts.runId === undefined,
     pending: (p) => ['send', 'check'].includes(fateOf(known.get(p.identity), p)),

@@ -99,6 +99,33 @@ describe('bad bulk input: exit 2, line and field named, nothing sent', () => {
     expect(sent()).toHaveLength(0);
   });
 
+  it("--dry-run of a create counts its rows by the verb's action: nothing sent", async () => {
+    const f = file('svc.csv', 'service_code,service_name\nAA,One\nBB,Two\n');
+    const r = await runCli(
+      [
+        'services',
+        'create',
+        '--from-csv',
+        f,
+        '--service-type',
+        'HYBRID',
+        '--provider-name',
+        'P',
+        '--base-service-url',
+        'https://x.example',
+        '--access-pattern',
+        '/*',
+        '--credit-reset-cycle',
+        'monthly',
+        '--dry-run',
+      ],
+      { env },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('dry run: 2 rows (create 2) checked, nothing sent');
+    expect(sent()).toHaveLength(0);
+  });
+
   it('a missing column: every row says which field is required', async () => {
     const text = 'subscription_id,action,extend_days\n1,extend,3\n2,extend,3\n';
     const r = await runCli(['subscriptions', 'manage', '--from-csv', file('c.csv', text), '--yes'], { env });
