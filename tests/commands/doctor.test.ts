@@ -90,6 +90,18 @@ describe('doctor', () => {
     expect(validate.body).toEqual({ token: GOOD });
   });
 
+  it("another platform's spelling of a valid session (valid 1, the role as an object) is ok", async () => {
+    server.setHandler((req) =>
+      req.path === '/auth/validate-session'
+        ? ok({ valid: 1, user_id: '1', username: 'admin', role: { role_name: 'admin' }, message: 'session is valid' })
+        : platform()(req),
+    );
+    const r = await doctor('', { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: GOOD });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.by('credential').status).toBe('ok');
+    expect(r.by('credential').detail).toContain('valid (user admin, role admin)');
+  });
+
   it('prints `status  check: detail` lines and a fix under each failure', async () => {
     const r = await runCli('doctor', { env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 'tok-bad' } });
     expect(r.code).toBe(3);

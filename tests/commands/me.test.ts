@@ -85,6 +85,15 @@ describe('reads', () => {
     expect(r2.stderr).toContain('no access to GPT4 (DAILY_LIMIT_REACHED)');
   });
 
+  it('access: another platform\'s spelling of false (0, "false") is no access: exit 5', async () => {
+    for (const has_access of [0, 'false']) {
+      server.setHandler(() => ok({ has_access, access_reason: 'NO_SUBSCRIPTION' }));
+      const r = await runCli('me access GPT4', { env: env() });
+      expect(r.code, String(has_access)).toBe(5);
+      expect(r.stderr).toContain('no access to GPT4 (NO_SUBSCRIPTION)');
+    }
+  });
+
   it('access without a service code exits 2 naming the flag', async () => {
     const r = await runCli('me access', { env: env() });
     expect(r.code).toBe(2);

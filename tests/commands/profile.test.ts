@@ -151,6 +151,12 @@ describe('devices', () => {
     expect(lines[2].slice(0, 2)).toEqual(['*', 'dev-b']);
   });
 
+  it("the server's mark written as 1 and 0 (another platform's spelling) marks the same device", async () => {
+    server.setHandler(() => ok({ devices: devices.map((d) => ({ ...d, is_current_device: d.is_current_device ? 1 : 0 })) }));
+    const r = await runCli('devices list --fields current,device_id', { env: env() });
+    expect(r.stdout).toBe('current\tdevice_id\n\tdev-a\n*\tdev-b\n');
+  });
+
   it('when the server marks none, the profile device id is the current one', async () => {
     const dir = tempConfigDir();
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { device_id: 'dev-a' } } }));

@@ -72,6 +72,17 @@ describe('the caller’s codes', () => {
     expect(r2.stderr).toContain('referral code REF-BBBBBB is not valid: referral code has no uses left');
   });
 
+  it('validate CODE: another platform\'s spelling of false (0, "false") is not valid too: exit 5', async () => {
+    for (const is_valid of [0, 'false']) {
+      server.setHandler(() => ok({ is_valid, success: 0, referral_code: 'REF-CCCCCC', message: 'referral code not found' }));
+      const r = await runCli('referrals validate REF-CCCCCC', { env: env() });
+      expect(r.code, String(is_valid)).toBe(5);
+      expect(r.stderr).toContain('referral code REF-CCCCCC is not valid: referral code not found');
+    }
+    server.setHandler(() => ok({ is_valid: 1, success: 1, referral_code: 'REF-CCCCCC' }));
+    expect((await runCli('referrals validate REF-CCCCCC', { env: env() })).code).toBe(0);
+  });
+
   it('validate without a code is a usage error', async () => {
     const r = await runCli('referrals validate', { env: env() });
     expect(r.code).toBe(2);

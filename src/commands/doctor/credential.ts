@@ -4,6 +4,7 @@
  * exit 3 (see src/commands/doctor/index.ts).
  */
 import { CliError, HttpError } from '../../api/errors.js';
+import { readBoolean, readLabel } from '../../api/read-values.js';
 import type { Credential } from '../../config/credentials.js';
 import { DOCTOR_TIMEOUT_MS, type DoctorRun } from './types.js';
 
@@ -84,11 +85,11 @@ async function validateToken(
   const { authValidateSession } = await import('../../api/contract/user-auth.js');
   try {
     const v = (await api.call(authValidateSession, { body: { token } }, { signal: ctx.signal })) as Record<string, unknown> | null;
-    const who = [v?.username ? `user ${String(v.username)}` : undefined, v?.role ? `role ${String(v.role)}` : undefined]
+    const who = [v?.username ? `user ${String(v.username)}` : undefined, v?.role ? `role ${readLabel(v.role, ['role_name', 'name']) ?? JSON.stringify(v.role)}` : undefined]
       .filter(Boolean)
       .join(', ');
     const extra = warnings.length ? `; ${warnings.join('; ')}` : '';
-    if (v?.valid === true)
+    if (readBoolean(v?.valid) === true)
       add(
         'credential',
         warnings.length ? 'warn' : 'ok',

@@ -18,6 +18,7 @@ import {
   meWallet,
 } from '../../api/contract/user-enduser.js';
 import { HttpError, UsageError } from '../../api/errors.js';
+import { readBoolean } from '../../api/read-values.js';
 import type { AnyEndpoint } from '../../api/contract/common.js';
 import type { Ctx } from '../../cli/context.js';
 import { listRows } from '../../cli/paging.js';
@@ -96,8 +97,8 @@ export const meGroup: Group = {
         const api = await ctx.api();
         const data = (await api.call(meAccess, { query: input.query } as never, { signal: ctx.signal })) as Record<string, unknown> | null;
         await printObject(data ?? {}, out(ctx));
-        if (data?.has_access === false) {
-          ctx.note(`no access to ${String(input.query.service_code)}${data.access_reason ? ` (${String(data.access_reason)})` : ''}`);
+        if (readBoolean(data?.has_access) === false) {
+          ctx.note(`no access to ${String(input.query.service_code)}${data?.access_reason ? ` (${String(data.access_reason)})` : ''}`);
           return 5;
         }
         return 0;

@@ -4,6 +4,7 @@
  */
 import { devicesList, devicesRemove, profileGet, profileUpdate } from '../../api/contract/user-accounts.js';
 import { CliError, UsageError } from '../../api/errors.js';
+import { readBoolean } from '../../api/read-values.js';
 import { MASK } from '../../api/redact.js';
 import { listRows } from '../../cli/paging.js';
 import type { Ctx } from '../../cli/context.js';
@@ -113,7 +114,7 @@ export const devicesGroup: Group = {
         // The server marks the caller's device; the profile's own device id is the fallback.
         const mine = ctx.profile()?.device_id;
         const rows = devices.map((d) => ({
-          current: d.is_current_device === true || (mine !== undefined && String(d.device_id) === mine) ? '*' : '',
+          current: readBoolean(d.is_current_device) === true || (mine !== undefined && String(d.device_id) === mine) ? '*' : '',
           ...d,
         }));
         await printList(rows, out(ctx, DEVICE_COLUMNS));

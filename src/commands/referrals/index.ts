@@ -22,6 +22,7 @@ import {
   referralsValidate,
 } from '../../api/contract/user-referrals.js';
 import { UsageError } from '../../api/errors.js';
+import { readBoolean } from '../../api/read-values.js';
 import type { Ctx } from '../../cli/context.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printSummary } from '../common.js';
@@ -57,7 +58,8 @@ export const referralsGroup: Group = {
         const res = await api.callFull(referralsValidate, { body: input.body } as never, { signal: ctx.signal });
         await printAnswer(ctx, res);
         const valid = (res.data as Record<string, unknown> | null)?.is_valid;
-        if (valid === false) {
+        // As the platform writes it (`false`, `0`, `"false"`): shown as received, read as a boolean.
+        if (readBoolean(valid) === false) {
           ctx.note(
             `referral code ${String(input.body.referral_code)} is not valid${(res.data as Record<string, unknown>).message ? `: ${String((res.data as Record<string, unknown>).message)}` : ''}`,
           );
