@@ -585,6 +585,27 @@ describe("another platform's spelling of the sign-in answer (the sandbox's alt d
           : ok({ message: 'logged out' }),
     );
 
+  it('refresh with expires_in as text ("3600") keeps the expiry; unreadable ("1h") or beyond any date stores none: never a crash', async () => {
+    altLogin();
+    const login = await runCli(`auth login --base-url ${server.url} --profile p --username ops --password-stdin`, {
+      env: { SUBCTL_CONFIG_DIR: configDir },
+      stdin: 'pw\n',
+    });
+    expect(login.code, login.stderr).toBe(0);
+    const stored = () => JSON.parse(readFileSync(join(configDir, 'credentials.json'), 'utf8')).profiles.p as Record<string, unknown>;
+    for (const [expires_in, kept] of [
+      ['3600', true],
+      ['1h', false],
+      [1e20, false],
+    ] as const) {
+      server.setHandler(() => ok({ token: `tok-${expires_in}`, expires_in }));
+      const r = await runCli('auth refresh --profile p', { env: { SUBCTL_CONFIG_DIR: configDir } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(stored().token).toBe(`tok-${expires_in}`);
+      expect(stored().expires_at !== undefined, expires_in).toBe(kept);
+    }
+  });
+
   it('login shows and stores the role by its name; logout sends the user id as a number and revokes the token', async () => {
     altLogin();
     const r = await runCli(`auth login --base-url ${server.url} --profile p --username ops --password-stdin`, {

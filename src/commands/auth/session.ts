@@ -105,14 +105,25 @@ export async function refreshRunToken(ctx: Ctx, run: RunToken): Promise<number> 
     {}) as Record<string, unknown>;
   if (typeof data.token !== 'string' || !data.token)
     throw new BadResponseError(`the answer to the token refresh holds no token; the token of ${run.named} is unchanged`);
-  const expiresIn = readNumber(data.expires_in);
   await printObject(
     {
       token: data.token,
       expires_in: data.expires_in ?? null,
-      expires_at: expiresIn ? new Date(ctx.now().getTime() + expiresIn * 1000).toISOString() : null,
+      expires_at: expiryOf(ctx.now(), data.expires_in) ?? null,
     },
     out(ctx),
   );
   return 0;
+}
+
+/**
+ * When a token that answers `expires_in` (seconds) expires, as ISO text: read as a number
+ * (another platform may write it as text); undefined when it is not a positive number or lies
+ * beyond the dates JavaScript holds.
+ */
+export function expiryOf(now: Date, expiresIn: unknown): string | undefined {
+  const seconds = readNumber(expiresIn);
+  if (seconds === undefined || seconds <= 0) return undefined;
+  const at = new Date(now.getTime() + seconds * 1000);
+  return Number.isNaN(at.getTime()) ? undefined : at.toISOString();
 }

@@ -2,14 +2,14 @@
 import { Option, type Command } from 'commander';
 import { endpointByName } from '../../api/contract/index.js';
 import { BadResponseError, CliError, ExitCode, UsageError } from '../../api/errors.js';
-import { readLabel, readWhole } from '../../api/read-values.js';
+import { readLabel, readNumber, readWhole } from '../../api/read-values.js';
 import { oneLine } from '../../api/redact.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { printObject } from '../../output/index.js';
 import type { Group } from '../types.js';
 import { out } from '../common.js';
 import { readPassword, secretTrap, refuseArgvSecrets } from './secrets.js';
-import { logoutRunToken, refreshRunToken, rememberTarget, requireNamedProfile, runToken, signedInElsewhere } from './session.js';
+import { expiryOf, logoutRunToken, refreshRunToken, rememberTarget, requireNamedProfile, runToken, signedInElsewhere } from './session.js';
 
 type Bind = Parameters<Group['build']>[1];
 
@@ -155,21 +155,23 @@ export function buildRefresh(cmd: Command, bind: Bind): void {
           // Storing no token would sign the profile out without a word.
           if (typeof data.token !== 'string' || !data.token)
             throw new BadResponseError('the answer to the token refresh holds no token; the stored token is kept');
-          const expiresIn = data.expires_in as number | undefined;
+          const expiresAt = expiryOf(ctx.now(), data.expires_in);
           ctx.credentials().set(name, {
             ...stored,
             token: data.token as string,
-            expires_at: expiresIn ? new Date(ctx.now().getTime() + expiresIn * 1000).toISOString() : undefined,
+            expires_at: expiresAt,
           });
-          ctx.note(`token refreshed for profile '${name}'${expiresIn ? `; valid ${Math.round(expiresIn / 60)} min` : ''}`);
+          ctx.note(
+            `token refreshed for profile '${name}'${expiresAt ? `; valid ${Math.round(readNumber(data.expires_in)! / 60)} min` : ''}`,
+          );
           // Asked for as data (-o json ...), the answer: without its token, which is stored.
           if (ctx.globals.outputExplicit) {
             const { printObject } = await import('../../output/index.js');
             await printObject(
               {
                 profile: name,
-                expires_in: expiresIn ?? null,
-                expires_at: expiresIn ? new Date(ctx.now().getTime() + expiresIn * 1000).toISOString() : null,
+                expires_in: data.expires_in ?? null,
+                expires_at: expiresAt ?? null,
               },
               out(ctx),
             );
