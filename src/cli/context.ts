@@ -230,5 +230,7 @@ async function openClient(
     // The exchange shows the server's text: escaped, never raw to a terminal (terminal-safe.ts).
     log: globals.verbose ? (line: string) => io.stderr.write(`${terminalSafeText(line)}\n`) : undefined,
     strict: globals.strict,
+    // Tables, CSV and text read values as the contract types them; JSON prints them as received.
+    typed: globals.output === 'table' || globals.output === 'csv',
   });
 }

@@ -26,6 +26,7 @@ import { printList, printObject } from '../../output/index.js';
 import { printAnswer } from '../auth/answer.js';
 import type { Group } from '../types.js';
 import { out } from '../common.js';
+import { readBoolean } from '../../api/read-values.js';
 
 const SERVICE_COLUMNS = [
   'service_id',
@@ -96,7 +97,7 @@ export const meGroup: Group = {
         const api = await ctx.api();
         const data = (await api.call(meAccess, { query: input.query } as never, { signal: ctx.signal })) as Record<string, unknown> | null;
         await printObject(data ?? {}, out(ctx));
-        if (data?.has_access === false) {
+        if (data && readBoolean(data.has_access) === false) {
           ctx.note(`no access to ${String(input.query.service_code)}${data.access_reason ? ` (${String(data.access_reason)})` : ''}`);
           return 5;
         }

@@ -11,6 +11,7 @@ import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printList, printObject } from '../../output/index.js';
 import { out, section } from '../common.js';
 import type { Group } from '../types.js';
+import { readBoolean } from '../../api/read-values.js';
 
 const DEVICE_COLUMNS = [
   'current',
@@ -113,7 +114,7 @@ export const devicesGroup: Group = {
         // The server marks the caller's device; the profile's own device id is the fallback.
         const mine = ctx.profile()?.device_id;
         const rows = devices.map((d) => ({
-          current: d.is_current_device === true || (mine !== undefined && String(d.device_id) === mine) ? '*' : '',
+          current: readBoolean(d.is_current_device) === true || (mine !== undefined && String(d.device_id) === mine) ? '*' : '',
           ...d,
         }));
         await printList(rows, out(ctx, DEVICE_COLUMNS));

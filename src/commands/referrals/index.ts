@@ -28,6 +28,7 @@ import { printSummary } from '../common.js';
 import { printAnswer } from '../auth/answer.js';
 import type { Group } from '../types.js';
 import { userArg } from '../users/lookup.js';
+import { readBoolean } from '../../api/read-values.js';
 
 const summary = (data: Record<string, unknown>, ctx: Ctx) => printSummary(ctx, 'Summary', data.summary);
 
@@ -57,7 +58,7 @@ export const referralsGroup: Group = {
         const res = await api.callFull(referralsValidate, { body: input.body } as never, { signal: ctx.signal });
         await printAnswer(ctx, res);
         const valid = (res.data as Record<string, unknown> | null)?.is_valid;
-        if (valid === false) {
+        if (readBoolean(valid) === false) {
           ctx.note(
             `referral code ${String(input.body.referral_code)} is not valid${(res.data as Record<string, unknown>).message ? `: ${String((res.data as Record<string, unknown>).message)}` : ''}`,
           );
