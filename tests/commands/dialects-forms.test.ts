@@ -222,3 +222,17 @@ describe('every get, detail, report, stats and info, in every form', () => {
     120_000,
   );
 });
+
+describe('a boolean that decides the exit code, in every form', () => {
+  it.each([
+    // An inactive service: no access; a code nobody holds: not valid.
+    ['me access LEGACY-BOT', 'enduser'],
+    ['referrals validate NO-SUCH-CODE', 'enduser'],
+  ] as const)('%s (as %s): exit 5 in both dialects', async (line, who) => {
+    for (const dialect of ['default', 'alt'] as const)
+      for (const form of ['json', 'csv', 'table']) {
+        const r = await runAs(dialect, `${line} -o ${form}`, who);
+        expect(r.code, `${line} -o ${form} (${dialect}): ${said(r)}`).toBe(5);
+      }
+  });
+});
