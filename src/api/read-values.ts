@@ -68,6 +68,18 @@ export function readBoolean(v: unknown): boolean | undefined {
   return undefined;
 }
 
+/**
+ * Text that a platform may send as an object carrying it: `'admin'`, or `{ role_name: 'admin' }`
+ * (its `<key>_name`, else its `name`) under `key`; undefined for anything else.
+ * @example readName('role', { role_name: 'admin' }) // 'admin'
+ */
+export function readName(key: string, v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const named = (v as Record<string, unknown>)[`${key}_name`] ?? (v as Record<string, unknown>).name;
+  return typeof named === 'string' ? named : undefined;
+}
+
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 /**

@@ -10,7 +10,7 @@
  */
 import type { z } from 'zod';
 import type { AnyEndpoint } from './contract/common.js';
-import { readBoolean } from './read-values.js';
+import { readBoolean, readName } from './read-values.js';
 
 /** What to do with one value: the fields that may need reading, and how. */
 type Plan = { kind: 'boolean' } | { kind: 'text' } | { kind: 'object'; fields: Map<string, Plan> } | { kind: 'list'; item: Plan };
@@ -68,19 +68,13 @@ function planOf(schema: z.ZodType | undefined, depth = 0): Plan | undefined {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Text an object stands for under `key`: its `<key>_name`, else its `name`, when that is text. */
-function nameOf(key: string, v: Record<string, unknown>): string | undefined {
-  const named = v[`${key}_name`] ?? v.name;
-  return typeof named === 'string' ? named : undefined;
-}
-
 /** `v` read by `plan`; the same object when nothing in it changes (no copy of a page of plain rows). */
 function read(plan: Plan, key: string, v: unknown): unknown {
   switch (plan.kind) {
     case 'boolean':
       return typeof v === 'boolean' ? v : (readBoolean(v) ?? v);
     case 'text':
-      return isRecord(v) ? (nameOf(key, v) ?? v) : v;
+      return isRecord(v) ? (readName(key, v) ?? v) : v;
     case 'list': {
       // A list the platform sends under a key of its own (`{ items: [...] }`): its lists read as this one.
       if (isRecord(v)) return readFields(v, (_k, x) => (Array.isArray(x) ? plan : undefined));

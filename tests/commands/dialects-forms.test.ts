@@ -236,3 +236,36 @@ describe('a boolean that decides the exit code, in every form', () => {
       }
   });
 });
+
+describe('--fields in CSV', () => {
+  it('a role object prints its name under `role`, and a path into it still selects the value sent', async () => {
+    const json = printedRows(await runAs('alt', 'users list --limit 1 -o json', 'superadmin'))[0];
+    const role = (json.role as { role_name: string }).role_name;
+    const byName = await runAs('alt', 'users list --limit 1 -o csv --fields user_id,role', 'superadmin');
+    expect(records(byName.stdout)).toEqual([
+      ['user_id', 'role'],
+      [json.user_id, role],
+    ]);
+    const byPath = await runAs('alt', 'users list --limit 1 -o csv --fields user_id,role.role_name', 'superadmin');
+    expect(byPath.stderr).toBe('');
+    expect(records(byPath.stdout)).toEqual([
+      ['user_id', 'role.role_name'],
+      [json.user_id, role],
+    ]);
+  });
+});
+
+describe('doctor', () => {
+  it.each(['json', 'table'])('-o %s: the credential check reads `valid: 1` and a role object', async (form) => {
+    for (const dialect of ['default', 'alt'] as const) {
+      const r = await runAs(dialect, `doctor -o ${form}`, 'superadmin');
+      const line = r.stdout.split('\n').find((l) => l.includes('credential'));
+      const detail =
+        form === 'json' ? (JSON.parse(r.stdout) as Array<Record<string, unknown>>).find((c) => c.check === 'credential') : undefined;
+      const text = detail ? `${String(detail.status)} ${String(detail.detail)}` : (line ?? '');
+      expect(text, `doctor -o ${form} (${dialect}): ${r.stdout.slice(0, 400)}`).toMatch(
+        /^ok\s.*valid \(user superadmin, role superadmin\)/,
+      );
+    }
+  });
+});

@@ -6,6 +6,7 @@
 import { CliError, HttpError } from '../../api/errors.js';
 import type { Credential } from '../../config/credentials.js';
 import { DOCTOR_TIMEOUT_MS, type DoctorRun } from './types.js';
+import { readBoolean, readName } from '../../api/read-values.js';
 
 export async function checkCredential(s: DoctorRun): Promise<void> {
   const { ctx, env, g, add, configOk, name, where, reached } = s;
@@ -84,11 +85,11 @@ async function validateToken(
   const { authValidateSession } = await import('../../api/contract/user-auth.js');
   try {
     const v = (await api.call(authValidateSession, { body: { token } }, { signal: ctx.signal })) as Record<string, unknown> | null;
-    const who = [v?.username ? `user ${String(v.username)}` : undefined, v?.role ? `role ${String(v.role)}` : undefined]
+    const who = [v?.username ? `user ${String(v.username)}` : undefined, v?.role ? `role ${readName('role', v.role) ?? JSON.stringify(v.role)}` : undefined]
       .filter(Boolean)
       .join(', ');
     const extra = warnings.length ? `; ${warnings.join('; ')}` : '';
-    if (v?.valid === true)
+    if (readBoolean(v?.valid) === true)
       add(
         'credential',
         warnings.length ? 'warn' : 'ok',
