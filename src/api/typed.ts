@@ -13,7 +13,12 @@ import type { AnyEndpoint } from './contract/common.js';
 import { readBoolean, readName } from './read-values.js';
 
 /** What to do with one value: the fields that may need reading, and how. */
-type Plan = { kind: 'boolean' } | { kind: 'text' } | { kind: 'object'; fields: Map<string, Plan> } | { kind: 'list'; item: Plan };
+type Plan =
+  | { kind: 'boolean' }
+  | { kind: 'text' }
+  /** `list`: the object's only list field (its key and plan), where rows moved elsewhere are looked for. */
+  | { kind: 'object'; fields: Map<string, Plan>; entries: Array<[string, Plan]>; list?: [string, Plan] }
+  | { kind: 'list'; item: Plan };
 
 type Def = {
   type: string;
@@ -60,9 +65,11 @@ function planOf(schema: z.ZodType | undefined, depth = 0): Plan | undefined {
       const p = planOf(v, depth + 1);
       if (p) fields.set(k, p);
     }
-    plan = fields.size > 0 ? { kind: 'object', fields } : undefined;
+    const lists = [...fields].filter(([, p]) => p.kind === 'list');
+    plan = fields.size > 0 ? { kind: 'object', fields, entries: [...fields], list: lists.length === 1 ? lists[0] : undefined } : undefined;
   }
-  plans.set(s, plan ?? null);
+  // A plan cut short by MAX_DEPTH is not kept: the same schema met nearer the top reads deeper.
+  if (depth === 0 || plan === undefined || depth < MAX_DEPTH / 2) plans.set(s, plan ?? null);
   return plan;
 }
 
@@ -77,7 +84,7 @@ function read(plan: Plan, key: string, v: unknown): unknown {
       return isRecord(v) ? (readName(key, v) ?? v) : v;
     case 'list': {
       // A list the platform sends under a key of its own (`{ items: [...] }`): its lists read as this one.
-      if (isRecord(v)) return readFields(v, (_k, x) => (Array.isArray(x) ? plan : undefined));
+      if (isRecord(v)) return readFields(v, Object.keys(v), (_k, x) => (Array.isArray(x) ? plan : undefined));
       if (!Array.isArray(v)) return v;
       let out: unknown[] | undefined;
       for (let i = 0; i < v.length; i++) {
@@ -88,36 +95,37 @@ function read(plan: Plan, key: string, v: unknown): unknown {
     }
     case 'object': {
       // The contract's one list, sent bare or under another key (src/api/rows.ts finds rows alike).
-      const moved = movedList(plan.fields, v);
+      const moved = plan.list && !(isRecord(v) && plan.list[0] in v) ? plan.list[1] : undefined;
       if (Array.isArray(v)) return moved ? read(moved, key, v) : v;
       if (!isRecord(v)) return v;
-      return readFields(v, (k, x) => plan.fields.get(k) ?? (moved && Array.isArray(x) ? moved : undefined));
+      if (moved) return readFields(v, Object.keys(v), (k, x) => plan.fields.get(k) ?? (Array.isArray(x) ? moved : undefined));
+      let out: Record<string, unknown> | undefined;
+      for (const [k, p] of plan.entries) {
+        const was = v[k];
+        // The common case, a value already of its type, costs no call (exports read millions of rows).
+        if (was === undefined || was === null || (p.kind === 'text' && typeof was !== 'object') || typeof was === 'boolean') continue;
+        const x = read(p, k, was);
+        if (x !== was) (out ??= { ...v })[k] = x;
+      }
+      return out ?? v;
     }
   }
 }
 
-/** `v` with each field read by the plan `planFor` gives it (none: as received); `v` itself when none changes. */
-function readFields(v: Record<string, unknown>, planFor: (key: string, x: unknown) => Plan | undefined): Record<string, unknown> {
+/** `v` with each of `keys` read by the plan `planFor` gives it (none: as received); `v` itself when none changes. */
+function readFields(
+  v: Record<string, unknown>,
+  keys: Iterable<string>,
+  planFor: (key: string, x: unknown) => Plan | undefined,
+): Record<string, unknown> {
   let out: Record<string, unknown> | undefined;
-  for (const k of Object.keys(v)) {
+  for (const k of keys) {
     const p = planFor(k, v[k]);
     if (!p) continue;
     const x = read(p, k, v[k]);
     if (x !== v[k]) (out ??= { ...v })[k] = x;
   }
   return out ?? v;
-}
-
-/** The plan of the object's only list field when the answer lacks that field (its rows are elsewhere). */
-function movedList(fields: Map<string, Plan>, v: unknown): Plan | undefined {
-  let only: [string, Plan] | undefined;
-  for (const entry of fields) {
-    if (entry[1].kind !== 'list') continue;
-    if (only) return undefined;
-    only = entry;
-  }
-  if (!only) return undefined;
-  return isRecord(v) && only[0] in v ? undefined : only[1];
 }
 
 /**
