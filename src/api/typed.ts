@@ -68,8 +68,8 @@ function planOf(schema: z.ZodType | undefined, depth = 0): Plan | undefined {
     const lists = [...fields].filter(([, p]) => p.kind === 'list');
     plan = fields.size > 0 ? { kind: 'object', fields, entries: [...fields], list: lists.length === 1 ? lists[0] : undefined } : undefined;
   }
-  // A plan cut short by MAX_DEPTH is not kept: the same schema met nearer the top reads deeper.
-  if (depth === 0 || plan === undefined || depth < MAX_DEPTH / 2) plans.set(s, plan ?? null);
+  // Only a whole answer's plan is kept (once per endpoint): a nested one may be cut short by MAX_DEPTH.
+  if (depth === 0) plans.set(s, plan ?? null);
   return plan;
 }
 
