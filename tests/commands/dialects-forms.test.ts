@@ -17,8 +17,8 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/sandbox/dialect.js';
 import { readDate, readNumber } from '../../src/api/read-values.js';
-import type { RunResult } from '../support/run-cli.js';
-import { fill, ids, jsonValues, lists, ones, printedRows, runAs, said, useDialectSandboxes, type Who } from './dialect-cases.js';
+import { runCli, tempConfigDir, type RunResult } from '../support/run-cli.js';
+import { fill, ids, jsonValues, lists, ones, printedRows, runAs, said, sandboxes, useDialectSandboxes, type Who } from './dialect-cases.js';
 
 useDialectSandboxes();
 
@@ -268,4 +268,29 @@ describe('doctor', () => {
       );
     }
   });
+});
+
+describe('auth login and logout', () => {
+  it.each(['json', 'table'])(
+    '-o %s: the profile keeps the role by its name and the user id as a number, and logout revokes the token',
+    async (form) => {
+      for (const dialect of ['default', 'alt'] as const) {
+        const env = { SUBCTL_CONFIG_DIR: tempConfigDir() };
+        const login = await runCli(
+          `auth login --base-url ${sandboxes[dialect].url} --profile p --username admin --password-stdin -o ${form}`,
+          {
+            env,
+            stdin: 'sandbox-admin\n',
+          },
+        );
+        expect(login.code, `${dialect}: ${said(login)}`).toBe(0);
+        expect(login.stderr, dialect).toContain('signed in as admin (admin)');
+        const profiles = records((await runCli('config list -o csv', { env })).stdout);
+        expect(profiles[1][profiles[0].indexOf('role')], `${dialect}: the stored role`).toBe('admin');
+        const logout = await runCli('auth logout --profile p', { env });
+        expect(logout.code, `${dialect}: ${said(logout)}`).toBe(0);
+        expect(logout.stderr, dialect).toBe("signed out of profile 'p'\n");
+      }
+    },
+  );
 });

@@ -11,6 +11,7 @@ import type { Ctx } from '../../cli/context.js';
 import { noSuchProfile } from '../../cli/target.js';
 import { printObject } from '../../output/index.js';
 import { out } from '../common.js';
+import { readWhole } from '../../api/read-values.js';
 
 /** A --profile or SUBCTL_PROFILE that names no profile: refused, as every command but login and register refuses it. */
 export function requireNamedProfile(ctx: Ctx): void {
@@ -61,7 +62,8 @@ export function runToken(ctx: Ctx): RunToken | undefined {
  */
 export async function logoutRunToken(ctx: Ctx, run: RunToken): Promise<number> {
   const stored = ctx.credentials().get(ctx.profileName());
-  const userId = stored?.token === run.token ? stored.user_id : undefined;
+  // A user id stored as text (`"7"`, another platform's answer) is sent as the number the contract asks for.
+  const userId = stored?.token === run.token ? readWhole(stored.user_id) : undefined;
   const api = await ctx.api();
   try {
     if (ctx.io.env.SUBCTL_SESSION_ID?.trim())

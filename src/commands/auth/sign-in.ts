@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander';
 import { endpointByName } from '../../api/contract/index.js';
 import { BadResponseError, CliError, ExitCode, UsageError } from '../../api/errors.js';
 import { oneLine } from '../../api/redact.js';
+import { readName, readWhole } from '../../api/read-values.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { printObject } from '../../output/index.js';
 import type { Group } from '../types.js';
@@ -58,17 +59,19 @@ export function buildLogin(cmd: Command, bind: Bind): void {
             // Where it was issued: it goes to no other address (context.ts).
             base_url: signedInAt ? (signedInAt.sandbox ? 'sandbox' : signedInAt.baseUrl) : undefined,
             session_id: cms ? (data.session_id as string | undefined) : undefined,
-            user_id: data.user_id as number | undefined,
+            // Another platform's `"7"` and `{ role_name }`: kept as the number and the name that
+            // `auth logout` sends and `config list` and the console show (read-values.ts).
+            user_id: readWhole(data.user_id),
             username: (data.username as string | undefined) ?? username,
-            role: data.role as string | undefined,
+            role: readName('role', data.role),
           });
           rememberTarget(ctx, name);
           ctx
             .config()
-            .upsertProfile(name, { username: (data.username as string | undefined) ?? username, role: data.role as string | undefined });
+            .upsertProfile(name, { username: (data.username as string | undefined) ?? username, role: readName('role', data.role) });
           const nowActive = wasActive !== name && ctx.config().load().current_profile === name ? ' (now the active profile)' : '';
           ctx.note(
-            `signed in as ${String(data.username ?? username)} (${String(data.role ?? 'unknown role')}) on profile '${name}'${nowActive}; token stored in ${where === 'keyring' ? 'the OS keyring' : ctx.paths().credentialsFile}`,
+            `signed in as ${String(data.username ?? username)} (${readName('role', data.role) ?? 'unknown role'}) on profile '${name}'${nowActive}; token stored in ${where === 'keyring' ? 'the OS keyring' : ctx.paths().credentialsFile}`,
           );
           if (ctx.io.env.SUBCTL_TOKEN?.trim())
             ctx.warn('warning: SUBCTL_TOKEN is set, and commands go on using it rather than this sign-in; unset it to use this one');
@@ -106,7 +109,7 @@ export function buildLogout(cmd: Command, bind: Bind): void {
           try {
             if (stored.session_id) await api.call(endpointByName('cms.auth.logout'), { body: {} } as never, { signal: ctx.signal });
             else
-              await api.call(endpointByName('auth.logout'), { body: { user_id: stored.user_id, token: stored.token } } as never, {
+              await api.call(endpointByName('auth.logout'), { body: { user_id: readWhole(stored.user_id), token: stored.token } } as never, {
                 signal: ctx.signal,
               });
           } catch (e) {
