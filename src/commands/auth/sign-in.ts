@@ -109,9 +109,13 @@ export function buildLogout(cmd: Command, bind: Bind): void {
           try {
             if (stored.session_id) await api.call(endpointByName('cms.auth.logout'), { body: {} } as never, { signal: ctx.signal });
             else
-              await api.call(endpointByName('auth.logout'), { body: { user_id: readWhole(stored.user_id), token: stored.token } } as never, {
-                signal: ctx.signal,
-              });
+              await api.call(
+                endpointByName('auth.logout'),
+                { body: { user_id: readWhole(stored.user_id), token: stored.token } } as never,
+                {
+                  signal: ctx.signal,
+                },
+              );
           } catch (e) {
             ctx.credentials().delete(name);
             // The server no longer takes the token (it expired, or was revoked): that is signed out.
