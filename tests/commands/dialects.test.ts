@@ -8,7 +8,8 @@
  * - every list without `--all`: the ids the default dialect answers to the very request the
  *   command sent (read from `--verbose`), the same data in both sandboxes;
  * - every get, detail, report, stats and info: the identifying values the database holds.
- * Both sandboxes start from copies of the same seeded file.
+ * Both sandboxes start from copies of the same seeded file (tests/commands/dialect-cases.ts, shared
+ * with tests/commands/dialects-forms.test.ts, which runs the same commands in CSV and table forms).
  */
 import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/sandbox/dialect.js';
