@@ -37,6 +37,11 @@ export interface ClientOptions {
   maxResponseBytes?: number;
   /** `--strict`: an answer that departs from the contract is exit 6 instead of a deviation in the log. */
   strict?: boolean;
+  /**
+   * Answers read as the contract's types where they read as them (typed.ts): for tables, CSV
+   * and text, which people and text-comparing scripts read; JSON gets `data` as received.
+   */
+  typed?: boolean;
 }
 
 /**

@@ -16,6 +16,7 @@
  */
 import { version } from '../../package.json';
 import { checkBaseUrl, proxyPeer } from './address.js';
+import { typedData } from './typed.js';
 import { classifyAnswer, deviationsOf, strictError, type Attempt, type Exchange, type ResponseHeaders } from './answer.js';
 import type { AnyEndpoint, DataOf, InputOf } from './contract/common.js';
 import { BadResponseError, CliError, InterruptedError, NetworkError, UsageError } from './errors.js';
@@ -188,9 +189,9 @@ export class ApiClient {
   }
 
   /**
-   * `data` as received. Its departures from the contract are looked for only when someone will
-   * see them (`--verbose`) or they decide the exit (`--strict`): reading tolerantly costs a
-   * plain run nothing.
+   * `data` as received (or, with `typed`, read as the contract's types: typed.ts). Its departures
+   * from the contract are looked for only when someone will see them (`--verbose`) or they decide
+   * the exit (`--strict`): reading tolerantly costs a plain run nothing.
    */
   #readData<E extends AnyEndpoint>(ep: E, res: Exchange): DataOf<E> {
     if (this.#opts.strict) {
@@ -204,7 +205,7 @@ export class ApiClient {
         this.#log(`deviation: ${ep.method} ${ep.path}: ${d.field}: expected ${d.expected}, received ${d.received}`);
       }
     }
-    return res.data as DataOf<E>;
+    return (this.#opts.typed ? typedData(ep, res.data) : res.data) as DataOf<E>;
   }
 
   #log(line: string): void {

@@ -230,5 +230,8 @@ async function openClient(
     // The exchange shows the server's text: escaped, never raw to a terminal (terminal-safe.ts).
     log: globals.verbose ? (line: string) => io.stderr.write(`${terminalSafeText(line)}\n`) : undefined,
     strict: globals.strict,
+    // Tables, CSV and text read values as the contract types them; JSON prints them as received,
+    // and so does a --fields path into an object (`role.role_name`), which names the answer's own shape.
+    typed: (globals.output === 'table' || globals.output === 'csv') && !globals.fields?.some((f) => f.includes('.')),
   });
 }

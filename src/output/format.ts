@@ -4,6 +4,7 @@
  */
 import type { IO } from '../io.js';
 import { UsageError } from '../api/errors.js';
+import { readDate } from '../api/read-values.js';
 import { terminalSafe } from './terminal-safe.js';
 import { terminalTime } from './time.js';
 
@@ -104,8 +105,9 @@ export function formatCell(value: unknown, opts: { tty: boolean }): string {
   switch (typeof value) {
     case 'string':
       if (opts.tty && value.length <= 35 && ISO_TIMESTAMP.test(value)) {
-        const d = new Date(value.replace(' ', 'T'));
-        if (!Number.isNaN(d.getTime())) return terminalTime(d);
+        // A time without a zone is UTC, as the platform writes its times (`new Date` would take it as local).
+        const ms = readDate(value);
+        if (ms !== undefined) return terminalTime(new Date(ms));
       }
       return value;
     case 'number':

@@ -9,6 +9,7 @@ import { escapeControls } from '../output/format.js';
 import { displayWidth } from '../output/width.js';
 import { wrapWidth } from '../output/wrap.js';
 import { terminalTime } from '../output/time.js';
+import { readDate } from '../api/read-values.js';
 
 type Entry = Record<string, unknown>;
 
@@ -158,8 +159,9 @@ export function namesUser(entry: Entry, user: { id: number; username?: string })
  */
 export function auditLine(e: Entry, width?: number, tty = width !== undefined): string {
   const at = String(e.created_at ?? '');
-  const d = tty ? new Date(at) : undefined;
-  const time = d && !Number.isNaN(d.getTime()) ? terminalTime(d) : at;
+  // readDate: a time without a zone is UTC, as the platform writes its times.
+  const ms = tty ? readDate(at) : undefined;
+  const time = ms !== undefined ? terminalTime(new Date(ms)) : at;
   const t = auditTarget(e);
   const parts = [time, String(e.username ?? e.user_id ?? '-'), auditAction(e), t.text, auditChange(e, t.keys)].filter((p) => p !== '');
   // Server data must not drive the terminal: control characters (ESC included) as `\xHH`.

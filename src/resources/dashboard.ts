@@ -6,6 +6,7 @@
  */
 import { escapeControls } from '../output/format.js';
 import { terminalTime } from '../output/time.js';
+import { readDate } from '../api/read-values.js';
 import { bars, sparkline } from '../output/index.js';
 
 const isDateKey = (k: string) => /(^|_)(date|day|month|week|period|time)$/.test(k);
@@ -30,10 +31,11 @@ const isIdKey = (k: string | undefined) => k !== undefined && /(^|_)id$/.test(k)
 
 function fmtScalar(v: unknown, tty: boolean, key?: string): string {
   if (typeof v === 'number') return tty && !isIdKey(key) ? fmtNumber(v) : String(v);
-  if (typeof v === 'string' && tty && /^\d{4}-\d{2}-\d{2}T/.test(v)) {
-    const d = new Date(v);
-    // As every time on a terminal: `YYYY-MM-DD HH:mm:ss +09:00` (src/output/time.ts).
-    if (!Number.isNaN(d.getTime())) return terminalTime(d);
+  if (typeof v === 'string' && tty && /^\d{4}-\d{2}-\d{2}[T ]\d/.test(v)) {
+    // As every time on a terminal: `YYYY-MM-DD HH:mm:ss +09:00` (src/output/time.ts); one
+    // without a zone is UTC, as the platform writes its times (readDate).
+    const ms = readDate(v);
+    if (ms !== undefined) return terminalTime(new Date(ms));
   }
   if (v === null || v === undefined) return '';
   return typeof v === 'object' ? JSON.stringify(v) : String(v);

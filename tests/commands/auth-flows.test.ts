@@ -602,7 +602,7 @@ describe("another platform's spelling of the sign-in answer (the sandbox's alt d
       const r = await runCli('auth refresh --profile p', { env: { SUBCTL_CONFIG_DIR: configDir } });
       expect(r.code, r.stderr).toBe(0);
       expect(stored().token).toBe(`tok-${expires_in}`);
-      expect(stored().expires_at !== undefined, expires_in).toBe(kept);
+      expect(stored().expires_at !== undefined, String(expires_in)).toBe(kept);
     }
   });
 
