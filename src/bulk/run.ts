@@ -84,7 +84,9 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   const fates = countFates(planned, known);
   if (resuming && fates.send === 0 && fates.check === 0) return finishedRun(ctx, verb, planned, known, journal, opts);
   if (!resuming && verb.destructive)
-    await ctx.confirm(`${verb.command}: ${planned.length} rows (${byAction(planned, verb)}; ${verb.endpoint.method} ${verb.endpoint.path})`);
+    await ctx.confirm(
+      `${verb.command}: ${planned.length} rows (${byAction(planned, verb)}; ${verb.endpoint.method} ${verb.endpoint.path})`,
+    );
   const claim = await claimRows(journal.path, head, planned, {
     lookBack: !resuming && !opts.restart && opts.runId === undefined,
     pending: (p) => ['send', 'check'].includes(fateOf(known.get(p.identity), p)),

@@ -85,7 +85,10 @@ async function validateToken(
   const { authValidateSession } = await import('../../api/contract/user-auth.js');
   try {
     const v = (await api.call(authValidateSession, { body: { token } }, { signal: ctx.signal })) as Record<string, unknown> | null;
-    const who = [v?.username ? `user ${String(v.username)}` : undefined, v?.role ? `role ${readLabel(v.role, ['role_name', 'name']) ?? JSON.stringify(v.role)}` : undefined]
+    const who = [
+      v?.username ? `user ${String(v.username)}` : undefined,
+      v?.role ? `role ${readLabel(v.role, ['role_name', 'name']) ?? JSON.stringify(v.role)}` : undefined,
+    ]
       .filter(Boolean)
       .join(', ');
     const extra = warnings.length ? `; ${warnings.join('; ')}` : '';
