@@ -584,13 +584,16 @@ describe("another platform's spelling of the sign-in answer (the sandbox's alt d
           ? ok({ valid: 1, username: 'ops', role: { role_name: 'admin' } })
           : ok({ message: 'logged out' }),
     );
-
-  it('refresh with expires_in as text ("3600") keeps the expiry; unreadable ("1h") or beyond any date stores none: never a crash', async () => {
+  const signIn = () => {
     altLogin();
-    const login = await runCli(`auth login --base-url ${server.url} --profile p --username ops --password-stdin`, {
+    return runCli(`auth login --base-url ${server.url} --profile p --username ops --password-stdin`, {
       env: { SUBCTL_CONFIG_DIR: configDir },
       stdin: 'pw\n',
     });
+  };
+
+  it('refresh with expires_in as text ("3600") keeps the expiry; unreadable ("1h") or beyond any date stores none: never a crash', async () => {
+    const login = await signIn();
     expect(login.code, login.stderr).toBe(0);
     const stored = () => JSON.parse(readFileSync(join(configDir, 'credentials.json'), 'utf8')).profiles.p as Record<string, unknown>;
     for (const [expires_in, kept] of [
@@ -607,11 +610,7 @@ describe("another platform's spelling of the sign-in answer (the sandbox's alt d
   });
 
   it('login shows and stores the role by its name; logout sends the user id as a number and revokes the token', async () => {
-    altLogin();
-    const r = await runCli(`auth login --base-url ${server.url} --profile p --username ops --password-stdin`, {
-      env: { SUBCTL_CONFIG_DIR: configDir },
-      stdin: 'pw\n',
-    });
+    const r = await signIn();
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/signed in as ops \(admin\) on profile 'p'/);
     const list = await runCli('config list -o json', { env: { SUBCTL_CONFIG_DIR: configDir } });
