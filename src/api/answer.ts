@@ -128,7 +128,8 @@ export function classifyAnswer(status: number, headers: ResponseHeaders, text: s
   if (text.trim() === '') body = undefined;
   else {
     try {
-      body = JSON.parse(text);
+      // A byte order mark before the JSON (some servers write one) is not part of it.
+      body = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     } catch {
       parsed = false;
     }

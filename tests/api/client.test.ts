@@ -589,6 +589,12 @@ describe('rule 5: answers outside the contract', () => {
     expect(stub.requests).toHaveLength(1);
   });
 
+  it('JSON after a UTF-8 byte order mark (some servers write one) is read as the JSON it is', async () => {
+    const json = JSON.stringify({ status: true, message: 'ok', data: { services: [{ service_id: 1 }] } });
+    stub.setHandler(() => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, raw: `\ufeff${json}` }));
+    expect(await client().call(listServices)).toEqual({ services: [{ service_id: 1 }] });
+  });
+
   it('truncated JSON is BadResponseError', async () => {
     stub.setHandler(() => ({ status: 200, headers: { 'content-type': 'application/json' }, raw: '{"status":true,"data":{"servi' }));
     const e = (await rejection(client().call(listServices))) as BadResponseError;
