@@ -59,7 +59,28 @@ function asRecord(v: unknown): Record<string, unknown> | undefined {
 /** Is this JSON object the platform's envelope (`{status, message, data, error, meta}`, status optional)? */
 function isEnvelope(v: unknown): v is Record<string, unknown> {
   const o = asRecord(v);
-  return !!o && ('data' in o || typeof o.status === 'boolean');
+  return !!o && ('data' in o || typeof o.status === 'boolean' || JSEND.test(String(o.status)) || typeof o.success === 'boolean');
+}
+
+/** JSend's statuses (`success`, `fail`, `error`), another common way of saying how a request went. */
+const JSEND = /^(success|fail|error)$/i;
+const SAYS_NO = /^(false|0|fail|failed|failure|error)$/i;
+
+/**
+ * How a 2xx envelope says the request failed, for its error message (`status false`,
+ * `status "fail"`, `success false`), or undefined when it does not: the contract's `status:
+ * false` (also `"false"` and `0`), JSend's `status: "fail"` or `"error"`, or, in an envelope
+ * without `status`, `success: false`.
+ */
+function refusal(env: Record<string, unknown>): string | undefined {
+  const no = (v: unknown) => v === false || v === 0 || (typeof v === 'string' && SAYS_NO.test(v.trim()));
+  if (env.status !== undefined && env.status !== null) {
+    if (!no(env.status)) return undefined;
+    return typeof env.status === 'string' && /^(fail|failed|failure|error)$/i.test(env.status.trim())
+      ? `status ${JSON.stringify(env.status.trim())}`
+      : 'status false';
+  }
+  return no(env.success) ? 'success false' : undefined;
 }
 
 /** A code as received, in one line: a string as it is, a number or an object as its JSON text. */
@@ -154,10 +175,11 @@ export function classifyAnswer(status: number, headers: ResponseHeaders, text: s
     return { error: new HttpError(status, p.message, p), retryable, retryAfterMs, why: `HTTP ${status}` };
   }
   const env = isEnvelope(body) ? body : undefined;
-  if (env && (env.status === false || env.status === 'false' || env.status === 0)) {
+  const refused = env && refusal(env);
+  if (refused) {
     // A 2xx that says it failed: the server refused the request (exit 5), in its words.
-    const p = errorParts(status, env);
-    return { error: new StatusFalseError(status, p.message, { code: p.code, details: p.details }) };
+    const p = errorParts(status, env!);
+    return { error: new StatusFalseError(status, p.message, { code: p.code, details: p.details }, refused) };
   }
   const message = env && typeof env.message === 'string' ? env.message : undefined;
   return { ok: { status, headers, envelope: body, data: env ? env.data : body, message } };

@@ -100,8 +100,8 @@ export class HttpError extends CliError {
  * refused the request in its words. Exit 5 like a 400, with the status as received.
  */
 export class StatusFalseError extends HttpError {
-  constructor(status: number, message: string, extra: { hint?: string; code?: string; details?: unknown } = {}) {
-    super(400, `${message} (HTTP ${status}, status false)`, extra);
+  constructor(status: number, message: string, extra: { hint?: string; code?: string; details?: unknown } = {}, said = 'status false') {
+    super(400, `${message} (HTTP ${status}, ${said})`, extra);
     this.status = status;
   }
 }

@@ -507,6 +507,31 @@ describe('rule 4: errors after the retries', () => {
     expect(stub.requests).toHaveLength(1);
   });
 
+  it('other envelopes\' ways of saying a 2xx failed: JSend\'s status "fail" and "error", success: false', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [
+        { status: 'fail', message: 'Plan code already exists', data: { plan_code: 'taken' } },
+        'Plan code already exists (HTTP 200, status "fail")',
+      ],
+      [{ status: 'error', message: 'Database unavailable' }, 'Database unavailable (HTTP 200, status "error")'],
+      [{ success: false, message: 'Not allowed for this plan', data: null }, 'Not allowed for this plan (HTTP 200, success false)'],
+    ];
+    for (const [json, message] of cases) {
+      stub.setHandler(() => ({ status: 200, json }));
+      const e = (await rejection(client().call(createService, { body: { service_code: 'AB', service_name: 'n' } }))) as HttpError;
+      expect(e.exitCode, message).toBe(5);
+      expect(e.message).toBe(message);
+    }
+    // Success in those words is success: the data shown.
+    for (const json of [
+      { status: 'success', data: { service_id: 3 } },
+      { success: true, message: 'created', data: { service_id: 3 } },
+    ]) {
+      stub.setHandler(() => ({ status: 200, json }));
+      expect(await client().call(createService, { body: { service_code: 'AB', service_name: 'n' } })).toEqual({ service_id: 3 });
+    }
+  });
+
   it('an error code is shown as received: a number, an object, data.error_code', async () => {
     stub.setHandler(() => ({ status: 200, json: { status: false, message: 'no', data: null, error: { code: 4012 } } }));
     expect(((await rejection(client().call(listServices))) as HttpError).code).toBe('4012');
