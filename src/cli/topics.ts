@@ -87,7 +87,7 @@ export const TOPICS: Record<TopicName, Topic> = {
           ['4', 'not found (404): check the id or code; a script deleting something may treat it as already done'],
           [
             '5',
-            'rejected by the server (400, 409, 422): the message names the field or the conflict; fix the input, do not retry unchanged',
+            'rejected by the server (400, 409, 422; `me access` when access is denied, `referrals validate` when the code is not valid): the message names the field or the conflict; fix the input, do not retry unchanged',
           ],
           ['6', 'server error (5xx) after the retries: retry later, with a back-off'],
           ['7', 'network failure or time-out after the retries: check the address and network (`subctl doctor`), then retry'],

@@ -206,3 +206,20 @@ describe("cleanup's summary from an answer of any shape", () => {
     expect(r.stderr).toContain('{"toString":null,"valueOf":"v"}');
   });
 });
+
+describe('a "no" in a valid answer, with a reason of any shape (fuzz seed 260)', () => {
+  it('`me access` and `referrals validate`: exit 5, an error line (a JSON object under -o json), the reason as text', async () => {
+    server.setHandler(() => json({ status: true, message: 'OK', data: { has_access: false, access_reason: { d: false } } }));
+    const r = await runCli(['me', 'access', 'GPT4'], { env: env() });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(/^error: no access to GPT4 \(\{"d":false\}\)$/m);
+    expect(r.stderr).not.toContain('[object Object]');
+    const j = await runCli(['me', 'access', 'GPT4', '-o', 'json'], { env: env() });
+    expect(j.code).toBe(5);
+    expect(JSON.parse(j.stderr.trim().split('\n').pop()!).error.message).toBe('no access to GPT4 ({"d":false})');
+    server.setHandler(() => json({ status: true, message: 'OK', data: { is_valid: false, message: {} } }));
+    const v = await runCli(['referrals', 'validate', 'ABC123'], { env: env() });
+    expect(v.code).toBe(5);
+    expect(v.stderr).toMatch(/^error: referral code ABC123 is not valid: \{\}$/m);
+  });
+});

@@ -17,8 +17,9 @@ import {
   meUse,
   meWallet,
 } from '../../api/contract/user-enduser.js';
-import { HttpError, UsageError } from '../../api/errors.js';
+import { CliError, ExitCode, HttpError, UsageError } from '../../api/errors.js';
 import { readBoolean } from '../../api/read-values.js';
+import { formatCell } from '../../output/format.js';
 import type { AnyEndpoint } from '../../api/contract/common.js';
 import type { Ctx } from '../../cli/context.js';
 import { listRows } from '../../cli/paging.js';
@@ -98,8 +99,12 @@ export const meGroup: Group = {
         const data = (await api.call(meAccess, { query: input.query } as never, { signal: ctx.signal })) as Record<string, unknown> | null;
         await printObject(data ?? {}, out(ctx));
         if (readBoolean(data?.has_access) === false) {
-          ctx.note(`no access to ${String(input.query.service_code)}${data?.access_reason ? ` (${String(data.access_reason)})` : ''}`);
-          return 5;
+          // Exit 5 with its reason as an error on stderr (one JSON object under -o json); a reason
+          // of any shape is shown as text (formatCell: objects as JSON).
+          const reason = data?.access_reason ? ` (${formatCell(data.access_reason, { tty: false })})` : '';
+          throw new CliError('rejected', ExitCode.rejected, `no access to ${String(input.query.service_code)}${reason}`, {
+            hint: '`subctl me subscriptions` shows your subscriptions and `subctl me plans` what can be bought',
+          });
         }
         return 0;
       },

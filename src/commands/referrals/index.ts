@@ -21,8 +21,9 @@ import {
   referralsUse,
   referralsValidate,
 } from '../../api/contract/user-referrals.js';
-import { UsageError } from '../../api/errors.js';
+import { CliError, ExitCode, UsageError } from '../../api/errors.js';
 import { readBoolean } from '../../api/read-values.js';
+import { formatCell } from '../../output/format.js';
 import type { Ctx } from '../../cli/context.js';
 import { verbsBuilder, type VerbInput } from '../../cli/verbs.js';
 import { printSummary } from '../common.js';
@@ -60,10 +61,15 @@ export const referralsGroup: Group = {
         const valid = (res.data as Record<string, unknown> | null)?.is_valid;
         // As the platform writes it (`false`, `0`, `"false"`): shown as received, read as a boolean.
         if (readBoolean(valid) === false) {
-          ctx.note(
-            `referral code ${String(input.body.referral_code)} is not valid${(res.data as Record<string, unknown>).message ? `: ${String((res.data as Record<string, unknown>).message)}` : ''}`,
+          // Exit 5 with its reason as an error on stderr (one JSON object under -o json); a message
+          // of any shape is shown as text (formatCell: objects as JSON).
+          const why = (res.data as Record<string, unknown>).message;
+          throw new CliError(
+            'rejected',
+            ExitCode.rejected,
+            `referral code ${String(input.body.referral_code)} is not valid${why ? `: ${formatCell(why, { tty: false })}` : ''}`,
+            { hint: 'check the code (codes are matched exactly), or ask its owner for another' },
           );
-          return 5;
         }
         return 0;
       },
