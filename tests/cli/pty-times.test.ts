@@ -72,6 +72,11 @@ describe.skipIf(!hasScript)('times on a pseudo-terminal', () => {
 describe.skipIf(!hasTmux)('times in the console, in a real terminal', () => {
   const socket = `subctl-pty-${process.pid}`;
   const tmux = (...a: string[]) => spawnSync('tmux', ['-L', socket, ...a], { encoding: 'utf8' });
+  // A session that stays: tmux ends its server when the last session ends, and a new session
+  // asked for while the server is ending fails ("server exited unexpectedly").
+  beforeAll(() => {
+    tmux('new-session', '-d', '-s', 'keep', 'sleep 3600');
+  });
   afterAll(() => {
     tmux('kill-server');
   });
@@ -79,7 +84,8 @@ describe.skipIf(!hasTmux)('times in the console, in a real terminal', () => {
   async function consoleScreen(extra: string, tz: string): Promise<string> {
     const name = `c${Math.random().toString(36).slice(2, 7)}`;
     const cmd = `env TZ=${tz} HOME=${dir} TERM=xterm-256color LANG=C.UTF-8 node ${bin} console audit --base-url ${sb.url} --token-file ${tokenFile} ${extra}`;
-    expect(tmux('new-session', '-d', '-s', name, '-x', '100', '-y', '30', cmd).status).toBe(0);
+    const started = tmux('new-session', '-d', '-s', name, '-x', '100', '-y', '30', cmd);
+    expect(started.status, started.stderr).toBe(0);
     const deadline = Date.now() + 30_000;
     let s = '';
     while (Date.now() < deadline) {

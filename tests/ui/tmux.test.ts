@@ -103,6 +103,9 @@ beforeAll(async () => {
   if (!existsSync(join(root, 'dist/subctl.cjs.cache'))) throw new Error('dist/ is missing: run `npm run build` (npm test does it)');
   sb = await startTestSandbox();
   dir = tempDir('subctl-tmux-');
+  // A session that stays: tmux ends its server when the last session ends, and a new session
+  // asked for while the server is ending fails ("server exited unexpectedly").
+  tmux('new-session', '-d', '-s', 'keep', 'sleep 3600');
 });
 
 afterAll(async () => {
