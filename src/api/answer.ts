@@ -64,6 +64,8 @@ function isEnvelope(v: unknown): v is Record<string, unknown> {
 
 /** JSend's statuses (`success`, `fail`, `error`), another common way of saying how a request went. */
 const JSEND = /^(success|fail|error)$/i;
+/** Words for a request that failed: the contract's `false`/`0`, and JSend's and others' words. */
+const FAILED_WORD = /^(fail|failed|failure|error)$/i;
 const SAYS_NO = /^(false|0|fail|failed|failure|error)$/i;
 
 /**
@@ -76,7 +78,7 @@ function refusal(env: Record<string, unknown>): string | undefined {
   const no = (v: unknown) => v === false || v === 0 || (typeof v === 'string' && SAYS_NO.test(v.trim()));
   if (env.status !== undefined && env.status !== null) {
     if (!no(env.status)) return undefined;
-    return typeof env.status === 'string' && /^(fail|failed|failure|error)$/i.test(env.status.trim())
+    return typeof env.status === 'string' && FAILED_WORD.test(env.status.trim())
       ? `status ${JSON.stringify(env.status.trim())}`
       : 'status false';
   }
