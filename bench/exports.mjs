@@ -95,9 +95,16 @@ async function page(n) {
 // The baseline bulk: undici, 16 requests in flight, one PUT per row. With a fifth argument
 // \`read\`, it also does the one thing a bulk run must do beside the PUTs: it reads each row's
 // subscription from the list (pages of 100, 4 ahead) before sending the row.
+// Modes: '' sends each row at once; 'read' first waits for the row's subscription from the list
+// (pages 4 ahead, as subctl reads them); 'floor' also does the least else that #25 and #27 ask of
+// a bulk run: every row validated with zod before anything is sent, a journal line written before
+// each request leaves (one write per turn of the event loop) and one after its answer.
 const PLAIN_BULK = `
 const { Pool } = require(process.argv[1] + '/node_modules/undici');
-const [url, token, ids] = [process.argv[2], process.argv[3], require('fs').readFileSync(process.argv[4], 'utf8').trim().split('\\n')];
+const fs = require('fs');
+const [url, token, ids, mode] = [process.argv[2], process.argv[3], fs.readFileSync(process.argv[4], 'utf8').trim().split('\\n'), process.argv[5]];
+const read = mode === 'read' || mode === 'floor';
+const floor = mode === 'floor';
 const pool = new Pool(url, { connections: 16 });
 const seen = new Map();
 const waiting = new Map();
@@ -105,7 +112,7 @@ const stateOf = (id) => seen.has(id) ? Promise.resolve(seen.get(id)) : new Promi
 async function walk() {
   const page = (n) => pool.request({ path: '/admin/subscriptions?page_size=100&page_number=' + n, method: 'GET', headers: { authorization: 'Bearer ' + token } }).then((r) => r.body.json());
   const first = (await page(1)).data;
-  const take = (d) => { for (const s of d.subscriptions) { const id = String(s.subscription_id); seen.set(id, s.end_date); waiting.get(id)?.(s.end_date); waiting.delete(id); } };
+  const take = (d) => { for (const s of d.subscriptions) { const id = String(s.subscription_id); const st = { status: s.status, end_date: s.end_date }; seen.set(id, st); waiting.get(id)?.(st); waiting.delete(id); } };
   take(first);
   const inflight = [];
   let next = 2;
@@ -114,17 +121,34 @@ async function walk() {
     take((await inflight.shift()).data);
   }
 }
-const read = process.argv[5] === 'read';
+let rows = ids.map((id, i) => ({ id, body: { action: 'extend', reason: 'bench ' + i, extend_days: 1 } }));
+let journal = () => Promise.resolve();
+let pending = '';
+if (floor) {
+  const { z } = require(process.argv[1] + '/node_modules/zod');
+  const schema = z.object({ id: z.coerce.number().int().positive(), body: z.object({ action: z.enum(['extend', 'add_credits', 'pause', 'resume', 'cancel']), reason: z.string().min(1).max(500), extend_days: z.number().int().min(1).max(3650).optional(), extend_credits: z.number().int().min(1).optional() }) });
+  rows = rows.map((r) => schema.parse(r));
+  const fd = fs.openSync(process.argv[6], 'a');
+  let waiters = [];
+  journal = (line) => new Promise((resolve) => {
+    pending += line;
+    waiters.push(resolve);
+    if (waiters.length === 1) setImmediate(() => { fs.writeSync(fd, pending); pending = ''; const w = waiters; waiters = []; for (const f of w) f(); });
+  });
+}
 let i = 0;
 async function worker() {
-  while (i < ids.length) {
-    const id = ids[i++];
-    if (read) await stateOf(id);
-    const r = await pool.request({ path: '/admin/subscriptions/' + id + '/manage', method: 'PUT', headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json' }, body: JSON.stringify({ action: 'extend', reason: 'bench', extend_days: 1 }) });
-    await r.body.text();
+  while (i < rows.length) {
+    const k = i++;
+    const row = rows[k];
+    const before = read ? await stateOf(String(row.id)) : undefined;
+    if (floor) await journal(JSON.stringify({ row: k, state: 'sent', at: Date.now(), before }) + '\\n');
+    const r = await pool.request({ path: '/admin/subscriptions/' + row.id + '/manage', method: 'PUT', headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json' }, body: JSON.stringify(row.body) });
+    const text = await r.body.text();
+    if (floor) pending += JSON.stringify({ row: k, state: 'done', at: Date.now(), status: r.statusCode, message: JSON.parse(text).message }) + '\\n';
   }
 }
-Promise.all([...(read ? [walk()] : []), ...Array.from({ length: 16 }, worker)]).then(() => pool.close());
+Promise.all([...(read ? [walk()] : []), ...Array.from({ length: 16 }, worker)]).then(() => { if (floor) journal(''); return pool.close(); });
 `;
 
 export async function exportsBench({ want, record, bin, root }) {
@@ -189,9 +213,15 @@ export async function exportsBench({ want, record, bin, root }) {
     );
     let run = 0;
     // Five rounds: a bulk round is short (about 3 s), and its spread is wider than the export's.
-    const [base, reading, ours] = rounds(Math.max(ROUNDS, 5), [
+    const [base, reading, least, ours] = rounds(Math.max(ROUNDS, 5), [
       () => measure(process.execPath, ['-e', PLAIN_BULK, root, sb.url, sb.token, join(dir, 'ids.txt')], env),
       () => measure(process.execPath, ['-e', PLAIN_BULK, root, sb.url, sb.token, join(dir, 'ids.txt'), 'read'], env),
+      () =>
+        measure(
+          process.execPath,
+          ['-e', PLAIN_BULK, root, sb.url, sb.token, join(dir, 'ids.txt'), 'floor', join(dir, `journal-${run}.jsonl`)],
+          env,
+        ),
       // A fresh state directory each round: the same rows again would otherwise resume the
       // finished journal and send nothing.
       () =>
@@ -222,6 +252,9 @@ export async function exportsBench({ want, record, bin, root }) {
     // rest of the run (validation, journal, claim, the client's request path).
     console.log(
       `  the plain loop reading each row's subscription from the list first: ${(reading.ms / 1000).toFixed(1)} s, ${(base.ms / reading.ms).toFixed(2)}x the plain loop's rate; subctl ${(reading.ms / ours.ms).toFixed(2)}x this one's`,
+    );
+    console.log(
+      `  the plain loop doing the least a bulk run must (state read, rows validated with zod, a journal line before and after each request): ${(least.ms / 1000).toFixed(1)} s, ${(base.ms / least.ms).toFixed(2)}x the plain loop's rate; subctl ${(least.ms / ours.ms).toFixed(2)}x this one's`,
     );
     record('bulk manage rows/s vs sequential curl loop', 1e7 / ours.ms, 1e7 / curlFull, 20, 'rate');
   }
