@@ -39,12 +39,15 @@ function noteMorePages(ctx: Ctx, info: ReturnType<typeof pageInfoOf>, page: numb
   );
 }
 
-export async function runList(
-  ctx: Ctx,
-  ep: AnyEndpoint,
-  call: ListCall,
-  opts: { columns?: string[]; extras?: ListExtras; view?: (row: Record<string, unknown>) => Record<string, unknown> },
-): Promise<number> {
+interface ListOpts {
+  columns?: string[];
+  extras?: ListExtras;
+  view?: (row: Record<string, unknown>) => Record<string, unknown>;
+}
+type ListOut = Parameters<typeof printList>[1];
+type Api = Awaited<ReturnType<Ctx['api']>>;
+
+export async function runList(ctx: Ctx, ep: AnyEndpoint, call: ListCall, opts: ListOpts): Promise<number> {
   const api = await ctx.api();
   const g = ctx.globals;
   const paging = ep.paging!;
@@ -61,28 +64,40 @@ export async function runList(
     noColor: g.noColor,
     wide: g.wide,
   };
+  if (!g.all && g.limit === undefined) return printPage(ctx, api, ep, call, opts, out);
+  return printPages(ctx, api, ep, call, opts, out);
+}
+
+/** One page, as asked (or the first), with a note on a terminal when there are more. */
+async function printPage(ctx: Ctx, api: Api, ep: AnyEndpoint, call: ListCall, opts: ListOpts, out: ListOut): Promise<number> {
+  const g = ctx.globals;
+  const paging = ep.paging!;
   const givenPage = call.query?.[paging.page] as number | undefined;
   const givenSize = call.query?.[paging.size] as number | undefined;
-
-  if (!g.all && g.limit === undefined) {
-    const data = (await api.call(ep, call as never, { signal: ctx.signal })) as Record<string, unknown>;
-    let items = listRows(ctx, ep, data);
-    if (!items) {
-      // Rows the reader could not find are not an empty list: the answer is printed as received.
-      await printObject(data, { format: g.output, io: ctx.io, noColor: g.noColor });
-      return 0;
-    }
-    // A table may read a row its own way (the audit log's target and change); scripts get it as sent.
-    if (opts.view && g.output === 'table') items = items.map(opts.view);
-    const page = givenPage ?? 1;
-    const info = pageInfoOf(ep, data, page, givenSize ?? paging.defaultSize);
-    await printList(items, out);
-    // No data at all (lenient: `data: null` is not a contract breach): no summary to print either.
-    if (data !== null && typeof data === 'object') await opts.extras?.(data, ctx);
-    if (ctx.io.stderrIsTTY && ctx.io.stdoutIsTTY && !g.quiet) noteMorePages(ctx, info, page, items.length);
+  const data = (await api.call(ep, call as never, { signal: ctx.signal })) as Record<string, unknown>;
+  let items = listRows(ctx, ep, data);
+  if (!items) {
+    // Rows the reader could not find are not an empty list: the answer is printed as received.
+    await printObject(data, { format: g.output, io: ctx.io, noColor: g.noColor });
     return 0;
   }
+  // A table may read a row its own way (the audit log's target and change); scripts get it as sent.
+  if (opts.view && g.output === 'table') items = items.map(opts.view);
+  const page = givenPage ?? 1;
+  const info = pageInfoOf(ep, data, page, givenSize ?? paging.defaultSize);
+  await printList(items, out);
+  // No data at all (lenient: `data: null` is not a contract breach): no summary to print either.
+  if (data !== null && typeof data === 'object') await opts.extras?.(data, ctx);
+  if (ctx.io.stderrIsTTY && ctx.io.stdoutIsTTY && !g.quiet) noteMorePages(ctx, info, page, items.length);
+  return 0;
+}
 
+/** Every page (--all), or the pages up to --limit rows, streamed to the printer. */
+async function printPages(ctx: Ctx, api: Api, ep: AnyEndpoint, call: ListCall, opts: ListOpts, out: ListOut): Promise<number> {
+  const g = ctx.globals;
+  const paging = ep.paging!;
+  const givenPage = call.query?.[paging.page] as number | undefined;
+  const givenSize = call.query?.[paging.size] as number | undefined;
   // --all / --limit: the largest page size the contract allows, unless one was given; many pages
   // may follow, so the client takes its faster-per-request transport.
   if (g.all || (g.limit ?? 0) > (givenSize ?? paging.defaultSize)) api.preferThroughput();

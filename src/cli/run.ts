@@ -89,7 +89,6 @@ async function outputSink(io: MainDeps['io'], globals: GlobalOptions, screen: bo
 export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
   const { io } = deps;
   let pending: { action: Action; raw: Record<string, unknown> } | undefined;
-  let globals: GlobalOptions | undefined;
 
   // Options are read only once the line parses: for Commander's own errors, -o json|ndjson is
   // looked for in the words, then SUBCTL_OUTPUT, then the profile's output setting.
@@ -143,7 +142,18 @@ export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
     return reportError(e, io, undefined, argv);
   }
   if (!pending) return 0;
+  return runAction(pending, first, argv, deps);
+}
 
+/** Runs the parsed command's action in its context, and says how it ended (the exit code). */
+async function runAction(
+  pending: { action: Action; raw: Record<string, unknown> },
+  first: string | undefined,
+  argv: string[],
+  deps: MainDeps,
+): Promise<number> {
+  const { io } = deps;
+  let globals: GlobalOptions | undefined;
   let ctx: Ctx | undefined;
   let sink: StdoutSink | undefined;
   let activity: Activity | undefined;
