@@ -116,6 +116,18 @@ function classifyStatus(status: number): [string, number] {
   return ['server', ExitCode.server];
 }
 
+/** An answer that does not tell whether a write was applied: any 5xx, or a 2xx whose body could not be read. */
+export const isAmbiguousStatus = (status: number) => status >= 500 || (status >= 200 && status < 300);
+
+/**
+ * Whether a write that failed may still have been applied: its answer was lost (the network, a
+ * time-out) or does not say (isAmbiguousStatus). Only the target's state can settle it.
+ */
+export function mayHaveApplied(e: unknown): boolean {
+  if (!(e instanceof CliError)) return false;
+  return e.status === undefined ? e instanceof NetworkError : isAmbiguousStatus(e.status);
+}
+
 /** Connection refused/reset, DNS, TLS, time-out: after the retries. Exit 7. */
 export class NetworkError extends CliError {
   constructor(message: string, extra: { hint?: string; code?: string; cause?: unknown } = {}) {

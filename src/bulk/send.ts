@@ -6,10 +6,10 @@
  * After Ctrl-C nothing more leaves; the rows in flight are awaited (up to the time-out).
  */
 import type { ApiClient } from '../api/client.js';
-import { CliError } from '../api/errors.js';
+import { CliError, isAmbiguousStatus } from '../api/errors.js';
 import { fingerprintOf, type Journal, type JournalEvent, type RowRecord } from './journal.js';
 import type { Unanswered } from './settle.js';
-import { isAmbiguousStatus, RETRY_ON_RESUME, type BulkVerb, type PlannedRow, type StateReader } from './types.js';
+import { RETRY_ON_RESUME, type BulkVerb, type PlannedRow, type StateReader } from './types.js';
 
 export interface SendJob {
   api: ApiClient;

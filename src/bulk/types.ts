@@ -120,6 +120,3 @@ export interface BulkOptions {
  * applied the write, when the upstream connection is reset.
  */
 export const RETRY_ON_RESUME = new Set([401, 408, 429]);
-
-/** An answer that does not tell whether a write was applied: any 5xx, or a 2xx whose body could not be read. */
-export const isAmbiguousStatus = (status: number) => status >= 500 || (status >= 200 && status < 300);

@@ -5,13 +5,15 @@
  * (settled `verified`), and one that did not is still in it (settled `absent`, then sent).
  * After the plan, the platform is read again and what is still different is applied (a role
  * created inactive needs its create, then an update), never a change already tried in this run.
+ * That read also settles the changes whose answer was lost (the network, a 5xx): applied when
+ * the platform no longer needs them, else failed; never by sending them again in this run.
  */
 import type { ApiClient, CallInput } from '../api/client.js';
 import { servicesCreate, servicesDelete, servicesUpdate } from '../api/contract/admin-services.js';
 import { plansCreate, plansDelete, plansUpdate } from '../api/contract/admin-plans.js';
 import { servicePlansCreate, servicePlansDelete, servicePlansManage } from '../api/contract/admin-service-plans.js';
 import { rolesCreate, rolesDelete, rolesUpdate } from '../api/contract/user-accounts.js';
-import { CliError, InterruptedError } from '../api/errors.js';
+import { CliError, InterruptedError, mayHaveApplied } from '../api/errors.js';
 import { diffCatalog, type Change, type Plan } from './diff.js';
 import type { CatalogJournal, StepEvent } from './journal.js';
 import { safe } from './plan-text.js';
@@ -19,7 +21,8 @@ import { canonical } from './step.js';
 import type { Catalog, Kind } from './model.js';
 import { readPlatform } from './read.js';
 
-type Outcome = 'applied' | 'applied-earlier' | 'verified' | 'failed' | 'skipped';
+/** `confirmed`: sent in this run, its answer lost, and the platform read after it shows it applied. */
+type Outcome = 'applied' | 'confirmed' | 'applied-earlier' | 'verified' | 'failed' | 'skipped';
 
 export interface ReportRow {
   kind: Kind;
@@ -107,7 +110,7 @@ export async function applyPlan(api: ApiClient, file: Catalog, first: Plan, opts
   const rows: ReportRow[] = [];
   const tried = new Set<string>();
   const failed = new Set<string>();
-  let firstError: unknown;
+  const errors = new Map<ReportRow, unknown>();
   let plan = first;
   // What an earlier run of this name finished, or left in flight, that the platform now shows done.
   const pending = new Set(first.changes.map(stepName));
@@ -124,18 +127,23 @@ export async function applyPlan(api: ApiClient, file: Catalog, first: Plan, opts
       rows.push({ kind, op, key, outcome: 'verified', message: 'in flight when the earlier run stopped; found applied on the platform' });
     }
   }
+  /** Changes sent in this run whose answer did not say whether they were applied: the next read settles them. */
+  let lost: Array<{ c: Change; step: string; row: ReportRow }> = [];
+  /** Changes not sent for want of their service or plan, by step: sent by a later pass if that turns out to exist. */
+  const skipped = new Map<string, ReportRow>();
   for (let pass = 0; pass < 3 && plan.changes.length; pass++) {
     let progressed = false;
     for (const c of plan.changes) {
       const step = stepName(c);
       if (tried.has(step)) continue;
-      tried.add(step);
       if (opts.signal.aborted) throw new InterruptedError('interrupted: run the same command again to resume');
       const blocked = blockedBy(c, failed);
       if (blocked) {
-        rows.push({ kind: c.kind, op: c.op, key: c.label, outcome: 'skipped', message: blocked });
+        skipped.set(step, { kind: c.kind, op: c.op, key: c.label, outcome: 'skipped', message: blocked });
         continue;
       }
+      skipped.delete(step);
+      tried.add(step);
       const before: StepEvent | undefined = earlier.get(step);
       const about = { kind: c.kind, op: c.op, label: c.label };
       // In flight when an earlier run stopped, and the platform read since shows it not done.
@@ -148,9 +156,11 @@ export async function applyPlan(api: ApiClient, file: Catalog, first: Plan, opts
         const status = e instanceof CliError ? e.status : undefined;
         const message = e instanceof Error ? e.message : String(e);
         opts.journal.append({ step, state: 'failed', status, message, ...about });
-        rows.push({ kind: c.kind, op: c.op, key: c.label, outcome: 'failed', status, message });
+        const row: ReportRow = { kind: c.kind, op: c.op, key: c.label, outcome: 'failed', status, message };
+        rows.push(row);
+        errors.set(row, e);
         failed.add(`${c.kind} ${c.key}`);
-        firstError ??= e;
+        if (mayHaveApplied(e)) lost.push({ c, step, row });
         opts.note(`  failed: ${c.op} ${c.kind} ${safe(c.label)}: ${safe(message)}`);
         continue;
       }
@@ -159,10 +169,34 @@ export async function applyPlan(api: ApiClient, file: Catalog, first: Plan, opts
       opts.note(`  ${c.op === 'create' ? '+' : c.op === 'delete' ? '-' : '~'} ${c.kind} ${safe(c.label)}`);
       progressed = true;
     }
-    if (!progressed) break;
+    if (!progressed && !lost.length) break;
     plan = diffCatalog(file, await readPlatform(api, opts.kinds, opts.signal), { prune: opts.prune, kinds: opts.kinds });
+    lost = settleLost(lost, plan, failed, opts);
   }
-  return { rows, firstError };
+  rows.push(...skipped.values());
+  const firstFailed = rows.find((r) => r.outcome === 'failed');
+  return { rows, firstError: firstFailed && errors.get(firstFailed) };
+}
+
+/**
+ * The lost answers settled by the platform as read after them: a change the platform no longer
+ * needs was applied (`confirmed`, and what waited for it may go); one it still needs was not,
+ * and stays failed (the next run sends it, never this one). Returns none: each is settled once.
+ */
+function settleLost(lost: Array<{ c: Change; step: string; row: ReportRow }>, plan: Plan, failed: Set<string>, opts: ApplyOptions): [] {
+  const needed = new Set(plan.changes.map((c) => `${c.kind} ${c.op} ${c.key}`));
+  for (const { c, step, row } of lost) {
+    if (needed.has(`${c.kind} ${c.op} ${c.key}`)) {
+      row.message = `${row.message ?? 'no answer'}; the platform read after it does not show it applied: the next run sends it again`;
+      continue;
+    }
+    opts.journal.append({ step, state: 'verified', kind: c.kind, op: c.op, label: c.label });
+    row.outcome = 'confirmed';
+    row.message = `the answer was lost (${row.message ?? 'no answer'}); the platform read after it shows the change applied`;
+    failed.delete(`${c.kind} ${c.key}`);
+    opts.note(`  confirmed: ${c.op} ${c.kind} ${safe(c.label)} is applied (read back after its answer was lost)`);
+  }
+  return [];
 }
 
 /** The report as CSV: one row a change. */

@@ -211,11 +211,12 @@ async function applyPlanned(ctx: Ctx, raw: Record<string, unknown>, path: string
   }
   const count = (o: string) => rows.filter((r) => r.outcome === o).length;
   const failed = count('failed') + count('skipped');
+  const confirmed = count('confirmed');
   ctx.note(
-    `${count('applied')} applied, ${count('applied-earlier') + count('verified')} done by an earlier run of ${name}, ${count('failed')} failed, ${count('skipped')} skipped`,
+    `${count('applied') + confirmed} applied${confirmed ? ` (${confirmed} read back after a lost answer)` : ''}, ${count('applied-earlier') + count('verified')} done by an earlier run of ${name}, ${count('failed')} failed, ${count('skipped')} skipped`,
   );
   if (!failed) return 0;
-  if (rows.some((r) => r.outcome === 'applied' || r.outcome === 'applied-earlier' || r.outcome === 'verified')) {
+  if (rows.some((r) => r.outcome !== 'failed' && r.outcome !== 'skipped')) {
     throw new PartialFailureError(
       `${failed} of ${rows.length} catalog changes were not applied${typeof raw.report === 'string' ? ` (see ${raw.report})` : ''}`,
       rows,
