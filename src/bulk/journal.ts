@@ -57,6 +57,8 @@ export interface RowRecord {
   before?: unknown;
   fp?: string;
   at: number;
+  /** What the row created (`usage-codes generate`: its codes) was printed on stdout by some attempt. */
+  printed?: boolean;
 }
 
 /** A row's fingerprint: the first 128 bits of the SHA-256 of its canonical JSON, as 32 hex digits. */
@@ -127,6 +129,13 @@ export class Journal {
       } catch {
         continue; // a line cut by a kill
       }
+      if (Array.isArray((e as { printed?: unknown })?.printed)) {
+        for (const id of (e as unknown as { printed: unknown[] }).printed) {
+          const r = typeof id === 'string' ? rows.get(id) : undefined;
+          if (r) r.printed = true;
+        }
+        continue;
+      }
       if (typeof e?.row !== 'string') continue;
       const prev = rows.get(e.row) ?? { row: e.row, line: e.line, state: e.state, attempt: 0, at: e.at };
       const next: RowRecord = { ...prev, state: e.state, line: e.line, at: e.at };
@@ -187,6 +196,11 @@ export class Journal {
 
   append(...events: JournalEvent[]): void {
     this.#write(lines(events));
+  }
+
+  /** Records that what `rows` created is on stdout: a later attempt prints only the others. */
+  markPrinted(rows: string[]): void {
+    if (rows.length) this.#write(`${JSON.stringify({ printed: rows, at: Date.now() })}\n`);
   }
 
   /** Whether the file may end inside a line (cut by a kill or a full disk): the next write ends it first. */

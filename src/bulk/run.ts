@@ -17,8 +17,8 @@ import { InterruptedError, UsageError } from '../api/errors.js';
 import type { ApiClient } from '../api/client.js';
 import { openNoFollow } from '../config/safe-files.js';
 import type { BulkCtx as Ctx } from './types.js';
-import { printList } from '../output/index.js';
 import { claimRows } from './claim.js';
+import { printCreated } from './created.js';
 import { runStartedAt, type EarlierRow, type RowsHead } from './earlier.js';
 import type { InputRow } from './input.js';
 import { Journal, type JournalEvent, type RowRecord } from './journal.js';
@@ -82,7 +82,7 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
   const known = journal.load();
   const resuming = known.size > 0;
   const fates = countFates(planned, known);
-  if (resuming && fates.send === 0 && fates.check === 0) return finishedRun(ctx, verb, planned, known, journal, opts);
+  if (resuming && fates.send === 0 && fates.check === 0) return finishedRun(ctx, api, verb, planned, known, journal, opts);
   if (!resuming && verb.destructive)
     await ctx.confirm(
       `${verb.command}: ${planned.length} rows (${byAction(planned, verb)}; ${verb.endpoint.method} ${verb.endpoint.path})`,
@@ -107,8 +107,9 @@ export async function runBulk(ctx: Ctx, verb: BulkVerb, rows: InputRow[], defaul
 }
 
 /** A finished run asked again: nothing is sent, and stderr says so even with `-q`, so that cron mails it. */
-function finishedRun(
+async function finishedRun(
   ctx: Ctx,
+  api: ApiClient,
   verb: BulkVerb,
   planned: PlannedRow[],
   known: Map<string, RowRecord>,
@@ -123,6 +124,9 @@ function finishedRun(
       `To apply the file again, name a new run: --run-id NAME (for a monthly grant, --run-id ${new Date().toISOString().slice(0, 7)}); journal ${journal.path}\n`,
   );
   const skipped = planned.filter((p) => ['applied', 'failed'].includes(fateOf(known.get(p.identity), p))).length;
+  // What no attempt printed (it stopped before, or stdout held the report) is printed now.
+  await printCreated(ctx, api, verb, { planned, state: known, journal, answered: new Map() }, opts);
+  journal.close();
   return finishRun(ctx, { command: verb.command, planned, state: known, reportFile: opts.reportFile, skipped, interrupted: false });
 }
 
@@ -163,6 +167,7 @@ async function runClaimed(
     );
   }
   let refused;
+  let answered = new Map<string, Array<Record<string, unknown>>>();
   if (!interrupted && !ctx.signal.aborted && todo.length) {
     if (todo.length > 1) api.preferThroughput(opts.concurrency);
     const progress = startProgress(ctx, todo.length);
@@ -183,29 +188,16 @@ async function runClaimed(
       refused = sent.refused;
       if (sent.stateFailure !== undefined && !interrupted)
         ctx.warn(`could not read the targets' state before sending (${sent.stateFailure}): the rows not sent are left for the next run`);
-      if (verb.created) await printCreated(ctx, verb.created.columns, sent.created, opts);
+      answered = sent.created;
       if (sent.lost.length)
         interrupted = (await settleChecked(ctx, api, verb, journal, state, sent.lost, opts, false)).interrupted || interrupted;
     } finally {
       progress.end();
     }
   }
+  await printCreated(ctx, api, verb, { planned, state, journal, answered }, opts);
   interrupted ||= ctx.signal.aborted;
   return finishRun(ctx, { command: verb.command, planned, state, reportFile: opts.reportFile, skipped, interrupted, refused });
-}
-
-/**
- * What the run created (the codes of `usage-codes generate`), on stdout in the chosen format:
- * the answers are their only copy. With `--report -` stdout is the report's, and the created
- * items are said to be in the platform instead.
- */
-async function printCreated(ctx: Ctx, columns: string[], items: Array<Record<string, unknown>>, opts: BulkOptions): Promise<void> {
-  if (opts.reportFile === '-') {
-    if (items.length) ctx.warn(`${items.length} created items not printed (stdout holds the report); list them on the platform`);
-    return;
-  }
-  const g = ctx.globals;
-  await printList(items, { format: g.output, fields: g.fields, io: ctx.io, noColor: g.noColor, columns });
 }
 
 /** Rows settled by other runs (earlier ones, `--skip-applied`; overlapping ones), recorded as this run's. */

@@ -30,8 +30,8 @@ export interface SendResult {
   done: number;
   failed: number;
   interrupted: boolean;
-  /** What the answers made (the verb's `created`), in the order they came. */
-  created: Array<Record<string, unknown>>;
+  /** What the answers made (the verb's `created`), by row identity. */
+  created: Map<string, Array<Record<string, unknown>>>;
   /** The targets' state could not be read: the rows without a record were not sent (the next run sends them). */
   stateFailure?: string;
   /** A 401: the credential was refused, so every further row would be too; the run stopped. */
@@ -50,7 +50,7 @@ const entityOf = (verb: BulkVerb, row: PlannedRow) => (row.key ? `${verb.endpoin
 
 export async function sendRows(job: SendJob): Promise<SendResult> {
   const { verb, journal, todo } = job;
-  const res: SendResult = { lost: [], created: [], done: 0, failed: 0, interrupted: job.signal.aborted };
+  const res: SendResult = { lost: [], created: new Map(), done: 0, failed: 0, interrupted: job.signal.aborted };
   /** The first error that is not a row's own (the journal could not be written): the run stops with it. */
   let broken: unknown;
   const stopped = () => res.interrupted || broken !== undefined || res.refused !== undefined || res.stateFailure !== undefined;
@@ -156,7 +156,7 @@ async function sendOne(
       at: Date.now(),
     });
     res.done++;
-    if (verb.created) res.created.push(...verb.created.rows(answer.data));
+    if (verb.created) res.created.set(row.identity, verb.created.rows(answer.data));
     job.onAnswer?.(res.done, res.failed);
     return verb.after ? verb.after(before, row) : undefined;
   } catch (e) {

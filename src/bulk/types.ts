@@ -75,8 +75,16 @@ export interface BulkVerb {
   preview?: (api: ApiClient, rows: PlannedRow[], signal: AbortSignal) => Promise<Map<number, string>>;
   /** Reads, ahead of sending, what each row will change (recorded with the row's `sent`). */
   readState?: (api: ApiClient, rows: PlannedRow[], signal: AbortSignal) => StateReader;
-  /** What a create's answer made, printed to stdout after the run (`usage-codes generate`: the codes). */
-  created?: { columns: string[]; rows: (data: unknown) => Array<Record<string, unknown>> };
+  /**
+   * What a create's answer made, printed to stdout after the run (`usage-codes generate`: the
+   * codes), and how to read it back from the platform for a row whose answer was lost or whose
+   * attempt ended before printing it.
+   */
+  created?: {
+    columns: string[];
+    rows: (data: unknown) => Array<Record<string, unknown>>;
+    readBack: (api: ApiClient, body: Record<string, unknown>, signal: AbortSignal) => Promise<Array<Record<string, unknown>>>;
+  };
   /** The state a row leaves when applied to `before` (for the next row of the same target in the run). */
   after?: (before: unknown, row: PlannedRow) => unknown;
   /**

@@ -26,10 +26,12 @@ export function runKilled(
   args: string[],
   env: NodeJS.ProcessEnv,
   kill?: Kill,
-): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
     let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     let timer: NodeJS.Timeout | undefined;
     if (kill && 'afterMs' in kill) timer = setTimeout(() => child.kill('SIGKILL'), kill.afterMs);
@@ -42,7 +44,7 @@ export function runKilled(
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       clearInterval(timer);
-      done({ code, signal, stderr });
+      done({ code, signal, stdout, stderr });
     });
   });
 }

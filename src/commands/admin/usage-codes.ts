@@ -1,6 +1,7 @@
 /**
  * `subctl usage-codes`: list with summary, generate batches (the API documents' administrator area).
  */
+import type { ApiClient } from '../../api/client.js';
 import { usageCodesGenerate, usageCodesList } from '../../api/contract/admin-misc.js';
 import { verbsBuilder } from '../../cli/verbs.js';
 import { printList } from '../../output/index.js';
@@ -9,11 +10,26 @@ import { out, printSummary } from '../common.js';
 import { CODE_COLUMNS } from './common.js';
 import { listAll, settleCreate } from '../../bulk/create-state.js';
 
+const CREATED_COLUMNS = ['code_value', 'batch_id', 'expiry_date', 'code_id'];
+
 /** The codes of a generate answer, each with its batch. */
 function codesOf(data: unknown): Array<Record<string, unknown>> {
   const d = (data ?? {}) as Record<string, unknown>;
   const codes = Array.isArray(d.codes) ? (d.codes as Record<string, unknown>[]) : [];
   return codes.map((c) => ({ batch_id: d.batch_id, ...c }));
+}
+
+/** Every usage code listed under the row's batch id (every page; the filter may be read loosely). */
+const batchList = listAll(usageCodesList, (b) => ({ batch_id: b.batch_id, include_summary: false }));
+
+/** The codes of the row's batch, as a generate answer gives them. */
+async function batchCodes(api: ApiClient, body: Record<string, unknown>, signal: AbortSignal): Promise<Array<Record<string, unknown>>> {
+  const codes: Array<Record<string, unknown>> = [];
+  for await (const c of batchList(api, body, signal)) {
+    if (c.batch_id !== body.batch_id) continue;
+    codes.push(Object.fromEntries(CREATED_COLUMNS.map((k) => [k, c[k]])));
+  }
+  return codes;
 }
 
 export const usageCodesGroup: Group = {
@@ -38,18 +54,19 @@ export const usageCodesGroup: Group = {
       ],
       endpoint: usageCodesGenerate,
       summary: 'generate a batch of codes; prints the codes to stdout (`> codes.csv` works)',
-      // A bulk run prints every batch's codes; a batch whose answer was lost is found by its id.
+      // A bulk run prints every batch's codes; a batch whose answer was lost is found by its id,
+      // and its codes are read back from the list.
       bulk: {
-        created: { columns: ['code_value', 'batch_id', 'expiry_date', 'code_id'], rows: codesOf },
+        created: { columns: CREATED_COLUMNS, rows: codesOf, readBack: batchCodes },
         settle: settleCreate({
           keys: ['batch_id'],
-          find: listAll(usageCodesList, (b) => ({ batch_id: b.batch_id, include_summary: false })),
+          find: batchList,
           idOf: (_item, body) => body.batch_id,
         }),
       },
       render: async (data: Record<string, unknown>, ctx) => {
         const rows = codesOf(data);
-        await printList(rows, out(ctx, ['code_value', 'batch_id', 'expiry_date', 'code_id']));
+        await printList(rows, out(ctx, CREATED_COLUMNS));
         ctx.note(`generated ${String(data?.generated_count ?? rows.length)} codes in batch ${String(data?.batch_id ?? '')}`);
       },
     },
