@@ -4,14 +4,14 @@
  */
 import { Box, Text } from 'ink';
 import { displayWidth } from '../../output/width.js';
-import { drawable } from '../drawable.js';
+import { drawable, drawableLine } from '../drawable.js';
 import { fieldHint, type FormState } from '../form-model.js';
 
 export function FormView({ form, height }: { form: FormState; height: number }) {
   const labelWidth = Math.min(24, Math.max(...form.fields.map((f) => f.name.length + 1)));
   // The hints in one column: each value padded to the widest (at least 12, at most 40 cells, the
   // cursor's cell included), so that typing does not push its hint away from the others'.
-  const valueWidth = Math.min(40, Math.max(12, ...form.fields.map((f) => displayWidth(drawable(form.values[f.name] ?? '')) + 1)));
+  const valueWidth = Math.min(40, Math.max(12, ...form.fields.map((f) => displayWidth(drawableLine(form.values[f.name] ?? '')) + 1)));
   // Keep the focused field in view when the form is taller than the screen.
   const perField = 1;
   const room = Math.max(1, height - 2);
@@ -34,9 +34,9 @@ export function FormView({ form, height }: { form: FormState; height: number }) 
                 {focused ? '> ' : '  '}
                 {`${f.name}${f.required ? '*' : ''}`.padEnd(labelWidth)}
               </Text>{' '}
-              <Text underline={!focused}>{drawable(form.values[f.name] ?? '')}</Text>
+              <Text underline={!focused}>{drawableLine(form.values[f.name] ?? '')}</Text>
               {focused ? <Text inverse> </Text> : null}
-              {' '.repeat(Math.max(0, valueWidth - displayWidth(drawable(form.values[f.name] ?? '')) - (focused ? 1 : 0)))}
+              {' '.repeat(Math.max(0, valueWidth - displayWidth(drawableLine(form.values[f.name] ?? '')) - (focused ? 1 : 0)))}
               <Text dimColor>{`  ${fieldHint(f)}`}</Text>
             </Text>
             {err ? (
