@@ -14,7 +14,7 @@ import { startAction } from './modes/form.js';
 import { homeKey } from './modes/home.js';
 import type { ModeHost } from './modes/host.js';
 import { exportView, listKey } from './modes/list.js';
-import { overlayKey } from './modes/overlay.js';
+import { overlayKey, takesText } from './modes/overlay.js';
 import type { QueryCache, QuerySpec } from './query-cache.js';
 import { HOME, resourceByName, type ResourceDef } from './resources.js';
 import { describeError, type ApiLike, type Session } from './session.js';
@@ -369,6 +369,9 @@ export class ConsoleController {
       this.#queued = [k];
       return this.#status('busy', 'loading…');
     }
+    // Pasted text is typed into a prompt; elsewhere its characters would run as keys.
+    if (k.paste && !takesText(s.overlay))
+      return this.#status('info', 'pasted text is taken only by a prompt (/ filter, : switch, a form): nothing done');
     if (s.overlay) return overlayKey(this.#host, s.overlay, k);
     if (k.ctrl && k.input === 's') {
       void this.exportView();

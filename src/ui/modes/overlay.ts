@@ -29,6 +29,11 @@ export function overlayKey(h: ModeHost, o: Overlay, k: KeyPress): void {
   }
 }
 
+/** Whether the overlay edits a line of text (where pasted text goes): the prompts, a form, a typed confirmation. */
+export function takesText(o: Overlay | undefined): boolean {
+  return o?.kind === 'switcher' || o?.kind === 'filter' || o?.kind === 'form' || (o?.kind === 'confirm' && o.typed !== undefined);
+}
+
 /** The help scrolls; any other key closes it. */
 function helpKey(h: ModeHost, o: Extract<Overlay, { kind: 'help' }>, k: KeyPress): void {
   if (k.down || k.input === 'j') return h.overlay({ ...o, scroll: o.scroll + 1 });

@@ -4,7 +4,7 @@
  * controller; this component only draws.
  */
 import { Box, Text, useApp, useInput, useStdout } from 'ink';
-import { useCallback, useEffect, useSyncExternalStore, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useSyncExternalStore, type ReactNode } from 'react';
 import { ConfirmView } from '../components/ConfirmView.js';
 import { FilterPrompt } from '../components/FilterPrompt.js';
 import { FormView } from '../components/FormView.js';
@@ -19,7 +19,7 @@ import type { Session } from '../session.js';
 import { footerKeys, helpLines } from '../help.js';
 import { useStore } from '../hooks/useStore.js';
 import { useTerminalSize } from '../hooks/useTerminalSize.js';
-import { keyPresses } from '../keys.js';
+import { KeyReader } from '../keys.js';
 import { resourceByName } from '../resources.js';
 import { currentList, type ConsoleState } from '../state/console-state.js';
 import { DetailScreen } from './DetailScreen.js';
@@ -113,8 +113,9 @@ export function ConsoleApp({ controller, session, refreshMs }: ConsoleAppProps) 
   // (a render of an unchanged frame writes nothing, which after a suspend leaves a blank screen).
   const { write } = useStdout();
   useEffect(() => controller.setRepaint(() => write('')), [controller, write]);
+  const reader = useRef(new KeyReader()).current;
   useInput((input, key) => {
-    for (const k of keyPresses(input, key)) controller.handleKey(k);
+    for (const k of reader.read(input, key)) controller.handleKey(k);
   });
   const onMaxScroll = useCallback(
     (n: number) => {
