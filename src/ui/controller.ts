@@ -7,6 +7,7 @@
  * current), never a render's snapshot.
  */
 import { actionsFor, type ActionDef } from './actions.js';
+import { helpLines } from './help.js';
 import type { KeyPress } from './keys.js';
 import { ListPages, type CurrentList } from './list-pages.js';
 import { detailKey } from './modes/detail.js';
@@ -87,8 +88,16 @@ export class ConsoleController {
       pageSize: (r) => pageSizeFor(r, this.#viewport, deps.pageSize),
       homeMaxScroll: () => this.homeMaxScroll,
       detailMaxScroll: () => this.detailMaxScroll,
+      helpMaxScroll: () => this.#helpMaxScroll(),
     };
     this.cache.subscribe(() => this.#cacheChanged());
+  }
+
+  /** As HelpView draws it: the help's lines at the width on screen, in the body (title, header and rows' lines) less the line saying which are shown. */
+  #helpMaxScroll(): number {
+    const n = helpLines(this.state, this.#viewport.columns).length;
+    const body = this.tableHeight() + 2;
+    return n > body ? n - (body - 1) : 0;
   }
 
   setExit(fn: () => void): void {

@@ -50,7 +50,7 @@ function screenBody({ controller, state, width, tableHeight, bodyHeight, refresh
   const list = currentList(state);
   const o = state.overlay;
 
-  if (o?.kind === 'help') return <HelpView lines={helpLines(state)} height={bodyHeight} scroll={o.scroll} />;
+  if (o?.kind === 'help') return <HelpView lines={helpLines(state, width)} height={bodyHeight} scroll={o.scroll} />;
   if (o?.kind === 'message') return <MessageView title={o.title} text={o.text} />;
   if (o?.kind === 'switcher') return <Switcher text={o.text} choice={o.choice} height={bodyHeight} />;
   if (o?.kind === 'filter' && resource) return <FilterPrompt resource={resource} text={o.text} errors={o.errors} height={bodyHeight} />;

@@ -1,0 +1,59 @@
+/**
+ * The console on small terminals (ink-testing-library against the stub platform, resized as a
+ * terminal is): the help is read whole, wrapped rather than cut, and scrolls within its lines.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { KEY, startConsole, type Harness } from './harness.js';
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+function resize(h: Harness, columns: number, rows: number): void {
+  Object.defineProperty(h.ui.stdout, 'rows', { get: () => rows, configurable: true });
+  Object.defineProperty(h.ui.stdout, 'columns', { get: () => columns, configurable: true });
+  h.ui.stdout.emit('resize');
+}
+
+/** The help's lines on screen: between the header and the line saying which are shown. */
+const helpShown = (f: string) =>
+  f.split('\n').slice(
+    1,
+    f.split('\n').findIndex((l) => /^lines \d+-\d+ of \d+$/.test(l)),
+  );
+
+describe('console: the help on a narrow terminal', () => {
+  it('at 40x15 each key’s text is wrapped under it, nothing cut; the help says which lines are shown', async () => {
+    h = await startConsole({ resource: 'subscriptions' });
+    await h.waitFor('user010');
+    resize(h, 40, 15);
+    await h.waitFor((): boolean => h!.frame().split('\n')[0].length <= 40);
+    await h.press('?');
+    const f = await h.waitFor(/^lines 1-\d+ of \d+$/m);
+    for (const line of f.split('\n')) expect(line.length).toBeLessThanOrEqual(40);
+    const shown = helpShown(f);
+    expect(shown.join('\n')).toContain('  :\n      switch to a resource (Tab\n      completes, ↑↓ choose, Enter');
+    expect(shown.some((l) => l.includes('…'))).toBe(false);
+  });
+
+  it('at 80 columns a long text wraps beside its key; ↓ past the end stops at the last line, and ↑ moves back at once', async () => {
+    h = await startConsole({ resource: 'subscriptions' });
+    await h.waitFor('user010');
+    resize(h, 80, 24);
+    await h.waitFor((): boolean => h!.frame().split('\n')[0].length <= 80);
+    await h.press('?');
+    let f = await h.waitFor(/^lines 1-\d+ of \d+$/m);
+    expect(f).toContain('  :                      switch to a resource (Tab completes, ↑↓ choose, Enter\n');
+    expect(f).toContain('\n                         opens; `home` for the dashboard)\n');
+    const total = Number(/^lines 1-\d+ of (\d+)$/m.exec(f)![1]);
+    await h.press(KEY.down.repeat(3 * total));
+    f = h.frame();
+    const last = /^lines (\d+)-(\d+) of \d+$/m.exec(f)!;
+    expect(Number(last[2])).toBe(total);
+    expect(f).toContain('cancel: nothing is sent');
+    await h.press(KEY.up);
+    expect(h.frame()).toMatch(new RegExp(`^lines ${Number(last[1]) - 1}-${total - 1} of ${total}$`, 'm'));
+  });
+});
