@@ -57,3 +57,24 @@ describe('console: the help on a narrow terminal', () => {
     expect(h.frame()).toMatch(new RegExp(`^lines ${Number(last[1]) - 1}-${total - 1} of ${total}$`, 'm'));
   });
 });
+
+describe('console: a form on a narrow terminal', () => {
+  it('at 40 columns the field being typed shows the end of its value, by the cursor, when the value is longer than its room', async () => {
+    h = await startConsole({ resource: 'subscriptions' });
+    await h.waitFor('user010');
+    resize(h, 40, 15);
+    await h.waitFor((): boolean => h!.frame().split('\n')[0].length <= 40);
+    await h.press('p');
+    await h.waitFor('reason*');
+    await h.press('customer asked on ticket 4711 to pause it');
+    // The cursor's cell after the end typed, then the '…' of the hint cut.
+    const f = await h.waitFor(/^> reason\* +…[^\n]*to pause it …$/m);
+    for (const l of f.split('\n')) expect(l.length).toBeLessThanOrEqual(40);
+    // The value itself is whole: sent as typed.
+    await h.press(KEY.enter);
+    await h.waitFor('Proceed? [y/N]');
+    await h.press('y');
+    await h.waitFor(() => h!.requests('PUT').length === 1);
+    expect(h.requests('PUT')[0].body).toEqual({ action: 'pause', reason: 'customer asked on ticket 4711 to pause it' });
+  });
+});

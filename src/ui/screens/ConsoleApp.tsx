@@ -54,7 +54,7 @@ function screenBody({ controller, state, width, tableHeight, bodyHeight, refresh
   if (o?.kind === 'message') return <MessageView title={o.title} text={o.text} />;
   if (o?.kind === 'switcher') return <Switcher text={o.text} choice={o.choice} height={bodyHeight} />;
   if (o?.kind === 'filter' && resource) return <FilterPrompt resource={resource} text={o.text} errors={o.errors} height={bodyHeight} />;
-  if (o?.kind === 'form') return <FormView form={o.form} height={bodyHeight} />;
+  if (o?.kind === 'form') return <FormView form={o.form} height={bodyHeight} width={width} />;
   if (o?.kind === 'confirm') return <ConfirmView parts={o} typed={o.typed} text={o.text} height={bodyHeight} />;
   if (o?.kind === 'progress')
     return (

@@ -64,7 +64,7 @@ export function FormApp({ form, validate, onDone, onSuspend }: FormAppProps) {
   if (finished) return null;
   return (
     <Box flexDirection="column" width={size.columns}>
-      <FormView form={state} height={Math.max(5, size.rows - 3)} />
+      <FormView form={state} height={Math.max(5, size.rows - 3)} width={size.columns} />
       <Text dimColor wrap="truncate-end">
         Tab/↓ next field Shift-Tab/↑ previous ←→ choose a value Enter submit Esc cancel (nothing is sent)
       </Text>
