@@ -20,6 +20,7 @@ import type { QueryCache, QuerySpec } from './query-cache.js';
 import { HOME, resourceByName, type ResourceDef } from './resources.js';
 import { describeError, type ApiLike, type Session } from './session.js';
 import { CHROME_LINES, dashboardSpec, detailSpec, listSpec, pageSizeFor } from './specs.js';
+import { statusText } from './status-text.js';
 import { currentList, type ConsoleAction, type ConsoleState, type ListState, type Overlay, type Status } from './state/console-state.js';
 import type { Store } from './state/store.js';
 
@@ -157,9 +158,14 @@ export class ConsoleController {
   /** The last error said, whole: the status line cuts it to the width, `!` shows it all. */
   #lastError: string | undefined;
 
-  /** `!`: the error on the status line, else the last one said, whole. */
+  /**
+   * `!`: the error on the status line, else what the status line cut (it says `! shows all`:
+   * an export's file name at 80 columns), else the last error said, whole.
+   */
   showLastError(): void {
     const shown = this.statusShown();
+    if (shown && shown.tone !== 'error' && statusText(shown, this.#viewport.columns).cut)
+      return this.#overlay({ kind: 'message', title: 'The status line', text: shown.text });
     const text = shown?.tone === 'error' ? shown.text : this.#lastError;
     if (!text) return this.#status('info', 'no error so far');
     this.#overlay({ kind: 'message', title: 'The last error', text });

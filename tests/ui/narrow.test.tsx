@@ -1,8 +1,12 @@
 /**
  * The console on small terminals (ink-testing-library against the stub platform, resized as a
- * terminal is): the help is read whole, wrapped rather than cut, and scrolls within its lines.
+ * terminal is): the help is read whole, wrapped rather than cut, and scrolls within its lines;
+ * a form's field shows what is typed; what the status line cuts is read whole with `!`.
  */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/tmp.js';
 import { KEY, startConsole, type Harness } from './harness.js';
 
 let h: Harness | undefined;
@@ -76,5 +80,32 @@ describe('console: a form on a narrow terminal', () => {
     await h.press('y');
     await h.waitFor(() => h!.requests('PUT').length === 1);
     expect(h.requests('PUT')[0].body).toEqual({ action: 'pause', reason: 'customer asked on ticket 4711 to pause it' });
+  });
+});
+
+describe('console: what the status line cuts', () => {
+  it('at 80 columns an export’s file name is cut, saying ! shows all: ! shows that line whole, not an older error', async () => {
+    const dir = join(tempDir('subctl-export-'), 'a-directory-with-a-rather-long-name', 'and-another');
+    mkdirSync(dir, { recursive: true });
+    h = await startConsole({ resource: 'subscriptions', cwd: dir, now: () => new Date(2026, 10, 22, 15, 30, 12) });
+    await h.waitFor('user010');
+    resize(h, 80, 24);
+    await h.waitFor((): boolean => h!.frame().split('\n')[0].length <= 80);
+    // An error first: `!` used to show it, whatever the status line said since.
+    await h.press(':', 'nothing-of-that-name', KEY.enter);
+    await h.waitFor("no resource named 'nothing-of-that-name'");
+    await h.press(KEY.ctrlS);
+    const f = await h.waitFor('(! shows all)');
+    expect(f).toMatch(/^✓ exported 10 rows \(page 1\) to .*… \(! shows all\)$/m);
+    await h.press('!');
+    const whole = await h.waitFor('The status line');
+    expect(whole.replace(/\n/g, '')).toContain(join(dir, 'subctl-subscriptions-20261122-153012.csv'));
+    expect(whole).not.toContain('nothing-of-that-name');
+    // Once closed, the error is still there to read with ! when the status line moved on.
+    await h.press('x', 'r');
+    await h.waitFor('✓ refreshed');
+    await h.press('!');
+    await h.waitFor('The last error');
+    expect(h.frame()).toContain("no resource named 'nothing-of-that-name'");
   });
 });
