@@ -1,13 +1,15 @@
 /**
  * The console on small terminals (ink-testing-library against the stub platform, resized as a
  * terminal is): the help is read whole, wrapped rather than cut, and scrolls within its lines;
- * a form's field shows what is typed; what the status line cuts is read whole with `!`.
+ * a form's field shows what is typed; what the status line cuts is read whole with `!`; a
+ * detail's long value wraps.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/tmp.js';
-import { KEY, startConsole, type Harness } from './harness.js';
+import { ok, type RecordedRequest, type StubReply } from '../support/stub-server.js';
+import { KEY, platform, startConsole, type Harness } from './harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -107,5 +109,40 @@ describe('console: what the status line cuts', () => {
     await h.press('!');
     await h.waitFor('The last error');
     expect(h.frame()).toContain("no resource named 'nothing-of-that-name'");
+  });
+});
+
+describe('console: a detail on a narrow terminal', () => {
+  const description =
+    'Chat completions for the support team, billed per token; ask the platform team before changing the plan links of this service.';
+  const base = platform();
+  const handler = (req: RecordedRequest): StubReply =>
+    req.method === 'GET' && req.path === '/admin/services/detail'
+      ? ok({
+          service_info: { service_id: 1, service_code: 'GPT4', service_name: 'GPT-4 access', provider_name: 'OpenAI', description },
+          service_plans: [],
+          active_subscriptions: [],
+          top_users: [],
+          usage_statistics: [],
+        })
+      : base(req);
+
+  it('at 60 columns a long value wraps under itself, whole, rather than being cut', async () => {
+    h = await startConsole({ resource: 'services', handler });
+    await h.waitFor('GPT-4 access');
+    resize(h, 60, 30);
+    await h.waitFor((): boolean => h!.frame().split('\n')[0].length <= 60);
+    await h.press(KEY.enter);
+    const f = await h.waitFor('description');
+    for (const l of f.split('\n')) expect(l.length).toBeLessThanOrEqual(60);
+    const lines = f.split('\n');
+    const at = lines.findIndex((l) => /^\s*description\s/.test(l));
+    const column = lines[at].indexOf('Chat');
+    const value = [lines[at].slice(column)];
+    for (let i = at + 1; i < lines.length && /^\s+\S/.test(lines[i]) && lines[i].search(/\S/) === column; i++)
+      value.push(lines[i].slice(column));
+    expect(value.length).toBeGreaterThan(1);
+    // Broken at spaces (the frame drops a line's trailing space).
+    expect(value.join(' ')).toBe(description);
   });
 });
