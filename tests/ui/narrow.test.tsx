@@ -146,3 +146,23 @@ describe('console: a detail on a narrow terminal', () => {
     expect(value.join(' ')).toBe(description);
   });
 });
+
+describe('console: a terminal shorter than the frame', () => {
+  it('at 8 lines one line says the terminal is too small (the frame would scroll it into pieces); taller again, the list is back; q still quits', async () => {
+    h = await startConsole({ resource: 'subscriptions' });
+    await h.waitFor('user010');
+    resize(h, 30, 8);
+    const f = await h.waitFor('terminal too small');
+    // Only that, wrapped to the width: no piece of the list's frame.
+    expect(f.replace(/\s+/g, ' ')).toBe('terminal too small: 8 lines, the console needs 10 (q quits)');
+    for (const l of f.split('\n')) expect(l.length).toBeLessThanOrEqual(30);
+    resize(h, 60, 12);
+    await h.waitFor((): boolean => /^subscriptions {2}page 1 of/m.test(h!.frame()) && h!.frame().includes('user001'));
+    resize(h, 60, 9);
+    await h.waitFor('terminal too small: 9 lines');
+    let quit = false;
+    h.controller.setExit(() => (quit = true));
+    await h.press('q');
+    expect(quit).toBe(true);
+  });
+});

@@ -21,6 +21,7 @@ import { useStore } from '../hooks/useStore.js';
 import { useTerminalSize } from '../hooks/useTerminalSize.js';
 import { KeyReader } from '../keys.js';
 import { resourceByName } from '../resources.js';
+import { CHROME_LINES } from '../specs.js';
 import { currentList, type ConsoleState } from '../state/console-state.js';
 import { DetailScreen } from './DetailScreen.js';
 import { HomeScreen } from './HomeScreen.js';
@@ -98,6 +99,9 @@ function screenBody({ controller, state, width, tableHeight, bodyHeight, refresh
   );
 }
 
+/** The least height the frame fits in: the lines around the table and three of its rows. */
+const MIN_ROWS = CHROME_LINES + 3;
+
 export function ConsoleApp({ controller, session, refreshMs }: ConsoleAppProps) {
   const state = useStore(controller.store);
   useSyncExternalStore(
@@ -130,6 +134,11 @@ export function ConsoleApp({ controller, session, refreshMs }: ConsoleAppProps) 
     [controller],
   );
 
+  // Shorter than the frame at its least (three rows of a table and the lines around them), the
+  // frame would scroll the terminal and Ink, erasing the lines it drew, would leave pieces of
+  // each frame behind: one line says so instead, and the keys still work (q quits).
+  if (size.rows < MIN_ROWS)
+    return <Text wrap="wrap">{`terminal too small: ${size.rows} lines, the console needs ${MIN_ROWS} (q quits)`}</Text>;
   const width = size.columns;
   const tableHeight = controller.tableHeight();
   // Title + table header + rows.
