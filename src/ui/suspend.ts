@@ -55,3 +55,23 @@ function refreshSize(stdout: NodeJS.WriteStream): void {
   const s = stdout as NodeJS.WriteStream & { _refreshSize?: () => void };
   if (stdout.isTTY && typeof s._refreshSize === 'function') s._refreshSize();
 }
+
+/**
+ * While the console or a form holds the terminal, a hang-up (the SSH connection or the window
+ * closed, `kill -HUP`) gives the terminal its modes back when it is still there, and ends the
+ * process as the signal would (exit 129). Left to Node's default, the process ended at once and
+ * a terminal still there stayed on the alternate screen, bracketing pastes. Returns the
+ * function that stops listening.
+ */
+export function restoreOnHangup(stdout: NodeJS.WriteStream): () => void {
+  const onHangup = () => {
+    try {
+      stdout.write(PASTE_OFF + ALT_SCREEN_OFF + SHOW_CURSOR);
+    } catch {
+      // The terminal is gone: nothing to give back.
+    }
+    process.exit(129);
+  };
+  process.on('SIGHUP', onHangup);
+  return () => void process.off('SIGHUP', onHangup);
+}

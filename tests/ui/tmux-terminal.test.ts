@@ -118,4 +118,25 @@ describe.skipIf(!hasTmux)('the console in a terminal: pasted text and the termin
       t.close();
     }
   });
+
+  it('a hang-up (kill -HUP, as a closed SSH connection sends) gives the terminal back: main screen, cursor shown, pastes plain; exit 129', async () => {
+    const t = consoleSession('hup', 'users');
+    try {
+      await t.until(usersTable, 'the users table');
+      const flags = () => tmux('display', '-p', '-t', 'hup', '#{alternate_on} #{cursor_flag}').stdout.trim();
+      expect(flags()).toBe('1 0');
+      // The launcher's shell runs the console as its one child (env execs node).
+      const shell = tmux('display', '-p', '-t', 'hup', '#{pane_pid}').stdout.trim();
+      const node = spawnSync('pgrep', ['-P', shell], { encoding: 'utf8' }).stdout.trim();
+      expect(node).toMatch(/^\d+$/);
+      process.kill(Number(node), 'SIGHUP');
+      await t.until((s) => /^console exit 129$/m.test(s), 'the exit code');
+      expect(flags()).toBe('0 1');
+      t.paste('after-the-hangup\n');
+      const after = await t.until((s) => /^after-the-hangup$/m.test(s), 'cat -v echoing the paste');
+      expect(after).not.toContain('[200~');
+    } finally {
+      t.close();
+    }
+  });
 });
