@@ -93,9 +93,23 @@ export function printable(k: KeyPress): string {
   return k.input.replace(/[\u0000-\u001f\u007f]/g, '');
 }
 
-/** Line editing for the prompts: typing appends, Backspace removes the last character, Ctrl-U clears. */
+let segmenter: Intl.Segmenter | undefined;
+
+/** `text` without its last character as the terminal draws it (a flag, an emoji of several, `e` and its accent). */
+function dropLastGrapheme(text: string): string {
+  if (/^[\x20-\x7e]*$/.test(text)) return text.slice(0, -1);
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  let last = 0;
+  for (const { index } of segmenter.segment(text)) last = index;
+  return text.slice(0, last);
+}
+
+/**
+ * Line editing for the prompts: typing appends, Backspace removes the last character as drawn
+ * (`🇯🇵` whole, not one of its two code points, which left half a flag), Ctrl-U clears.
+ */
 export function editLine(text: string, k: KeyPress): string {
-  if (k.backspace) return [...text].slice(0, -1).join('');
+  if (k.backspace) return dropLastGrapheme(text);
   if (k.ctrl && k.input === 'u') return '';
   return text + printable(k);
 }
