@@ -106,7 +106,7 @@ function dropLastGrapheme(text: string): string {
 
 /**
  * Line editing for the prompts: typing appends, Backspace removes the last character as drawn
- * (`🇯🇵` whole, not one of its two code points, which left half a flag), Ctrl-U clears.
+ * (`🇯🇵` whole: one of its two code points alone would leave half a flag), Ctrl-U clears.
  */
 export function editLine(text: string, k: KeyPress): string {
   if (k.backspace) return dropLastGrapheme(text);
@@ -115,9 +115,9 @@ export function editLine(text: string, k: KeyPress): string {
 }
 
 // Bracketed paste (PASTE_ON, src/ui/suspend.ts): the terminal wraps pasted text in `ESC [200~`
-// and `ESC [201~`. Ink hands each escape sequence over as its own input, the ESC taken off. The same five
-// characters typed in one chunk read the same: a terminal that brackets pastes never sends them
-// so, and typing them is no key of the console's.
+// and `ESC [201~`. Ink hands each escape sequence over as its own input, the ESC taken off. The
+// same five characters typed in one chunk read the same: a terminal that brackets pastes never
+// sends them so, and typing them is no key of the console's.
 const PASTE_START = '[200~';
 const PASTE_END = '[201~';
 /** Pasted text kept at most (a prompt's line; the rest of a larger paste is dropped). */

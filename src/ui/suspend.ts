@@ -59,9 +59,9 @@ function refreshSize(stdout: NodeJS.WriteStream): void {
 /**
  * While the console or a form holds the terminal, a hang-up (the SSH connection or the window
  * closed, `kill -HUP`) gives the terminal its modes back when it is still there, and ends the
- * process as the signal would (exit 129). Left to Node's default, the process ended at once and
- * a terminal still there stayed on the alternate screen, bracketing pastes. Returns the
- * function that stops listening.
+ * process as the signal would (exit 129). Node's default would end it at once, leaving a
+ * terminal still there on the alternate screen, bracketing pastes. Returns the function that
+ * stops listening.
  */
 export function restoreOnHangup(stdout: NodeJS.WriteStream): () => void {
   const onHangup = () => {
