@@ -53,8 +53,11 @@ function inert(v: unknown): unknown {
   return v;
 }
 
-/** The terminal rendering: one section per top-level key. */
-export function renderDashboard(answer: unknown, opts: { tty: boolean; width: number; color: boolean }): string {
+/**
+ * The terminal rendering: one section per top-level key. `rest` says where a list cut to 20
+ * items is read whole (the command's `-o json`; the console names the command).
+ */
+export function renderDashboard(answer: unknown, opts: { tty: boolean; width: number; color: boolean; rest?: string }): string {
   const data = inert(answer);
   const lines: string[] = [];
   const bold = (s: string) => (opts.color ? `\u001b[1m${s}\u001b[22m` : s);
@@ -97,7 +100,8 @@ export function renderDashboard(answer: unknown, opts: { tty: boolean; width: nu
           );
         else lines.push(`${pad}  - ${fmtScalar(item, opts.tty)}`);
       }
-      if (value.length > shown.length) lines.push(`${pad}  … ${value.length - shown.length} more (-o json shows them all)`);
+      if (value.length > shown.length)
+        lines.push(`${pad}  … ${value.length - shown.length} more (${opts.rest ?? '-o json shows them all'})`);
       return;
     }
     if (value && typeof value === 'object') {

@@ -7,6 +7,7 @@
  * current), never a render's snapshot.
  */
 import { actionsFor, type ActionDef } from './actions.js';
+import { helpLines } from './help.js';
 import type { KeyPress } from './keys.js';
 import { ListPages, type CurrentList } from './list-pages.js';
 import { detailKey } from './modes/detail.js';
@@ -14,11 +15,12 @@ import { startAction } from './modes/form.js';
 import { homeKey } from './modes/home.js';
 import type { ModeHost } from './modes/host.js';
 import { exportView, listKey } from './modes/list.js';
-import { overlayKey } from './modes/overlay.js';
+import { overlayKey, takesText } from './modes/overlay.js';
 import type { QueryCache, QuerySpec } from './query-cache.js';
 import { HOME, resourceByName, type ResourceDef } from './resources.js';
 import { describeError, type ApiLike, type Session } from './session.js';
 import { CHROME_LINES, dashboardSpec, detailSpec, listSpec, pageSizeFor } from './specs.js';
+import { statusText } from './status-text.js';
 import { currentList, type ConsoleAction, type ConsoleState, type ListState, type Overlay, type Status } from './state/console-state.js';
 import type { Store } from './state/store.js';
 
@@ -87,8 +89,16 @@ export class ConsoleController {
       pageSize: (r) => pageSizeFor(r, this.#viewport, deps.pageSize),
       homeMaxScroll: () => this.homeMaxScroll,
       detailMaxScroll: () => this.detailMaxScroll,
+      helpMaxScroll: () => this.#helpMaxScroll(),
     };
     this.cache.subscribe(() => this.#cacheChanged());
+  }
+
+  /** As HelpView draws it: the help's lines at the width on screen, in the body (title, header and rows' lines) less the line saying which are shown. */
+  #helpMaxScroll(): number {
+    const n = helpLines(this.state, this.#viewport.columns).length;
+    const body = this.tableHeight() + 2;
+    return n > body ? n - (body - 1) : 0;
   }
 
   setExit(fn: () => void): void {
@@ -148,9 +158,14 @@ export class ConsoleController {
   /** The last error said, whole: the status line cuts it to the width, `!` shows it all. */
   #lastError: string | undefined;
 
-  /** `!`: the error on the status line, else the last one said, whole. */
+  /**
+   * `!`: the error on the status line, else what the status line cut (it says `! shows all`:
+   * an export's file name at 80 columns), else the last error said, whole.
+   */
   showLastError(): void {
     const shown = this.statusShown();
+    if (shown && shown.tone !== 'error' && statusText(shown, this.#viewport.columns).cut)
+      return this.#overlay({ kind: 'message', title: 'The status line', text: shown.text });
     const text = shown?.tone === 'error' ? shown.text : this.#lastError;
     if (!text) return this.#status('info', 'no error so far');
     this.#overlay({ kind: 'message', title: 'The last error', text });
@@ -369,6 +384,9 @@ export class ConsoleController {
       this.#queued = [k];
       return this.#status('busy', 'loading…');
     }
+    // Pasted text is typed into a prompt; elsewhere its characters would run as keys.
+    if (k.paste && !takesText(s.overlay))
+      return this.#status('info', 'pasted text is taken only by a prompt (/ filter, : switch, a form): nothing done');
     if (s.overlay) return overlayKey(this.#host, s.overlay, k);
     if (k.ctrl && k.input === 's') {
       void this.exportView();

@@ -4,6 +4,7 @@
  */
 import { escapeControls, formatCell } from '../output/index.js';
 import { displayWidth, padEndWidth, truncateWidth } from '../output/width.js';
+import { wrapWidth } from '../output/wrap.js';
 import { drawable } from './drawable.js';
 import type { DetailSection, Row } from './resources.js';
 import { columnsFor, layoutTable } from './table-layout.js';
@@ -32,9 +33,18 @@ function kvLines(obj: Row, width: number, indent: string): DetailLine[] {
     else pairs.push([k, v]);
   }
   const keyWidth = Math.min(32, Math.max(0, ...pairs.map(([k]) => displayWidth(drawable(k)))));
-  const lines: DetailLine[] = pairs.map(([k, v]) => ({
-    text: truncateWidth(`${indent}${padEndWidth(drawable(k), keyWidth)}  ${drawable(escapeControls(formatCell(v, { tty: true })))}`, width),
-  }));
+  // A value longer than its room wraps under itself rather than being cut: the detail scrolls,
+  // and it is the one place the console shows a whole value (a description, a permissions list).
+  const lead = `${indent}${' '.repeat(keyWidth)}  `;
+  const room = width - displayWidth(lead);
+  const lines: DetailLine[] = pairs.flatMap(([k, v]) => {
+    const value = drawable(escapeControls(formatCell(v, { tty: true })));
+    const [first, ...rest] = room >= 10 ? wrapWidth(value, room) : [value];
+    return [
+      { text: truncateWidth(`${indent}${padEndWidth(drawable(k), keyWidth)}  ${first}`, width) },
+      ...rest.map((l) => ({ text: truncateWidth(lead + l, width) })),
+    ];
+  });
   for (const [k, rows] of tables) lines.push(...tableLines({ kind: 'table', title: k, rows }, width, indent));
   return lines;
 }

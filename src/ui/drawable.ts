@@ -43,3 +43,12 @@ export function drawable(s: string): string {
   for (const { segment } of segmenter.segment(s)) if (displayWidth(segment) > 0 || segment === '\n') out += segment;
   return out;
 }
+
+/**
+ * Text drawn on one line (a form field's value, a header, a prompt): as `drawable`, and a
+ * newline shown as `\n`, so that a value holding one cannot break the line it is drawn on.
+ * `drawableLine('a\nb') === 'a\\nb'`.
+ */
+export function drawableLine(s: string): string {
+  return drawable(s).replace(/\n/g, '\\n');
+}

@@ -150,7 +150,7 @@ export function formKey(f: FormState, k: KeyPress): { form: FormState; submit?: 
   }
   const field = f.fields[f.focus];
   if (!field) return { form: f };
-  if (k.left || k.right || (k.input === ' ' && (field.info.kind === 'enum' || field.info.kind === 'boolean'))) {
+  if (k.left || k.right || (k.input === ' ' && !k.paste && (field.info.kind === 'enum' || field.info.kind === 'boolean'))) {
     const next = cycleChoice(field, f.values[field.name] ?? '', k.left ? -1 : 1);
     return next === undefined
       ? { form: f }

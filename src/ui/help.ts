@@ -2,6 +2,7 @@
  * Every key of the console, for `?` and for the footer's short form.
  */
 import { displayWidth } from '../output/width.js';
+import { wrapWidth } from '../output/wrap.js';
 import { actionsFor } from './actions.js';
 import { jumpHints } from './jumps.js';
 import { resourceByName, sortInfo } from './resources.js';
@@ -50,9 +51,26 @@ const FORM_KEYS: Array<[string, string]> = [
   ['Esc', 'cancel: nothing is sent'],
 ];
 
-/** The help page's lines for the state on screen. */
-export function helpLines(s: ConsoleState): string[] {
-  const rows = (title: string, keys: Array<[string, string]>) => [title, ...keys.map(([k, d]) => `  ${k.padEnd(22)} ${d}`), ''];
+/** Width of the keys' column; narrower terminals give each key's text the lines under it. */
+const KEY_COLUMN = 22;
+const BESIDE_FROM = 60;
+
+/**
+ * A key and what it does, fitted to `width`: the text wrapped beside the key (under it, indented,
+ * below BESIDE_FROM columns), so that nothing of it is cut.
+ */
+function keyLines(key: string, text: string, width: number): string[] {
+  if (width >= BESIDE_FROM) {
+    const pad = ' '.repeat(KEY_COLUMN + 3);
+    const [first, ...rest] = wrapWidth(text, width - pad.length).map((l) => l.trimEnd());
+    return [`  ${key.padEnd(KEY_COLUMN)} ${first}`, ...rest.map((l) => pad + l)];
+  }
+  return [`  ${key}`, ...wrapWidth(text, width - 6).map((l) => `      ${l.trimEnd()}`)];
+}
+
+/** The help page's lines for the state on screen, `width` columns wide. */
+export function helpLines(s: ConsoleState, width = 100): string[] {
+  const rows = (title: string, keys: Array<[string, string]>) => [title, ...keys.flatMap(([k, d]) => keyLines(k, d, width)), ''];
   // On a table the server cannot sort (audit), `s` is not offered here either.
   const r = s.resource ? resourceByName(s.resource) : undefined;
   const listKeys = r && !sortInfo(r) ? LIST_KEYS.filter(([k]) => k !== 's') : LIST_KEYS;

@@ -19,7 +19,7 @@ import { consoleReducer, initialState } from './state/console-state.js';
 import { createStore } from './state/store.js';
 import { ConsoleApp } from './screens/ConsoleApp.js';
 import { FormApp } from './screens/FormApp.js';
-import { ALT_SCREEN_OFF, ALT_SCREEN_ON, suspendTerminal } from './suspend.js';
+import { ALT_SCREEN_OFF, ALT_SCREEN_ON, PASTE_OFF, PASTE_ON, restoreOnHangup, suspendTerminal } from './suspend.js';
 
 export { runActionOnRows, type Progress, type RowOutcome } from './actions.js';
 export { QueryCache, CACHE_TTL_MS, CACHE_STALE_MS } from './query-cache.js';
@@ -139,7 +139,8 @@ export async function openConsole(
     renewSignIn: () => ctx.renewSignIn(),
   });
   // The alternate screen, like less and top: the shell's scrollback is left as it was.
-  stdout.write(ALT_SCREEN_ON);
+  stdout.write(ALT_SCREEN_ON + PASTE_ON);
+  const stopHangup = restoreOnHangup(stdout);
   const instance = render(element, {
     stdin: ctx.io.stdin as NodeJS.ReadStream,
     stdout,
@@ -153,7 +154,8 @@ export async function openConsole(
     await instance.waitUntilExit();
   } finally {
     ctx.signal.removeEventListener('abort', onAbort);
-    stdout.write(ALT_SCREEN_OFF);
+    stopHangup();
+    stdout.write(PASTE_OFF + ALT_SCREEN_OFF);
   }
   return ctx.signal.aborted ? 130 : 0;
 }
@@ -188,7 +190,8 @@ export async function openForm(spec: OpenFormSpec): Promise<Record<string, unkno
   const stdout = (spec.io?.stdout ?? process.stdout) as NodeJS.WriteStream;
   // The alternate screen, as the console's: the shell's screen comes back as it was, after the
   // form and around a Ctrl-Z.
-  stdout.write(ALT_SCREEN_ON);
+  stdout.write(ALT_SCREEN_ON + PASTE_ON);
+  const stopHangup = restoreOnHangup(stdout);
   try {
     const instance = render(
       createElement(FormApp, {
@@ -204,7 +207,8 @@ export async function openForm(spec: OpenFormSpec): Promise<Record<string, unkno
     );
     await instance.waitUntilExit();
   } finally {
-    stdout.write(ALT_SCREEN_OFF);
+    stopHangup();
+    stdout.write(PASTE_OFF + ALT_SCREEN_OFF);
   }
   // Ctrl-C ends the command as it does at a prompt (exit 130); Esc cancels (undefined).
   if (interrupted) throw new InterruptedError();

@@ -23,6 +23,8 @@ export interface KeyPress {
   home?: boolean;
   end?: boolean;
   ctrl?: boolean;
+  /** Text the terminal says was pasted (bracketed paste): typed into a prompt, never keys. */
+  paste?: boolean;
 }
 
 function one(input: string, key: Key): KeyPress {
@@ -91,9 +93,63 @@ export function printable(k: KeyPress): string {
   return k.input.replace(/[\u0000-\u001f\u007f]/g, '');
 }
 
-/** Line editing for the prompts: typing appends, Backspace removes the last character, Ctrl-U clears. */
+let segmenter: Intl.Segmenter | undefined;
+
+/** `text` without its last character as the terminal draws it (a flag, an emoji of several, `e` and its accent). */
+function dropLastGrapheme(text: string): string {
+  if (/^[\x20-\x7e]*$/.test(text)) return text.slice(0, -1);
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  let last = 0;
+  for (const { index } of segmenter.segment(text)) last = index;
+  return text.slice(0, last);
+}
+
+/**
+ * Line editing for the prompts: typing appends, Backspace removes the last character as drawn
+ * (`🇯🇵` whole: one of its two code points alone would leave half a flag), Ctrl-U clears.
+ */
 export function editLine(text: string, k: KeyPress): string {
-  if (k.backspace) return [...text].slice(0, -1).join('');
+  if (k.backspace) return dropLastGrapheme(text);
   if (k.ctrl && k.input === 'u') return '';
   return text + printable(k);
+}
+
+// Bracketed paste (PASTE_ON, src/ui/suspend.ts): the terminal wraps pasted text in `ESC [200~`
+// and `ESC [201~`. Ink hands each escape sequence over as its own input, the ESC taken off. The
+// same five characters typed in one chunk read the same: a terminal that brackets pastes never
+// sends them so, and typing them is no key of the console's.
+const PASTE_START = '[200~';
+const PASTE_END = '[201~';
+/** Pasted text kept at most (a prompt's line; the rest of a larger paste is dropped). */
+const PASTE_MAX = 10_000;
+
+/**
+ * Ink's input events as key presses, a bracketed paste as one key press holding its text: line
+ * breaks and tabs within it read as spaces (a filter's pairs are separated by spaces; a form's
+ * field is one line), line breaks at its end dropped (a copied line ends with one).
+ */
+export class KeyReader {
+  #pasted: string | undefined;
+
+  read(input: string, key: Key): KeyPress[] {
+    if (this.#pasted === undefined) {
+      if (input === PASTE_START && !key.ctrl) {
+        this.#pasted = '';
+        return [];
+      }
+      return keyPresses(input, key);
+    }
+    if (input === PASTE_END) {
+      const text = this.#pasted
+        .replace(/\r\n?/g, '\n')
+        .replace(/\n+$/, '')
+        .replace(/[\n\t]/g, ' ');
+      this.#pasted = undefined;
+      return text ? [{ input: text, paste: true }] : [];
+    }
+    // A control character within the text (Ink reports it as Ctrl and a letter) is no text.
+    const part = key.return ? '\n' : key.tab ? '\t' : key.ctrl ? '' : input;
+    if (this.#pasted.length < PASTE_MAX) this.#pasted = (this.#pasted + part).slice(0, PASTE_MAX);
+    return [];
+  }
 }

@@ -8,6 +8,15 @@
  */
 export const ALT_SCREEN_ON = '\u001b[?1049h\u001b[H';
 export const ALT_SCREEN_OFF = '\u001b[?1049l';
+/**
+ * Bracketed paste (xterm's mode 2004, which tmux, screen and current terminal emulators honour),
+ * on while the console or a form has the terminal: pasted text comes wrapped, and is read as
+ * text (KeyReader, src/ui/keys.ts). Without it a pasted line break is Enter and the lines after
+ * it run as keys (`status=Active` pasted into the filter prompt: `s` sorts, `A` opens the
+ * audit, the last Enter opens a row). Off again whenever the shell has the terminal.
+ */
+export const PASTE_ON = '\u001b[?2004h';
+export const PASTE_OFF = '\u001b[?2004l';
 const SHOW_CURSOR = '\u001b[?25h';
 const HIDE_CURSOR = '\u001b[?25l';
 
@@ -17,14 +26,14 @@ export function suspendTerminal(
   repaint: () => void,
   opts: { altScreen: boolean; stop?: () => void },
 ): void {
-  stdout.write((opts.altScreen ? ALT_SCREEN_OFF : '') + SHOW_CURSOR);
+  stdout.write(PASTE_OFF + (opts.altScreen ? ALT_SCREEN_OFF : '') + SHOW_CURSOR);
   if (stdin.isTTY) stdin.setRawMode(false);
   try {
     // The stop takes effect before kill returns: the next line runs after `fg`.
     (opts.stop ?? (() => process.kill(process.pid, 'SIGTSTP')))();
   } finally {
     if (stdin.isTTY) stdin.setRawMode(true);
-    stdout.write((opts.altScreen ? ALT_SCREEN_ON : '') + HIDE_CURSOR);
+    stdout.write((opts.altScreen ? ALT_SCREEN_ON : '') + PASTE_ON + HIDE_CURSOR);
     refreshSize(stdout);
     repaint();
     // A terminal multiplexer may apply a resize made while stopped a moment after `fg` (tmux
@@ -45,4 +54,24 @@ export function suspendTerminal(
 function refreshSize(stdout: NodeJS.WriteStream): void {
   const s = stdout as NodeJS.WriteStream & { _refreshSize?: () => void };
   if (stdout.isTTY && typeof s._refreshSize === 'function') s._refreshSize();
+}
+
+/**
+ * While the console or a form holds the terminal, a hang-up (the SSH connection or the window
+ * closed, `kill -HUP`) gives the terminal its modes back when it is still there, and ends the
+ * process as the signal would (exit 129). Node's default would end it at once, leaving a
+ * terminal still there on the alternate screen, bracketing pastes. Returns the function that
+ * stops listening.
+ */
+export function restoreOnHangup(stdout: NodeJS.WriteStream): () => void {
+  const onHangup = () => {
+    try {
+      stdout.write(PASTE_OFF + ALT_SCREEN_OFF + SHOW_CURSOR);
+    } catch {
+      // The terminal is gone: nothing to give back.
+    }
+    process.exit(129);
+  };
+  process.on('SIGHUP', onHangup);
+  return () => void process.off('SIGHUP', onHangup);
 }

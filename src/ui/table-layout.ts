@@ -9,7 +9,7 @@
 import { getPath, formatCell, escapeControls } from '../output/index.js';
 import { capWidths, GAP, lineWidth } from '../output/table.js';
 import { padEndWidth, truncateWidth, displayWidth } from '../output/width.js';
-import { drawable } from './drawable.js';
+import { drawable, drawableLine } from './drawable.js';
 import type { Row } from './resources.js';
 
 export interface TableLayout {
@@ -122,7 +122,8 @@ export function layoutTable(rows: Row[], columns: string[], width: number, label
     }
     return w;
   });
-  const heads = columns.map((c) => labels[c] ?? c);
+  // Column names are the server's keys where the resource names none: drawn as its text is.
+  const heads = columns.map((c) => drawableLine(labels[c] ?? c));
   const natural = columns.map((_c, i) => Math.max(displayWidth(heads[i]), content[i]));
   const whole = columns.map((_c, i) => cells.some((r) => r[i] !== '') && cells.every((r) => r[i] === '' || NUMBER_OR_DATE.test(r[i])));
   const fit = fitTable(natural, content, whole, Math.max(1, width));

@@ -5,7 +5,7 @@
  */
 import { Box, Text } from 'ink';
 import { confirmWindow, windowLine, type ConfirmParts } from '../confirm-window.js';
-import { drawable } from '../drawable.js';
+import { drawable, drawableLine } from '../drawable.js';
 
 export function ConfirmView({ parts, typed, text, height }: { parts: ConfirmParts; typed?: string; text: string; height: number }) {
   const win = confirmWindow(parts, height);
@@ -36,7 +36,7 @@ export function ConfirmView({ parts, typed, text, height }: { parts: ConfirmPart
       <Text> </Text>
       {typed !== undefined ? (
         <Text>
-          type <Text bold>{typed}</Text> to confirm: {text}
+          type <Text bold>{drawableLine(typed)}</Text> to confirm: {drawableLine(text)}
           <Text inverse> </Text>
         </Text>
       ) : (

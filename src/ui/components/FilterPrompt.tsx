@@ -3,6 +3,7 @@
  * value is shown here, in red, and nothing is sent.
  */
 import { Box, Text } from 'ink';
+import { drawableLine } from '../drawable.js';
 import { fieldHint } from '../form-model.js';
 import { filterFields, type ResourceDef } from '../resources.js';
 
@@ -22,12 +23,12 @@ export function FilterPrompt({
   return (
     <Box flexDirection="column">
       <Text>
-        <Text bold>/</Text> {text}
+        <Text bold>/</Text> {drawableLine(text)}
         <Text inverse> </Text>
       </Text>
       {errors.map((e, i) => (
         <Text key={i} color="red" wrap="truncate-end">
-          ✗ {e}
+          ✗ {drawableLine(e)}
         </Text>
       ))}
       <Text dimColor>filters of {resource.name} (field=value, several separated by spaces):</Text>

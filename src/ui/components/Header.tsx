@@ -4,6 +4,7 @@
  */
 import { Box, Text } from 'ink';
 import { memo } from 'react';
+import { drawableLine } from '../drawable.js';
 import type { Session } from '../session.js';
 
 export const Header = memo(function Header({ session, readOnly, width }: { session: Session; readOnly: boolean; width: number }) {
@@ -13,17 +14,17 @@ export const Header = memo(function Header({ session, readOnly, width }: { sessi
       <Text wrap="truncate-end">
         <Text bold>subctl</Text>
         <Text dimColor> │ profile </Text>
-        <Text bold>{session.profile}</Text>
+        <Text bold>{drawableLine(session.profile)}</Text>
         <Text dimColor> │ </Text>
         {session.target === 'SANDBOX' ? (
           <Text color="yellow" bold>
             SANDBOX
           </Text>
         ) : (
-          <Text>{session.target}</Text>
+          <Text>{drawableLine(session.target)}</Text>
         )}
         <Text dimColor> │ </Text>
-        <Text>{who}</Text>
+        <Text>{drawableLine(who)}</Text>
         {readOnly ? (
           <Text color="cyan" bold>
             {' │ READ-ONLY'}

@@ -4,6 +4,7 @@
  */
 import { Box, Text } from 'ink';
 import { useRef } from 'react';
+import { drawableLine } from '../drawable.js';
 import { completeResource, resourceByName } from '../resources.js';
 
 export function Switcher({ text, choice, height }: { text: string; choice: number; height: number }) {
@@ -21,10 +22,10 @@ export function Switcher({ text, choice, height }: { text: string; choice: numbe
     <Box flexDirection="column">
       <Text>
         <Text bold>:</Text>
-        {text}
+        {drawableLine(text)}
         <Text inverse> </Text>
       </Text>
-      {shown.length === 0 ? <Text color="red">no resource matches '{text}'</Text> : null}
+      {shown.length === 0 ? <Text color="red">no resource matches '{drawableLine(text)}'</Text> : null}
       {shown.map((m, j) => {
         const i = off + j;
         const r = resourceByName(m);

@@ -6,6 +6,7 @@
 import { validateInput } from '../../api/client.js';
 import { runActionOnRows, type ActionDef } from '../actions.js';
 import { confirmWindow } from '../confirm-window.js';
+import { drawable } from '../drawable.js';
 import { problemsByField } from '../form-model.js';
 import { editLine, printable, type KeyPress } from '../keys.js';
 import { rowKey, type CallSpec, type Row } from '../resources.js';
@@ -49,7 +50,9 @@ export function openConfirm(h: ModeHost, def: ActionDef, rows: Row[], values: Re
     inputs = checked.inputs;
   }
   const text = rows.length > 1 ? manyRowsText(h, def, rows, inputs) : oneRowText(h, def, rows[0], inputs);
-  const typed = def.typed ? (rows.length > 1 ? String(rows.length) : def.typed(rows[0])) : undefined;
+  // The text to type is the code as drawn (`EVIL\x1b[31mX`): a code holding a control character
+  // could not be typed otherwise, and the raw code would reach the terminal.
+  const typed = def.typed ? (rows.length > 1 ? String(rows.length) : drawable(def.typed(rows[0]))) : undefined;
   h.overlay({ kind: 'confirm', action: def, rows, inputs, ...text, scroll: 0, typed, text: '' });
 }
 

@@ -35,4 +35,5 @@ export interface ModeHost {
   /** Largest scroll of the dashboard and of the detail, as their screens last drew them. */
   homeMaxScroll(): number;
   detailMaxScroll(): number;
+  helpMaxScroll(): number;
 }

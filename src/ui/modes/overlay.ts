@@ -29,11 +29,17 @@ export function overlayKey(h: ModeHost, o: Overlay, k: KeyPress): void {
   }
 }
 
-/** The help scrolls; any other key closes it. */
+/** Whether the overlay edits a line of text (where pasted text goes): the prompts, a form, a typed confirmation. */
+export function takesText(o: Overlay | undefined): boolean {
+  return o?.kind === 'switcher' || o?.kind === 'filter' || o?.kind === 'form' || (o?.kind === 'confirm' && o.typed !== undefined);
+}
+
+/** The help scrolls, within its lines (↑ at once after ↓ past the end); any other key closes it. */
 function helpKey(h: ModeHost, o: Extract<Overlay, { kind: 'help' }>, k: KeyPress): void {
-  if (k.down || k.input === 'j') return h.overlay({ ...o, scroll: o.scroll + 1 });
-  if (k.up || k.input === 'k') return h.overlay({ ...o, scroll: Math.max(0, o.scroll - 1) });
-  if (k.pageDown || k.input === ' ') return h.overlay({ ...o, scroll: o.scroll + h.tableHeight() });
-  if (k.pageUp) return h.overlay({ ...o, scroll: Math.max(0, o.scroll - h.tableHeight()) });
+  const to = (n: number) => h.overlay({ ...o, scroll: Math.max(0, Math.min(h.helpMaxScroll(), n)) });
+  if (k.down || k.input === 'j') return to(o.scroll + 1);
+  if (k.up || k.input === 'k') return to(o.scroll - 1);
+  if (k.pageDown || k.input === ' ') return to(o.scroll + h.tableHeight());
+  if (k.pageUp) return to(o.scroll - h.tableHeight());
   return h.overlay(undefined);
 }

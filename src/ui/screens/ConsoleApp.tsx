@@ -4,7 +4,7 @@
  * controller; this component only draws.
  */
 import { Box, Text, useApp, useInput, useStdout } from 'ink';
-import { useCallback, useEffect, useSyncExternalStore, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useSyncExternalStore, type ReactNode } from 'react';
 import { ConfirmView } from '../components/ConfirmView.js';
 import { FilterPrompt } from '../components/FilterPrompt.js';
 import { FormView } from '../components/FormView.js';
@@ -19,8 +19,9 @@ import type { Session } from '../session.js';
 import { footerKeys, helpLines } from '../help.js';
 import { useStore } from '../hooks/useStore.js';
 import { useTerminalSize } from '../hooks/useTerminalSize.js';
-import { keyPresses } from '../keys.js';
+import { KeyReader } from '../keys.js';
 import { resourceByName } from '../resources.js';
+import { CHROME_LINES } from '../specs.js';
 import { currentList, type ConsoleState } from '../state/console-state.js';
 import { DetailScreen } from './DetailScreen.js';
 import { HomeScreen } from './HomeScreen.js';
@@ -50,11 +51,11 @@ function screenBody({ controller, state, width, tableHeight, bodyHeight, refresh
   const list = currentList(state);
   const o = state.overlay;
 
-  if (o?.kind === 'help') return <HelpView lines={helpLines(state)} height={bodyHeight} scroll={o.scroll} />;
+  if (o?.kind === 'help') return <HelpView lines={helpLines(state, width)} height={bodyHeight} scroll={o.scroll} />;
   if (o?.kind === 'message') return <MessageView title={o.title} text={o.text} />;
   if (o?.kind === 'switcher') return <Switcher text={o.text} choice={o.choice} height={bodyHeight} />;
   if (o?.kind === 'filter' && resource) return <FilterPrompt resource={resource} text={o.text} errors={o.errors} height={bodyHeight} />;
-  if (o?.kind === 'form') return <FormView form={o.form} height={bodyHeight} />;
+  if (o?.kind === 'form') return <FormView form={o.form} height={bodyHeight} width={width} />;
   if (o?.kind === 'confirm') return <ConfirmView parts={o} typed={o.typed} text={o.text} height={bodyHeight} />;
   if (o?.kind === 'progress')
     return (
@@ -98,6 +99,9 @@ function screenBody({ controller, state, width, tableHeight, bodyHeight, refresh
   );
 }
 
+/** The least height the frame fits in: the lines around the table and three of its rows. */
+const MIN_ROWS = CHROME_LINES + 3;
+
 export function ConsoleApp({ controller, session, refreshMs }: ConsoleAppProps) {
   const state = useStore(controller.store);
   useSyncExternalStore(
@@ -113,8 +117,9 @@ export function ConsoleApp({ controller, session, refreshMs }: ConsoleAppProps) 
   // (a render of an unchanged frame writes nothing, which after a suspend leaves a blank screen).
   const { write } = useStdout();
   useEffect(() => controller.setRepaint(() => write('')), [controller, write]);
+  const reader = useRef(new KeyReader()).current;
   useInput((input, key) => {
-    for (const k of keyPresses(input, key)) controller.handleKey(k);
+    for (const k of reader.read(input, key)) controller.handleKey(k);
   });
   const onMaxScroll = useCallback(
     (n: number) => {
@@ -129,6 +134,11 @@ export function ConsoleApp({ controller, session, refreshMs }: ConsoleAppProps) 
     [controller],
   );
 
+  // Shorter than the frame at its least (three rows of a table and the lines around them), the
+  // frame would scroll the terminal and Ink, erasing the lines it drew, would leave pieces of
+  // each frame behind: one line says so instead, and the keys still work (q quits).
+  if (size.rows < MIN_ROWS)
+    return <Text wrap="wrap">{`terminal too small: ${size.rows} lines, the console needs ${MIN_ROWS} (q quits)`}</Text>;
   const width = size.columns;
   const tableHeight = controller.tableHeight();
   // Title + table header + rows.

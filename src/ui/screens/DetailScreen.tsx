@@ -6,6 +6,7 @@ import { Box, Text } from 'ink';
 import { useEffect, useMemo } from 'react';
 import { detailSpec } from '../specs.js';
 import { detailLines } from '../detail-lines.js';
+import { drawableLine } from '../drawable.js';
 import { useQueryCache } from '../hooks/useQueryCache.js';
 import type { QueryCache } from '../query-cache.js';
 import type { DetailSection, ResourceDef } from '../resources.js';
@@ -38,7 +39,7 @@ export function DetailScreen({ cache, resource: r, detail, width, height, onMaxS
       <Text wrap="truncate-end">
         <Text bold>
           {r.name}
-          {id !== undefined ? ` › ${String(id)}` : ''}
+          {id !== undefined ? ` › ${drawableLine(String(id))}` : ''}
         </Text>
         <Text dimColor>
           {'  '}

@@ -8,7 +8,7 @@ import { FormView } from '../components/FormView.js';
 import { formKey, formValues, missingRequired, typedProblems, type FormState } from '../form-model.js';
 import { useStore } from '../hooks/useStore.js';
 import { useTerminalSize } from '../hooks/useTerminalSize.js';
-import { keyPresses } from '../keys.js';
+import { KeyReader } from '../keys.js';
 import { createStore } from '../state/store.js';
 
 export interface FormAppProps {
@@ -37,9 +37,10 @@ export function FormApp({ form, validate, onDone, onSuspend }: FormAppProps) {
   };
   // Ink's write of nothing draws the whole frame again (see ConsoleApp).
   const { write } = useStdout();
+  const reader = useRef(new KeyReader()).current;
   useInput((input, key) => {
     if (finished) return;
-    for (const k of keyPresses(input, key)) {
+    for (const k of reader.read(input, key)) {
       if (k.ctrl && k.input === 'c') return done(undefined, true);
       if (k.ctrl && k.input === 'z') {
         onSuspend?.(() => write(''));
@@ -63,7 +64,7 @@ export function FormApp({ form, validate, onDone, onSuspend }: FormAppProps) {
   if (finished) return null;
   return (
     <Box flexDirection="column" width={size.columns}>
-      <FormView form={state} height={Math.max(5, size.rows - 3)} />
+      <FormView form={state} height={Math.max(5, size.rows - 3)} width={size.columns} />
       <Text dimColor wrap="truncate-end">
         Tab/↓ next field Shift-Tab/↑ previous ←→ choose a value Enter submit Esc cancel (nothing is sent)
       </Text>

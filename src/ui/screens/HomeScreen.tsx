@@ -38,7 +38,7 @@ export function HomeScreen({ cache, width, height, autoRefresh, intervalMs = AUT
   const lines = useMemo(
     () =>
       q.data !== undefined
-        ? drawable(renderDashboard(q.data, { tty: true, width, color: false }))
+        ? drawable(renderDashboard(q.data, { tty: true, width, color: false, rest: '`subctl dashboard -o json` shows them all' }))
             .trimEnd()
             .split('\n')
         : [],

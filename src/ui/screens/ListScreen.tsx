@@ -7,6 +7,7 @@ import { Box, Text } from 'ink';
 import { useMemo } from 'react';
 import { DataTable } from '../components/DataTable.js';
 import { listSpec, pageOf } from '../specs.js';
+import { drawableLine } from '../drawable.js';
 import { filtersText } from '../filters.js';
 import { useQueryCache } from '../hooks/useQueryCache.js';
 import type { QueryCache } from '../query-cache.js';
@@ -63,7 +64,7 @@ export function ListScreen({ cache, resource: r, list: ls, width, height, shown 
     <Box flexDirection="column">
       <Text wrap="truncate-end">
         <Text bold>{r.name}</Text>
-        <Text dimColor>{`  ${facts.join('  ·  ')}`}</Text>
+        <Text dimColor>{drawableLine(`  ${facts.join('  ·  ')}`)}</Text>
       </Text>
       {rows === undefined ? (
         <Text dimColor>{q.error && !q.loading ? `could not load page ${ls.page} (! says why); r tries again` : `loading ${r.name}…`}</Text>
