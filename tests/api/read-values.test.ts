@@ -43,7 +43,9 @@ describe('read-values', () => {
   it('booleans from true/false, 1/0 and their text', () => {
     expect([true, 1, '1', 'true', 'TRUE', 'yes'].map(readBoolean)).toEqual([true, true, true, true, true, true]);
     expect([false, 0, '0', 'false', 'no'].map(readBoolean)).toEqual([false, false, false, false, false]);
-    for (const v of [2, 'maybe', null, {}]) expect(readBoolean(v)).toBeUndefined();
+    // The flags of databases that keep them as one letter.
+    expect(['Y', 'y', ' N ', 'n'].map(readBoolean)).toEqual([true, true, false, false]);
+    for (const v of [2, 'maybe', 'yn', 'T', null, {}]) expect(readBoolean(v)).toBeUndefined();
   });
 
   it('ISO dates with or without a time or zone; a time without a zone is UTC', () => {
