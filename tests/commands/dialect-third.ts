@@ -8,9 +8,10 @@
  * - booleans are `"Y"`/`"N"`;
  * - date-times carry the offset of Tokyo (`2026-01-31T19:00:00+09:00`), the same instants;
  * - a list inside an answer that holds nothing is `null`, not `[]`;
- * - a paged list says whether a next page follows (`has_next_page`) and nothing else: no page
- *   count, no row count; the platform serves at most PAGE_CAP rows a page whatever size is
- *   asked, so every page of a long list is shorter than the size the client asked for;
+ * - the platform serves at most PAGE_CAP rows a page whatever size is asked (and says which size
+ *   it served), so every page of a long list is shorter than the size the client asked for;
+ * - a paged list says whether a next page follows (`has_next_page`) and nothing else (no page
+ *   count, no row count), except the referral lists, which give only their row count, as text;
  * - a paged list's rows come under `records` where the documents name another key.
  *
  * The client's requests go to the sandbox as sent, but for the page size, capped (the stub's
@@ -27,7 +28,7 @@ type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Totals in every spelling the sandbox writes them (flat or in a block): this platform gives none. */
-const TOTALS = new Set(['total_pages', 'total_records', 'total_items', 'total_count', 'total_rows', 'has_next_page', 'has_prev_page']);
+const TOTALS = new Set(['total_pages', 'total_records', 'total_items', 'total_count', 'total_rows', 'has_next_page', 'has_previous_page']);
 const ISO_TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(\.\d+)?Z$/;
 
 /** A UTC ISO time as the same instant in Tokyo's offset. */
@@ -73,9 +74,10 @@ function thirdPage(ep: AnyEndpoint, data: Json, page: number): Json {
       out[k] = Object.fromEntries(Object.entries(v).filter(([x]) => !TOTALS.has(x)));
     else out[k] = thirdValue(v);
   }
-  // Where the sandbox keeps its paging facts is where this platform says a page follows.
+  // Where the sandbox keeps its paging facts is where this platform gives its own.
   const block = isObject(out.pagination) ? out.pagination : isObject(out.page_info) ? out.page_info : out;
-  block.has_next_page = more;
+  if (ep.name.startsWith('referrals.')) block.total_records = String((data.pagination as Json).total_records);
+  else block.has_next_page = more;
   return out;
 }
 
