@@ -221,12 +221,28 @@ describe('every read command on the third platform', () => {
   }, 600_000);
 });
 
-describe('--strict on the third platform', () => {
-  it('exits 6 on the deviations of each read', async () => {
+describe('--strict and --verbose on the third platform', () => {
+  it("each read: exit 6 under --strict naming the first departure, each listed under --verbose; the sandbox's own answer passes", async () => {
     const failures: string[] = [];
     for (const r of reads) {
-      const res = await runOn(third.url, `${lineOf(r)} -o json --strict`, r.name);
-      if (res.code !== 6) failures.push(`${lineOf(r)}: exit ${res.code} ${said(res)}`);
+      const line = lineOf(r);
+      const ep = endpointByName(r.name);
+      const own = await runOn(sandbox.url, `${line} -o json --strict`, r.name);
+      if (own.code !== 0) failures.push(`${line} on the sandbox: exit ${own.code} ${said(own)}`);
+      const strict = await runOn(third.url, `${line} --strict`, r.name);
+      if (
+        strict.code !== 6 ||
+        !/^error: unexpected answer from GET \S+ \(HTTP 200\): status: expected boolean, received string "success"/m.test(strict.stderr)
+      )
+        failures.push(`${line} --strict: exit ${strict.code} ${said(strict)}`);
+      const verbose = await runOn(third.url, `${line} -o json --verbose`, r.name);
+      const deviations = verbose.stderr.split('\n').filter((l) => l.startsWith('deviation: '));
+      if (verbose.code !== 0 || !deviations.some((l) => l.endsWith(': status: expected boolean, received string "success"')))
+        failures.push(`${line} --verbose: exit ${verbose.code}, ${JSON.stringify(deviations)}`);
+      // A paged list's rows moved under `records` are named where the documents put them.
+      const items = ep.paging?.items;
+      if (items && !deviations.some((l) => l.includes(`: data.${items}: expected a list, received nothing (rows under data.records)`)))
+        failures.push(`${line} --verbose: the rows' key not said: ${JSON.stringify(deviations)}`);
     }
     expect(failures).toEqual([]);
   }, 600_000);
