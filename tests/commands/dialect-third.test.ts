@@ -16,6 +16,7 @@ import { readDate, readId, readNumber } from '../../src/api/read-values.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../support/sandbox.js';
 import { runCli, type RunOptions, type RunResult } from '../support/run-cli.js';
+import { ok, startStubServer } from '../support/stub-server.js';
 import { jsonValues, printedRows, said } from './dialect-cases.js';
 import { PAGE_CAP, startThirdPlatform, type ThirdPlatform } from './dialect-third.js';
 
@@ -258,5 +259,41 @@ describe('the third platform pages as it says', () => {
     expect(body.data.records).toHaveLength(PAGE_CAP);
     expect(body.data.pagination.has_next_page).toBe('Y');
     expect(body.data.pagination).not.toHaveProperty('total_records');
+  });
+});
+
+describe('pages shorter than asked, by a platform of stubs', () => {
+  const services = (from: number, n: number) =>
+    Array.from({ length: n }, (_, i) => ({ service_id: from + i, service_code: `S${from + i}` }));
+  async function exportFrom(reply: (page: number) => unknown): Promise<{ r: RunResult; sent: Array<Record<string, string>> }> {
+    const stub = await startStubServer((req) => ok(reply(Number(req.query.page_number))));
+    try {
+      const r = await runCli('services list --all -o json', { env: { SUBCTL_BASE_URL: stub.url, SUBCTL_TOKEN: 'tok' } });
+      return { r, sent: stub.requests.map((q) => q.query) };
+    } finally {
+      await stub.close();
+    }
+  }
+
+  it('a row count and the page size served: every page read, each asked at the size the client asks', async () => {
+    const { r, sent } = await exportFrom((page) => ({
+      pagination: { current_page: page, page_size: 7, total_records: '20' },
+      services: services((page - 1) * 7 + 1, page < 3 ? 7 : page === 3 ? 6 : 0),
+    }));
+    expect(r.code, said(r)).toBe(0);
+    expect(printedRows(r).map((x) => x.service_id)).toEqual(services(1, 20).map((x) => x.service_id));
+    // Pages after the last may have been asked ahead (no page count announced); none was printed.
+    expect(sent.slice(0, 3).map((q) => q.page_number)).toEqual(['1', '2', '3']);
+    expect(new Set(sent.map((q) => q.page_size))).toEqual(new Set(['100']));
+  });
+
+  it('a platform that says a page follows and then serves an empty one: the export ends there', async () => {
+    const { r, sent } = await exportFrom((page) => ({
+      pagination: { has_next_page: 'Y' },
+      services: page === 1 ? services(1, 7) : [],
+    }));
+    expect(r.code, said(r)).toBe(0);
+    expect(printedRows(r)).toHaveLength(7);
+    expect(sent.length).toBeLessThan(6);
   });
 });
