@@ -296,4 +296,21 @@ describe('pages shorter than asked, by a platform of stubs', () => {
     expect(printedRows(r)).toHaveLength(7);
     expect(sent.length).toBeLessThan(6);
   });
+
+  it('on a terminal, one page of a platform that only says a page follows: the note says how to see the others', async () => {
+    const stub = await startStubServer(() =>
+      ok({ pagination: { page_number: 2, page_size: 7, has_next_page: 'Y' }, services: services(8, 7) }),
+    );
+    try {
+      const r = await runCli('services list --page-number 2', {
+        env: { SUBCTL_BASE_URL: stub.url, SUBCTL_TOKEN: 'tok', FORCE_COLOR: '0' },
+        tty: true,
+        columns: 120,
+      });
+      expect(r.code, said(r)).toBe(0);
+      expect(r.stderr).toMatch(/showing rows 8-14; --page-number 3 for the next page, --all for every row/);
+    } finally {
+      await stub.close();
+    }
+  });
 });
