@@ -249,6 +249,16 @@ describe('--strict and --verbose on the third platform', () => {
   }, 600_000);
 });
 
+describe('catalog export on the third platform', () => {
+  it('exports the catalog the sandbox exports in its own dialect', async () => {
+    const own = await runOn(sandbox.url, 'catalog export -o json', 'superadmin');
+    const got = await runOn(third.url, 'catalog export -o json', 'superadmin');
+    expect(own.code, said(own)).toBe(0);
+    expect(got.code, said(got)).toBe(0);
+    expect(JSON.parse(got.stdout)).toEqual(JSON.parse(own.stdout));
+  });
+});
+
 describe('the third platform pages as it says', () => {
   it('serves fewer rows than asked and says whether a page follows', async () => {
     const r = await fetch(`${third.url}/admin/services?page_number=1&page_size=100`, {
