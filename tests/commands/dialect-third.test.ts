@@ -15,7 +15,7 @@ import { endpointByName, matchEndpoint } from '../../src/api/contract/index.js';
 import { readDate, readId, readNumber } from '../../src/api/read-values.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../support/sandbox.js';
-import { runCli, type RunOptions, type RunResult } from '../support/run-cli.js';
+import { runCli, tempConfigDir, type RunOptions, type RunResult } from '../support/run-cli.js';
 import { ok, startStubServer } from '../support/stub-server.js';
 import { jsonValues, printedRows, said } from './dialect-cases.js';
 import { PAGE_CAP, startThirdPlatform, type ThirdPlatform } from './dialect-third.js';
@@ -256,6 +256,20 @@ describe('catalog export on the third platform', () => {
     expect(own.code, said(own)).toBe(0);
     expect(got.code, said(got)).toBe(0);
     expect(JSON.parse(got.stdout)).toEqual(JSON.parse(own.stdout));
+  });
+});
+
+describe('completion on the third platform', () => {
+  it('completes the service codes the sandbox completes in its own dialect', async () => {
+    const codes = async (url: string) => {
+      const env = { SUBCTL_CONFIG_DIR: tempConfigDir(), SUBCTL_BASE_URL: url, SUBCTL_TOKEN: sandbox.tokenFor('superadmin') };
+      const r = await runCli(['__complete', '--', '4', 'subctl', 'services', 'get', '--service-code', ''], { env });
+      expect(r.code, said(r)).toBe(0);
+      return r.stdout.split('\n').filter(Boolean);
+    };
+    const own = await codes(sandbox.url);
+    expect(own.length).toBeGreaterThan(PAGE_CAP);
+    expect(await codes(third.url)).toEqual(own);
   });
 });
 
