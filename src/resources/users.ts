@@ -98,18 +98,26 @@ export interface Unavailable {
 
 export const isUnavailable = (v: unknown): v is Unavailable => !!v && typeof v === 'object' && 'unavailable' in (v as Row);
 
-/** Runs a section's requests; a 403 (or a 404 of a part) becomes `{ unavailable: reason }`. */
-async function section<T>(read: () => Promise<T>): Promise<T | Unavailable> {
-  try {
-    return await read();
-  } catch (e) {
-    if (e instanceof CliError && (e.status === 403 || e.status === 404)) {
-      return {
-        unavailable: e.status === 403 ? 'the signed-in account may not read this (403)' : `not found on the platform (404): ${e.message}`,
-      };
+/**
+ * Runs a section's requests; a 403 (or a 404 of a part) becomes `{ unavailable: reason }`. Its
+ * failure is observed at once: the view ends with the first section that fails, and the others'
+ * failures (the same bad answer, under --strict) must not surface as unhandled rejections.
+ */
+function section<T>(read: () => Promise<T>): Promise<T | Unavailable> {
+  const p = (async () => {
+    try {
+      return await read();
+    } catch (e) {
+      if (e instanceof CliError && (e.status === 403 || e.status === 404)) {
+        return {
+          unavailable: e.status === 403 ? 'the signed-in account may not read this (403)' : `not found on the platform (404): ${e.message}`,
+        };
+      }
+      throw e;
     }
-    throw e;
-  }
+  })();
+  p.catch(() => {});
+  return p;
 }
 
 export interface UserView {
@@ -139,6 +147,7 @@ export async function loadUserView(api: Caller, ref: UserRef, signal?: AbortSign
   const id = ref.id;
   const call = (ep: AnyEndpoint, input: unknown) => api.call(ep, input, { signal });
   const accountP = call(usersGet, { params: { id } }).then((d) => userDetail(d as Row));
+  accountP.catch(() => {}); // observed: awaited with the subscriptions below, which may fail first
   // The subscriptions first: the audit about the user names them.
   // Each section's rows over as many pages as a platform serving fewer rows than asked takes.
   const first = (ep: AnyEndpoint, call: { params?: Row; query?: Row }, n: number, onFirst?: (data: unknown) => void) =>
