@@ -1,13 +1,18 @@
 /**
  * Every read command against a third reading of the API documents (tests/commands/dialect-third.ts:
  * JSend's envelope without a message, booleans as Y/N, times with an offset, `null` for empty
- * lists, paged lists that only say whether a next page follows and serve fewer rows than asked).
- * The commands are the contract's GET endpoints, as `api endpoints` lists them. For each:
+ * lists, rows under `records`, paged lists that only say whether a next page follows, or only
+ * their row count, and serve fewer rows than asked). The commands are the contract's GET
+ * endpoints, as `api endpoints` lists them. For each:
  * - `-o json`, `-o csv` and the table (off and on a terminal) exit 0 and show no
- *   `[object Object]`, `undefined`, `NaN` or `Invalid Date`;
- * - a list's forms hold a row for each row of its JSON, and `--all` prints every row the sandbox
- *   behind the platform holds, by id (read in the sandbox's own dialect, the reference);
- * - `--strict` exits 6 (the answers depart from the contract).
+ *   `[object Object]`, `undefined`, `NaN` or `Invalid Date`; a list's forms hold a row for each
+ *   row of its JSON;
+ * - CSV and the table show what the sandbox behind the platform shows answering in its own
+ *   dialect (the reference), cell by cell: the same text, number or instant; each list with
+ *   `--all`, every row by id, asked at the contract's page size as against any platform;
+ * - `--strict` exits 6 naming the envelope's status, and `--verbose` lists the deviations.
+ * Beside them: `catalog export` and shell completion read the third platform as the sandbox, and
+ * a few stubs of pages shorter than asked.
  */
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
