@@ -12,6 +12,7 @@ import { BadResponseError, CliError, ExitCode, HttpError, StatusFalseError } fro
 import { issueProblems } from './input.js';
 import { mapStrings, oneLine, redactUrl } from './redact.js';
 import { isRetryableStatus, parseRetryAfter } from './retry.js';
+import { findRows } from './rows.js';
 
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
 
@@ -210,13 +211,32 @@ export interface Deviation {
   received: string;
 }
 
-/** The departures of `data` from the endpoint's response schema; [] when it conforms or is absent. */
-export function deviationsOf(ep: AnyEndpoint, data: unknown): Deviation[] {
-  if (data === undefined || data === null) return [];
-  const r = safeParsePart(ep, 'response', data);
-  if (r.success) return [];
-  const seen = new Set<string>();
+/**
+ * Departures no response schema sees (every documented field there may be left out): the
+ * envelope's `status`, when sent, not a boolean (`"success"`), and a paged list's rows under
+ * another key than the documents name (`data.records` for `data.services`).
+ */
+function outsideSchema(ep: AnyEndpoint, data: unknown, envelope: unknown): Deviation[] {
   const out: Deviation[] = [];
+  const env = envelope !== null && typeof envelope === 'object' ? (envelope as Record<string, unknown>) : undefined;
+  if (env && env.status !== undefined && typeof env.status !== 'boolean')
+    out.push({ field: 'status', expected: 'boolean', received: describeReceived(env.status) });
+  const key = ep.paging?.items;
+  if (key && data !== null && typeof data === 'object' && !Array.isArray(data) && !(key in data)) {
+    const found = findRows(ep, data);
+    if (found.rows && found.from !== `data.${key}`)
+      out.push({ field: `data.${key}`, expected: 'a list', received: `nothing (rows under ${found.from})` });
+  }
+  return out;
+}
+
+/** The departures of an answer (`data` and its envelope) from the contract; [] when it conforms. */
+export function deviationsOf(ep: AnyEndpoint, data: unknown, envelope?: unknown): Deviation[] {
+  const out = outsideSchema(ep, data, envelope);
+  if (data === undefined || data === null) return out;
+  const r = safeParsePart(ep, 'response', data);
+  if (r.success) return out;
+  const seen = new Set<string>();
   for (const issue of r.error.issues) {
     const field = ['data', ...issue.path.map((p) => (typeof p === 'number' ? '[]' : String(p)))].join('.').replace(/\.\[\]/g, '[]');
     if (seen.has(field)) continue;
@@ -231,11 +251,17 @@ export function deviationsOf(ep: AnyEndpoint, data: unknown): Deviation[] {
 }
 
 /** `--strict`: the deviations as the contract breach they are (exit 6), as zod words them. */
-export function strictError(ep: AnyEndpoint, status: number, data: unknown): BadResponseError | undefined {
-  const r = safeParsePart(ep, 'response', data);
-  if (r.success || data === undefined || data === null) return undefined;
-  const problems = issueProblems(r.error.issues, 'data');
+export function strictError(ep: AnyEndpoint, status: number, data: unknown, envelope?: unknown): BadResponseError | undefined {
+  const problems = outsideSchema(ep, data, envelope).map((d) => ({
+    field: d.field,
+    message: `expected ${d.expected}, received ${d.received}`,
+  }));
+  if (data !== undefined && data !== null) {
+    const r = safeParsePart(ep, 'response', data);
+    if (!r.success) problems.push(...issueProblems(r.error.issues, 'data'));
+  }
   const first = problems[0];
+  if (!first) return undefined;
   return new BadResponseError(
     `unexpected answer from ${ep.method} ${ep.path} (HTTP ${status}): ${first.field}: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`,
     { status, details: problems },

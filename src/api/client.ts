@@ -195,10 +195,10 @@ export class ApiClient {
    */
   #readData<E extends AnyEndpoint>(ep: E, res: Exchange): DataOf<E> {
     if (this.#opts.strict) {
-      const e = strictError(ep, res.status, res.data);
+      const e = strictError(ep, res.status, res.data, res.envelope);
       if (e) throw e;
     } else if (this.#opts.log) {
-      for (const d of deviationsOf(ep, res.data)) {
+      for (const d of deviationsOf(ep, res.data, res.envelope)) {
         const key = `${ep.method} ${ep.path} ${d.field}`;
         if (this.#deviations.has(key)) continue;
         this.#deviations.add(key);

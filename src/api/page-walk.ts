@@ -4,11 +4,15 @@
  * reading their targets (src/bulk/) and the subscription look-ups of `subscriptions manage` walk
  * lists this way.
  */
-import type { ApiClient } from './client.js';
 import type { AnyEndpoint } from './contract/common.js';
 import { CliError, ExitCode } from './errors.js';
 import { itemsOf, pageInfoOf, type PageInfo } from './pages.js';
 import { readId } from './read-values.js';
+
+/** What a walk needs of a client: ApiClient's `call` (the resources' views hold only that). */
+export interface PageCaller {
+  call(ep: AnyEndpoint, input: never, opts?: { signal?: AbortSignal }): Promise<unknown>;
+}
 
 /** The request of a list, less its page number and size (the walk sets them). */
 export type ListCall = { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: Record<string, unknown> };
@@ -154,7 +158,12 @@ interface PassResult {
  * without its list, short before the last page) and a platform whose pages bring nothing new
  * page after page end the export with exit 6, naming the page.
  */
-export async function* walkPages(api: ApiClient, ep: AnyEndpoint, call: ListCall, opts: WalkOpts): AsyncGenerator<Record<string, unknown>> {
+export async function* walkPages(
+  api: PageCaller,
+  ep: AnyEndpoint,
+  call: ListCall,
+  opts: WalkOpts,
+): AsyncGenerator<Record<string, unknown>> {
   const state: WalkState = { printed: new PrintedRows(), read: 0, first: true, noteDue: true };
   let idleBound = IDLE_PAGES;
   let last: PassResult | undefined;
@@ -173,7 +182,7 @@ export async function* walkPages(api: ApiClient, ep: AnyEndpoint, call: ListCall
 
 /** One pass over the pages from the start page, printing the rows not printed yet. */
 async function* walkPass(
-  api: ApiClient,
+  api: PageCaller,
   ep: AnyEndpoint,
   call: ListCall,
   opts: WalkOpts,
@@ -225,7 +234,9 @@ async function* walkPass(
     if (info.totalPages !== undefined) announced = Math.max(info.totalPages, start);
     totalPages = info.totalPages ?? totalPages;
     noteTotal(info.totalRecords, state, result);
-    const items = checkedItems(ep, data, { page, size, start, totalPages, info }, state, opts, resume);
+    // A platform may serve fewer rows a page than asked (its own cap) and say so: its pages are of that size.
+    const served = servedSize(info, size);
+    const items = checkedItems(ep, data, { page, size: served, start, totalPages, info }, state, opts, resume);
 
     let fresh = 0;
     for (const it of items) {
@@ -249,10 +260,35 @@ async function* walkPass(
       if (idle.pages++ === 0) idle.from = page;
       if (idle.pages >= idleBound) throw repeatedPages(ep, idle.from, page, state, resume);
     } else idle.pages = 0;
-    if (items.length < size) break;
+    // A short page is the last, unless the platform says a page follows it (and it holds rows).
+    if (items.length < served && !(info.hasNext === true && items.length > 0)) break;
     fill();
   }
   return result;
+}
+
+/** The size of the pages the platform serves: the size asked, or the smaller one its answer says it served. */
+function servedSize(info: PageInfo, size: number): number {
+  return info.served !== undefined && info.served < size ? info.served : size;
+}
+
+/**
+ * The first `n` rows of a list (all of them when it holds fewer): one page of `n` asked for, and
+ * the pages after it where the platform serves fewer rows a page than asked and says more follow.
+ * `onFirst` gets the first page's `data` (the blocks beside the rows).
+ */
+export async function firstRows(
+  api: PageCaller,
+  ep: AnyEndpoint,
+  call: ListCall,
+  n: number,
+  opts: { signal?: AbortSignal; onFirst?: (data: unknown) => void } = {},
+): Promise<Record<string, unknown>[]> {
+  const rows: Record<string, unknown>[] = [];
+  const signal = opts.signal ?? new AbortController().signal;
+  for await (const row of walkPages(api, ep, call, { startPage: 1, size: n, ahead: 1, limit: n, signal, onFirst: opts.onFirst }))
+    rows.push(row);
+  return rows;
 }
 
 /** Where a second run can take over when this pass stops at `page` (undefined: from the start). */

@@ -4,13 +4,12 @@
  */
 import type { AnyEndpoint } from './contract/common.js';
 import { BadResponseError } from './errors.js';
-import { findRows, totalsOf } from './rows.js';
+import { findRows, totalsOf, type Totals } from './rows.js';
 
-export interface PageInfo {
+/** A page's facts: its number, the size asked, and what the platform said of the list (rows.ts `totalsOf`). */
+export interface PageInfo extends Totals {
   page: number;
   size: number;
-  totalPages?: number;
-  totalRecords?: number;
 }
 
 /**

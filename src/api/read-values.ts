@@ -57,14 +57,14 @@ export function sameId(a: unknown, b: unknown): boolean {
   return x !== undefined && x === readId(b);
 }
 
-/** true/false, 1/0 and their text (`'true'`, `'1'`, `'yes'`, `'no'`); undefined otherwise. */
+/** true/false, 1/0 and their text (`'true'`, `'1'`, `'yes'`, `'no'`, `'Y'`, `'N'`); undefined otherwise. */
 export function readBoolean(v: unknown): boolean | undefined {
   if (typeof v === 'boolean') return v;
   if (v === 1 || v === 0) return v === 1;
   if (typeof v !== 'string') return undefined;
   const t = v.trim().toLowerCase();
-  if (t === 'true' || t === '1' || t === 'yes') return true;
-  if (t === 'false' || t === '0' || t === 'no') return false;
+  if (t === 'true' || t === '1' || t === 'yes' || t === 'y') return true;
+  if (t === 'false' || t === '0' || t === 'no' || t === 'n') return false;
   return undefined;
 }
 

@@ -5,7 +5,7 @@
  * names and the common alternatives, numbers as text included.
  */
 import type { AnyEndpoint } from './contract/common.js';
-import { readWhole } from './read-values.js';
+import { readBoolean, readWhole } from './read-values.js';
 
 type Row = Record<string, unknown>;
 
@@ -39,6 +39,10 @@ const PAGING_KEYS = new Set([
 
 const PAGES = ['total_pages', 'totalPages', 'page_count', 'pageCount'];
 const RECORDS = ['total_records', 'total_count', 'total_items', 'total_rows', 'totalRecords', 'totalCount', 'totalItems', 'totalRows'];
+/** Whether a page follows, where a platform says only that. */
+const NEXT = ['has_next_page', 'hasNextPage', 'has_next', 'hasNext', 'has_more', 'hasMore'];
+/** The page size the platform served, where it echoes it (it may serve fewer rows than asked). */
+const SIZES = ['page_size', 'pageSize', 'per_page', 'perPage', 'limit'];
 
 /**
  * The rows of a list answer.
@@ -70,7 +74,7 @@ export function findRows(ep: AnyEndpoint, data: unknown, key: string = ep.paging
     return { rows: data[lists[0]] as Row[], from, note: `note: rows read from ${from}; the API documents name ${documented}` };
   }
   const keys = Object.keys(data);
-  if (lists.length === 0 && keys.every((k) => PAGING_KEYS.has(k) || PAGES.includes(k) || RECORDS.includes(k)))
+  if (lists.length === 0 && keys.every((k) => PAGING_KEYS.has(k) || PAGES.includes(k) || RECORDS.includes(k) || NEXT.includes(k)))
     return { rows: [], from: documented };
   const held = keys.length ? keys.join(', ') : 'nothing';
   return {
@@ -83,6 +87,10 @@ export function findRows(ep: AnyEndpoint, data: unknown, key: string = ep.paging
 export interface Totals {
   totalPages?: number;
   totalRecords?: number;
+  /** The platform's word on whether a page follows (`has_next_page`, `has_more` ...), read as a boolean. */
+  hasNext?: boolean;
+  /** The page size the platform says it served, a whole number above 0. */
+  served?: number;
 }
 
 /** The first of `names` in `o` that reads as a whole number. */
@@ -94,10 +102,20 @@ function firstWhole(o: Record<string, unknown>, names: readonly string[]): numbe
   return undefined;
 }
 
+/** The first of `names` in `o` that reads as a boolean. */
+function firstBoolean(o: Record<string, unknown>, names: readonly string[]): boolean | undefined {
+  for (const n of names) {
+    const v = readBoolean(o[n]);
+    if (v !== undefined) return v;
+  }
+  return undefined;
+}
+
 /**
  * The page count and record count of a list answer: under the contract's info key, the common
  * block names (`pagination`, `meta`, `page_info`, `paging`) or `data` itself; each under the
- * contract's name or a common alternative; numbers as text read too.
+ * contract's name or a common alternative; numbers as text read too. Beside them, whether a page
+ * follows and the page size served, where the platform says so.
  */
 export function totalsOf(ep: AnyEndpoint, data: unknown): Totals {
   if (!isObject(data)) return {};
@@ -110,6 +128,9 @@ export function totalsOf(ep: AnyEndpoint, data: unknown): Totals {
   for (const b of blocks) {
     out.totalPages ??= firstWhole(b, PAGES);
     out.totalRecords ??= firstWhole(b, RECORDS);
+    out.hasNext ??= firstBoolean(b, NEXT);
+    const served = firstWhole(b, SIZES);
+    if (served !== undefined && served > 0) out.served ??= served;
   }
   return out;
 }

@@ -3,6 +3,7 @@
  * each, and the normalisation that makes a value read from the platform (a price as "19.99", a
  * flag as 1) compare equal to the same value written in a file.
  */
+import { readBoolean } from '../api/read-values.js';
 
 export type Kind = 'services' | 'plans' | 'links' | 'roles';
 
@@ -100,12 +101,9 @@ function normalise(value: unknown, type: FieldType): string | number | boolean |
       if (typeof value === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)\s*$/.test(value)) return Number(value);
       return value as string;
     }
-    case 'boolean': {
-      if (typeof value === 'boolean') return value;
-      if (value === 1 || value === '1' || value === 'true') return true;
-      if (value === 0 || value === '0' || value === 'false') return false;
-      return value as string;
-    }
+    case 'boolean':
+      // Every spelling a platform gives a boolean (`1`, `"true"`, `"Y"`): read-values.ts.
+      return readBoolean(value) ?? (value as string);
     default:
       return typeof value === 'string'
         ? value

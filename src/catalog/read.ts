@@ -8,6 +8,8 @@ import type { ApiClient } from '../api/client.js';
 import { servicesDetail, servicesReport } from '../api/contract/admin-services.js';
 import { plansReport } from '../api/contract/admin-plans.js';
 import { rolesList } from '../api/contract/user-accounts.js';
+import { itemsOf, pageInfoOf } from '../api/pages.js';
+import { readBoolean } from '../api/read-values.js';
 import { emptyCatalog, keyOf, pick, type Catalog, type Kind } from './model.js';
 
 /** What the platform says about one entry beyond its fields. */
@@ -71,17 +73,20 @@ async function readServices(api: ApiClient, state: PlatformState, kinds: Readonl
 async function readRoles(api: ApiClient, state: PlatformState, signal?: AbortSignal): Promise<void> {
   const size = 100;
   for (let page = 1; page <= 1000; page++) {
-    const data = (await api.call(rolesList, { query: { page, page_size: size } }, { signal })) as
-      { roles?: Row[]; total_pages?: unknown } | undefined;
-    const rows = data?.roles ?? [];
+    const data = await api.call(rolesList, { query: { page, page_size: size } }, { signal });
+    // The rows wherever the platform puts them (pages.ts): a list read as empty would plan every role as new.
+    const rows = itemsOf(rolesList, data);
+    const info = pageInfoOf(rolesList, data, page, size);
     for (const r of rows) {
-      const system = r.is_system_role === true || r.is_system_role === 1 || r.is_system_role === 'true';
+      const system = readBoolean(r.is_system_role) === true;
       // A system role is listed by name only: the catalog never changes it.
       const e = system ? { role_name: String(r.role_name), is_system_role: true } : pick('roles', { ...r, is_system_role: undefined });
       state.catalog.roles.push(e);
       state.facts.roles.set(keyOf('roles', e), { id: num(r.role_id), system });
     }
-    const pages = num(data?.total_pages);
-    if (rows.length < size || (pages !== undefined && page >= pages)) break;
+    // A short page is the last unless the platform says it served that size or that a page follows.
+    const served = info.served !== undefined && info.served < size ? info.served : size;
+    const more = rows.length > 0 && (rows.length >= served || info.hasNext === true);
+    if (!more || (info.totalPages !== undefined && page >= info.totalPages)) break;
   }
 }

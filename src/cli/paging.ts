@@ -31,9 +31,11 @@ export function listRows(ctx: Ctx, ep: AnyEndpoint, data: unknown, key?: string)
 /** On a terminal, one page of several: which rows were shown, and how to see the others. */
 function noteMorePages(ctx: Ctx, info: ReturnType<typeof pageInfoOf>, page: number, shown: number): void {
   const total = info.totalRecords;
-  const more = info.totalPages !== undefined ? page < info.totalPages : total !== undefined && page * info.size < total;
+  // A platform serving fewer rows a page than asked says so (`served`); one without totals may still say a page follows.
+  const size = info.served !== undefined && info.served < info.size ? info.served : info.size;
+  const more = info.totalPages !== undefined ? page < info.totalPages : total !== undefined ? page * size < total : info.hasNext === true;
   if (!more) return;
-  const from = (page - 1) * info.size + 1;
+  const from = (page - 1) * size + 1;
   ctx.note(
     `showing rows ${from}-${from + shown - 1}${total !== undefined ? ` of ${total}` : ''}; --page-number ${page + 1} for the next page, --all for every row`,
   );

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { AnyEndpoint } from '../api/contract/common.js';
+import { findRows, totalsOf } from '../api/rows.js';
 import { createContext, type Ctx } from '../cli/context.js';
 import { readGlobals } from '../cli/globals.js';
 import { writeFileAtomic } from '../config/paths.js';
@@ -99,16 +100,18 @@ async function fetchValues(ctx: Ctx, kind: DynamicKind): Promise<Candidate[]> {
   const out: Candidate[] = [];
   for (let page = 1; page <= MAX_PAGES; page++) {
     const query = { ...source.query, [paging.page]: page, [paging.size]: paging.maxSize };
-    const data = (await api.call(ep, { query } as never, { signal })) as Record<string, unknown> | null;
-    const items = (paging.items ? data?.[paging.items] : data) as Array<Record<string, unknown>> | undefined;
-    if (!Array.isArray(items)) break;
+    const data = await api.call(ep, { query } as never, { signal });
+    // The rows and page facts wherever and however the platform gives them (src/api/rows.ts).
+    const items = findRows(ep, data).rows;
+    if (!items) break;
     for (const item of items) {
       const c = item && typeof item === 'object' ? source.values(item) : undefined;
       if (c) out.push(c);
     }
-    const info = (paging.info ? data?.[paging.info] : data) as { total_pages?: number } | undefined;
-    const totalPages = typeof info?.total_pages === 'number' ? info.total_pages : undefined;
-    if (items.length < paging.maxSize || (totalPages !== undefined && page >= totalPages)) break;
+    const info = totalsOf(ep, data);
+    const served = info.served !== undefined && info.served < paging.maxSize ? info.served : paging.maxSize;
+    const more = items.length > 0 && (items.length >= served || info.hasNext === true);
+    if (!more || (info.totalPages !== undefined && page >= info.totalPages)) break;
   }
   const seen = new Set<string>();
   return out.filter((c) => (seen.has(c.value) ? false : (seen.add(c.value), true))).sort((a, b) => a.value.localeCompare(b.value));

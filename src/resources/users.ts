@@ -10,6 +10,7 @@ import { devicesList, profileGet, rolesAssignments, usersGet, usersSearch } from
 import { referralsAdminUserReferred, referralsInfo } from '../api/contract/user-referrals.js';
 import type { AnyEndpoint } from '../api/contract/common.js';
 import { CliError, ExitCode, UsageError } from '../api/errors.js';
+import { firstRows, walkPages } from '../api/page-walk.js';
 import { namesSubscription, namesUser } from './audit.js';
 
 type Row = Record<string, unknown>;
@@ -63,10 +64,10 @@ export async function resolveUser(api: Caller, given: unknown, signal?: AbortSig
   if (!text) throw new UsageError('a user is needed: an id, a username or an email');
   let found: Row[];
   try {
-    found = rowsOf(await api.call(rolesAssignments, { query: { search: text, page: 1, limit: 100 } }, { signal }), 'users');
+    found = await firstRows(api, rolesAssignments, { query: { search: text } }, 100, { signal });
   } catch (e) {
     if (!(e instanceof CliError && e.status === 403)) throw e;
-    found = rowsOf(await api.call(usersSearch, { query: { search_keyword: text, page_number: 1, page_size: 100 } }, { signal }), 'users');
+    found = await firstRows(api, usersSearch, { query: { search_keyword: text } }, 100, { signal });
   }
   const exact = found.filter((u) => same(u.username, text) || same(u.email, text));
   const ref = (u: Row): UserRef => ({
@@ -97,18 +98,26 @@ export interface Unavailable {
 
 export const isUnavailable = (v: unknown): v is Unavailable => !!v && typeof v === 'object' && 'unavailable' in (v as Row);
 
-/** Runs a section's requests; a 403 (or a 404 of a part) becomes `{ unavailable: reason }`. */
-async function section<T>(read: () => Promise<T>): Promise<T | Unavailable> {
-  try {
-    return await read();
-  } catch (e) {
-    if (e instanceof CliError && (e.status === 403 || e.status === 404)) {
-      return {
-        unavailable: e.status === 403 ? 'the signed-in account may not read this (403)' : `not found on the platform (404): ${e.message}`,
-      };
+/**
+ * Runs a section's requests; a 403 (or a 404 of a part) becomes `{ unavailable: reason }`. Its
+ * failure is observed at once: the view ends with the first section that fails, and the others'
+ * failures (the same bad answer, under --strict) must not surface as unhandled rejections.
+ */
+function section<T>(read: () => Promise<T>): Promise<T | Unavailable> {
+  const p = (async () => {
+    try {
+      return await read();
+    } catch (e) {
+      if (e instanceof CliError && (e.status === 403 || e.status === 404)) {
+        return {
+          unavailable: e.status === 403 ? 'the signed-in account may not read this (403)' : `not found on the platform (404): ${e.message}`,
+        };
+      }
+      throw e;
     }
-    throw e;
-  }
+  })();
+  p.catch(() => {});
+  return p;
 }
 
 export interface UserView {
@@ -138,26 +147,21 @@ export async function loadUserView(api: Caller, ref: UserRef, signal?: AbortSign
   const id = ref.id;
   const call = (ep: AnyEndpoint, input: unknown) => api.call(ep, input, { signal });
   const accountP = call(usersGet, { params: { id } }).then((d) => userDetail(d as Row));
+  accountP.catch(() => {}); // observed: awaited with the subscriptions below, which may fail first
   // The subscriptions first: the audit about the user names them.
-  const subsP = section(async () =>
-    rowsOf(
-      await call(subscriptionsList, { query: { user_id: id, page_number: 1, page_size: SECTION_ROWS.subscriptions } }),
-      'subscriptions',
-    ),
-  );
+  // Each section's rows over as many pages as a platform serving fewer rows than asked takes.
+  const first = (ep: AnyEndpoint, call: { params?: Row; query?: Row }, n: number, onFirst?: (data: unknown) => void) =>
+    firstRows(api, ep, call, n, { signal, onFirst });
+  const subsP = section(() => first(subscriptionsList, { query: { user_id: id } }, SECTION_ROWS.subscriptions));
   const walletP = section(async () => {
-    const d = (await call(walletList, { query: { user_id: id, page_number: 1, page_size: SECTION_ROWS.transactions } })) as Row;
-    return { summary: (d?.summary as Row) ?? {}, transactions: rowsOf(d, 'transactions') };
+    let d: Row | undefined;
+    const transactions = await first(walletList, { query: { user_id: id } }, SECTION_ROWS.transactions, (x) => (d = x as Row));
+    return { summary: (d?.summary as Row) ?? {}, transactions };
   });
   const referralsP = section(async () => {
     const [info, referred] = await Promise.all([
       call(referralsInfo, { params: { user_id: id } }) as Promise<Row>,
-      section(async () =>
-        rowsOf(
-          await call(referralsAdminUserReferred, { params: { user_id: id }, query: { page_number: 1, page_size: SECTION_ROWS.referred } }),
-          'referred_users',
-        ),
-      ),
+      section(() => first(referralsAdminUserReferred, { params: { user_id: id } }, SECTION_ROWS.referred)),
     ]);
     return { info: info ?? {}, referred: isUnavailable(referred) ? [] : referred };
   });
@@ -175,15 +179,17 @@ export async function loadUserView(api: Caller, ref: UserRef, signal?: AbortSign
   const who = { id, username: (account.username as string | undefined) ?? ref.username };
   const subIds = isUnavailable(subscriptions) ? [] : subscriptions.map((s) => Number(s.subscription_id)).filter(Number.isFinite);
   const auditP = section(async () => {
-    const byThem = rowsOf(await call(auditUser, { params: { id }, query: { page: 1, page_size: SECTION_ROWS.audit } }), 'logs');
+    const byThem = await first(auditUser, { params: { id } }, SECTION_ROWS.audit);
     const about: Row[] = [];
-    for (let page = 1; page <= AUDIT_ABOUT_SCAN / 100; page++) {
-      const rows = rowsOf(await call(auditList, { query: { page, page_size: 100 } }), 'logs');
-      for (const e of rows) {
-        if (Number(e.user_id) === id) continue;
-        if (namesUser(e, who) || subIds.some((s) => namesSubscription(e, s))) about.push(e);
-      }
-      if (rows.length < 100) break;
+    const scan = walkPages(
+      api,
+      auditList,
+      {},
+      { startPage: 1, size: 100, ahead: 1, limit: AUDIT_ABOUT_SCAN, signal: signal ?? new AbortController().signal },
+    );
+    for await (const e of scan) {
+      if (Number(e.user_id) === id) continue;
+      if (namesUser(e, who) || subIds.some((s) => namesSubscription(e, s))) about.push(e);
     }
     return { by_them: byThem, about_them: about.slice(0, SECTION_ROWS.audit), searched_entries: AUDIT_ABOUT_SCAN };
   });

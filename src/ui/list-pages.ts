@@ -20,6 +20,8 @@ export interface CurrentList {
   rows?: Row[];
   totalPages?: number;
   totalRecords?: number;
+  /** The page's own word on whether a page follows it (`has_next_page`), where the platform gives one. */
+  hasNext?: boolean;
 }
 
 /** What the pages need of the controller: its state, and a way to change it and to say so. */
@@ -134,7 +136,8 @@ export class ListPages {
       h.say('info', 'last page');
       return;
     }
-    if (last === undefined && page > c.ls.page && c.rows !== undefined && c.rows.length < c.ls.size) {
+    // A short page is the last, unless the platform says a page follows (it may serve fewer rows than asked).
+    if (last === undefined && page > c.ls.page && c.rows !== undefined && c.rows.length < c.ls.size && c.hasNext !== true) {
       h.say('info', 'last page');
       return;
     }

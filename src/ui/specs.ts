@@ -23,7 +23,11 @@ export function listSpec(r: ResourceDef, ls: ListState): QuerySpec {
 }
 
 /** Rows and page facts of a list answer; undefined rows when the answer is not a list. */
-export function pageOf(r: ResourceDef, ls: ListState, data: unknown): { rows: Row[]; totalPages?: number; totalRecords?: number } {
+export function pageOf(
+  r: ResourceDef,
+  ls: ListState,
+  data: unknown,
+): { rows: Row[]; totalPages?: number; totalRecords?: number; hasNext?: boolean } {
   let rows: Row[];
   try {
     rows = itemsOf(r.endpoint, data);
@@ -32,7 +36,7 @@ export function pageOf(r: ResourceDef, ls: ListState, data: unknown): { rows: Ro
   }
   const info = pageInfoOf(r.endpoint, data, ls.page, ls.size);
   const totalPages = info.totalPages ?? (info.totalRecords !== undefined ? Math.max(1, Math.ceil(info.totalRecords / ls.size)) : undefined);
-  return { rows, totalPages, totalRecords: info.totalRecords };
+  return { rows, totalPages, totalRecords: info.totalRecords, hasNext: info.hasNext };
 }
 
 /** A detail request for a row, when the resource has one and the row carries its id. */

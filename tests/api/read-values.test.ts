@@ -43,7 +43,9 @@ describe('read-values', () => {
   it('booleans from true/false, 1/0 and their text', () => {
     expect([true, 1, '1', 'true', 'TRUE', 'yes'].map(readBoolean)).toEqual([true, true, true, true, true, true]);
     expect([false, 0, '0', 'false', 'no'].map(readBoolean)).toEqual([false, false, false, false, false]);
-    for (const v of [2, 'maybe', null, {}]) expect(readBoolean(v)).toBeUndefined();
+    // The flags of databases that keep them as one letter.
+    expect(['Y', 'y', ' N ', 'n'].map(readBoolean)).toEqual([true, true, false, false]);
+    for (const v of [2, 'maybe', 'yn', 'T', null, {}]) expect(readBoolean(v)).toBeUndefined();
   });
 
   it('ISO dates with or without a time or zone; a time without a zone is UTC', () => {
@@ -77,5 +79,18 @@ describe('rows', () => {
     expect(totalsOf(servicesList, { meta: { totalPages: '4', totalRecords: '61' } })).toEqual({ totalPages: 4, totalRecords: 61 });
     expect(totalsOf(servicesList, { total_count: '7' })).toEqual({ totalPages: undefined, totalRecords: 7 });
     expect(totalsOf(servicesList, { pagination: { total_items: 9, total_rows: 8 } }).totalRecords).toBe(9);
+  });
+
+  it('whether a page follows and the page size served, where the platform says only that', () => {
+    expect(totalsOf(servicesList, { pagination: { page_number: 2, page_size: '7', has_next_page: 'Y' } })).toEqual({
+      hasNext: true,
+      served: 7,
+    });
+    expect(totalsOf(servicesList, { meta: { hasMore: false, per_page: 25 } })).toEqual({ hasNext: false, served: 25 });
+    expect(totalsOf(servicesList, { has_more: 1, limit: 10 })).toEqual({ hasNext: true, served: 10 });
+    // Not a size: nothing, zero, a fraction; not a word on the next page: text that is no boolean.
+    expect(totalsOf(servicesList, { pagination: { page_size: 0, has_next_page: 'maybe' }, per_page: '2.5' })).toEqual({});
+    // An answer holding only such facts is an empty list.
+    expect(findRows(servicesList, { has_next_page: false, page_size: 20 }).rows).toEqual([]);
   });
 });

@@ -116,7 +116,8 @@ describe('audit --follow', () => {
 });
 
 /** A paged audit log, newest first, as the platform pages it; `script(n)` runs before answer n. */
-function pagedFeed(script: (n: number, add: (k: number) => void) => { status: number; message: string } | void) {
+/** `cap`: a platform serving at most that many entries a page, saying only the size it served and whether a page follows. */
+function pagedFeed(script: (n: number, add: (k: number) => void) => { status: number; message: string } | void, cap?: number) {
   const logs: Array<Record<string, unknown>> = [];
   let id = 0;
   const add = (k: number) => {
@@ -139,7 +140,14 @@ function pagedFeed(script: (n: number, add: (k: number) => void) => { status: nu
     const failure = script(n++, add);
     if (failure) return { status: failure.status, json: { success: false, message: failure.message, data: null } };
     const page = Number(req.query.page ?? 1);
-    const size = Number(req.query.page_size ?? 20);
+    const size = Math.min(Number(req.query.page_size ?? 20), cap ?? Infinity);
+    if (cap !== undefined)
+      return ok({
+        logs: logs.slice((page - 1) * size, page * size),
+        page,
+        page_size: size,
+        has_next_page: page * size < logs.length ? 'Y' : 'N',
+      });
     return ok({
       logs: logs.slice((page - 1) * size, page * size),
       page,
@@ -167,6 +175,18 @@ describe('audit --follow: nothing missed', () => {
     // The first poll shows the newest 20 as context (11-30), then every one of the burst.
     expect(printedIds(r.stdout)).toEqual(Array.from({ length: 270 }, (_, i) => 11 + i));
     expect(feedState.total()).toBe(280);
+    expect(server.requests.every((q) => q.query.page_size === '100')).toBe(true);
+  });
+
+  it('a burst on a platform serving 7 entries a page (and saying a page follows) is printed whole, each asked at 100', async () => {
+    const feedState = pagedFeed((n, add) => {
+      if (n === 1) add(50);
+    }, 7);
+    const r = await follow('-o json', 1200);
+    expect(r.code).toBe(130);
+    // The first poll's context is the platform's first page (24-30), then every one of the burst.
+    expect(printedIds(r.stdout)).toEqual(Array.from({ length: 57 }, (_, i) => 24 + i));
+    expect(feedState.total()).toBe(80);
     expect(server.requests.every((q) => q.query.page_size === '100')).toBe(true);
   });
 

@@ -1179,3 +1179,26 @@ describe('console: zero-width characters', () => {
     expect(f).toMatch(/^pause subscription 1 \(zw ab END, GPT4\/PRO-M, active\)$/m);
   });
 });
+
+describe('console: a platform that serves fewer rows than asked and only says a page follows', () => {
+  it('PgDn past a short page asks for the next one while the platform says it follows, and stops where it says none does', async () => {
+    const subs = makeSubscriptions(12);
+    h = await startConsole({
+      resource: 'subscriptions',
+      handler: (req) => {
+        const page = Number(req.query.page_number ?? 1);
+        return ok({
+          pagination: { page_number: page, has_next_page: page < 2 ? 'Y' : 'N' },
+          subscriptions: subs.slice((page - 1) * 7, page * 7),
+        });
+      },
+    });
+    await h.waitFor('user007');
+    await h.press(KEY.pageDown);
+    await h.waitFor('user012');
+    expect(listed(h).map((r) => r.query.page_number)).toEqual(['1', '2']);
+    await h.press(KEY.pageDown);
+    expect(h.frame()).toContain('last page');
+    expect(listed(h)).toHaveLength(2);
+  });
+});

@@ -9,7 +9,7 @@ import { CliError, ExitCode, UsageError } from '../../api/errors.js';
 import { pause as pauseFor } from '../../api/retry.js';
 import type { Ctx } from '../../cli/context.js';
 import type { VerbInput } from '../../cli/verbs.js';
-import { itemsOf } from '../../api/pages.js';
+import { itemsOf, pageInfoOf } from '../../api/pages.js';
 import { printList } from '../../output/index.js';
 import { auditLine } from '../../resources/audit.js';
 
@@ -45,15 +45,18 @@ export function auditFollow(
 
     const size = ep.paging?.maxSize ?? 100;
     const context = g.limit ?? Number(input.query[ep.paging?.size ?? 'page_size'] ?? ep.paging?.defaultSize ?? 20);
-    const fetchPage = async (page: number): Promise<Entry[]> =>
-      itemsOf(
+    /** A page's entries, and whether a page follows: a short page, unless the platform says so (it may serve fewer than asked). */
+    const fetchPage = async (page: number): Promise<{ items: Entry[]; more: boolean }> => {
+      const data = await api.call(
         ep,
-        await api.call(
-          ep,
-          { params: hasPart(ep, 'params') ? input.params : undefined, query: { ...input.query, page, page_size: size } } as never,
-          { signal: ctx.signal },
-        ),
+        { params: hasPart(ep, 'params') ? input.params : undefined, query: { ...input.query, page, page_size: size } } as never,
+        { signal: ctx.signal },
       );
+      const items = itemsOf(ep, data);
+      const info = pageInfoOf(ep, data, page, size);
+      const served = info.served !== undefined && info.served < size ? info.served : size;
+      return { items, more: items.length > 0 && (items.length >= served || info.hasNext === true) };
+    };
     const pause = (ms: number) => pauseFor(ms, ctx.signal);
 
     /**
@@ -75,7 +78,7 @@ export function auditFollow(
         const freshIds = new Set<unknown>();
         try {
           for (let page = 1; ; page++) {
-            const items = await fetchPage(page);
+            const { items, more } = await fetchPage(page);
             let reached = first;
             for (const e of items) {
               if (seen.has(e.id) || (typeof e.id === 'number' && e.id <= maxId)) reached = true;
@@ -84,7 +87,7 @@ export function auditFollow(
                 fresh.push(e);
               }
             }
-            if (reached || items.length < size) break;
+            if (reached || !more) break;
             if (page >= MAX_CATCH_UP_PAGES) {
               ctx.warn(
                 `warning: more than ${MAX_CATCH_UP_PAGES * size} new entries since the last poll; older ones not printed (read them with \`subctl audit list --start-date ...\`)`,
