@@ -88,6 +88,19 @@ export interface ThirdPlatform {
   close(): Promise<void>;
 }
 
+/**
+ * `fetch`, once more for a read whose kept-alive connection the sandbox closed as it was reused
+ * (undici's "other side closed": the request never reached the sandbox).
+ */
+async function forward(url: URL, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (e) {
+    if (init.method !== 'GET') throw e;
+    return fetch(url, init);
+  }
+}
+
 /** The third platform in front of the sandbox at `upstream`. */
 export async function startThirdPlatform(upstream: string): Promise<ThirdPlatform> {
   let n = 0;
@@ -102,7 +115,7 @@ export async function startThirdPlatform(upstream: string): Promise<ThirdPlatfor
     const headers: Record<string, string> = {};
     for (const h of ['authorization', 'content-type', 'x-device-id', 'x-session-id'])
       if (typeof req.headers[h] === 'string') headers[h] = req.headers[h] as string;
-    const res = await fetch(url, { method: req.method, headers, body: req.rawBody || undefined });
+    const res = await forward(url, { method: req.method, headers, body: req.rawBody || undefined });
     const body = (await res.json()) as Json;
     if (body.status !== true) return { status: res.status, json: body };
     const data = body.data;
