@@ -371,7 +371,7 @@ export class ApiClient {
     };
   }
 
-  /** Reads the whole body, refusing more than the cap. */
+  /** Reads the whole body, decoded, refusing more than the cap. */
   #readBody(res: TransportResponse, req: Outgoing): Promise<string> {
     return readBody(
       res,
@@ -381,6 +381,10 @@ export class ApiClient {
           `the answer to ${req.method} ${redactUrl(req.url)} (HTTP ${res.statusCode}) is larger than ${Math.round(this.#maxBytes / 1024 / 1024)} MiB; refusing to read it`,
           { status: res.statusCode },
         ),
+      (why) =>
+        new BadResponseError(`cannot read the answer to ${req.method} ${redactUrl(req.url)} (HTTP ${res.statusCode}): ${why}`, {
+          status: res.statusCode,
+        }),
     );
   }
 
