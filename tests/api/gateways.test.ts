@@ -4,11 +4,14 @@
  * The servers here write raw HTTP answers (compressed bodies, HTML pages, empty bodies), which
  * tests/support/stub-server.ts does not.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.js';
+import { tempDir } from '../support/tmp.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -135,5 +138,190 @@ describe('compressed answers (a gateway or CDN compresses whether asked or not)'
     expect(r.stderr).toMatch(/^error: GET \S+: connection to 127\.0\.0\.1:\d+ closed before the answer was complete/);
     expect(r.stdout).toBe('');
     expect(r.code).toBe(7);
+  });
+});
+
+const NGINX_502 =
+  '<html>\r\n<head><title>502 Bad Gateway\u001b]0;owned\u0007\u001b[2J</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.25.3</center>\r\n</body>\r\n</html>\r\n';
+const SSO =
+  '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><script>var t = "<title>x</title>";</script><title>\n  Sign in &ndash; Corp SSO &amp; VPN\n</title>' +
+  '<style>body{}</style></head><body><form action="/login"><input name="password"></form></body></html>';
+
+function page(status: number, html: string, extra: Record<string, string> = {}): Handler {
+  return (_q, res) => {
+    res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...extra });
+    res.end(html);
+  };
+}
+
+describe('web pages from gateways, proxies and sign-in portals', () => {
+  it.each([502, 503, 504])(
+    '%i with an nginx page: one line naming the page by its title, no markup, no escapes; exit 6; -o json alike',
+    async (status) => {
+      gw.handle(page(status, NGINX_502.replaceAll('502', String(status))));
+      const r = await run('services list');
+      const title = `${status} Bad Gateway`;
+      expect(r.stderr).toBe(
+        `error: HTTP ${status} from GET ${gw.url}/admin/services: a web page ("${title}"), not JSON\n` +
+          'hint: a gateway or proxy in front of the platform answered: the platform may be down, restarting or slow; run the command again later (--verbose shows the page)\n',
+      );
+      expect(r.stdout).toBe('');
+      expect(r.code).toBe(6);
+      const j = await run('services list -o json');
+      expect(j.stdout).toBe('');
+      expect(JSON.parse(j.stderr).error).toMatchObject({
+        type: 'server',
+        status,
+        message: `HTTP ${status} from GET ${gw.url}/admin/services: a web page ("${title}"), not JSON`,
+      });
+      expect(j.code).toBe(6);
+    },
+  );
+
+  it('a 200 sign-in page (SSO, captive portal): named by its title, entities read, the hint says what answered; exit 6, no rows printed', async () => {
+    gw.handle(page(200, SSO));
+    const r = await run('services list -o csv');
+    expect(r.stderr).toBe(
+      `error: HTTP 200 from GET ${gw.url}/admin/services is a web page ("Sign in – Corp SSO & VPN"), not JSON\n` +
+        'hint: a sign-in page, captive portal or proxy answered instead of the platform: check the base URL and the network (`subctl doctor`); --verbose shows the page\n',
+    );
+    expect(r.stdout).toBe('');
+    expect(r.code).toBe(6);
+  });
+
+  it('a 404 page from a web server (a wrong path prefix): exit 6, not "not found" (4), which a script may read as already deleted', async () => {
+    gw.handle(page(404, '<html><body><h1>Not Found</h1><p>The requested URL was not found on this server.</p></body></html>'));
+    const r = await run('services delete 7 --yes');
+    expect(r.stderr).toBe(
+      `error: HTTP 404 from DELETE ${gw.url}/admin/services is a web page ("Not Found"), not JSON\n` +
+        "hint: a web server or gateway answered, not the platform's API: check the base URL and its path prefix (`subctl doctor`); --verbose shows the page\n",
+    );
+    expect(r.code).toBe(6);
+  });
+
+  it('a page without a title or heading is named by the start of its text; plain text by its start', async () => {
+    gw.handle(page(503, `<html><body><p>Service <b>temporarily</b> unavailable.</p>${'<p>x</p>'.repeat(100)}</body></html>`));
+    const r = await run('services list');
+    expect(r.stderr).toMatch(
+      /^error: HTTP 503 from GET \S+: a web page \("Service temporarily unavailable\. x x x[ x]*\.\.\."\), not JSON\n/,
+    );
+    expect(r.stderr.split('\n')[0].length).toBeLessThan(200);
+    gw.handle((_q, res) => {
+      res.writeHead(502, { 'content-type': 'text/plain' });
+      res.end('upstream connect error or disconnect/reset before headers. reset reason: overflow');
+    });
+    const t = await run('services list');
+    expect(t.stderr).toMatch(
+      /^error: HTTP 502 from GET \S+: not JSON \(text\/plain\): upstream connect error or disconnect\/reset before headers\. reset reason: overflo\.\.\.\n/,
+    );
+    expect(t.code).toBe(6);
+  });
+
+  it('JSON sent as text/html (a misconfigured gateway) is read as the JSON it is', async () => {
+    gw.handle(page(200, PAGE));
+    const r = await run('services list -o json');
+    expect(JSON.parse(r.stdout)).toEqual(ROWS);
+    expect(r.code).toBe(0);
+  });
+
+  it.each([
+    [413, 'the request is too large', 'takes smaller requests; send less at once'],
+    [414, 'the request address is too long', 'takes shorter addresses; give fewer or shorter filters'],
+    [
+      431,
+      'the request headers are too large',
+      'takes smaller headers (the token, the session id); sign in again (`subctl auth login`) for a fresh token',
+    ],
+  ])('%i from a gateway: refused, nothing applied (exit 5), whatever the body', async (status, said, hint) => {
+    gw.handle(page(status, `<html><head><title>${status} Too Large</title></head><body>nginx</body></html>`));
+    const r = await run('services list');
+    expect(r.stderr).toBe(
+      `error: HTTP ${status} from GET ${gw.url}/admin/services: ${said} ("${status} Too Large")\n` +
+        `hint: nothing was applied: the server or a gateway in front of it ${hint}\n`,
+    );
+    expect(r.code).toBe(5);
+    gw.handle((_q, res) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: false, message: 'payload too large', data: null }));
+    });
+    const j = await run('services list');
+    expect(j.stderr).toBe(
+      `error: payload too large (HTTP ${status})\nhint: nothing was applied: the server or a gateway in front of it ${hint}\n`,
+    );
+    expect(j.code).toBe(5);
+  });
+});
+
+describe('bulk runs through a gateway', () => {
+  const EMPTY = JSON.stringify({
+    status: true,
+    message: 'OK',
+    data: { pagination: { current_page: 1, page_size: 100, total_pages: 1, total_records: 0 }, subscriptions: [] },
+  });
+  const csv = (n: number) =>
+    `subscription_id,action,reason,extend_days\n${Array.from({ length: n }, (_, i) => `${100 + i},extend,ticket ${i},30`).join('\n')}\n`;
+  const writes = () => gw.seen.filter((s) => s.method !== 'GET');
+
+  function bulkGateway(write: (id: number, res: http.ServerResponse) => void): Handler {
+    return (req, res) => {
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(EMPTY);
+        return;
+      }
+      write(Number((req.url ?? '').split('/')[3]), res);
+    };
+  }
+
+  it('a row refused 413 by the gateway is failed, not applied, in the report (exit 8), and not sent again by the next run', async () => {
+    const dir = tempDir('subctl-gw-bulk-');
+    const input = join(dir, 'rows.csv');
+    const report = join(dir, 'report.csv');
+    writeFileSync(input, csv(3));
+    gw.handle(
+      bulkGateway((id, res) => {
+        if (id === 101) {
+          res.writeHead(413, { 'content-type': 'text/html' });
+          res.end('<html><head><title>413 Request Entity Too Large</title></head><body><center><h1>413</h1></center></body></html>');
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ status: true, message: 'extended', data: { subscription_id: id } }));
+      }),
+    );
+    const env = { SUBCTL_TOKEN: 'tok-123', SUBCTL_CONFIG_DIR: join(dir, 'cfg') };
+    const args = ['subscriptions', 'manage', '--from-csv', input, '--yes', '--report', report, '--base-url', gw.url];
+    const r = await runCli(args, { env });
+    expect(r.stderr).toMatch(/3 rows: 2 applied, 1 failed, 0 unknown/);
+    expect(r.code).toBe(8);
+    const lines = readFileSync(report, 'utf8').split('\n');
+    expect(lines[2]).toBe(
+      `3,id=101,failed,1,413,"HTTP 413 from PUT ${gw.url}/admin/subscriptions/101/manage: the request is too large (""413 Request Entity Too Large"")",`,
+    );
+    expect(writes()).toHaveLength(3);
+    const again = await runCli(args, { env });
+    expect(again.code).toBe(8);
+    expect(writes()).toHaveLength(3);
+  });
+
+  it('Connection: close on every answer, 200 rows at --concurrency 16: each row sent once and applied (exit 0)', async () => {
+    const dir = tempDir('subctl-gw-bulk-');
+    const input = join(dir, 'rows.csv');
+    writeFileSync(input, csv(200));
+    gw.handle((req, res) => {
+      res.shouldKeepAlive = false;
+      bulkGateway((id, out) => {
+        out.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
+        out.end(JSON.stringify({ status: true, message: 'extended', data: { subscription_id: id } }));
+      })(req, res);
+    });
+    const r = await runCli(['subscriptions', 'manage', '--from-csv', input, '--yes', '--concurrency', '16', '--base-url', gw.url], {
+      env: { SUBCTL_TOKEN: 'tok-123', SUBCTL_CONFIG_DIR: join(dir, 'cfg') },
+    });
+    expect(r.stderr).toMatch(/200 rows: 200 applied, 0 failed, 0 unknown/);
+    expect(r.code).toBe(0);
+    const ids = writes().map((w) => w.url.split('/')[3]);
+    expect(ids).toHaveLength(200);
+    expect(new Set(ids).size).toBe(200);
   });
 });
