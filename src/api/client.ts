@@ -49,6 +49,8 @@ class Outgoing {
     readonly headers: Record<string, string>,
     readonly body: unknown,
     url?: URL,
+    /** A read of the contract: its answer carries JSON, so an empty one is no answer (see #classify). */
+    readonly expectsBody = false,
   ) {
     this.#url = url;
   }
@@ -143,7 +145,8 @@ export class ApiClient {
     const target = requestTarget(this.#basePath, ep.path, v.params, v.query);
     const headers: Record<string, string> = {};
     if (ep.deviceId && this.#opts.deviceId) headers['x-device-id'] = this.#opts.deviceId;
-    const res = await this.#exchange(new Outgoing(ep.method, this.#origin, target, headers, v.body), opts?.signal, opts?.detached);
+    const out = new Outgoing(ep.method, this.#origin, target, headers, v.body, undefined, ep.method === 'GET');
+    const res = await this.#exchange(out, opts?.signal, opts?.detached);
     const data = this.#readData(ep, res);
     return { ...res, data };
   }
@@ -389,6 +392,19 @@ export class ApiClient {
   }
 
   #classify(req: Outgoing, status: number, headers: ResponseHeaders, text: string): Attempt {
+    if (req.expectsBody && status >= 200 && status < 300 && text.trim() === '') {
+      // A gateway that dropped the answer: read as "no rows" it would make an export of nothing
+      // succeed. Sent again as any GET.
+      const error = new BadResponseError(
+        `HTTP ${status} from ${req.method} ${redactUrl(req.url)} is empty; the platform answers every read with JSON`,
+        {
+          status,
+        },
+      );
+      error.hint =
+        'a gateway or proxy in front of the platform may have dropped the answer; run the command again (--verbose shows the exchange)';
+      return { error, retryable: true, why: `HTTP ${status} with an empty body` };
+    }
     // Words for an error only: redacting the URL costs a parse, which a good answer never needs.
     return classifyAnswer(
       status,

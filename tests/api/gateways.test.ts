@@ -325,3 +325,45 @@ describe('bulk runs through a gateway', () => {
     expect(new Set(ids).size).toBe(200);
   });
 });
+
+describe('empty answers to reads', () => {
+  const empty =
+    (status: number): Handler =>
+    (_q, res) => {
+      res.writeHead(status, status === 204 ? {} : { 'content-type': 'application/json', 'content-length': '0' });
+      res.end();
+    };
+
+  it.each([200, 204])('an empty %i to a list, an export or a get is exit 6, never an empty list or an empty CSV', async (status) => {
+    gw.handle(empty(status));
+    for (const line of ['services list', 'services list --all -o csv', 'services get 1']) {
+      const r = await run(line);
+      expect(r.stdout, line).toBe('');
+      expect(r.stderr, line).toMatch(
+        new RegExp(`^error: HTTP ${status} from GET ${gw.url}/admin/services\\S* is empty; the platform answers every read with JSON\\n`),
+      );
+      expect(r.code, line).toBe(6);
+    }
+    const j = await run('services list -o json');
+    expect(JSON.parse(j.stderr).error.hint).toBe(
+      'a gateway or proxy in front of the platform may have dropped the answer; run the command again (--verbose shows the exchange)',
+    );
+  });
+
+  it('an empty answer to a read is sent again as a failed GET is; a write answered 204 is done (exit 0)', async () => {
+    gw.handle((req, res) => {
+      if (gw.seen.length === 1) return empty(200)(req, res);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(PAGE);
+    });
+    const r = await runCli(`services list -o json --base-url ${gw.url} --retries 1`, { env: { SUBCTL_TOKEN: 'tok-123' } });
+    expect(JSON.parse(r.stdout)).toEqual(ROWS);
+    expect(r.code).toBe(0);
+    expect(gw.seen).toHaveLength(2);
+    gw.handle(empty(204));
+    const del = await run('services delete 7 --yes');
+    expect(del.stderr).toBe('');
+    expect(del.code).toBe(0);
+    expect(gw.seen.map((s) => s.method)).toEqual(['DELETE']);
+  });
+});
