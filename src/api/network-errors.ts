@@ -58,6 +58,24 @@ export function describeNetworkError(
       hint: 'check https_proxy, http_proxy and no_proxy (`subctl doctor` shows them); a server this machine reaches directly belongs in no_proxy',
     };
   }
+  if (/^HPE_/.test(code ?? '') || (e as Error)?.name === 'HTTPParserError') {
+    // node:http's parser codes are HPE_*; undici's parser error carries none.
+    return {
+      message: `${host} did not answer in HTTP: ${base}`,
+      retryable: true,
+      code,
+      hint: 'check the base URL: its scheme (https:// or http://) and its port; a proxy or gateway may be mangling the answer',
+    };
+  }
+  if (code === 'UND_ERR_SOCKET' && base === 'bad response') {
+    // undici drops the connection on an interim 100 it did not ask for (it never sends Expect).
+    return {
+      message: `${host} sent an answer that was not asked for (a 100 Continue, or a second answer to one request); the connection was dropped (${code})`,
+      retryable: true,
+      code,
+      hint: 'a gateway or proxy in front of the platform may be answering out of turn; --verbose shows the exchange',
+    };
+  }
   switch (code) {
     case 'ECONNREFUSED':
       return { message: `connection refused by ${host} (ECONNREFUSED)`, retryable: true, code };

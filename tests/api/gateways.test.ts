@@ -6,7 +6,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -365,5 +365,60 @@ describe('empty answers to reads', () => {
     expect(del.stderr).toBe('');
     expect(del.code).toBe(0);
     expect(gw.seen.map((s) => s.method)).toEqual(['DELETE']);
+  });
+});
+
+describe('answers that are not HTTP, or out of turn', () => {
+  async function rawServer(answer: (c: net.Socket) => void): Promise<{ url: string; close: () => Promise<void> }> {
+    const sockets = new Set<net.Socket>();
+    const server = net.createServer((c) => {
+      sockets.add(c);
+      c.once('data', () => answer(c));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      close: () =>
+        new Promise<void>((r) => {
+          for (const s of sockets) s.destroy();
+          server.close(() => r());
+        }),
+    };
+  }
+
+  it('a port that does not speak HTTP: named as such with a hint at the base URL, one page and --all alike (exit 7)', async () => {
+    const srv = await rawServer((c) => c.end('SSH-2.0-OpenSSH_9.6\r\n'));
+    try {
+      for (const line of ['services list', 'services list --all']) {
+        const r = await runCli(`${line} --base-url ${srv.url} --retries 0`, { env: { SUBCTL_TOKEN: 'tok-123' } });
+        expect(r.stderr, line).toMatch(/^error: GET \S+: 127\.0\.0\.1:\d+ did not answer in HTTP: .+\n/);
+        expect(r.stderr, line).toContain('hint: check the base URL: its scheme (https:// or http://) and its port');
+        expect(r.code, line).toBe(7);
+      }
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('an unrequested 100 Continue: read through on one page (node:http); named for what it is under --all (undici drops it), exit 7', async () => {
+    const srv = await rawServer((c) => {
+      c.write('HTTP/1.1 100 Continue\r\n\r\n');
+      setTimeout(
+        () => c.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(PAGE)}\r\n\r\n${PAGE}`),
+        20,
+      );
+    });
+    try {
+      const one = await runCli(`services list -o json --base-url ${srv.url} --retries 0`, { env: { SUBCTL_TOKEN: 'tok-123' } });
+      expect(JSON.parse(one.stdout)).toEqual(ROWS);
+      expect(one.code).toBe(0);
+      const all = await runCli(`services list --all --base-url ${srv.url} --retries 0`, { env: { SUBCTL_TOKEN: 'tok-123' } });
+      expect(all.stderr).toMatch(
+        /^error: GET \S+: 127\.0\.0\.1:\d+ sent an answer that was not asked for \(a 100 Continue, or a second answer to one request\); the connection was dropped \(UND_ERR_SOCKET\)\n/,
+      );
+      expect(all.code).toBe(7);
+    } finally {
+      await srv.close();
+    }
   });
 });
