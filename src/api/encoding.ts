@@ -32,6 +32,15 @@ function inflate(zlib: Zlib, buf: Buffer, opts: { maxOutputLength: number }): Bu
   return wrapped ? zlib.inflateSync(buf, opts) : zlib.inflateRawSync(buf, opts);
 }
 
+function isJson(buf: Buffer): boolean {
+  try {
+    JSON.parse(buf.toString('utf8'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function decodeOne(zlib: Zlib, coding: string, buf: Buffer, max: number): Buffer {
   const opts = { maxOutputLength: Math.max(1, max) };
   switch (coding) {
@@ -43,6 +52,9 @@ function decodeOne(zlib: Zlib, coding: string, buf: Buffer, max: number): Buffer
     case 'br':
       return zlib.brotliDecompressSync(buf, opts);
     default:
+      // A misnamed header (`Content-Encoding: utf-8`, `none`, which some servers send) over a body
+      // sent as it is: JSON is JSON, whatever the header calls it.
+      if (isJson(buf)) return buf;
       throw new UndecodableBody(`it is encoded as ${JSON.stringify(coding)}, which subctl cannot decode`);
   }
 }

@@ -93,6 +93,18 @@ describe('compressed answers (a gateway or CDN compresses whether asked or not)'
     });
   }
 
+  it('a body sent as it is under a misnamed Content-Encoding (utf-8, none) is read when it is JSON', async () => {
+    for (const coding of ['utf-8', 'none']) {
+      gw.handle((_q, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding });
+        res.end(PAGE);
+      });
+      const r = await run('services list -o json');
+      expect(JSON.parse(r.stdout), coding).toEqual(ROWS);
+      expect(r.code, coding).toBe(0);
+    }
+  });
+
   it('a compressed body that unpacks past the 64 MiB cap is refused, not unpacked into memory (exit 6)', async () => {
     const bomb = zlib.gzipSync(Buffer.alloc(65 * 1024 * 1024, 0x20));
     gw.handle((_q, res) => {
