@@ -15,13 +15,13 @@
  *   from the contract once.
  */
 import { version } from '../../package.json';
-import { checkBaseUrl, proxyPeer } from './address.js';
+import { checkBaseUrl, proxyFor, proxyPeer } from './address.js';
 import { typedData } from './typed.js';
 import { classifyAnswer, deviationsOf, strictError, type Attempt, type Exchange, type ResponseHeaders } from './answer.js';
 import type { AnyEndpoint, DataOf, InputOf } from './contract/common.js';
 import { BadResponseError, CliError, InterruptedError, NetworkError, UsageError } from './errors.js';
 import { appendQuery, requestTarget, validateInput } from './input.js';
-import { describeNetworkError, errCode, INVALID_REQUEST } from './network-errors.js';
+import { describeNetworkError, errCode, INVALID_REQUEST, tunnelRefusal } from './network-errors.js';
 import { mapStrings, maskerOf, redactBody, redactBodyText, redactHeaders, redactUrl } from './redact.js';
 import { backoffDelay, DEFAULT_RETRIES, defaultSleep, linkSignals, NEVER, raceAbort, SLOT } from './retry.js';
 import { createTransport, proxySettings, readBody, type Transport, type TransportResponse } from './transport.js';
@@ -365,7 +365,10 @@ export class ApiClient {
       return { error: new UsageError(`cannot send ${req.method} ${shown}: ${(e as Error).message}`), retryable: false };
     }
     const env = this.#opts.env ?? process.env;
-    const d = describeNetworkError(e, req.url.host, this.#opts.direct ? undefined : proxyPeer(e, proxySettings(env)));
+    const proxies = this.#opts.direct ? undefined : proxySettings(env);
+    // A refused tunnel names no peer: the proxy is the one the address's scheme goes through.
+    const proxy = proxyPeer(e, proxies) ?? (tunnelRefusal(e) !== undefined ? proxyFor(req.url, proxies) : undefined);
+    const d = describeNetworkError(e, req.url.host, proxy);
     this.#log(`< error ${req.method} ${shown} ${took} ms: ${d.message}`);
     return {
       error: new NetworkError(`${req.method} ${shown}: ${d.message}`, { code: d.code, hint: d.hint, cause: e }),

@@ -434,3 +434,60 @@ describe('answers that are not HTTP, or out of turn', () => {
     }
   });
 });
+
+describe('a proxy that refuses the tunnel (https_proxy)', () => {
+  let proxy: { url: string; connects: string[]; status: number; close: () => Promise<void> };
+  beforeAll(async () => {
+    const connects: string[] = [];
+    const server = http.createServer((_q, res) => res.writeHead(400).end());
+    server.on('connect', (req: http.IncomingMessage, sock: net.Socket) => {
+      connects.push(`${req.url} ${req.headers['proxy-authorization'] ?? '-'}`);
+      sock.end(`HTTP/1.1 ${proxy.status} Refused\r\nProxy-Authenticate: Basic realm="corp"\r\nContent-Length: 0\r\n\r\n`);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    proxy = {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      connects,
+      status: 407,
+      close: () => new Promise<void>((r) => server.close(() => r())),
+    };
+  });
+  afterAll(() => proxy.close());
+
+  const viaProxy = (line: string, proxyUrl = proxy.url) =>
+    runCli(`${line} --base-url https://api.example.invalid`, { env: { SUBCTL_TOKEN: 'tok-123', https_proxy: proxyUrl } });
+
+  it('407: the proxy named (never its credentials), what it wants said, not retried (exit 7); one page and --all alike', async () => {
+    proxy.status = 407;
+    for (const line of ['services list', 'services list --all']) {
+      proxy.connects.length = 0;
+      const withCredentials = proxy.url.replace('//', '//ops:s3cret-pw@');
+      const r = await viaProxy(line, withCredentials);
+      expect(r.stderr, line).toMatch(
+        new RegExp(
+          `^error: GET https://api\\.example\\.invalid/admin/services\\S*: the proxy ${proxy.url} refused to open a tunnel to api\\.example\\.invalid \\(HTTP 407 Proxy Authentication Required\\)\\n` +
+            'hint: the proxy asks for credentials: give them in its address \\(https_proxy=http://USER:PASSWORD@proxy:port\\), or ask for this machine to be let through\\n$',
+        ),
+      );
+      expect(r.stderr, line).not.toContain('s3cret-pw');
+      expect(r.code, line).toBe(7);
+      expect(proxy.connects, line).toEqual([`api.example.invalid:443 Basic ${Buffer.from('ops:s3cret-pw').toString('base64')}`]);
+    }
+  });
+
+  it('403: the destination is not allowed, no_proxy named; 502 from the proxy is retried as a network failure', async () => {
+    proxy.status = 403;
+    const denied = await viaProxy('services list');
+    expect(denied.stderr).toContain('refused to open a tunnel to api.example.invalid (HTTP 403 Forbidden)');
+    expect(denied.stderr).toContain(
+      'hint: the proxy does not let this machine reach api.example.invalid: ask for it to be allowed, or name it in no_proxy',
+    );
+    expect(denied.code).toBe(7);
+    proxy.status = 502;
+    proxy.connects.length = 0;
+    const down = await viaProxy('services list --retries 1');
+    expect(down.stderr).toMatch(/refused to open a tunnel to api\.example\.invalid \(HTTP 502 Bad Gateway\) \(after 2 attempts\)\n/);
+    expect(proxy.connects).toHaveLength(2);
+    expect(down.code).toBe(7);
+  });
+});

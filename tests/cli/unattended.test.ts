@@ -42,7 +42,7 @@ function runBin(args: string[], env: NodeJS.ProcessEnv, stdout: number | 'pipe')
   return new Promise((done) => {
     const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', stdout, 'pipe'] });
     let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stderr?.on('data', (d) => (stderr += d));
     if (child.stdout) child.stdout.resume();
     child.on('exit', (status) => done({ status, stderr }));
   });
