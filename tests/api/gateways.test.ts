@@ -316,6 +316,34 @@ describe('bulk runs through a gateway', () => {
     expect(writes()).toHaveLength(3);
   });
 
+  it('rows refused 431 (headers too large: the credential, not the row) are failed, and the next run sends them again', async () => {
+    const dir = tempDir('subctl-gw-bulk-');
+    const input = join(dir, 'rows.csv');
+    writeFileSync(input, csv(2));
+    let refuse = true;
+    gw.handle(
+      bulkGateway((id, res) => {
+        if (refuse) {
+          res.writeHead(431, { 'content-type': 'text/html' });
+          res.end('<html><head><title>431 Request Header Fields Too Large</title></head></html>');
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ status: true, message: 'extended', data: { subscription_id: id } }));
+      }),
+    );
+    const env = { SUBCTL_TOKEN: 'tok-123', SUBCTL_CONFIG_DIR: join(dir, 'cfg') };
+    const args = ['subscriptions', 'manage', '--from-csv', input, '--yes', '--base-url', gw.url];
+    const first = await runCli(args, { env });
+    expect(first.stderr).toMatch(/2 rows: 0 applied, 2 failed, 0 unknown/);
+    expect(first.code).toBe(8);
+    refuse = false;
+    const again = await runCli(args, { env });
+    expect(again.stderr).toMatch(/2 rows: 2 applied, 0 failed, 0 unknown/);
+    expect(again.code).toBe(0);
+    expect(writes()).toHaveLength(4);
+  });
+
   it('Connection: close on every answer, 200 rows at --concurrency 16: each row sent once and applied (exit 0)', async () => {
     const dir = tempDir('subctl-gw-bulk-');
     const input = join(dir, 'rows.csv');
