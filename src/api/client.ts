@@ -19,7 +19,7 @@ import { checkBaseUrl, proxyFor, proxyPeer } from './address.js';
 import { typedData } from './typed.js';
 import { classifyAnswer, deviationsOf, strictError, type Attempt, type Exchange, type ResponseHeaders } from './answer.js';
 import type { AnyEndpoint, DataOf, InputOf } from './contract/common.js';
-import { BadResponseError, CliError, InterruptedError, NetworkError, UsageError } from './errors.js';
+import { BadResponseError, CliError, HttpError, InterruptedError, NetworkError, UsageError } from './errors.js';
 import { appendQuery, requestTarget, validateInput } from './input.js';
 import { describeNetworkError, errCode, INVALID_REQUEST, tunnelRefusal } from './network-errors.js';
 import { mapStrings, maskerOf, redactBody, redactBodyText, redactHeaders, redactUrl } from './redact.js';
@@ -35,6 +35,8 @@ export { fillPath, requestTarget, validateInput } from './input.js';
 export { backoffDelay, parseRetryAfter } from './retry.js';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+const MAY_HAVE_APPLIED =
+  'the platform may have applied the request before the failure (a gateway answers 502 or 504 after passing it on): check what it changed before running the command again';
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** One outgoing request; `url` (for messages and the log) is parsed only when read. */
@@ -244,6 +246,9 @@ export class ApiClient {
         if (err.status === 429) max = this.#retries + 1;
         if (!a.retryable || attempt >= max || noMore?.aborted) {
           if (attempt > 1 && err instanceof NetworkError) err.message = `${err.message} (after ${attempt} attempts)`;
+          // A write answered 5xx may have been applied: a gateway's 502 or 504 comes after it
+          // passed the request on. "Run it again" would apply it twice.
+          if (req.method !== 'GET' && err instanceof HttpError && (err.status ?? 0) >= 500) err.hint = MAY_HAVE_APPLIED;
           throw this.#withoutSecrets(err, req, headers);
         }
         const delay = a.retryAfterMs ?? backoffDelay(attempt);

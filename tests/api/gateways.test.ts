@@ -519,3 +519,50 @@ describe('a proxy that refuses the tunnel (https_proxy)', () => {
     expect(down.code).toBe(7);
   });
 });
+
+describe('a write answered 5xx by a gateway may have been applied', () => {
+  const GATEWAY_TIMEOUT =
+    '<html><head><title>504 Gateway Time-out</title></head><body><center><h1>504 Gateway Time-out</h1></center></body></html>';
+
+  it('a single write answered 504 (HTML) or 500 (JSON): sent once, exit 6, the hint says to check before running it again', async () => {
+    gw.handle(page(504, GATEWAY_TIMEOUT));
+    const r = await run('subscriptions manage 42 --action extend --reason r --extend-days 30 --yes');
+    expect(r.stderr).toBe(
+      `error: HTTP 504 from PUT ${gw.url}/admin/subscriptions/42/manage: a web page ("504 Gateway Time-out"), not JSON\n` +
+        'hint: the platform may have applied the request before the failure (a gateway answers 502 or 504 after passing it on): check what it changed before running the command again\n',
+    );
+    expect(r.code).toBe(6);
+    expect(gw.seen.filter((s) => s.method === 'PUT')).toHaveLength(1);
+    gw.handle((req, res) => {
+      if (req.method === 'GET') return page(200, PAGE)(req, res);
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: false, message: 'internal error', data: null }));
+    });
+    const j = await run('services delete 7 --yes');
+    expect(j.stderr).toBe(
+      'error: internal error (HTTP 500)\n' +
+        'hint: the platform may have applied the request before the failure (a gateway answers 502 or 504 after passing it on): check what it changed before running the command again\n',
+    );
+    expect(j.code).toBe(6);
+  });
+
+  it('a read answered 502 keeps the advice to run it again later', async () => {
+    gw.handle(page(502, GATEWAY_TIMEOUT.replaceAll('504 Gateway Time-out', '502 Bad Gateway')));
+    const r = await run('services list');
+    expect(r.stderr).toContain(
+      'hint: a gateway or proxy in front of the platform answered: the platform may be down, restarting or slow; run the command again later',
+    );
+  });
+
+  it('cleanup from cron behind a gateway that gives up first (504): the cleanup may have run, and how to check', async () => {
+    gw.handle(page(504, GATEWAY_TIMEOUT));
+    const r = await run('cleanup --yes');
+    expect(r.stderr).toMatch(
+      /^error: HTTP 504 from POST \S+: a web page \("504 Gateway Time-out"\), not JSON: the cleanup may have run on the platform all the same\n/,
+    );
+    expect(r.stderr).toContain(
+      'hint: check before running it again: `subctl cleanup --dry-run` counts what is left, and `subctl audit list --module maintenance --action cleanup` shows the runs the platform recorded',
+    );
+    expect(r.code).toBe(6);
+  });
+});
