@@ -79,3 +79,32 @@ export function decodeBody(raw: Buffer, codings: readonly string[], max: number)
   }
   return buf;
 }
+
+/** The charset a Content-Type names, lower case; undefined when it names none. */
+function charsetOf(contentType: string | string[] | undefined): string | undefined {
+  const ct = Array.isArray(contentType) ? contentType[0] : contentType;
+  const m = ct ? /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(ct) : null;
+  return m ? m[1].toLowerCase() : undefined;
+}
+
+/**
+ * Does the answer's text need a decoder other than UTF-8? JSON is UTF-8 (RFC 8259), but some
+ * platforms send Latin-1 and say so (`charset=iso-8859-1`): read as UTF-8, every accented letter
+ * of an export would become U+FFFD without a word.
+ */
+export function otherCharset(contentType: string | string[] | undefined): string | undefined {
+  const c = charsetOf(contentType);
+  return c === undefined || c === 'utf-8' || c === 'utf8' ? undefined : c;
+}
+
+/** `buf` as text in `charset` (a WHATWG label); UTF-8 when the label is unknown. */
+export function textIn(buf: Buffer, charset: string | undefined): string {
+  if (charset !== undefined) {
+    try {
+      return new TextDecoder(charset).decode(buf);
+    } catch {
+      // An unknown label: UTF-8, as an answer without one.
+    }
+  }
+  return buf.toString('utf8');
+}

@@ -17,7 +17,7 @@
 import { readFileSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
 import { builtin } from '../builtin.js';
-import { contentCodings, decodeBody, DecodedTooLarge, UndecodableBody } from './encoding.js';
+import { contentCodings, decodeBody, DecodedTooLarge, otherCharset, textIn, UndecodableBody } from './encoding.js';
 import { UsageError } from './errors.js';
 
 /** One request, as the client hands it to a transport. */
@@ -157,20 +157,23 @@ export function trustedCertificates(env: NodeJS.ProcessEnv, caFile?: string): st
 }
 
 /**
- * The whole body of an answer as UTF-8 text, refusing more than `max` bytes (`tooBig` is the
- * error then), received or decoded. A body sent with a Content-Encoding is decoded (encoding.ts);
- * `undecodable` is the error for one that cannot be. A declared length within the cap of a body
- * sent as it is is read whole: the parser reads no further.
+ * The whole body of an answer as text, refusing more than `max` bytes (`tooBig` is the error
+ * then), received or decoded. A body sent with a Content-Encoding is decoded (`undecodable` is the
+ * error for one that cannot be), and text in a declared charset other than UTF-8 read in it
+ * (encoding.ts). A declared length within the cap of a UTF-8 body sent as it is is read whole:
+ * the parser reads no further.
  */
 export function readBody(res: TransportResponse, max: number, tooBig: () => Error, undecodable: (why: string) => Error): Promise<string> {
   const declared = Number(res.headers['content-length']);
   if (Number.isFinite(declared) && declared > max) return Promise.reject(tooBig());
   const codings = contentCodings(res.headers['content-encoding']);
-  if (codings.length === 0 && res.headers['content-length'] !== undefined && Number.isFinite(declared)) return res.text();
+  const charset = otherCharset(res.headers['content-type']);
+  if (codings.length === 0 && charset === undefined && res.headers['content-length'] !== undefined && Number.isFinite(declared))
+    return res.text();
   return readBytes(res.body, max, tooBig).then((raw) => {
-    if (codings.length === 0) return raw.toString('utf8');
+    if (codings.length === 0) return textIn(raw, charset);
     try {
-      return decodeBody(raw, codings, max).toString('utf8');
+      return textIn(decodeBody(raw, codings, max), charset);
     } catch (e) {
       if (e instanceof DecodedTooLarge) throw tooBig();
       if (e instanceof UndecodableBody) throw undecodable(e.message);

@@ -105,6 +105,25 @@ describe('compressed answers (a gateway or CDN compresses whether asked or not)'
     }
   });
 
+  it('an answer in a declared charset other than UTF-8 (Latin-1) keeps its letters, one page and --all, compressed or not', async () => {
+    for (const gzip of [false, true]) {
+      const latin1 = Buffer.from(PAGE, 'latin1');
+      const body = gzip ? zlib.gzipSync(latin1) : latin1;
+      gw.handle((_q, res) => {
+        res.writeHead(200, {
+          'content-type': 'application/json; charset=ISO-8859-1',
+          'content-length': body.length,
+          ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+        });
+        res.end(body);
+      });
+      const one = await run('services list -o json');
+      expect(JSON.parse(one.stdout)).toEqual(ROWS);
+      const all = await run('services list --all -o csv --fields service_id,service_name');
+      expect(all.stdout).toBe('service_id,service_name\n1,Vision Ünïcode\n2,Speech\n');
+    }
+  });
+
   it('a compressed body that unpacks past the 64 MiB cap is refused, not unpacked into memory (exit 6)', async () => {
     const bomb = zlib.gzipSync(Buffer.alloc(65 * 1024 * 1024, 0x20));
     gw.handle((_q, res) => {
