@@ -14,6 +14,13 @@ const { join } = require('node:path');
 
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  // A stdout that cannot be written (/dev/full, a full disk) is said and exit 1, not a crash's
+  // trace; a reader gone (`| head -0`) ends quietly, as every command does.
+  process.stdout.on('error', (e) => {
+    if (e.code === 'EPIPE') return;
+    process.stderr.write(`error: cannot write to standard output: ${e.message}\n`);
+    process.exitCode = 1;
+  });
   // Answered from package.json without loading the bundle.
   process.stdout.write(`${JSON.parse(readFileSync(join(__dirname, '../package.json'), 'utf8')).version}\n`);
 } else {

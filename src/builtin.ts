@@ -11,6 +11,7 @@ interface Builtins {
   'node:os': typeof import('node:os');
   'node:readline': typeof import('node:readline');
   'node:tls': typeof import('node:tls');
+  'node:zlib': typeof import('node:zlib');
 }
 
 export function builtin<K extends keyof Builtins>(name: K): Builtins[K] {

@@ -99,3 +99,18 @@ export function proxyPeer(e: unknown, proxy: { httpProxy?: string; httpsProxy?: 
   }
   return undefined;
 }
+
+/**
+ * The proxy a request to `url` goes through, as undici's EnvHttpProxyAgent picks it (https://
+ * through https_proxy, else http_proxy), without its credentials; undefined when none applies.
+ */
+export function proxyFor(url: URL, proxy: { httpProxy?: string; httpsProxy?: string } | undefined): string | undefined {
+  const p = url.protocol === 'https:' ? (proxy?.httpsProxy ?? proxy?.httpProxy) : proxy?.httpProxy;
+  if (!p) return undefined;
+  try {
+    const u = new URL(p);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return undefined;
+  }
+}

@@ -13,6 +13,7 @@ import { issueProblems } from './input.js';
 import { mapStrings, oneLine, redactUrl } from './redact.js';
 import { isRetryableStatus, parseRetryAfter } from './retry.js';
 import { findRows } from './rows.js';
+import { isMarkup, isWebPage, pageWords } from './web-page.js';
 
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
 
@@ -121,7 +122,56 @@ function hintFor(status: number): string | undefined {
   if (status === 401) return 'sign in with `subctl auth login` (or set SUBCTL_TOKEN), then run the command again';
   if (status === 403) return 'the signed-in account may not do this; `subctl auth status` shows who you are';
   if (status === 429) return 'the server is rate-limiting; wait a moment and run the command again';
+  if (status === 413) return 'nothing was applied: the server or a gateway in front of it takes smaller requests; send less at once';
+  if (status === 414)
+    return 'nothing was applied: the server or a gateway in front of it takes shorter addresses; give fewer or shorter filters';
+  if (status === 431)
+    return 'nothing was applied: the server or a gateway in front of it takes smaller headers (the token, the session id); sign in again (`subctl auth login`) for a fresh token';
   return undefined;
+}
+
+/** Statuses that refuse a request for its size, whoever answers them: nothing was applied (exit 5). */
+const TOO_LARGE: Record<number, string> = {
+  413: 'the request is too large',
+  414: 'the request address is too long',
+  431: 'the request headers are too large',
+};
+
+const PAGE_HINTS = {
+  gateway:
+    'a gateway or proxy in front of the platform answered: the platform may be down, restarting or slow; run the command again later (--verbose shows the page)',
+  signIn:
+    'a sign-in page, captive portal or proxy answered instead of the platform: check the base URL and the network (`subctl doctor`); --verbose shows the page',
+  webServer:
+    "a web server or gateway answered, not the platform's API: check the base URL and its path prefix (`subctl doctor`); --verbose shows the page",
+};
+
+/**
+ * An answer that is not JSON: a web page (named by its title, never shown as markup), other
+ * markup (by its text) or text (its start). A size refusal (413, 414, 431) is exit 5 whoever
+ * sent it; a 5xx, 408 or 429 is retried as any; the rest is an answer outside the contract (exit 6).
+ */
+function notJson(status: number, headers: ResponseHeaders, text: string, where: () => string, retryAfterMs?: number): Attempt {
+  const ctype = String(headers['content-type'] ?? 'no content type');
+  const page = isWebPage(text, ctype);
+  const words = isMarkup(text, ctype) ? pageWords(text) : snippet(text);
+  const said = words ? ` ("${words}")` : '';
+  if (TOO_LARGE[status]) {
+    return { error: new HttpError(status, `HTTP ${status} from ${where()}: ${TOO_LARGE[status]}${said}`, { hint: hintFor(status) }) };
+  }
+  const what = page ? `a web page${said}, not JSON` : `not JSON (${ctype})${words ? `: ${words}` : ''}`;
+  if (status >= 400 && isRetryableStatus(status)) {
+    const hint = hintFor(status) ?? (page ? PAGE_HINTS.gateway : undefined);
+    return {
+      error: new HttpError(status, `HTTP ${status} from ${where()}: ${what}`, { hint }),
+      retryable: true,
+      retryAfterMs,
+      why: `HTTP ${status}`,
+    };
+  }
+  const error = new BadResponseError(`HTTP ${status} from ${where()} is ${what}`, { status });
+  if (page) error.hint = status < 300 ? PAGE_HINTS.signIn : PAGE_HINTS.webServer;
+  return { error };
 }
 
 function redirected(status: number, headers: ResponseHeaders, where: () => string, base: URL): Attempt {
@@ -160,19 +210,7 @@ export function classifyAnswer(status: number, headers: ResponseHeaders, text: s
   }
   const retryable = isRetryableStatus(status);
   const retryAfterMs = retryable ? parseRetryAfter(headers['retry-after']) : undefined;
-  if (!parsed) {
-    const shown = snippet(text);
-    const ctype = String(headers['content-type'] ?? 'no content type');
-    if (status >= 400 && retryable) {
-      return {
-        error: new HttpError(status, `HTTP ${status} from ${where()} (not JSON, ${ctype}): ${shown}`, { hint: hintFor(status) }),
-        retryable,
-        retryAfterMs,
-        why: `HTTP ${status}`,
-      };
-    }
-    return { error: new BadResponseError(`HTTP ${status} from ${where()} is not JSON (${ctype}): ${shown}`, { status }) };
-  }
+  if (!parsed) return notJson(status, headers, text, where, retryAfterMs);
   if (status >= 400 || status < 200) {
     const p = errorParts(status, body);
     return { error: new HttpError(status, p.message, p), retryable, retryAfterMs, why: `HTTP ${status}` };

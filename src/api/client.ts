@@ -15,13 +15,13 @@
  *   from the contract once.
  */
 import { version } from '../../package.json';
-import { checkBaseUrl, proxyPeer } from './address.js';
+import { checkBaseUrl, proxyFor, proxyPeer } from './address.js';
 import { typedData } from './typed.js';
 import { classifyAnswer, deviationsOf, strictError, type Attempt, type Exchange, type ResponseHeaders } from './answer.js';
 import type { AnyEndpoint, DataOf, InputOf } from './contract/common.js';
-import { BadResponseError, CliError, InterruptedError, NetworkError, UsageError } from './errors.js';
+import { BadResponseError, CliError, HttpError, InterruptedError, NetworkError, UsageError } from './errors.js';
 import { appendQuery, requestTarget, validateInput } from './input.js';
-import { describeNetworkError, errCode, INVALID_REQUEST } from './network-errors.js';
+import { describeNetworkError, errCode, INVALID_REQUEST, tunnelRefusal } from './network-errors.js';
 import { mapStrings, maskerOf, redactBody, redactBodyText, redactHeaders, redactUrl } from './redact.js';
 import { backoffDelay, DEFAULT_RETRIES, defaultSleep, linkSignals, NEVER, raceAbort, SLOT } from './retry.js';
 import { createTransport, proxySettings, readBody, type Transport, type TransportResponse } from './transport.js';
@@ -35,6 +35,8 @@ export { fillPath, requestTarget, validateInput } from './input.js';
 export { backoffDelay, parseRetryAfter } from './retry.js';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+const MAY_HAVE_APPLIED =
+  'the platform may have applied the request before the failure (a gateway answers 502 or 504 after passing it on): check what it changed before running the command again';
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** One outgoing request; `url` (for messages and the log) is parsed only when read. */
@@ -49,6 +51,8 @@ class Outgoing {
     readonly headers: Record<string, string>,
     readonly body: unknown,
     url?: URL,
+    /** A read of the contract: its answer carries JSON, so an empty one is no answer (see #classify). */
+    readonly expectsBody = false,
   ) {
     this.#url = url;
   }
@@ -143,7 +147,8 @@ export class ApiClient {
     const target = requestTarget(this.#basePath, ep.path, v.params, v.query);
     const headers: Record<string, string> = {};
     if (ep.deviceId && this.#opts.deviceId) headers['x-device-id'] = this.#opts.deviceId;
-    const res = await this.#exchange(new Outgoing(ep.method, this.#origin, target, headers, v.body), opts?.signal, opts?.detached);
+    const out = new Outgoing(ep.method, this.#origin, target, headers, v.body, undefined, ep.method === 'GET');
+    const res = await this.#exchange(out, opts?.signal, opts?.detached);
     const data = this.#readData(ep, res);
     return { ...res, data };
   }
@@ -241,6 +246,9 @@ export class ApiClient {
         if (err.status === 429) max = this.#retries + 1;
         if (!a.retryable || attempt >= max || noMore?.aborted) {
           if (attempt > 1 && err instanceof NetworkError) err.message = `${err.message} (after ${attempt} attempts)`;
+          // A write answered 5xx may have been applied: a gateway's 502 or 504 comes after it
+          // passed the request on. "Run it again" would apply it twice.
+          if (req.method !== 'GET' && err instanceof HttpError && (err.status ?? 0) >= 500) err.hint = MAY_HAVE_APPLIED;
           throw this.#withoutSecrets(err, req, headers);
         }
         const delay = a.retryAfterMs ?? backoffDelay(attempt);
@@ -362,7 +370,10 @@ export class ApiClient {
       return { error: new UsageError(`cannot send ${req.method} ${shown}: ${(e as Error).message}`), retryable: false };
     }
     const env = this.#opts.env ?? process.env;
-    const d = describeNetworkError(e, req.url.host, this.#opts.direct ? undefined : proxyPeer(e, proxySettings(env)));
+    const proxies = this.#opts.direct ? undefined : proxySettings(env);
+    // A refused tunnel names no peer: the proxy is the one the address's scheme goes through.
+    const proxy = proxyPeer(e, proxies) ?? (tunnelRefusal(e) !== undefined ? proxyFor(req.url, proxies) : undefined);
+    const d = describeNetworkError(e, req.url.host, proxy);
     this.#log(`< error ${req.method} ${shown} ${took} ms: ${d.message}`);
     return {
       error: new NetworkError(`${req.method} ${shown}: ${d.message}`, { code: d.code, hint: d.hint, cause: e }),
@@ -371,7 +382,7 @@ export class ApiClient {
     };
   }
 
-  /** Reads the whole body, refusing more than the cap. */
+  /** Reads the whole body, decoded, refusing more than the cap. */
   #readBody(res: TransportResponse, req: Outgoing): Promise<string> {
     return readBody(
       res,
@@ -381,10 +392,27 @@ export class ApiClient {
           `the answer to ${req.method} ${redactUrl(req.url)} (HTTP ${res.statusCode}) is larger than ${Math.round(this.#maxBytes / 1024 / 1024)} MiB; refusing to read it`,
           { status: res.statusCode },
         ),
+      (why) =>
+        new BadResponseError(`cannot read the answer to ${req.method} ${redactUrl(req.url)} (HTTP ${res.statusCode}): ${why}`, {
+          status: res.statusCode,
+        }),
     );
   }
 
   #classify(req: Outgoing, status: number, headers: ResponseHeaders, text: string): Attempt {
+    if (req.expectsBody && status >= 200 && status < 300 && text.trim() === '') {
+      // A gateway that dropped the answer: read as "no rows" it would make an export of nothing
+      // succeed. Sent again as any GET.
+      const error = new BadResponseError(
+        `HTTP ${status} from ${req.method} ${redactUrl(req.url)} is empty; the platform answers every read with JSON`,
+        {
+          status,
+        },
+      );
+      error.hint =
+        'a gateway or proxy in front of the platform may have dropped the answer; run the command again (--verbose shows the exchange)';
+      return { error, retryable: true, why: `HTTP ${status} with an empty body` };
+    }
     // Words for an error only: redacting the URL costs a parse, which a good answer never needs.
     return classifyAnswer(
       status,

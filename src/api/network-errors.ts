@@ -21,6 +21,37 @@ export const INVALID_REQUEST = new Set([
   'ERR_INVALID_HTTP_TOKEN',
 ]);
 
+/**
+ * The status a proxy refused a CONNECT tunnel with (undici: "Proxy response (407) !== 200 when
+ * HTTP Tunneling"), looked for through the error's causes; undefined for any other failure.
+ */
+export function tunnelRefusal(e: unknown): number | undefined {
+  let cur = e as { message?: unknown; cause?: unknown } | undefined;
+  for (let i = 0; i < 5 && cur && typeof cur === 'object'; i++) {
+    const m = typeof cur.message === 'string' ? /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling/.exec(cur.message) : null;
+    if (m) return Number(m[1]);
+    cur = cur.cause as typeof cur;
+  }
+  return undefined;
+}
+
+/** The reasons of the statuses a proxy refuses a tunnel with (node:http's table would load node:http here). */
+const STATUS_TEXT: Record<number, string> = {
+  403: 'Forbidden',
+  407: 'Proxy Authentication Required',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+function tunnelHint(status: number, host: string): string {
+  if (status === 407)
+    return 'the proxy asks for credentials: give them in its address (https_proxy=http://USER:PASSWORD@proxy:port), or ask for this machine to be let through';
+  if (status === 403)
+    return `the proxy does not let this machine reach ${host.replace(/:\d+$/, '')}: ask for it to be allowed, or name it in no_proxy if this machine reaches it directly`;
+  return 'check https_proxy, http_proxy and no_proxy (`subctl doctor` shows them)';
+}
+
 const TLS_CODE = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ALTNAME/i;
 
 /**
@@ -34,6 +65,17 @@ export function describeNetworkError(
 ): { message: string; retryable: boolean; code?: string; hint?: string } {
   const code = errCode(e);
   const base = (e as Error)?.message ?? String(e);
+  const refused = tunnelRefusal(e);
+  if (refused !== undefined) {
+    const reason = STATUS_TEXT[refused] ? ` ${STATUS_TEXT[refused]}` : '';
+    return {
+      message: `the proxy${proxy ? ` ${proxy}` : ''} refused to open a tunnel to ${host} (HTTP ${refused}${reason})`,
+      // A proxy that cannot reach the server now may later; one that wants credentials will not.
+      retryable: refused >= 500,
+      code,
+      hint: tunnelHint(refused, host),
+    };
+  }
   if (
     proxy &&
     (code === 'ECONNREFUSED' ||
@@ -56,6 +98,24 @@ export function describeNetworkError(
       retryable: true,
       code,
       hint: 'check https_proxy, http_proxy and no_proxy (`subctl doctor` shows them); a server this machine reaches directly belongs in no_proxy',
+    };
+  }
+  if (/^HPE_/.test(code ?? '') || (e as Error)?.name === 'HTTPParserError') {
+    // node:http's parser codes are HPE_*; undici's parser error carries none.
+    return {
+      message: `${host} did not answer in HTTP: ${base}`,
+      retryable: true,
+      code,
+      hint: 'check the base URL: its scheme (https:// or http://) and its port; a proxy or gateway may be mangling the answer',
+    };
+  }
+  if (code === 'UND_ERR_SOCKET' && base === 'bad response') {
+    // undici drops the connection on an interim 100 it did not ask for (it never sends Expect).
+    return {
+      message: `${host} sent an answer that was not asked for (a 100 Continue, or a second answer to one request); the connection was dropped (${code})`,
+      retryable: true,
+      code,
+      hint: 'a gateway or proxy in front of the platform may be answering out of turn; --verbose shows the exchange',
     };
   }
   switch (code) {

@@ -17,6 +17,7 @@
 import { readFileSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
 import { builtin } from '../builtin.js';
+import { contentCodings, decodeBody, DecodedTooLarge, otherCharset, textIn, UndecodableBody } from './encoding.js';
 import { UsageError } from './errors.js';
 
 /** One request, as the client hands it to a transport. */
@@ -156,17 +157,36 @@ export function trustedCertificates(env: NodeJS.ProcessEnv, caFile?: string): st
 }
 
 /**
- * The whole body of an answer as UTF-8 text, refusing more than `max` bytes (`tooBig` is the
- * error then). A declared length within the cap is read whole: the parser reads no further.
+ * The whole body of an answer as text, refusing more than `max` bytes (`tooBig` is the error
+ * then), received or decoded. A body sent with a Content-Encoding is decoded (`undecodable` is the
+ * error for one that cannot be), and text in a declared charset other than UTF-8 read in it
+ * (encoding.ts). A declared length within the cap of a UTF-8 body sent as it is is read whole:
+ * the parser reads no further.
  */
-export function readBody(res: TransportResponse, max: number, tooBig: () => Error): Promise<string> {
+export function readBody(res: TransportResponse, max: number, tooBig: () => Error, undecodable: (why: string) => Error): Promise<string> {
   const declared = Number(res.headers['content-length']);
   if (Number.isFinite(declared) && declared > max) return Promise.reject(tooBig());
-  if (res.headers['content-length'] !== undefined && Number.isFinite(declared)) return res.text();
+  const codings = contentCodings(res.headers['content-encoding']);
+  const charset = otherCharset(res.headers['content-type']);
+  if (codings.length === 0 && charset === undefined && res.headers['content-length'] !== undefined && Number.isFinite(declared))
+    return res.text();
+  return readBytes(res.body, max, tooBig).then((raw) => {
+    if (codings.length === 0) return textIn(raw, charset);
+    try {
+      return textIn(decodeBody(raw, codings, max), charset);
+    } catch (e) {
+      if (e instanceof DecodedTooLarge) throw tooBig();
+      if (e instanceof UndecodableBody) throw undecodable(e.message);
+      throw e;
+    }
+  });
+}
+
+/** Every byte of a body, refusing more than `max`; a body closed before its end is a reset connection. */
+function readBytes(body: import('node:stream').Readable, max: number, tooBig: () => Error): Promise<Buffer> {
   // Events rather than `for await`: a stream's async iterator is cold code that slows a
   // single command.
-  const body = res.body;
-  return new Promise<string>((resolve, reject) => {
+  return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
     let ended = false;
@@ -181,7 +201,7 @@ export function readBody(res: TransportResponse, max: number, tooBig: () => Erro
     });
     body.once('end', () => {
       ended = true;
-      resolve(Buffer.concat(chunks, total).toString('utf8'));
+      resolve(Buffer.concat(chunks, total));
     });
     body.once('error', reject);
     // Closed before the end of the body arrived: the answer is incomplete.

@@ -124,7 +124,8 @@ export interface BulkOptions {
 
 /**
  * Answers that say the row was not applied and may be sent again as it is (401: the credential,
- * not the row, was refused). A 503 is not among them: gateways answer it after the platform
- * applied the write, when the upstream connection is reset.
+ * not the row, was refused; 431: the headers, which carry the credential, not the row's body or
+ * address, were too large for the server or a gateway). A 503 is not among them: gateways
+ * answer it after the platform applied the write, when the upstream connection is reset.
  */
-export const RETRY_ON_RESUME = new Set([401, 408, 429]);
+export const RETRY_ON_RESUME = new Set([401, 408, 429, 431]);

@@ -4,13 +4,14 @@
  * turns it into an exit code and its text.
  */
 import { Command, CommanderError } from 'commander';
-import { CliError, InterruptedError, UsageError } from '../api/errors.js';
+import { CliError, InterruptedError, LocalError, localError, UsageError } from '../api/errors.js';
 import type { MainDeps } from '../main.js';
 import { resolvePaths } from '../config/paths.js';
 import { ConfigStore } from '../config/store.js';
 import { createContext, type Ctx } from './context.js';
 import { readGlobals, type GlobalOptions } from './globals.js';
 import { setUtcTimes } from '../output/time.js';
+import { guardPipe } from '../output/pipe.js';
 import { groups } from '../commands/index.js';
 import { addGroups, createProgram } from './tree.js';
 import { TOPIC_NAMES } from './topic-names.js';
@@ -86,7 +87,26 @@ async function outputSink(io: MainDeps['io'], globals: GlobalOptions, screen: bo
   return (await import('../output/stdout.js')).stdoutSink(io, { jq: globals.jq, compact: globals.output === 'ndjson', pager });
 }
 
+/**
+ * Runs one invocation and holds it to what reached stdout: a write that failed there (a full
+ * disk, /dev/full), which a command printing a few lines never looks at, ends the run with exit 1
+ * and says so, rather than exit 0 with the output lost. A reader that went away (`| head -1`,
+ * EPIPE) stays a quiet end (src/output/pipe.ts).
+ */
 export async function runCli(argv: string[], deps: MainDeps): Promise<number> {
+  // Listening from the first byte: a write that fails before anyone looks would crash the process.
+  const guard = guardPipe(deps.io.stdout);
+  const code = await runCommand(argv, deps);
+  const failure = guard.error();
+  if (code !== 0 || !failure) return code;
+  // The command wrote without looking (help, a summary, a dashboard): its output is lost, say so.
+  const why =
+    localError(failure, 'to standard output') ?? new LocalError(`cannot write to standard output: ${failure.message}`, 'EIO', failure);
+  return reportError(why, deps.io, undefined, argv);
+}
+
+/** One invocation, from the command line to its exit code (runCli holds it to what reached stdout). */
+async function runCommand(argv: string[], deps: MainDeps): Promise<number> {
   const { io } = deps;
   let pending: { action: Action; raw: Record<string, unknown> } | undefined;
 

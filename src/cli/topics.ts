@@ -87,9 +87,12 @@ export const TOPICS: Record<TopicName, Topic> = {
           ['4', 'not found (404): check the id or code; a script deleting something may treat it as already done'],
           [
             '5',
-            'rejected by the server (400, 409, 422; `me access` when access is denied, `referrals validate` when the code is not valid): the message names the field or the conflict; fix the input, do not retry unchanged',
+            'rejected by the server (400, 409, 422; 413, 414, 431 from it or a gateway: the request too large, nothing applied; `me access` when access is denied, `referrals validate` when the code is not valid): the message names the field or the conflict; fix the input, do not retry unchanged',
           ],
-          ['6', 'server error (5xx) after the retries: retry later, with a back-off'],
+          [
+            '6',
+            "server error (5xx) after the retries, or an answer that is not the platform's (a gateway's or sign-in portal's web page, an empty answer to a read, a body that cannot be decoded): retry later, with a back-off",
+          ],
           ['7', 'network failure or time-out after the retries: check the address and network (`subctl doctor`), then retry'],
           [
             '8',

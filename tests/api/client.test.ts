@@ -602,13 +602,14 @@ describe('rule 2: per-attempt time-out', () => {
 });
 
 describe('rule 5: answers outside the contract', () => {
-  it('an HTML page with 200 is BadResponseError naming the status and the start of the body', async () => {
+  it('an HTML page with 200 is BadResponseError naming the status and the page by its title, never its markup', async () => {
     stub.setHandler(() => ({ status: 200, raw: '<!DOCTYPE html><html><head><title>Login portal</title></head><body>' + 'x'.repeat(500) }));
     const e = (await rejection(client().call(listServices))) as BadResponseError;
     expect(e).toBeInstanceOf(BadResponseError);
     expect(e.exitCode).toBe(6);
     expect(e.message).toContain('HTTP 200');
-    expect(e.message).toContain('<!DOCTYPE html><html><head><title>Login portal</title>');
+    expect(e.message).toContain('is a web page ("Login portal"), not JSON');
+    expect(e.message).not.toContain('<');
     expect(e.message).not.toContain('\n');
     expect(e.message.length).toBeLessThan(250);
     expect(stub.requests).toHaveLength(1);

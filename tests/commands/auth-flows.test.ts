@@ -506,6 +506,14 @@ describe('auth status', () => {
     }
   });
 
+  it('an empty answer (a gateway dropped it) says nothing of the token: exit 6, never "valid" blank with exit 0', async () => {
+    server.setHandler(() => ({ status: 200, raw: '', headers: { 'content-type': 'application/json' } }));
+    const r = await runCli('auth status', { env: env() });
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^error: the answer of POST \/auth\/validate-session \(HTTP 200\) was empty; the token was not checked\n/);
+    expect(r.code).toBe(6);
+  });
+
   it('no token at all: nothing is sent, exit 3, and stderr says so', async () => {
     const r = await runCli('auth status', { env: { SUBCTL_BASE_URL: server.url, SUBCTL_CONFIG_DIR: configDir } });
     expect(r.code).toBe(3);

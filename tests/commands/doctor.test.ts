@@ -134,6 +134,23 @@ describe('doctor', () => {
     expect(r.by('credential').fix).toBe("set a valid token in SUBCTL_TOKEN, or unset it to use the profile's sign-in");
   });
 
+  it('an answer that does not say whether the token is valid (empty, or without `valid`: a gateway answering) is a warning, never "expired or revoked" (exit 0)', async () => {
+    for (const [reply, said] of [
+      [{ status: 200, raw: '', headers: { 'content-type': 'application/json' } }, 'was empty'],
+      [ok({ services: [] }), 'does not say whether it is valid'],
+    ] as const) {
+      server.setHandler((req) => (req.path === '/auth/validate-session' ? reply : platform()(req)));
+      const r = await doctor('', { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: GOOD });
+      expect(r.by('credential'), said).toEqual({
+        check: 'credential',
+        status: 'warn',
+        detail: `present (SUBCTL_TOKEN); not validated: the answer of POST /auth/validate-session ${said}`,
+        fix: 'run `subctl doctor --verbose` to see the exchange; a gateway or proxy in front of the platform may be answering in its place',
+      });
+      expect(r.code, said).toBe(0);
+    }
+  });
+
   it('no credential at all against a real address: exit 3', async () => {
     const r = await doctor('', { SUBCTL_BASE_URL: server.url });
     expect(r.code).toBe(3);

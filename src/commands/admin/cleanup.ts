@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { cleanupRun } from '../../api/contract/admin-subscriptions.js';
 import type { Ctx } from '../../cli/context.js';
 import { configureVerb, type VerbInput } from '../../cli/verbs.js';
-import { NetworkError } from '../../api/errors.js';
+import { HttpError, NetworkError } from '../../api/errors.js';
 import { builtin } from '../../builtin.js';
 import { ensurePrivateDir } from '../../config/paths.js';
 import { escapeControls, formatCell, pickFields } from '../../output/format.js';
@@ -65,9 +65,12 @@ function platformLock(ctx: Ctx): { file: string; command: string } {
   return { file: join(ctx.paths().stateDir, `cleanup-${key}.lock`), command: `subctl cleanup of profile "${t.profile}" on ${address}` };
 }
 
-/** A real run whose answer did not come in time: it may have run all the same. */
+/**
+ * A real run whose answer did not come in time, or came from a failing server or the gateway in
+ * front of it (a 504 after its own time-out): it may have run all the same.
+ */
 function mayHaveRun(e: unknown, ctx: Ctx): never {
-  if (e instanceof NetworkError && e.code === 'ETIMEDOUT') {
+  if ((e instanceof NetworkError && e.code === 'ETIMEDOUT') || (e instanceof HttpError && (e.status ?? 0) >= 500)) {
     const t = ctx.target();
     e.message = `${e.message}: the cleanup may have run on the platform all the same`;
     e.hint = `check before running it again: \`subctl cleanup --dry-run\` counts what is left, and \`subctl audit list --module maintenance --action cleanup\` shows the runs the platform recorded${t ? ` (profile ${t.profile})` : ''}; --timeout MS allows more time`;

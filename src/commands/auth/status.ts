@@ -1,7 +1,7 @@
 /** `auth status`: the profile, where requests go, who is signed in, and whether the server accepts the token. */
 import { Option, type Command } from 'commander';
 import { endpointByName } from '../../api/contract/index.js';
-import { CliError, ExitCode } from '../../api/errors.js';
+import { BadResponseError, CliError, ExitCode } from '../../api/errors.js';
 import { readBoolean, readLabel } from '../../api/read-values.js';
 import { addGlobalOptions } from '../../cli/globals.js';
 import { printObject } from '../../output/index.js';
@@ -52,8 +52,16 @@ export function buildStatus(cmd: Command, bind: Bind): void {
               ...(opts.ipAddress !== undefined ? { ip_address: opts.ipAddress } : {}),
               ...(opts.userAgent !== undefined ? { user_agent: opts.userAgent } : {}),
             };
-            const v = ((await api.call(endpointByName('auth.validate-session'), { body } as never, { signal: ctx.signal })) ??
-              {}) as Record<string, unknown>;
+            const answer = await api.callFull(endpointByName('auth.validate-session'), { body } as never, { signal: ctx.signal });
+            // No answer at all (a gateway dropped it) says nothing of the token: not "valid: (blank)", exit 0.
+            if (answer.envelope === undefined)
+              throw new BadResponseError(
+                `the answer of POST /auth/validate-session (HTTP ${answer.status}) was empty; the token was not checked`,
+                {
+                  status: answer.status,
+                },
+              );
+            const v = (answer.data ?? {}) as Record<string, unknown>;
             status.valid = v.valid ?? null;
             if (v.username) status.username = v.username;
             // A role written as an object ({ role_name }) is shown by its name, as the sign-in stored it.

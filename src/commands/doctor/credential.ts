@@ -92,7 +92,17 @@ async function validateToken(
       .filter(Boolean)
       .join(', ');
     const extra = warnings.length ? `; ${warnings.join('; ')}` : '';
-    if (readBoolean(v?.valid) === true)
+    const valid = readBoolean(v?.valid);
+    if (valid === undefined) {
+      // An answer that does not say (empty, or without `valid`: a gateway or portal answering in
+      // the platform's place) proves nothing about the token: it is not called revoked.
+      add(
+        'credential',
+        'warn',
+        `present (${from}); not validated: the answer of POST /auth/validate-session ${v === undefined || v === null ? 'was empty' : 'does not say whether it is valid'}`,
+        'run `subctl doctor --verbose` to see the exchange; a gateway or proxy in front of the platform may be answering in its place',
+      );
+    } else if (valid)
       add(
         'credential',
         warnings.length ? 'warn' : 'ok',
