@@ -17,7 +17,7 @@
 import { version } from '../../package.json';
 import { checkBaseUrl, proxyFor, proxyPeer } from './address.js';
 import { typedData } from './typed.js';
-import { classifyAnswer, deviationsOf, strictError, type Attempt, type Exchange, type ResponseHeaders } from './answer.js';
+import { classifyAnswer, deviationsOf, RedirectError, strictError, type Attempt, type Exchange, type ResponseHeaders } from './answer.js';
 import type { AnyEndpoint, DataOf, InputOf } from './contract/common.js';
 import { BadResponseError, CliError, HttpError, InterruptedError, NetworkError, UsageError } from './errors.js';
 import { appendQuery, requestTarget, validateInput } from './input.js';
@@ -37,6 +37,8 @@ export { backoffDelay, parseRetryAfter } from './retry.js';
 const DEFAULT_TIMEOUT_MS = 10_000;
 const MAY_HAVE_APPLIED =
   'the platform may have applied the request before the failure (a gateway answers 502 or 504 after passing it on): check what it changed before running the command again';
+const REDIRECTED_WRITE =
+  'a server may answer a write it applied with a redirect (303 See Other): check what it changed before running the command again; if the platform has moved, point the base URL at the new address (--base-url or `subctl config set base_url ...`)';
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** One outgoing request; `url` (for messages and the log) is parsed only when read. */
@@ -249,6 +251,7 @@ export class ApiClient {
           // A write answered 5xx may have been applied: a gateway's 502 or 504 comes after it
           // passed the request on. "Run it again" would apply it twice.
           if (req.method !== 'GET' && err instanceof HttpError && (err.status ?? 0) >= 500) err.hint = MAY_HAVE_APPLIED;
+          if (req.method !== 'GET' && err instanceof RedirectError) err.hint = REDIRECTED_WRITE;
           throw this.#withoutSecrets(err, req, headers);
         }
         const delay = a.retryAfterMs ?? backoffDelay(attempt);

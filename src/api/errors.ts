@@ -116,8 +116,12 @@ function classifyStatus(status: number): [string, number] {
   return ['server', ExitCode.server];
 }
 
-/** An answer that does not tell whether a write was applied: any 5xx, or a 2xx whose body could not be read. */
-export const isAmbiguousStatus = (status: number) => status >= 500 || (status >= 200 && status < 300);
+/**
+ * An answer that does not tell whether a write was applied: any 5xx, a 2xx whose body could not
+ * be read, or a redirect (a web server answers a write it applied with 303 See Other; a gateway
+ * answers 301 or 308 without passing it on).
+ */
+export const isAmbiguousStatus = (status: number) => status >= 500 || (status >= 200 && status < 400);
 
 /**
  * Whether a write that failed may still have been applied: its answer was lost (the network, a

@@ -6,6 +6,7 @@
 import { openNoFollow } from '../config/safe-files.js';
 import { createWriteStream } from 'node:fs';
 import { finished as streamFinished } from 'node:stream/promises';
+import { RedirectError } from '../api/answer.js';
 import { CliError, LocalError, localError, UsageError } from '../api/errors.js';
 import { printList } from '../output/index.js';
 import type { RowRecord } from './journal.js';
@@ -21,6 +22,7 @@ export interface RunEnd {
   /** Rows finished by earlier attempts of this run. */
   skipped: number;
   interrupted: boolean;
+  /** The answer that stopped the run (a 401, a redirect): the run's error. */
   refused?: CliError;
 }
 
@@ -61,6 +63,9 @@ async function writeReport(ctx: BulkCtx, file: string, report: Array<Record<stri
   }
 }
 
+/** Why the rows after the answer that stopped the run were not sent. */
+const stopReason = (e: CliError) => (e instanceof RedirectError ? ' (the platform redirected a row elsewhere)' : ' (the credential was refused)');
+
 /** Writes the report and the summary; the run's exit code. */
 export async function finishRun(ctx: BulkCtx, end: RunEnd): Promise<number> {
   const counts = { applied: 0, failed: 0, unknown: 0, pending: 0 };
@@ -78,7 +83,7 @@ export async function finishRun(ctx: BulkCtx, end: RunEnd): Promise<number> {
   const toFile = end.reportFile && end.reportFile !== '-' && reportFailure === undefined;
   const notSent = counts.pending - unchecked;
   const notRun =
-    (notSent ? `, ${notSent} not run${end.interrupted ? ' (interrupted)' : end.refused ? ' (the credential was refused)' : ''}` : '') +
+    (notSent ? `, ${notSent} not run${end.interrupted ? ' (interrupted)' : end.refused ? stopReason(end.refused) : ''}` : '') +
     (unchecked ? `, ${unchecked} answer(s) lost and not yet checked (the next run checks them)` : '');
   const summary = `${end.command}: ${end.planned.length} rows: ${counts.applied} applied${end.skipped ? ` (${end.skipped} finished in earlier attempts)` : ''}, ${counts.failed} failed, ${counts.unknown} unknown${notRun}${toFile ? `; report ${end.reportFile}` : ''}`;
   const quiet = ctx.globals.quiet;
@@ -96,7 +101,7 @@ export async function finishRun(ctx: BulkCtx, end: RunEnd): Promise<number> {
     ctx.warn((reportFailure as Error).message);
   }
   if (end.interrupted) return 130;
-  // The server's 401, with its hint (sign in again); the next run sends the rows not applied.
+  // The server's 401 or redirect, with its hint; the next run sends the rows not applied.
   if (end.refused) throw end.refused;
   return counts.failed || counts.unknown || counts.pending ? 8 : 0;
 }

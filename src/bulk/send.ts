@@ -6,6 +6,7 @@
  * After Ctrl-C nothing more leaves; the rows in flight are awaited (up to the time-out).
  */
 import type { ApiClient } from '../api/client.js';
+import { RedirectError } from '../api/answer.js';
 import { CliError, isAmbiguousStatus } from '../api/errors.js';
 import { fingerprintOf, type Journal, type JournalEvent, type RowRecord } from './journal.js';
 import type { Unanswered } from './settle.js';
@@ -34,7 +35,10 @@ export interface SendResult {
   created: Map<string, Array<Record<string, unknown>>>;
   /** The targets' state could not be read: the rows without a record were not sent (the next run sends them). */
   stateFailure?: string;
-  /** A 401: the credential was refused, so every further row would be too; the run stopped. */
+  /**
+   * An answer every further row would get too, so the run stopped: a 401 (the credential was
+   * refused) or a redirect (the base URL points where the platform is not).
+   */
   refused?: CliError;
 }
 
@@ -173,6 +177,7 @@ async function sendOne(
     }
     // No answer (network, time-out), or one that does not say whether the row was applied.
     res.lost.push({ row, sentAt, before, status: e.status });
+    if (e instanceof RedirectError) res.refused ??= e;
     return LOST;
   }
 }

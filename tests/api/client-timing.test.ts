@@ -2,7 +2,9 @@
  * Timing rules of the client with the real clock and a real loopback server: the backoff gaps,
  * Retry-After, abort during the backoff, and the default 10 s time-out. No fake timers: undici's
  * sockets and AbortSignal timers do not follow them. Slow (about 20 s together) by design; the
- * tests run concurrently.
+ * tests run concurrently. A timer never fires early but a loaded machine fires it late, so the
+ * lower bounds are close and the upper ones leave room: each still tells a wait from the next
+ * doubling.
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { z } from 'zod';
@@ -36,8 +38,9 @@ beforeAll(async () => {
     const n = seen(c).length;
     switch (c) {
       case 'always503':
-      case 'abort':
         return fail(503, 'Service Unavailable');
+      case 'abort':
+        return { ...fail(429, 'Too Many Requests'), headers: { 'retry-after': '10' } };
       case 'post503':
         return fail(503, 'Service Unavailable');
       case 'ra429':
@@ -54,7 +57,7 @@ afterAll(async () => {
 });
 
 describe.concurrent('retry timing with the real clock', () => {
-  it('a GET always answering 503 makes 4 attempts, about 1 s, 2 s and 4 s apart', async ({ expect }) => {
+  it('a GET always answering 503 makes 4 attempts, 1 s, 2 s and 4 s apart (each under half as much again)', async ({ expect }) => {
     const c = new ApiClient({ baseUrl: stub.url, env: {} });
     try {
       const e = await c.call(ping, { params: { case: 'always503' } }).catch((x: unknown) => x);
@@ -63,8 +66,8 @@ describe.concurrent('retry timing with the real clock', () => {
       expect(seen('always503')).toHaveLength(4);
       const g = gaps('always503');
       [1000, 2000, 4000].forEach((want, i) => {
-        expect(g[i]).toBeGreaterThanOrEqual(want - 250);
-        expect(g[i]).toBeLessThanOrEqual(want + 250);
+        expect(g[i]).toBeGreaterThanOrEqual(want - 50);
+        expect(g[i]).toBeLessThan(want * 1.5);
       });
     } finally {
       await c.close();
@@ -74,10 +77,9 @@ describe.concurrent('retry timing with the real clock', () => {
   it('a POST answering 503 makes 1 attempt', async ({ expect }) => {
     const c = new ApiClient({ baseUrl: stub.url, env: {} });
     try {
-      const t0 = performance.now();
       const e = await c.request('POST', '/post503', { body: { a: 1 } }).catch((x: unknown) => x);
       expect(e).toBeInstanceOf(HttpError);
-      expect(performance.now() - t0).toBeLessThan(500);
+      // Past the moment a 2nd attempt would have gone out: nothing more arrived.
       await new Promise((r) => setTimeout(r, 1300));
       expect(seen('post503')).toHaveLength(1);
     } finally {
@@ -91,14 +93,14 @@ describe.concurrent('retry timing with the real clock', () => {
       expect(await c.call(ping, { params: { case: 'ra429' } })).toEqual({ fine: true });
       expect(seen('ra429')).toHaveLength(2);
       const [g] = gaps('ra429');
-      expect(g).toBeGreaterThanOrEqual(750);
-      expect(g).toBeLessThanOrEqual(1250);
+      expect(g).toBeGreaterThanOrEqual(950);
+      expect(g).toBeLessThan(1900);
     } finally {
       await c.close();
     }
   });
 
-  it('Ctrl-C during the first backoff wait rejects at once with InterruptedError; no 2nd attempt', async ({ expect }) => {
+  it('Ctrl-C during a 10 s Retry-After wait rejects at once with InterruptedError; no 2nd attempt', async ({ expect }) => {
     const ac = new AbortController();
     const c = new ApiClient({ baseUrl: stub.url, env: {}, signal: ac.signal });
     try {
@@ -107,8 +109,8 @@ describe.concurrent('retry timing with the real clock', () => {
       const e = await c.call(ping, { params: { case: 'abort' } }).catch((x: unknown) => x);
       const elapsed = performance.now() - t0;
       expect(e).toBeInstanceOf(InterruptedError);
-      expect(elapsed).toBeLessThan(500);
-      expect(elapsed - 300).toBeLessThan(50);
+      expect(elapsed).toBeGreaterThanOrEqual(300);
+      expect(elapsed).toBeLessThan(3000);
       // Past the moment the 2nd attempt would have gone out: nothing more arrived.
       await new Promise((r) => setTimeout(r, 1200));
       expect(seen('abort')).toHaveLength(1);
@@ -117,7 +119,7 @@ describe.concurrent('retry timing with the real clock', () => {
     }
   });
 
-  it('the default time-out (10000 ms) abandons a hanging attempt between 10.0 and 10.5 s', async ({ expect }) => {
+  it('the default time-out (10000 ms) abandons a hanging attempt at 10 s, not before', async ({ expect }) => {
     const c = new ApiClient({ baseUrl: stub.url, env: {}, retries: 0 });
     try {
       const t0 = performance.now();
@@ -126,7 +128,7 @@ describe.concurrent('retry timing with the real clock', () => {
       expect(e).toBeInstanceOf(NetworkError);
       expect((e as NetworkError).message).toContain('timed out after 10000 ms');
       expect(elapsed).toBeGreaterThanOrEqual(10_000);
-      expect(elapsed).toBeLessThanOrEqual(10_500);
+      expect(elapsed).toBeLessThan(13_000);
       expect(seen('hang')).toHaveLength(1);
     } finally {
       await c.close();

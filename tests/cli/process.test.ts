@@ -61,19 +61,20 @@ describe('the binary', () => {
     return { code, elapsed: performance.now() - sent, stderr };
   }
 
-  it('Ctrl-C during a retry backoff ends the process within 200 ms with exit 130', async () => {
-    // After the first attempt is answered the client is in its 1 s backoff.
-    const r = await interruptAfterFirstRequest(fail(503, 'down for maintenance'), 150);
+  // Each wait below lasts 10 s or more; the process must end long before, whatever the load.
+  it('Ctrl-C during a retry wait ends the process at once with exit 130', async () => {
+    // After the first attempt is answered the client waits the 20 s its Retry-After asks.
+    const r = await interruptAfterFirstRequest({ ...fail(429, 'slow down'), headers: { 'retry-after': '20' } }, 150);
     expect(r.code).toBe(130);
-    expect(r.elapsed).toBeLessThan(200);
+    expect(r.elapsed).toBeLessThan(3000);
     expect(server.requests).toHaveLength(1);
     expect(r.stderr).toContain('interrupted');
   });
 
-  it('Ctrl-C while an answer is awaited (node:http, one command) ends the process within 200 ms with exit 130', async () => {
+  it('Ctrl-C while an answer is awaited (node:http, one command) ends the process at once with exit 130', async () => {
     const r = await interruptAfterFirstRequest({ hang: true }, 100);
     expect(r.code).toBe(130);
-    expect(r.elapsed).toBeLessThan(200);
+    expect(r.elapsed).toBeLessThan(3000);
     expect(server.requests).toHaveLength(1);
     expect(r.stderr).toContain('interrupted');
   });

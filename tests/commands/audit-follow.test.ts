@@ -2,7 +2,7 @@
  * `audit list --follow`: prints the newest page, then only entries not seen before, oldest
  * first, until Ctrl-C (exit 130); one line per entry, fit for SSH and TERM=dumb.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ok, startStubServer, type StubServer } from '../support/stub-server.js';
 import { runCli } from '../support/run-cli.js';
 
@@ -246,8 +246,7 @@ describe('audit --follow: long runs', () => {
       env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' },
       signal: ac.signal,
     });
-    await new Promise((r) => setTimeout(r, 3000));
-    expect(server.requests.length).toBeGreaterThanOrEqual(12);
+    await vi.waitFor(() => expect(server.requests.length).toBeGreaterThanOrEqual(12), { timeout: 25_000, interval: 50 });
     expect(listeners(ac.signal).length).toBeLessThanOrEqual(4);
     ac.abort();
     expect((await run).code).toBe(130);

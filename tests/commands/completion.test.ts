@@ -231,7 +231,8 @@ describe('__complete: dynamic values', () => {
     server.setHandler(() => ({ hang: true }));
     const started = Date.now();
     const r = await complete(['subctl', 'services', 'get', '--service-code', ''], { env: envFor(tempConfigDir()) });
-    expect(Date.now() - started).toBeLessThan(4_500);
+    // Its time-out is 2 s; the everyday one, 10 s.
+    expect(Date.now() - started).toBeLessThan(9_000);
     expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
 

@@ -109,7 +109,7 @@ describe('faults over HTTP', () => {
     await new Promise((r) => setTimeout(r, 50));
     const c0 = performance.now();
     await sb.close();
-    expect(performance.now() - c0).toBeLessThan(1000);
+    expect(performance.now() - c0).toBeLessThan(5000);
     expect(await pending).toMatch(/UND_ERR_SOCKET|ECONNRESET/);
   });
 

@@ -10,7 +10,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../support/sandbox.js';
 import { ok, startStubServer, type StubServer } from '../support/stub-server.js';
@@ -43,8 +43,15 @@ describe('secrets never travel or show', () => {
       env: { PATH: process.env.PATH, HOME: cfg, SUBCTL_CONFIG_DIR: cfg },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    await new Promise((r) => setTimeout(r, 300));
-    const cmdline = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
+    // Until the exec has happened, /proc holds the spawning process's arguments.
+    const cmdline = await vi.waitFor(
+      () => {
+        const args = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
+        expect(args).toContain(bin);
+        return args;
+      },
+      { timeout: 20_000, interval: 20 },
+    );
     expect(cmdline.join(' ')).not.toContain('sandbox-admin');
     expect(cmdline).toContain('--password-stdin');
     child.stdin.end('sandbox-admin\n');
@@ -142,9 +149,12 @@ describe('server data never drives the terminal', () => {
       // Only subctl's own styling may reach the terminal.
       expect(d.stdout.replace(/\u001b\[(1|22|2|0|3\d|9\d|39)m/g, '')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     }
+    stub.requests.length = 0;
     const ac = new AbortController();
     const follow = runCli('audit list --follow --interval 0.2', { env, signal: ac.signal });
-    await new Promise((r) => setTimeout(r, 700));
+    // A second poll is sent only once the first answer is printed.
+    const polls = () => stub.requests.filter((q) => q.path.includes('audit')).length;
+    await vi.waitFor(() => expect(polls()).toBeGreaterThanOrEqual(2), { timeout: 20_000, interval: 20 });
     ac.abort();
     const f = await follow;
     expect(f.stdout).toContain('eve\\x1b]0;PWNED\\x07');
