@@ -64,7 +64,8 @@ async function writeReport(ctx: BulkCtx, file: string, report: Array<Record<stri
 }
 
 /** Why the rows after the answer that stopped the run were not sent. */
-const stopReason = (e: CliError) => (e instanceof RedirectError ? ' (the platform redirected a row elsewhere)' : ' (the credential was refused)');
+const stopReason = (e: CliError) =>
+  e instanceof RedirectError ? ' (the platform redirected a row elsewhere)' : ' (the credential was refused)';
 
 /** Writes the report and the summary; the run's exit code. */
 export async function finishRun(ctx: BulkCtx, end: RunEnd): Promise<number> {
