@@ -91,6 +91,24 @@ export function readDate(v: unknown): number | undefined {
   return ms;
 }
 
+/** Below this an epoch is in seconds (until the year 5138), from it in milliseconds (from 1973). */
+const EPOCH_MS_FROM = 1e11;
+const EPOCH_TEXT = /^\d{9,14}(\.\d+)?$/;
+
+/**
+ * A time sent as a number since 1970, in seconds or milliseconds (told apart by size), or as
+ * that number's digits, as its ISO time in UTC; undefined for anything else.
+ * @example readEpoch(1764237600) // '2025-11-27T10:00:00Z'
+ */
+export function readEpoch(v: unknown): string | undefined {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && EPOCH_TEXT.test(v) ? Number(v) : NaN;
+  if (!Number.isFinite(n) || n <= 0) return undefined;
+  const d = new Date(n < EPOCH_MS_FROM ? n * 1000 : n);
+  if (Number.isNaN(d.getTime())) return undefined;
+  const iso = d.toISOString();
+  return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
+}
+
 /** The calendar day (`YYYY-MM-DD`, UTC) of an ISO date or date-time; undefined when unreadable. */
 export function readDay(v: unknown): string | undefined {
   const ms = readDate(v);

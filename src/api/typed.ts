@@ -4,18 +4,21 @@
  * (src/sandbox/dialect.ts shows one): a boolean as `1`, `"true"` or `true`; a role as `"admin"`
  * or `{ "role_name": "admin" }`. Where the contract says a field is a boolean, a value that reads
  * as one (read-values.ts `readBoolean`) becomes that boolean; where it says text, an object
- * carrying the field's name (`role_name` for `role`, else `name`) as text becomes that text.
+ * carrying the field's name (`role_name` for `role`, else `name`) as text becomes that text; where
+ * it says a date-time, a number of seconds or milliseconds since 1970 (read-values.ts
+ * `readEpoch`) becomes its ISO time, which terminals then show in their zone.
  * Anything else stays as received, and so does every answer printed as JSON: scripts reading
  * JSON get the server's own values (docs/decisions.md, "Reading answers").
  */
 import type { z } from 'zod';
-import type { AnyEndpoint } from './contract/common.js';
-import { readBoolean, readLabel } from './read-values.js';
+import { dateTime, type AnyEndpoint } from './contract/common.js';
+import { readBoolean, readEpoch, readLabel } from './read-values.js';
 
 /** What to do with one value: the fields that may need reading, and how. */
 type Plan =
   | { kind: 'boolean' }
   | { kind: 'text' }
+  | { kind: 'time' }
   /** `list`: the object's only list field (its key and plan), where rows moved elsewhere are looked for. */
   | { kind: 'object'; fields: Map<string, Plan>; entries: Array<[string, Plan]>; list?: [string, Plan] }
   | { kind: 'list'; item: Plan };
@@ -54,7 +57,8 @@ function planOf(schema: z.ZodType | undefined, depth = 0): Plan | undefined {
   if (known !== undefined) return known ?? undefined;
   const d = defOf(s);
   let plan: Plan | undefined;
-  if (d.type === 'boolean') plan = { kind: 'boolean' };
+  if (s === dateTime()) plan = { kind: 'time' };
+  else if (d.type === 'boolean') plan = { kind: 'boolean' };
   else if (d.type === 'string' || d.type === 'enum') plan = { kind: 'text' };
   else if (d.type === 'array') {
     const item = planOf(d.element, depth + 1);
@@ -82,6 +86,8 @@ function read(plan: Plan, key: string, v: unknown): unknown {
       return typeof v === 'boolean' ? v : (readBoolean(v) ?? v);
     case 'text':
       return isRecord(v) ? (readLabel(v, [`${key}_name`, 'name']) ?? v) : v;
+    case 'time':
+      return readEpoch(v) ?? v;
     case 'list': {
       // A list the platform sends under a key of its own (`{ items: [...] }`): its lists read as this one.
       if (isRecord(v)) return readFields(v, Object.keys(v), (_k, x) => (Array.isArray(x) ? plan : undefined));
@@ -104,6 +110,8 @@ function read(plan: Plan, key: string, v: unknown): unknown {
         const was = v[k];
         // The common case, a value already of its type, costs no call (exports read millions of rows).
         if (was === undefined || was === null || (p.kind === 'text' && typeof was !== 'object') || typeof was === 'boolean') continue;
+        // An ISO time has its '-' at [4]; an epoch in text is digits only.
+        if (p.kind === 'time' && typeof was === 'string' && was.charCodeAt(4) === 45) continue;
         const x = read(p, k, was);
         if (x !== was) (out ??= { ...v })[k] = x;
       }

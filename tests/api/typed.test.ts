@@ -4,6 +4,7 @@ import { typedData } from '../../src/api/typed.js';
 import { usersList } from '../../src/api/contract/user-accounts-users.js';
 import { devicesList } from '../../src/api/contract/user-accounts-profile.js';
 import { meServices } from '../../src/api/contract/user-enduser.js';
+import { auditList } from '../../src/api/contract/admin-misc.js';
 
 describe('typedData', () => {
   it("a boolean field's 0/1 and text as booleans, a text field's object by its name; the rest as received", () => {
@@ -41,5 +42,33 @@ describe('typedData', () => {
     const page = { users: [{ user_id: 1, role: 'admin' }], total_count: 1 };
     expect(typedData(usersList, page)).toBe(page);
     expect(typedData(usersList, null)).toBeNull();
+  });
+});
+
+describe('times sent as numbers since 1970', () => {
+  it('seconds, milliseconds and their digits as text become ISO times in UTC; ISO times and other values stay as received', () => {
+    const page = {
+      logs: [
+        { id: 1, created_at: 1764237600 },
+        { id: 2, created_at: 1764237600250 },
+        { id: 3, created_at: '1764237600' },
+        { id: 4, created_at: '2026-11-27T10:00:00Z' },
+        { id: 5, created_at: 'yesterday' },
+        { id: 6, created_at: -5 },
+      ],
+    };
+    expect(typedData(auditList, page)).toEqual({
+      logs: [
+        { id: 1, created_at: '2025-11-27T10:00:00Z' },
+        { id: 2, created_at: '2025-11-27T10:00:00.250Z' },
+        { id: 3, created_at: '2025-11-27T10:00:00Z' },
+        { id: 4, created_at: '2026-11-27T10:00:00Z' },
+        { id: 5, created_at: 'yesterday' },
+        { id: 6, created_at: -5 },
+      ],
+    });
+    // A number in a field that is no time stays a number.
+    const plain = { logs: [{ id: 1764237600, created_at: '2026-11-27T10:00:00Z' }] };
+    expect(typedData(auditList, plain)).toBe(plain);
   });
 });
