@@ -180,6 +180,44 @@ export async function* walkPages(
   );
 }
 
+/**
+ * The pages of a pass asked ahead of the one read, as far as the platform says there are pages
+ * (`announce`); past that, one at a time. Each answer is awaited in page order.
+ */
+class PageQueue {
+  #next: number;
+  #announced = Infinity;
+  readonly #inflight: Array<{ page: number; promise: Promise<unknown> }> = [];
+
+  constructor(
+    private readonly fetch: (page: number) => Promise<unknown>,
+    start: number,
+    private readonly ahead: number,
+  ) {
+    this.#next = start;
+    this.#ask();
+  }
+
+  #ask(): void {
+    const page = this.#next++;
+    const promise = this.fetch(page);
+    promise.catch(() => {}); // observed when awaited in order
+    this.#inflight.push({ page, promise });
+  }
+
+  announce(totalPages: number): void {
+    this.#announced = totalPages;
+  }
+
+  fill(): void {
+    while (this.#inflight.length < this.ahead && (this.#next <= this.#announced || this.#inflight.length === 0)) this.#ask();
+  }
+
+  shift(): { page: number; promise: Promise<unknown> } | undefined {
+    return this.#inflight.shift();
+  }
+}
+
 /** One pass over the pages from the start page, printing the rows not printed yet. */
 async function* walkPass(
   api: PageCaller,
@@ -197,27 +235,14 @@ async function* walkPass(
     api.call(ep, { ...call, query: { ...call.query, [paging.page]: page, [paging.size]: size } } as never, { signal: opts.signal });
   const result: PassResult = { changed: false, pages: 0, drift: 0, fresh: 0, limited: false };
   const resume = resumeFrom(pass, start, size);
-  // Pages are fetched ahead only as far as the server says there are pages; past that, one at a time.
-  let next = start;
-  let announced = Infinity;
+  const queue = new PageQueue(fetchPage, start, opts.ahead);
   let totalPages: number | undefined;
-  /** Pages in a row that brought no new row, from page `from`. */
-  const idle = { pages: 0, from: 0 };
-  const inflight: Array<{ page: number; promise: Promise<unknown> }> = [];
-  const fill = () => {
-    while (inflight.length < opts.ahead && (next <= announced || inflight.length === 0)) {
-      const page = next++;
-      const promise = fetchPage(page);
-      promise.catch(() => {}); // observed when awaited in order
-      inflight.push({ page, promise });
-    }
-  };
-  inflight.push({ page: next, promise: fetchPage(next++) });
-  while (inflight.length) {
-    const { page, promise } = inflight.shift()!;
+  const idle: Idle = { pages: 0, from: 0, bound: idleBound };
+  for (let next = queue.shift(); next; next = queue.shift()) {
+    const { page } = next;
     let data: unknown;
     try {
-      data = await promise;
+      data = await next.promise;
     } catch (e) {
       // Every row of the pages before this one is out: say where a second run can take over
       // (after Ctrl-C too: an export stopped by hand is continued the same way).
@@ -231,7 +256,7 @@ async function* walkPass(
       opts.onFirst?.(data, info);
       state.first = false;
     }
-    if (info.totalPages !== undefined) announced = Math.max(info.totalPages, start);
+    if (info.totalPages !== undefined) queue.announce(Math.max(info.totalPages, start));
     totalPages = info.totalPages ?? totalPages;
     noteTotal(info.totalRecords, state, result);
     // A platform may serve fewer rows a page than asked (its own cap) and say so: its pages are of that size.
@@ -253,18 +278,30 @@ async function* walkPass(
       result.limited = true;
       return result;
     }
-    // Rows already printed on a later page of the first pass: rows were added before them.
-    if (pass === 1 && page > start && fresh < items.length) result.changed = true;
-    if (pass > 1 && fresh > 0) result.changed = true;
-    if (items.length > 0 && fresh === 0) {
-      if (idle.pages++ === 0) idle.from = page;
-      if (idle.pages >= idleBound) throw repeatedPages(ep, idle.from, page, state, resume);
-    } else idle.pages = 0;
+    notePage(result, idle, { pass, page, start, fresh, rows: items.length });
+    if (idle.pages >= idle.bound) throw repeatedPages(ep, idle.from, page, state, resume);
     // A short page is the last, unless the platform says a page follows it (and it holds rows).
     if (items.length < served && !(info.hasNext === true && items.length > 0)) break;
-    fill();
+    queue.fill();
   }
   return result;
+}
+
+/** Pages in a row that brought no new row, from page `from`; `bound` of them end the export. */
+interface Idle {
+  pages: number;
+  from: number;
+  bound: number;
+}
+
+/** What a page read says of the list: changed under the pass (`result.changed`), or repeating itself (`idle`). */
+function notePage(result: PassResult, idle: Idle, at: { pass: number; page: number; start: number; fresh: number; rows: number }): void {
+  // Rows already printed on a later page of the first pass: rows were added before them.
+  if (at.pass === 1 && at.page > at.start && at.fresh < at.rows) result.changed = true;
+  if (at.pass > 1 && at.fresh > 0) result.changed = true;
+  if (at.rows > 0 && at.fresh === 0) {
+    if (idle.pages++ === 0) idle.from = at.page;
+  } else idle.pages = 0;
 }
 
 /** The size of the pages the platform serves: the size asked, or the smaller one its answer says it served. */
