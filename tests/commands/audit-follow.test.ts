@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ok, startStubServer, type StubServer } from '../support/stub-server.js';
 import { runCli } from '../support/run-cli.js';
+import { inZone } from '../support/zone.js';
 
 let server: StubServer;
 beforeAll(async () => {
@@ -38,21 +39,44 @@ function feed() {
   });
 }
 
-async function follow(args: string, ms: number, opts: { tty?: boolean; env?: Record<string, string> } = {}) {
+/** Lines printed so far. */
+const lineCount = (stdout: string) => stdout.split('\n').length - 1;
+
+/**
+ * `audit list --follow` until what it printed satisfies `until`, then two polls more (a line
+ * printed twice, or one too many, would show), then Ctrl-C; at most 20 s. Waiting on what is
+ * printed, not on a clock, holds on a loaded machine.
+ */
+async function follow(
+  args: string,
+  until: (stdout: string, stderr: string) => boolean,
+  opts: { tty?: boolean; env?: Record<string, string> } = {},
+) {
   const ac = new AbortController();
-  setTimeout(() => ac.abort(), ms);
-  return runCli(`audit list --follow --interval 0.2 ${args}`, {
-    env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't', ...opts.env },
-    signal: ac.signal,
-    tty: opts.tty,
-    columns: 80,
-  });
+  let after = Infinity;
+  const onOutput = (stdout: string, stderr: string) => {
+    if (after === Infinity && until(stdout, stderr)) after = server.requests.length + 2;
+  };
+  const deadline = setTimeout(() => ac.abort(), 20_000);
+  const watch = setInterval(() => server.requests.length >= after && ac.abort(), 10);
+  try {
+    return await runCli(`audit list --follow --interval 0.2 ${args}`, {
+      env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't', ...opts.env },
+      signal: ac.signal,
+      tty: opts.tty,
+      columns: 80,
+      onOutput,
+    });
+  } finally {
+    clearTimeout(deadline);
+    clearInterval(watch);
+  }
 }
 
 describe('audit --follow', () => {
   it('prints each entry once, oldest first, one line each, until Ctrl-C (exit 130)', async () => {
     feed();
-    const r = await follow('--module subscriptions', 6000);
+    const r = await follow('--module subscriptions', (o) => lineCount(o) >= 6);
     expect(r.code, r.stderr).toBe(130);
     const lines = r.stdout.trim().split('\n');
     expect(lines).toHaveLength(6);
@@ -65,11 +89,9 @@ describe('audit --follow', () => {
   });
 
   it('on a terminal, the time in the same zone as `audit list` shows it (local), to the second, with the zone', async () => {
-    const zone = process.env.TZ;
-    process.env.TZ = 'Asia/Tokyo';
-    try {
+    await inZone('Asia/Tokyo', async () => {
       feed();
-      const r = await follow('', 700, { tty: true });
+      const r = await follow('', (o) => lineCount(o) >= 1, { tty: true });
       expect(r.stdout.trim().split('\n')[0]).toMatch(/^2026-11-22 19:00:01 \+09:00 {2}admin {2}subscriptions\.manage/);
       const list = await runCli('audit list --limit 1 --fields id,created_at', {
         env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' },
@@ -78,7 +100,7 @@ describe('audit --follow', () => {
       });
       expect(list.stdout).toMatch(/2026-11-22 19:00:06 \+09:00/);
       feed();
-      const utc = await follow('--utc', 700, { tty: true });
+      const utc = await follow('--utc', (o) => lineCount(o) >= 1, { tty: true });
       expect(utc.stdout.trim().split('\n')[0]).toMatch(/^2026-11-22 10:00:01 \+00:00 {2}admin/);
       const env = await runCli('audit list --limit 1 --fields id,created_at', {
         env: { SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't', SUBCTL_TZ: 'UTC' },
@@ -86,15 +108,12 @@ describe('audit --follow', () => {
         columns: 80,
       });
       expect(env.stdout).toMatch(/2026-11-22 10:00:06 \+00:00/);
-    } finally {
-      if (zone === undefined) delete process.env.TZ;
-      else process.env.TZ = zone;
-    }
+    });
   });
 
   it('on an 80-column terminal with TERM=dumb: lines wrapped at 80, no escape codes', async () => {
     feed();
-    const r = await follow('', 700, { tty: true, env: { TERM: 'dumb' } });
+    const r = await follow('', (o) => lineCount(o) >= 3, { tty: true, env: { TERM: 'dumb' } });
     expect(r.code).toBe(130);
     for (const l of r.stdout.trim().split('\n')) expect([...l].length).toBeLessThanOrEqual(80);
     expect(r.stdout).not.toMatch(/\u001b/);
@@ -102,10 +121,10 @@ describe('audit --follow', () => {
 
   it('-o csv writes the header once; -o json streams one object a line', async () => {
     feed();
-    const csv = await follow('-o csv --fields id,action', 1300);
+    const csv = await follow('-o csv --fields id,action', (o) => lineCount(o) >= 7);
     expect(csv.stdout).toBe('id,action\n1,manage\n2,manage\n3,manage\n4,manage\n5,manage\n6,manage\n');
     feed();
-    const json = await follow('-o json --fields id', 1300);
+    const json = await follow('-o json --fields id', (o) => lineCount(o) >= 6);
     expect(
       json.stdout
         .trim()
@@ -170,7 +189,7 @@ describe('audit --follow: nothing missed', () => {
     const feedState = pagedFeed((n, add) => {
       if (n === 1) add(250);
     });
-    const r = await follow('-o json', 1200);
+    const r = await follow('-o json', (o) => lineCount(o) >= 270);
     expect(r.code).toBe(130);
     // The first poll shows the newest 20 as context (11-30), then every one of the burst.
     expect(printedIds(r.stdout)).toEqual(Array.from({ length: 270 }, (_, i) => 11 + i));
@@ -182,7 +201,7 @@ describe('audit --follow: nothing missed', () => {
     const feedState = pagedFeed((n, add) => {
       if (n === 1) add(50);
     }, 7);
-    const r = await follow('-o json', 1200);
+    const r = await follow('-o json', (o) => lineCount(o) >= 57);
     expect(r.code).toBe(130);
     // The first poll's context is the platform's first page (24-30), then every one of the burst.
     expect(printedIds(r.stdout)).toEqual(Array.from({ length: 57 }, (_, i) => 24 + i));
@@ -192,11 +211,11 @@ describe('audit --follow: nothing missed', () => {
 
   it('--limit N starts with the newest N as context, as `tail -n N -f` does; --page-size N too', async () => {
     pagedFeed(() => undefined);
-    const r = await follow('-o json --limit 3', 600);
+    const r = await follow('-o json --limit 3', (o) => lineCount(o) >= 3);
     expect(r.code, r.stderr).toBe(130);
     expect(printedIds(r.stdout)).toEqual([28, 29, 30]);
     pagedFeed(() => undefined);
-    const p = await follow('-o json --page-size 5', 600);
+    const p = await follow('-o json --page-size 5', (o) => lineCount(o) >= 5);
     expect(printedIds(p.stdout)).toEqual([26, 27, 28, 29, 30]);
   });
 
@@ -206,7 +225,7 @@ describe('audit --follow: nothing missed', () => {
       // Between the reads of pages 1 and 2 of the catch-up, and again later.
       if (n === 2 || n === 3) add(7);
     });
-    const r = await follow('-o json', 1200);
+    const r = await follow('-o json', (o) => lineCount(o) >= 184);
     const ids = printedIds(r.stdout);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual(Array.from({ length: 164 + 20 }, (_, i) => 11 + i));
@@ -219,7 +238,7 @@ describe('audit --follow: nothing missed', () => {
         return { status: 503, message: 'maintenance' };
       }
     });
-    const r = await follow('-o json --retries 0', 2500);
+    const r = await follow('-o json --retries 0', (o, e) => lineCount(o) >= 140 && /answers again/.test(e));
     expect(r.code).toBe(130);
     expect(printedIds(r.stdout)).toEqual(Array.from({ length: 140 }, (_, i) => 11 + i));
     expect(r.stderr.match(/warning: the audit log cannot be read \(maintenance\); trying again until it answers/g)).toHaveLength(1);
@@ -228,7 +247,7 @@ describe('audit --follow: nothing missed', () => {
 
   it('a refused credential (401) is not waited out: exit 3 with the sign-in hint', async () => {
     pagedFeed((n) => (n >= 1 ? { status: 401, message: 'token expired' } : undefined));
-    const r = await follow('-o json --retries 0', 10_000);
+    const r = await follow('-o json --retries 0', () => false);
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('token expired');
     expect(r.stderr).toMatch(/subctl auth login/);

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, startStubServer, type StubServer } from '../support/stub-server.js';
 import { runCli } from '../support/run-cli.js';
+import { inZone } from '../support/zone.js';
 import { wrapWidth } from '../../src/output/wrap.js';
 
 let server: StubServer;
@@ -37,13 +38,7 @@ const env = () => ({ SUBCTL_BASE_URL: server.url, SUBCTL_TOKEN: 't' });
 
 describe('-o wide', () => {
   it('at 80 columns on a terminal: the details whole, wrapped, no line wider than 80', async () => {
-    // In process: the zone is the process's (Node reads TZ when it changes).
-    const zone = process.env.TZ;
-    process.env.TZ = 'Asia/Tokyo';
-    const r = await runCli('audit list -o wide --no-color', { env: env(), tty: true, columns: 80 }).finally(() => {
-      if (zone === undefined) delete process.env.TZ;
-      else process.env.TZ = zone;
-    });
+    const r = await inZone('Asia/Tokyo', () => runCli('audit list -o wide --no-color', { env: env(), tty: true, columns: 80 }));
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(80);

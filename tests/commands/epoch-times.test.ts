@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, startStubServer, type StubServer } from '../support/stub-server.js';
 import { runCli } from '../support/run-cli.js';
+import { inZone } from '../support/zone.js';
 
 let server: StubServer;
 const entry = (id: number, created_at: number) => ({ id, user_id: 1, username: 'admin', module: 'auth', action: 'login', created_at });
@@ -32,12 +33,7 @@ describe('times sent as epoch numbers', () => {
   });
 
   it('on a terminal: each in the local zone, to the second', async () => {
-    const zone = process.env.TZ;
-    process.env.TZ = 'Asia/Tokyo';
-    const r = await runCli('audit list --no-color', { env: env(), tty: true, columns: 120 }).finally(() => {
-      if (zone === undefined) delete process.env.TZ;
-      else process.env.TZ = zone;
-    });
+    const r = await inZone('Asia/Tokyo', () => runCli('audit list --no-color', { env: env(), tty: true, columns: 120 }));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.match(/2025-11-27 19:00:00 \+09:00/g)).toHaveLength(2);
   });

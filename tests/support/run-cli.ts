@@ -17,6 +17,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Lines typed at prompts when tty is true. */
   answers?: string[];
+  /** Called after each write with everything written so far (to stop a command once it has said enough). */
+  onOutput?: (stdout: string, stderr: string) => void;
 }
 
 export interface RunResult {
@@ -62,8 +64,14 @@ export async function runCli(args: string | string[], opts: RunOptions = {}): Pr
   const stderr = new PassThrough();
   let out = '';
   let err = '';
-  stdout.on('data', (d) => (out += d.toString()));
-  stderr.on('data', (d) => (err += d.toString()));
+  stdout.on('data', (d) => {
+    out += d.toString();
+    opts.onOutput?.(out, err);
+  });
+  stderr.on('data', (d) => {
+    err += d.toString();
+    opts.onOutput?.(out, err);
+  });
   let stdin: NodeJS.ReadableStream;
   if (opts.tty && opts.answers) {
     const s = new PassThrough();
