@@ -845,7 +845,8 @@ describe('rule 9: interruption', () => {
     const after = performance.now() - t0;
     expect(e).toBeInstanceOf(InterruptedError);
     expect((e as InterruptedError).exitCode).toBe(130);
-    expect(after).toBeLessThan(150 + 60);
+    // The hang would last the whole 10 s time-out.
+    expect(after).toBeLessThan(3000);
     expect(stub.requests).toHaveLength(1);
   });
 
@@ -873,7 +874,8 @@ describe('rule 9: interruption', () => {
     const p = rejection(c.call(listServices));
     setTimeout(() => ac.abort(), 200);
     expect(await p).toBeInstanceOf(InterruptedError);
-    expect(performance.now() - t0).toBeLessThan(400);
+    // The sleep it ignores is the 1 s backoff.
+    expect(performance.now() - t0).toBeLessThan(900);
     expect(stub.requests).toHaveLength(1);
   });
 });

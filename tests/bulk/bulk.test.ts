@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fail, ok, startStubServer, type StubServer } from '../support/stub-server.js';
 import { runCli } from '../support/run-cli.js';
 import { tempDir } from '../support/tmp.js';
@@ -781,8 +781,10 @@ describe('running', () => {
     server.setHandler((req) => ({ ...ok({ subscription_id: Number(req.path.split('/')[3]) }), delayMs: 150 }));
     const f = file('l.csv', rows(20));
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 500);
-    const r = await runCli(['subscriptions', 'manage', '--from-csv', f, '--yes', '--concurrency', '2'], { env, signal: ac.signal });
+    const running = runCli(['subscriptions', 'manage', '--from-csv', f, '--yes', '--concurrency', '2'], { env, signal: ac.signal });
+    await vi.waitFor(() => expect(sent().length).toBeGreaterThanOrEqual(2), { timeout: 20_000, interval: 10 });
+    ac.abort();
+    const r = await running;
     expect(r.code).toBe(130);
     const sentFirst = sent().length;
     expect(sentFirst).toBeGreaterThan(0);
