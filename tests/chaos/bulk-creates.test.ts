@@ -225,7 +225,7 @@ const args = (file: string, concurrency = 2) => [
   '--report',
   report(),
   '--timeout',
-  '300',
+  '1000',
 ];
 
 for (const v of VERBS) {
