@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeAllTestSandboxes, startTestSandbox } from '../support/sandbox.js';
-import { runKilled } from '../support/kill-run.js';
+import { killEnv, runKilled } from '../support/kill-run.js';
 import { runCli } from '../support/run-cli.js';
 import { tempDir } from '../support/tmp.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
@@ -46,13 +46,7 @@ describe('bulk creates print what they made, once, whatever stops the run', () =
     const sb = await startTestSandbox();
     const { dir, csv, codes } = batches(sb, 'KILLPRINT', 40);
     const journalDir = join(dir, 'cfg', 'state', 'bulk');
-    const env = {
-      PATH: process.env.PATH,
-      HOME: dir,
-      SUBCTL_CONFIG_DIR: join(dir, 'cfg'),
-      SUBCTL_BASE_URL: sb.url,
-      SUBCTL_TOKEN: sb.tokenFor('admin'),
-    };
+    const env = killEnv(dir, sb.url, sb.tokenFor('admin'));
     const args = ['usage-codes', 'generate', '--from-csv', csv, '--concurrency', '2', '--yes', '-o', 'csv', '--timeout', '2000'];
     const printed: string[] = [];
     let killed = 0;

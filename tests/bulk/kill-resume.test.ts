@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../support/sandbox.js';
 import { tempDir } from '../support/tmp.js';
-import { runKilled, type Kill } from '../support/kill-run.js';
+import { killEnv, runKilled, type Kill } from '../support/kill-run.js';
 import { extendRun, timesEach } from './extend-run.js';
 
 let sb: Sandbox;
@@ -77,13 +77,7 @@ describe('bulk runs never lose or repeat a row', () => {
       csv,
       `service_code,service_name,service_type,provider_name,base_service_url,access_pattern,credit_reset_cycle\n${codes.map((c) => `${c},Kill test ${c},USAGE_BASED,Kill Co,https://kill.example/${c},/v1/*,monthly`).join('\n')}\n`,
     );
-    const env = {
-      PATH: process.env.PATH,
-      HOME: dir,
-      SUBCTL_CONFIG_DIR: join(dir, 'cfg'),
-      SUBCTL_BASE_URL: sb.url,
-      SUBCTL_TOKEN: sb.tokenFor('admin'),
-    };
+    const env = killEnv(dir, sb.url, sb.tokenFor('admin'));
     const journalDir = join(dir, 'cfg', 'state', 'bulk');
     const report = join(dir, 'report.csv');
     const args = ['services', 'create', '--from-csv', csv, '--concurrency', '8', '--yes', '--report', report, '--timeout', '1500'];

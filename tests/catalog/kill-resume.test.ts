@@ -8,9 +8,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
-import { startTestSandbox } from '../support/sandbox.js';
+import { startTestSandbox, writesSince } from '../support/sandbox.js';
 import { tempDir } from '../support/tmp.js';
-import { runKilled, type Kill } from '../support/kill-run.js';
+import { killEnv, runKilled, type Kill } from '../support/kill-run.js';
 import { runCli } from '../support/run-cli.js';
 
 let sb: Sandbox;
@@ -23,13 +23,7 @@ afterAll(() => sb?.close());
 describe('catalog apply never loses or repeats a change', () => {
   it('SIGKILL at random moments ten times, resumed each time: every change applied exactly once', async () => {
     const dir = tempDir('subctl-catalog-kill-');
-    const env = {
-      PATH: process.env.PATH,
-      HOME: dir,
-      SUBCTL_CONFIG_DIR: join(dir, 'cfg'),
-      SUBCTL_BASE_URL: sb.url,
-      SUBCTL_TOKEN: sb.tokenFor('admin'),
-    };
+    const env = killEnv(dir, sb.url, sb.tokenFor('admin'));
     const journalDir = join(dir, 'cfg', 'state', 'catalog');
     // 40 new plans, each linked to CLAUDE3, and a new price for every existing plan.
     const exported = await runCli('catalog export --only plans', { env });
@@ -78,18 +72,8 @@ describe('catalog apply never loses or repeats a change', () => {
     expect(final.code, final.stderr).toBe(0);
     expect(killed).toBeGreaterThanOrEqual(7);
 
-    const writes = sb.db.prepare('SELECT module, action, details FROM audit_logs WHERE id > ? ORDER BY id').all(auditBefore) as Array<{
-      module: string;
-      action: string;
-      details: string;
-    }>;
-    const times = new Map<string, number>();
-    for (const w of writes) {
-      const d = JSON.parse(w.details) as { plan_code: string; service_code?: string };
-      const k = `${w.module} ${w.action} ${d.service_code ? `${d.service_code}/` : ''}${d.plan_code}`;
-      times.set(k, (times.get(k) ?? 0) + 1);
-    }
-    expect(writes).toHaveLength(changes);
+    const times = writesSince(sb, auditBefore);
+    expect([...times.values()].reduce((a, b) => a + b, 0)).toBe(changes);
     expect([...times.values()].every((n) => n === 1)).toBe(true);
     for (const code of fresh) {
       expect(times.get(`subscription-plans create ${code}`)).toBe(1);

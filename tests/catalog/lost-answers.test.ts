@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/sandbox/dialect.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
-import { closeAllTestSandboxes, startTestSandbox } from '../support/sandbox.js';
+import { closeAllTestSandboxes, startTestSandbox, writesSince } from '../support/sandbox.js';
 import { runCli } from '../support/run-cli.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -52,22 +52,6 @@ links:
     plan_code: LOST-P
     is_available: true
 `;
-
-/** The audit log's writes since `from`, as `module action code` with how often each came. */
-function writesSince(sb: Sandbox, from: number): Map<string, number> {
-  const rows = sb.db.prepare('SELECT module, action, details FROM audit_logs WHERE id > ? ORDER BY id').all(from) as Array<{
-    module: string;
-    action: string;
-    details: string;
-  }>;
-  const times = new Map<string, number>();
-  for (const w of rows) {
-    const d = JSON.parse(w.details) as { plan_code?: string; service_code?: string };
-    const k = `${w.module} ${w.action} ${[d.service_code, d.plan_code].filter(Boolean).join('/')}`;
-    times.set(k, (times.get(k) ?? 0) + 1);
-  }
-  return times;
-}
 
 const lastAudit = (sb: Sandbox) => (sb.db.prepare('SELECT COALESCE(MAX(id), 0) AS m FROM audit_logs').get() as { m: number }).m;
 

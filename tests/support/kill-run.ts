@@ -20,6 +20,11 @@ export function journalLines(dir: string): number {
   return n;
 }
 
+/** The environment of a killed run: a home and config directory in `dir`, signed in to the sandbox at `url` with `token`. */
+export function killEnv(dir: string, url: string, token: string): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: dir, SUBCTL_CONFIG_DIR: join(dir, 'cfg'), SUBCTL_BASE_URL: url, SUBCTL_TOKEN: token };
+}
+
 export type Kill = { afterMs: number } | { afterEvents: number; journalDir: string };
 
 export function runKilled(

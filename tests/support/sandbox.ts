@@ -128,3 +128,19 @@ export async function call(
   }
   return { status: r.statusCode, headers: r.headers, json };
 }
+
+/** The audit log's writes since `from` (an audit id), as `module action service/plan code` with how often each came. */
+export function writesSince(sb: Sandbox, from: number): Map<string, number> {
+  const rows = sb.db.prepare('SELECT module, action, details FROM audit_logs WHERE id > ? ORDER BY id').all(from) as Array<{
+    module: string;
+    action: string;
+    details: string;
+  }>;
+  const times = new Map<string, number>();
+  for (const w of rows) {
+    const d = JSON.parse(w.details) as { plan_code?: string; service_code?: string };
+    const k = `${w.module} ${w.action} ${[d.service_code, d.plan_code].filter(Boolean).join('/')}`;
+    times.set(k, (times.get(k) ?? 0) + 1);
+  }
+  return times;
+}
